@@ -1,0 +1,19 @@
+#version 450
+// Quaternary sort, step (b'): adds the scanned block totals of the level above back into
+// a level's blocks.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "quaternary_shared.h"
+layout(local_size_x = 256) in;
+layout(std430, binding = 4) buffer Internal { uint data[]; };
+layout(push_constant) uniform Push { qs_push pc; };
+
+void main() {
+  uint block = group_index();
+  uint m = data[QS_H_LEVEL_SIZE + pc.level];
+  if (block * QS_CHUNK >= m) return;
+  uint add = data[pc.next_offset + block];
+  uint i0 = block * QS_CHUNK + gl_LocalInvocationID.x, i1 = i0 + 256;
+  if (i0 < m) data[pc.level_offset + i0] += add;
+  if (i1 < m) data[pc.level_offset + i1] += add;
+}

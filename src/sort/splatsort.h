@@ -1,0 +1,217 @@
+/* splatsort.h: GPU radix sort of 32-bit keys with 32-bit payloads, recorded into
+ * the caller's Vulkan command buffer. Depends on Vulkan only.
+ *
+ * The caller owns every Vulkan object: the device, the queue, the buffers and all
+ * device memory. The library creates pipelines and layouts and nothing else.
+ *
+ * Typical use (see README.md, "Using the sort library"):
+ *   splatsort_get_device_requirements()   -> merge extensions/features into VkDeviceCreateInfo
+ *   splatsort_create()                    -> one sorter per device
+ *   splatsort_get_memory_requirements()   -> allocate keys, values, tmp and internal buffers
+ *   splatsort_cmd_sort()                  -> record, as often as you like
+ *   splatsort_destroy()
+ *
+ * Errors: every call that can fail returns a VkResult. Invalid arguments give
+ * VK_ERROR_VALIDATION_FAILED_EXT and, when a log callback is set, a message that
+ * names the argument. The library never aborts and never prints on its own.
+ */
+#ifndef SPLATSORT_H
+#define SPLATSORT_H
+
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPLATSORT_VERSION_MAJOR 0
+#define SPLATSORT_VERSION_MINOR 1
+
+/* Opaque sorter: pipelines and layouts for one VkDevice. */
+typedef struct splatsort splatsort;
+
+typedef enum splatsort_algorithm {
+  /* OneSweep where the device supports it (subgroup ballot in compute), else quaternary. */
+  SPLATSORT_ALGORITHM_AUTO = 0,
+  /* Portable reference: 2-bit digits, per-chunk prefix sums, hierarchical scan, shuffle.
+   * Needs no subgroup operations. 16 passes for 32-bit keys. */
+  SPLATSORT_ALGORITHM_QUATERNARY = 1,
+  /* 8-bit least-significant-digit OneSweep: one global histogram pass, then one pass per
+   * digit with a chained scan and decoupled lookback (with a fallback, so it never waits
+   * forever on GPUs without forward-progress guarantees). 4 passes for 32-bit keys. */
+  SPLATSORT_ALGORITHM_ONESWEEP = 2,
+} splatsort_algorithm;
+
+/* Device features the host enabled on its VkDevice (splatsort_create_info::enabled_features).
+ * The library cannot read them back from a VkDevice, so the host says what it enabled. */
+typedef enum splatsort_feature_bits {
+  /* subgroupSizeControl and computeFullSubgroups (Vulkan 1.3 or VK_EXT_subgroup_size_control). */
+  SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT = 1u << 0,
+} splatsort_feature_bits;
+
+typedef enum splatsort_create_flag_bits {
+  /* Testing only: OneSweep treats every predecessor tile as stalled and computes its
+   * digit counts itself, so the forward-progress fallback runs on every lookback.
+   * Correct but slow (quadratic in the tile count). */
+  SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT = 1u << 0,
+} splatsort_create_flag_bits;
+
+/* Optional log sink for error details. `message` is one line without a newline. */
+typedef void (*splatsort_log_fn)(void *user, const char *message);
+
+typedef struct splatsort_create_info {
+  const void *next;                        /* reserved: must be NULL */
+  VkPhysicalDevice physical_device;        /* required */
+  VkDevice device;                         /* required; must outlive the sorter */
+  VkPipelineCache pipeline_cache;          /* optional */
+  const VkAllocationCallbacks *allocator;  /* optional; also used at destroy */
+  splatsort_algorithm algorithm;           /* 0 = AUTO */
+  uint32_t enabled_features;               /* splatsort_feature_bits the host enabled */
+  uint32_t flags;                          /* splatsort_create_flag_bits */
+  splatsort_log_fn log;                    /* optional */
+  void *log_user;
+} splatsort_create_info;
+
+/* What a VkDevice must have for `algorithm` (AUTO: what the algorithm AUTO would pick on
+ * this physical device needs).
+ *
+ * Two-call idiom for the extension list: call with extension_names == NULL to get
+ * extension_count, then with an array of that many entries. The names are static strings.
+ * Extensions already core in the device's API version are not listed.
+ *
+ * required: the host must enable these or splatsort_create fails.
+ *   api_version            minimum VkPhysicalDeviceProperties::apiVersion
+ *   extension names        must be in VkDeviceCreateInfo::ppEnabledExtensionNames
+ * optional (faster where enabled; never needed for correctness):
+ *   subgroup_size_control  enable VkPhysicalDeviceSubgroupSizeControlFeatures::subgroupSizeControl
+ *                          and ::computeFullSubgroups (or the Vulkan 1.3 feature struct), then
+ *                          pass SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT at create.
+ *
+ * Returns VK_SUCCESS, VK_INCOMPLETE when extension_names is too small (the first
+ * *extension_count names are written), VK_ERROR_FEATURE_NOT_PRESENT when the device
+ * cannot run `algorithm`, VK_ERROR_VALIDATION_FAILED_EXT on a bad argument. */
+typedef struct splatsort_device_requirements {
+  uint32_t api_version;
+  uint32_t extension_count;
+  const char **extension_names;
+  VkBool32 subgroup_size_control;
+} splatsort_device_requirements;
+
+VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device,
+                                           splatsort_algorithm algorithm,
+                                           splatsort_device_requirements *requirements);
+
+/* Creates a sorter. On failure *out is NULL and nothing stays allocated.
+ * VK_ERROR_VALIDATION_FAILED_EXT: bad argument (NULL info/out/device, next != NULL, unknown
+ * algorithm or flag). VK_ERROR_FEATURE_NOT_PRESENT: the device cannot run the algorithm.
+ * Other errors come from Vulkan (out of memory, pipeline creation). */
+VkResult splatsort_create(const splatsort_create_info *info, splatsort **out);
+
+/* Destroys the sorter's pipelines and layouts. Accepts NULL. The caller must make sure no
+ * command buffer recorded with it is still pending. */
+void splatsort_destroy(splatsort *sorter);
+
+/* The algorithm the sorter runs (AUTO resolved). */
+splatsort_algorithm splatsort_get_algorithm(const splatsort *sorter);
+
+/* Buffers the caller must provide to sort up to max_count pairs. Every buffer is bound as a
+ * storage buffer with the given offset and the size below; offsets must be multiples of
+ * `alignment`. keys, values, tmp_keys and tmp_values: keyval_size bytes each, usage
+ * keyval_usage. internal: internal_size bytes, usage internal_usage (the library writes
+ * dispatch arguments and scratch there; its contents need not survive between sorts, but a
+ * single internal buffer must not be used by two sorts that may run at the same time).
+ * count_buffer (indirect sorts only): count_usage.
+ * VK_ERROR_VALIDATION_FAILED_EXT when max_count is 0 or above splatsort_max_count(). */
+typedef struct splatsort_memory_requirements {
+  VkDeviceSize keyval_size;
+  VkDeviceSize internal_size;
+  VkDeviceSize alignment;
+  VkBufferUsageFlags keyval_usage;
+  VkBufferUsageFlags internal_usage;
+  VkBufferUsageFlags count_usage;
+} splatsort_memory_requirements;
+
+VkResult splatsort_get_memory_requirements(const splatsort *sorter, uint32_t max_count,
+                                           splatsort_memory_requirements *requirements);
+
+/* Largest max_count the sorter accepts on this device (at least 2^27 on any device whose
+ * limits allow it; bounded by maxStorageBufferRange / 4). */
+uint32_t splatsort_max_count(const splatsort *sorter);
+
+typedef struct splatsort_buffer {
+  VkBuffer buffer;
+  VkDeviceSize offset;
+} splatsort_buffer;
+
+typedef struct splatsort_sort_info {
+  const void *next;               /* reserved: must be NULL */
+  uint32_t max_count;             /* the max_count the buffers were sized for (> 0) */
+  /* Direct count: number of pairs, 0..max_count. Used when count_buffer.buffer is VK_NULL_HANDLE. */
+  uint32_t count;
+  /* Indirect count: a uint32 at count_buffer.offset (multiple of 4 and of `alignment`),
+   * read on the GPU; the CPU never waits for it. Values above max_count are clamped. */
+  splatsort_buffer count_buffer;
+  /* Sort by the low key_bits bits (1..32; 0 means 32). Higher bits are ignored, pairs with
+   * equal low bits keep their input order. Passes: ceil(key_bits/8) for OneSweep,
+   * ceil(key_bits/2) for quaternary. */
+  uint32_t key_bits;
+  splatsort_buffer keys;          /* in: keys to sort */
+  splatsort_buffer values;        /* in: payloads */
+  splatsort_buffer tmp_keys;      /* scratch, same size */
+  splatsort_buffer tmp_values;    /* scratch, same size */
+  splatsort_buffer internal;      /* scratch, internal_size */
+  /* Optional GPU timestamps: when query_pool is not VK_NULL_HANDLE, the library resets and
+   * writes splatsort_timestamp_count() timestamp queries from first_query on: the first
+   * before any work, then one after each stage (see splatsort_timestamp_label). */
+  VkQueryPool query_pool;
+  uint32_t first_query;
+} splatsort_sort_info;
+
+/* Where the sorted pairs are: the input buffers after an even number of passes, the tmp
+ * buffers after an odd one. Also returned by splatsort_cmd_sort. */
+typedef struct splatsort_result {
+  splatsort_buffer keys;
+  splatsort_buffer values;
+  uint32_t pass_count;
+} splatsort_result;
+
+/* Records a stable key-value sort into `cmd` (a compute-capable queue's command buffer, in
+ * the recording state, outside a render pass). Binds its own pipelines, push descriptors and
+ * push constants: the caller's compute bindings are disturbed and must be re-bound.
+ *
+ * Synchronisation contract:
+ *   before: writes to keys, values and count_buffer must be visible to
+ *           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT / VK_ACCESS_SHADER_READ_BIT (a compute or
+ *           transfer write followed by a pipeline barrier to that stage and access), and
+ *           previous users of tmp_*, internal and the queries must be finished.
+ *   inside: the library puts its own barriers between its dispatches.
+ *   after:  the result (see splatsort_result) is written by VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+ *           with VK_ACCESS_SHADER_WRITE_BIT; the caller adds a barrier from there to its
+ *           consumer (e.g. VERTEX_SHADER / SHADER_READ, or TRANSFER / TRANSFER_READ).
+ * Both input and tmp buffers are overwritten; which pair holds the result is in *result
+ * (optional, may be NULL).
+ *
+ * Errors (nothing is recorded): VK_ERROR_VALIDATION_FAILED_EXT for a NULL sorter/cmd/info,
+ * max_count 0 or above splatsort_max_count, direct count > max_count, key_bits > 32, a missing
+ * buffer, a misaligned offset, next != NULL. */
+VkResult splatsort_cmd_sort(splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info,
+                            splatsort_result *result);
+
+/* Where the sorted pairs will be for a sort of key_bits (0 = 32), given the input and tmp
+ * buffers, without recording anything. */
+splatsort_result splatsort_result_location(const splatsort *sorter, const splatsort_sort_info *info);
+
+/* Number of timestamp queries a sort with key_bits (0 = 32) writes. */
+uint32_t splatsort_timestamp_count(const splatsort *sorter, uint32_t key_bits);
+
+/* Name of the stage that ends at timestamp `index` (1 .. count-1): "histogram", "pass 0", ... */
+const char *splatsort_timestamp_label(const splatsort *sorter, uint32_t key_bits, uint32_t index);
+
+/* Human-readable name of an algorithm ("auto", "quaternary", "onesweep"). */
+const char *splatsort_algorithm_name(splatsort_algorithm algorithm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SPLATSORT_H */

@@ -1,0 +1,310 @@
+/* Vulkan helpers for tools and tests. */
+#include "vkh.h"
+
+#include "splatsort.h"
+
+#include <string.h>
+
+const char *vkh_result_name(VkResult r) {
+  switch (r) {
+#define CASE(x) \
+  case x: return #x;
+    CASE(VK_SUCCESS) CASE(VK_NOT_READY) CASE(VK_TIMEOUT) CASE(VK_INCOMPLETE)
+    CASE(VK_ERROR_OUT_OF_HOST_MEMORY) CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY) CASE(VK_ERROR_INITIALIZATION_FAILED)
+    CASE(VK_ERROR_DEVICE_LOST) CASE(VK_ERROR_MEMORY_MAP_FAILED) CASE(VK_ERROR_LAYER_NOT_PRESENT)
+    CASE(VK_ERROR_EXTENSION_NOT_PRESENT) CASE(VK_ERROR_FEATURE_NOT_PRESENT) CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
+    CASE(VK_ERROR_TOO_MANY_OBJECTS) CASE(VK_ERROR_FORMAT_NOT_SUPPORTED) CASE(VK_ERROR_UNKNOWN)
+    CASE(VK_ERROR_OUT_OF_DATE_KHR) CASE(VK_SUBOPTIMAL_KHR) CASE(VK_ERROR_SURFACE_LOST_KHR)
+    CASE(VK_ERROR_VALIDATION_FAILED_EXT)
+#undef CASE
+  default: return "VkResult(unknown)";
+  }
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                 VkDebugUtilsMessageTypeFlagsEXT type,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
+  vkh_context *ctx = user;
+  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT &&
+      (type & (VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT))) {
+    ctx->validation_messages++;
+    fprintf(stderr, "VALIDATION: %s\n", data->pMessage);
+  }
+  return VK_FALSE;
+}
+
+vkh_options vkh_default_options(bool validation) {
+  vkh_options o = {.validation = validation, .headless = true, .device_index = -1};
+  const char *v = getenv("SPLATSORT_VALIDATION");
+  if (v && *v) o.validation = strcmp(v, "0") != 0;
+  const char *d = getenv("SPLATSORT_DEVICE");
+  if (d && *d) o.device_index = atoi(d);
+  return o;
+}
+
+static bool has_layer(const char *name) {
+  uint32_t n = 0;
+  vkEnumerateInstanceLayerProperties(&n, NULL);
+  VkLayerProperties *p = calloc(n ? n : 1, sizeof *p);
+  vkEnumerateInstanceLayerProperties(&n, p);
+  bool found = false;
+  for (uint32_t i = 0; i < n; i++) found |= strcmp(p[i].layerName, name) == 0;
+  free(p);
+  return found;
+}
+
+static bool has_instance_extension(const char *name) {
+  uint32_t n = 0;
+  vkEnumerateInstanceExtensionProperties(NULL, &n, NULL);
+  VkExtensionProperties *p = calloc(n ? n : 1, sizeof *p);
+  vkEnumerateInstanceExtensionProperties(NULL, &n, p);
+  bool found = false;
+  for (uint32_t i = 0; i < n; i++) found |= strcmp(p[i].extensionName, name) == 0;
+  free(p);
+  return found;
+}
+
+void vkh_init(vkh_context *ctx, const vkh_options *o) {
+  memset(ctx, 0, sizeof *ctx);
+  const char *exts[16];
+  uint32_t next = 0;
+  for (uint32_t i = 0; i < o->instance_extension_count && next < 12; i++) exts[next++] = o->instance_extensions[i];
+  ctx->debug_utils = has_instance_extension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  if (ctx->debug_utils) exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+  const char *layers[1] = {"VK_LAYER_KHRONOS_validation"};
+  if (o->validation && !has_layer(layers[0])) {
+    fprintf(stderr, "error: validation requested but VK_LAYER_KHRONOS_validation is not installed "
+                    "(apt-get install vulkan-validationlayers)\n");
+    exit(1);
+  }
+  if (o->validation && !ctx->debug_utils) {
+    fprintf(stderr, "error: validation requested but VK_EXT_debug_utils is missing\n");
+    exit(1);
+  }
+  ctx->validation = o->validation;
+  VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "splatsort",
+                           .apiVersion = VK_API_VERSION_1_3};
+  VkDebugUtilsMessengerCreateInfoEXT mci = {
+      .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+      .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+      .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+      .pfnUserCallback = on_message,
+      .pUserData = ctx};
+  VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = o->validation ? &mci : NULL,
+                              .pApplicationInfo = &app, .enabledLayerCount = o->validation ? 1 : 0,
+                              .ppEnabledLayerNames = layers, .enabledExtensionCount = next,
+                              .ppEnabledExtensionNames = exts};
+  VkResult r = vkCreateInstance(&ici, NULL, &ctx->instance);
+  if (r != VK_SUCCESS) {
+    fprintf(stderr, "error: no Vulkan instance (%s): is a Vulkan driver installed? "
+                    "(apt-get install mesa-vulkan-drivers for the software one)\n", vkh_result_name(r));
+    exit(1);
+  }
+  if (o->validation) {
+    PFN_vkCreateDebugUtilsMessengerEXT create =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(ctx->instance, "vkCreateDebugUtilsMessengerEXT");
+    VK_CHECK(create(ctx->instance, &mci, NULL, &ctx->messenger));
+  }
+
+  uint32_t count = 0;
+  VK_CHECK(vkEnumeratePhysicalDevices(ctx->instance, &count, NULL));
+  if (count == 0) {
+    fprintf(stderr, "error: no Vulkan device found\n");
+    exit(1);
+  }
+  VkPhysicalDevice devices[16];
+  if (count > 16) count = 16;
+  r = vkEnumeratePhysicalDevices(ctx->instance, &count, devices);
+  if (r != VK_SUCCESS && r != VK_INCOMPLETE) VK_CHECK(r);
+  uint32_t pick = 0;
+  if (o->device_index >= 0) {
+    if ((uint32_t)o->device_index >= count) {
+      fprintf(stderr, "error: SPLATSORT_DEVICE=%d but only %u devices\n", o->device_index, count);
+      exit(1);
+    }
+    pick = (uint32_t)o->device_index;
+  } else {
+    for (uint32_t i = 0; i < count; i++) {
+      VkPhysicalDeviceProperties p;
+      vkGetPhysicalDeviceProperties(devices[i], &p);
+      if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) {
+        pick = i;
+        break;
+      }
+    }
+  }
+  ctx->physical_device = devices[pick];
+  vkGetPhysicalDeviceProperties(ctx->physical_device, &ctx->props);
+  vkGetPhysicalDeviceMemoryProperties(ctx->physical_device, &ctx->memory);
+  VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sub};
+  vkGetPhysicalDeviceProperties2(ctx->physical_device, &p2);
+  ctx->subgroup_size = sub.subgroupSize;
+
+  uint32_t qf_count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &qf_count, NULL);
+  VkQueueFamilyProperties qf[16];
+  if (qf_count > 16) qf_count = 16;
+  vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &qf_count, qf);
+  ctx->queue_family = UINT32_MAX;
+  for (uint32_t i = 0; i < qf_count && ctx->queue_family == UINT32_MAX; i++)
+    if ((qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) && (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) ctx->queue_family = i;
+  if (ctx->queue_family == UINT32_MAX) {
+    fprintf(stderr, "error: the device has no graphics+compute queue\n");
+    exit(1);
+  }
+
+  /* What the sort library needs, merged into our device create info as a host would. */
+  splatsort_device_requirements req = {0};
+  VK_CHECK(splatsort_get_device_requirements(ctx->physical_device, SPLATSORT_ALGORITHM_AUTO, &req));
+  const char *dev_exts[8];
+  req.extension_names = dev_exts;
+  if (req.extension_count > 6) req.extension_count = 6;
+  VK_CHECK(splatsort_get_device_requirements(ctx->physical_device, SPLATSORT_ALGORITHM_AUTO, &req));
+  uint32_t dev_ext_count = req.extension_count;
+  if (o->swapchain) dev_exts[dev_ext_count++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+
+  VkPhysicalDeviceSubgroupSizeControlFeatures size_feat = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
+  VkPhysicalDeviceFeatures2 feat2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  bool can_size = ctx->props.apiVersion >= VK_API_VERSION_1_3 && req.subgroup_size_control;
+  if (can_size) {
+    feat2.pNext = &size_feat;
+    vkGetPhysicalDeviceFeatures2(ctx->physical_device, &feat2);
+    can_size = size_feat.subgroupSizeControl && size_feat.computeFullSubgroups;
+  }
+  VkPhysicalDeviceSubgroupSizeControlFeatures size_enable = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES,
+      .subgroupSizeControl = VK_TRUE, .computeFullSubgroups = VK_TRUE};
+  if (can_size) ctx->sort_features |= SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT;
+
+  float prio = 1.0f;
+  VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                 .queueFamilyIndex = ctx->queue_family, .queueCount = 1, .pQueuePriorities = &prio};
+  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = can_size ? &size_enable : NULL,
+                            .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
+                            .enabledExtensionCount = dev_ext_count, .ppEnabledExtensionNames = dev_exts};
+  VK_CHECK(vkCreateDevice(ctx->physical_device, &dci, NULL, &ctx->device));
+  vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
+  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                 .queueFamilyIndex = ctx->queue_family};
+  VK_CHECK(vkCreateCommandPool(ctx->device, &pci, NULL, &ctx->pool));
+}
+
+void vkh_destroy(vkh_context *ctx) {
+  if (ctx->device) {
+    vkDeviceWaitIdle(ctx->device);
+    vkDestroyCommandPool(ctx->device, ctx->pool, NULL);
+    vkDestroyDevice(ctx->device, NULL);
+  }
+  if (ctx->messenger) {
+    PFN_vkDestroyDebugUtilsMessengerEXT destroy =
+        (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(ctx->instance, "vkDestroyDebugUtilsMessengerEXT");
+    destroy(ctx->instance, ctx->messenger, NULL);
+  }
+  if (ctx->instance) vkDestroyInstance(ctx->instance, NULL);
+  ctx->device = VK_NULL_HANDLE;
+  ctx->instance = VK_NULL_HANDLE;
+}
+
+uint32_t vkh_memory_type(vkh_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags props) {
+  for (uint32_t i = 0; i < ctx->memory.memoryTypeCount; i++)
+    if ((type_bits & (1u << i)) && (ctx->memory.memoryTypes[i].propertyFlags & props) == props) return i;
+  return UINT32_MAX;
+}
+
+void vkh_name(vkh_context *ctx, VkObjectType type, uint64_t handle, const char *name) {
+  if (!ctx->debug_utils || !name) return;
+  PFN_vkSetDebugUtilsObjectNameEXT set =
+      (PFN_vkSetDebugUtilsObjectNameEXT)vkGetDeviceProcAddr(ctx->device, "vkSetDebugUtilsObjectNameEXT");
+  if (!set) return;
+  VkDebugUtilsObjectNameInfoEXT info = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+                                        .objectType = type, .objectHandle = handle, .pObjectName = name};
+  set(ctx->device, &info);
+}
+
+vkh_buffer vkh_buffer_create(vkh_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
+                             const char *name) {
+  vkh_buffer b = {.size = size};
+  if (size == 0) size = 4;
+  VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
+                            .usage = usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+  VK_CHECK(vkCreateBuffer(ctx->device, &bci, NULL, &b.buffer));
+  VkMemoryRequirements mr;
+  vkGetBufferMemoryRequirements(ctx->device, b.buffer, &mr);
+  VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                                            : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  uint32_t type = vkh_memory_type(ctx, mr.memoryTypeBits, want);
+  if (type == UINT32_MAX) {
+    fprintf(stderr, "error: no memory type for buffer %s\n", name ? name : "");
+    exit(1);
+  }
+  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
+                              .memoryTypeIndex = type};
+  VK_CHECK(vkAllocateMemory(ctx->device, &mai, NULL, &b.memory));
+  VK_CHECK(vkBindBufferMemory(ctx->device, b.buffer, b.memory, 0));
+  if (host_visible) VK_CHECK(vkMapMemory(ctx->device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped));
+  vkh_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)b.buffer, name);
+  return b;
+}
+
+void vkh_buffer_destroy(vkh_context *ctx, vkh_buffer *b) {
+  if (b->buffer) vkDestroyBuffer(ctx->device, b->buffer, NULL);
+  if (b->memory) vkFreeMemory(ctx->device, b->memory, NULL);
+  *b = (vkh_buffer){0};
+}
+
+static void staged_copy(vkh_context *ctx, vkh_buffer *b, VkDeviceSize offset, void *data, VkDeviceSize size,
+                        bool to_device) {
+  vkh_buffer staging = vkh_buffer_create(ctx, size, 0, true, "staging");
+  if (to_device) memcpy(staging.mapped, data, size);
+  VkCommandBuffer cmd = vkh_begin(ctx);
+  VkBufferCopy region = {.srcOffset = to_device ? 0 : offset, .dstOffset = to_device ? offset : 0, .size = size};
+  vkCmdCopyBuffer(cmd, to_device ? staging.buffer : b->buffer, to_device ? b->buffer : staging.buffer, 1, &region);
+  vkh_submit_wait(ctx, cmd);
+  if (!to_device) memcpy(data, staging.mapped, size);
+  vkh_buffer_destroy(ctx, &staging);
+}
+
+void vkh_buffer_write(vkh_context *ctx, vkh_buffer *b, VkDeviceSize offset, const void *data, VkDeviceSize size) {
+  if (size == 0) return;
+  if (b->mapped)
+    memcpy((char *)b->mapped + offset, data, size);
+  else
+    staged_copy(ctx, b, offset, (void *)(uintptr_t)data, size, true);
+}
+
+void vkh_buffer_read(vkh_context *ctx, vkh_buffer *b, VkDeviceSize offset, void *data, VkDeviceSize size) {
+  if (size == 0) return;
+  if (b->mapped)
+    memcpy(data, (const char *)b->mapped + offset, size);
+  else
+    staged_copy(ctx, b, offset, data, size, false);
+}
+
+VkCommandBuffer vkh_begin(vkh_context *ctx) {
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = ctx->pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+  VkCommandBuffer cmd;
+  VK_CHECK(vkAllocateCommandBuffers(ctx->device, &ai, &cmd));
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+  return cmd;
+}
+
+void vkh_submit_wait(vkh_context *ctx, VkCommandBuffer cmd) {
+  VK_CHECK(vkEndCommandBuffer(cmd));
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+  VK_CHECK(vkQueueSubmit(ctx->queue, 1, &si, VK_NULL_HANDLE));
+  VK_CHECK(vkQueueWaitIdle(ctx->queue));
+  vkFreeCommandBuffers(ctx->device, ctx->pool, 1, &cmd);
+}
+
+void vkh_sort_log(void *user, const char *message) {
+  (void)user;
+  fprintf(stderr, "%s\n", message);
+}

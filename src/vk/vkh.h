@@ -1,0 +1,80 @@
+/* Small Vulkan helpers for splatsort's tools and tests: instance and device with validation,
+ * buffers, one-shot command buffers. Applications fail loudly: VK_CHECK prints and exits. */
+#ifndef VKH_H
+#define VKH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <vulkan/vulkan.h>
+
+const char *vkh_result_name(VkResult r);
+
+#define VK_CHECK(expr)                                                                        \
+  do {                                                                                        \
+    VkResult vk_check_r_ = (expr);                                                            \
+    if (vk_check_r_ != VK_SUCCESS) {                                                          \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr,                    \
+              vkh_result_name(vk_check_r_));                                                  \
+      exit(1);                                                                                \
+    }                                                                                         \
+  } while (0)
+
+typedef struct vkh_options {
+  bool validation;                 /* enable VK_LAYER_KHRONOS_validation (fails if missing) */
+  bool headless;                   /* no surface extensions */
+  const char *const *instance_extensions; /* extra, e.g. from glfwGetRequiredInstanceExtensions */
+  uint32_t instance_extension_count;
+  bool swapchain;                  /* enable VK_KHR_swapchain on the device */
+  int device_index;                /* -1: prefer a discrete GPU, else the first */
+} vkh_options;
+
+typedef struct vkh_context {
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  VkPhysicalDevice physical_device;
+  VkDevice device;
+  VkQueue queue;
+  uint32_t queue_family;
+  VkCommandPool pool;
+  VkPhysicalDeviceProperties props;
+  VkPhysicalDeviceMemoryProperties memory;
+  uint32_t subgroup_size;
+  uint32_t sort_features;          /* splatsort_feature_bits enabled on the device */
+  bool validation;
+  bool debug_utils;
+  uint32_t validation_messages;    /* warnings and errors from the validation layer */
+} vkh_context;
+
+/* Options from the environment: SPLATSORT_VALIDATION=0/1 (default given), SPLATSORT_DEVICE=index. */
+vkh_options vkh_default_options(bool validation);
+/* Creates instance, device (with every extension/feature splatsort needs) and a command pool. */
+void vkh_init(vkh_context *ctx, const vkh_options *options);
+void vkh_destroy(vkh_context *ctx);
+
+typedef struct vkh_buffer {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  VkDeviceSize size;
+  void *mapped; /* non-NULL for host-visible buffers */
+} vkh_buffer;
+
+/* host_visible: HOST_VISIBLE|HOST_COHERENT (mapped); else DEVICE_LOCAL (TRANSFER_SRC/DST added). */
+vkh_buffer vkh_buffer_create(vkh_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
+                             const char *name);
+void vkh_buffer_destroy(vkh_context *ctx, vkh_buffer *b);
+/* Copies through a staging buffer when b is not mapped (waits for the queue). */
+void vkh_buffer_write(vkh_context *ctx, vkh_buffer *b, VkDeviceSize offset, const void *data, VkDeviceSize size);
+void vkh_buffer_read(vkh_context *ctx, vkh_buffer *b, VkDeviceSize offset, void *data, VkDeviceSize size);
+
+VkCommandBuffer vkh_begin(vkh_context *ctx);
+/* Ends, submits, waits for the queue and frees the command buffer. */
+void vkh_submit_wait(vkh_context *ctx, VkCommandBuffer cmd);
+uint32_t vkh_memory_type(vkh_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags props);
+void vkh_name(vkh_context *ctx, VkObjectType type, uint64_t handle, const char *name);
+
+/* Log callback for splatsort_create_info::log: prints to stderr. */
+void vkh_sort_log(void *user, const char *message);
+
+#endif

@@ -1,0 +1,35 @@
+# Sort library tests (lavapipe, validation on) and the sortbench benchmark.
+add_library(sort_testlib STATIC ${CMAKE_CURRENT_LIST_DIR}/sort_harness.c)
+target_include_directories(sort_testlib PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(sort_testlib PUBLIC splatsort_vk splatsort)
+target_compile_options(sort_testlib PRIVATE ${SPLATSORT_WARNINGS})
+
+add_executable(test_sort ${CMAKE_CURRENT_LIST_DIR}/test_sort.c)
+target_link_libraries(test_sort PRIVATE sort_testlib)
+target_compile_options(test_sort PRIVATE ${SPLATSORT_WARNINGS})
+
+add_executable(test_sort_api ${CMAKE_CURRENT_LIST_DIR}/test_sort_api.c)
+target_link_libraries(test_sort_api PRIVATE sort_testlib)
+target_compile_options(test_sort_api PRIVATE ${SPLATSORT_WARNINGS})
+
+add_executable(sortbench ${CMAKE_CURRENT_LIST_DIR}/bench/sortbench.c)
+target_link_libraries(sortbench PRIVATE sort_testlib m)
+target_compile_options(sortbench PRIVATE ${SPLATSORT_WARNINGS})
+
+# lavapipe's subgroup size follows LP_NATIVE_VECTOR_WIDTH: 128 -> 4, 256 -> 8, 512 -> 16.
+set(SPLATSORT_SUBGROUP_WIDTHS 128 256 512)
+function(splatsort_gpu_test name)
+  foreach(w ${SPLATSORT_SUBGROUP_WIDTHS})
+    math(EXPR sg "${w} / 32")
+    add_test(NAME ${name}_sg${sg} COMMAND ${ARGN})
+    set_tests_properties(${name}_sg${sg} PROPERTIES
+      ENVIRONMENT "LP_NATIVE_VECTOR_WIDTH=${w};SPLATSORT_VALIDATION=1"
+      LABELS "gpu" TIMEOUT 900)
+  endforeach()
+endfunction()
+
+splatsort_gpu_test(sort_quaternary $<TARGET_FILE:test_sort> --algo quaternary --suite full)
+splatsort_gpu_test(sort_api $<TARGET_FILE:test_sort_api>)
+splatsort_gpu_test(sortbench_lavapipe $<TARGET_FILE:sortbench> --n 1M --algo quaternary --runs 3 --warmup 1)
+# The large suite (32M elements: the scan's level boundaries) takes minutes on lavapipe, whose
+# storage range also stops at 2^27 bytes: it is run on the GPU machine (README, "Benchmarks").

@@ -1,0 +1,151 @@
+/* Key distributions, the stable CPU reference sort, and GPU buffer setup for sort tests. */
+#include "sort_harness.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *dist_names[DIST_COUNT] = {"uniform", "equal", "sorted", "reverse",
+                                             "few-unique", "top-bits", "bottom-bits", "float-depth"};
+
+const char *key_dist_name(key_dist d) { return d < DIST_COUNT ? dist_names[d] : "?"; }
+
+key_dist key_dist_parse(const char *name) {
+  for (int d = 0; d < DIST_COUNT; d++)
+    if (strcmp(name, dist_names[d]) == 0) return (key_dist)d;
+  return DIST_COUNT;
+}
+
+uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint32_t float_to_sortable(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
+}
+
+void gen_keys(uint32_t *keys, uint32_t n, key_dist dist, uint64_t seed) {
+  uint64_t st = seed;
+  uint32_t few[16];
+  for (int i = 0; i < 16; i++) few[i] = (uint32_t)splitmix64(&st);
+  uint32_t equal = (uint32_t)splitmix64(&st);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t r = (uint32_t)splitmix64(&st);
+    switch (dist) {
+    case DIST_UNIFORM: keys[i] = r; break;
+    case DIST_EQUAL: keys[i] = equal; break;
+    case DIST_SORTED: keys[i] = (uint32_t)((uint64_t)i * 0xFFFFFFFFull / (n ? n : 1)); break;
+    case DIST_REVERSE: keys[i] = (uint32_t)((uint64_t)(n - 1 - i) * 0xFFFFFFFFull / (n ? n : 1)); break;
+    case DIST_FEW_UNIQUE: keys[i] = few[r & 15]; break;
+    case DIST_TOP_BITS: keys[i] = r & 0xF0000000u; break;
+    case DIST_BOTTOM_BITS: keys[i] = r & 0xFu; break;
+    case DIST_FLOAT_DEPTH: {
+      /* view-space depths of a scene around the camera: mostly positive, some negative */
+      float u = (float)(r >> 8) / 16777216.0f;
+      float z = -5.0f + 200.0f * u * u;
+      keys[i] = float_to_sortable(z);
+      break;
+    }
+    default: keys[i] = r; break;
+    }
+  }
+}
+
+void cpu_sort_pairs(const uint32_t *keys, const uint32_t *values, uint32_t n, uint32_t key_bits,
+                    uint32_t *out_keys, uint32_t *out_values) {
+  uint32_t mask = key_bits >= 32 ? 0xFFFFFFFFu : (1u << key_bits) - 1u;
+  uint32_t *k0 = malloc(sizeof(uint32_t) * (n ? n : 1)), *v0 = malloc(sizeof(uint32_t) * (n ? n : 1));
+  uint32_t *k1 = out_keys, *v1 = out_values;
+  memcpy(k0, keys, sizeof(uint32_t) * n);
+  memcpy(v0, values, sizeof(uint32_t) * n);
+  uint32_t passes = (key_bits + 7) / 8;
+  /* LSD counting sort, 8 bits a pass: stable by construction. */
+  for (uint32_t p = 0; p < passes; p++) {
+    uint32_t count[257] = {0};
+    uint32_t shift = 8 * p;
+    for (uint32_t i = 0; i < n; i++) count[(((k0[i] & mask) >> shift) & 255u) + 1]++;
+    for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t pos = count[((k0[i] & mask) >> shift) & 255u]++;
+      k1[pos] = k0[i];
+      v1[pos] = v0[i];
+    }
+    uint32_t *t = k0; k0 = k1; k1 = t;
+    t = v0; v0 = v1; v1 = t;
+  }
+  /* after an even number of passes the data is back in the scratch copies */
+  if (k0 != out_keys) {
+    memcpy(out_keys, k0, sizeof(uint32_t) * n);
+    memcpy(out_values, v0, sizeof(uint32_t) * n);
+    free(k0);
+    free(v0);
+  } else {
+    free(k1);
+    free(v1);
+  }
+}
+
+splatsort *sort_create_or_die(vkh_context *ctx, splatsort_algorithm algorithm, uint32_t flags) {
+  splatsort_create_info ci = {.physical_device = ctx->physical_device, .device = ctx->device,
+                              .algorithm = algorithm, .enabled_features = ctx->sort_features,
+                              .flags = flags, .log = vkh_sort_log};
+  splatsort *s = NULL;
+  VkResult r = splatsort_create(&ci, &s);
+  if (r != VK_SUCCESS) {
+    fprintf(stderr, "error: splatsort_create(%s) failed: %s\n", splatsort_algorithm_name(algorithm),
+            vkh_result_name(r));
+    exit(1);
+  }
+  return s;
+}
+
+VkDeviceSize sort_region(const sort_buffers *b, uint32_t r) { return b->pad + b->region * r; }
+
+void sort_buffers_create(vkh_context *ctx, splatsort *sorter, uint32_t max_count, uint32_t pad_units,
+                         bool host_visible, sort_buffers *b) {
+  memset(b, 0, sizeof *b);
+  b->max_count = max_count;
+  VK_CHECK(splatsort_get_memory_requirements(sorter, max_count, &b->req));
+  b->pad = b->req.alignment * pad_units;
+  b->region = b->req.keyval_size;
+  b->keyvals = vkh_buffer_create(ctx, b->pad + 4 * b->region, b->req.keyval_usage, host_visible, "sort keyvals");
+  b->internal = vkh_buffer_create(ctx, b->req.internal_size, b->req.internal_usage, host_visible, "sort internal");
+  b->count = vkh_buffer_create(ctx, 256, b->req.count_usage, host_visible, "sort count");
+  splatsort_sort_info *i = &b->info;
+  i->max_count = max_count;
+  i->count = max_count;
+  i->keys = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 0)};
+  i->values = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 1)};
+  i->tmp_keys = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 2)};
+  i->tmp_values = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 3)};
+  i->internal = (splatsort_buffer){b->internal.buffer, 0};
+}
+
+void sort_buffers_destroy(vkh_context *ctx, sort_buffers *b) {
+  vkh_buffer_destroy(ctx, &b->keyvals);
+  vkh_buffer_destroy(ctx, &b->internal);
+  vkh_buffer_destroy(ctx, &b->count);
+}
+
+uint32_t parse_size_list(const char *s, uint32_t *out, uint32_t max) {
+  uint32_t n = 0;
+  while (*s && n < max) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0) return 0;
+    if (*end == 'K' || *end == 'k') v *= 1024, end++;
+    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024, end++;
+    if (v > 4294967295.0) return 0;
+    out[n++] = (uint32_t)v;
+    if (*end == ',') end++;
+    else if (*end) return 0;
+    s = end;
+  }
+  return n;
+}

@@ -1,0 +1,60 @@
+/* Shared by the sort tests and sortbench: key distributions, the stable CPU reference sort,
+ * and GPU buffers laid out the way a host renderer would (one buffer, four regions). */
+#ifndef SORT_HARNESS_H
+#define SORT_HARNESS_H
+
+#include "splatsort.h"
+#include "vkh.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum key_dist {
+  DIST_UNIFORM,
+  DIST_EQUAL,
+  DIST_SORTED,
+  DIST_REVERSE,
+  DIST_FEW_UNIQUE,
+  DIST_TOP_BITS,
+  DIST_BOTTOM_BITS,
+  DIST_FLOAT_DEPTH,
+  DIST_COUNT
+} key_dist;
+
+const char *key_dist_name(key_dist d);
+/* Returns DIST_COUNT when the name is unknown. */
+key_dist key_dist_parse(const char *name);
+void gen_keys(uint32_t *keys, uint32_t n, key_dist dist, uint64_t seed);
+/* Maps a float to a uint32 whose unsigned order is the float order (negatives included). */
+uint32_t float_to_sortable(float f);
+
+/* Stable sort of (keys, values) by the low key_bits bits (1..32); outputs keep the original
+ * (unmasked) keys. */
+void cpu_sort_pairs(const uint32_t *keys, const uint32_t *values, uint32_t n, uint32_t key_bits,
+                    uint32_t *out_keys, uint32_t *out_values);
+
+typedef struct sort_buffers {
+  uint32_t max_count;
+  VkDeviceSize pad;            /* offset of the first region (tests non-zero offsets) */
+  VkDeviceSize region;         /* bytes per region, aligned */
+  splatsort_memory_requirements req;
+  vkh_buffer keyvals;          /* keys | values | tmp_keys | tmp_values */
+  vkh_buffer internal;
+  vkh_buffer count;            /* indirect count, a few words */
+  splatsort_sort_info info;    /* filled for a direct sort of max_count, 32 bits */
+} sort_buffers;
+
+/* pad_units: the regions start pad_units * alignment bytes into the buffer. */
+void sort_buffers_create(vkh_context *ctx, splatsort *sorter, uint32_t max_count, uint32_t pad_units,
+                         bool host_visible, sort_buffers *b);
+void sort_buffers_destroy(vkh_context *ctx, sort_buffers *b);
+/* Byte offset of region r (0 keys, 1 values, 2 tmp keys, 3 tmp values) in keyvals. */
+VkDeviceSize sort_region(const sort_buffers *b, uint32_t r);
+
+splatsort *sort_create_or_die(vkh_context *ctx, splatsort_algorithm algorithm, uint32_t flags);
+
+/* Parses "1M,4M,16M,1000" style lists; returns the number of values. */
+uint32_t parse_size_list(const char *s, uint32_t *out, uint32_t max);
+uint64_t splitmix64(uint64_t *state);
+
+#endif
