@@ -1,0 +1,82 @@
+/* scene.h: loading Gaussian-splat scenes (.ply, .splat) into flat CPU arrays, and
+ * writing them back as standard 3DGS .ply. CPU only; no Vulkan.
+ *
+ * Formats, chosen by content (the "ply" magic) and then by the extension:
+ *   - 3DGS .ply, binary little-endian: properties found by name in any order,
+ *     any PLY scalar type (converted to float), SH degree 0..3 from the number of
+ *     f_rest_* properties, unknown properties and other fixed-size elements skipped.
+ *   - PlayCanvas/SuperSplat compressed .ply (element "chunk" + packed_* vertex
+ *     properties, optional "sh" element).
+ *   - antimatter15 .splat, 32 bytes a splat, SH degree 0.
+ *
+ * Values are stored activated, as the reference 3DGS renderer uses them: scale =
+ * exp(scale_i), opacity = sigmoid(opacity), rotation normalised.
+ *
+ * Non-finite values follow one fixed policy, so a scene loads the same everywhere:
+ *   - a non-finite position, scale (before or after exp) or rotation component, a
+ *     zero-length rotation, a NaN opacity or any non-finite SH coefficient drops
+ *     the splat (counted in `dropped`);
+ *   - an opacity of +inf or -inf is kept, activated to exactly 1 or 0 (counted in
+ *     `clamped`, kept splats only).
+ * A file whose splats are all dropped is an error.
+ *
+ * Errors: every function returns 0 on success and -1 on failure, with a one-line
+ * message "<path>: <what is wrong>" in err (truncated to err_size; err may be NULL).
+ * Nothing aborts, nothing prints.
+ */
+#ifndef SPLAT_SCENE_H
+#define SPLAT_SCENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPLAT_SCENE_MAX_SH_DEGREE 3
+/* The degree-0 SH basis constant: colour = 0.5 + SPLAT_SH_C0 * f_dc. */
+#define SPLAT_SH_C0 0.28209479177387814
+
+typedef struct splat_scene {
+  uint32_t count;          /* splats kept */
+  uint32_t sh_degree;      /* 0..3 */
+  uint32_t sh_coeffs;      /* (sh_degree+1)^2 */
+  float *positions;        /* 3*count: x,y,z */
+  float *scales;           /* 3*count, activated: exp(scale_i) */
+  float *rotations;        /* 4*count: w,x,y,z (rot_0..rot_3), normalised */
+  float *opacities;        /* count, activated: sigmoid(opacity) */
+  float *sh;               /* count*sh_coeffs*3: for splat i, coefficient k, channel c:
+                              sh[(i*sh_coeffs + k)*3 + c]; k=0 is f_dc_c */
+  float bounds_min[3], bounds_max[3];  /* of kept positions */
+  uint32_t dropped;        /* splats dropped for non-finite values */
+  uint32_t clamped;        /* values clamped (e.g. +inf opacity -> 1) */
+} splat_scene;
+
+/* Loads the scene file at `path` (memory-mapped, one pass, no per-splat allocation).
+ * On success fills *out (free it with splat_scene_free) and returns 0. On failure
+ * returns -1, leaves *out zeroed and writes "<path>: <what is wrong>" into err. */
+int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_size);
+
+/* As splat_scene_load, from `size` bytes at `data` (not kept after the call).
+ * `name` is used to pick the format when the content has no PLY magic (".splat"
+ * extension) and to start error messages; it may be NULL ("<memory>"). */
+int splat_scene_load_memory(const void *data, size_t size, const char *name, splat_scene *out,
+                            char *err, size_t err_size);
+
+/* Frees the arrays of a loaded scene and zeroes it. Accepts NULL and a zeroed scene. */
+void splat_scene_free(splat_scene *scene);
+
+/* Writes a standard 3DGS .ply (binary little-endian; x y z nx ny nz f_dc_0..2
+ * f_rest_* opacity scale_0..2 rot_0..3, all float) holding the raw, pre-activation
+ * values: log scale, logit opacity, f_rest channel-major. An opacity of exactly 1
+ * or 0 and a scale of 0 are written as finite values that activate back to them.
+ * Returns 0, or -1 with "<path>: <what is wrong>" in err (the file may then be
+ * partly written). */
+int splat_scene_write_ply(const char *path, const splat_scene *scene, char *err, size_t err_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPLAT_SCENE_H */

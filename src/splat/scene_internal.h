@@ -1,0 +1,93 @@
+/* scene_internal.h: what scene.c (dispatch, .splat, writer) and scene_ply.c (PLY
+ * parsing) share: error reporting, output allocation and the per-splat checks. */
+#ifndef SPLAT_SCENE_INTERNAL_H
+#define SPLAT_SCENE_INTERNAL_H
+
+#include "scene.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the scene loader reads little-endian data with memcpy: port it for big-endian hosts"
+#endif
+
+/* Where an error goes: "<name>: <message>". */
+typedef struct scene_error {
+  const char *name;
+  char *buf;
+  size_t size;
+} scene_error;
+
+#if defined(__GNUC__)
+#define SCENE_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define SCENE_PRINTF(a, b)
+#endif
+
+/* Writes "<name>: <formatted message>" (one line) and returns -1. */
+int scene_fail(const scene_error *e, const char *fmt, ...) SCENE_PRINTF(2, 3);
+
+/* Copies at most 48 bytes of a header token into buf (64 bytes) for a message,
+ * with anything unprintable replaced by '?', so hostile names stay one short line. */
+const char *scene_token(char buf[64], const char *s, size_t n);
+
+/* a*b and a+b on size_t, false on overflow. */
+static inline bool scene_mul(size_t a, size_t b, size_t *r) {
+  if (b != 0 && a > SIZE_MAX / b) return false;
+  *r = a * b;
+  return true;
+}
+static inline bool scene_add(size_t a, size_t b, size_t *r) {
+  if (a > SIZE_MAX - b) return false;
+  *r = a + b;
+  return true;
+}
+
+/* Allocates the output arrays for up to `count` splats of SH degree `sh_degree`;
+ * on failure frees what it made, zeroes *s and reports. */
+int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_error *e);
+
+/* Sets s->count to `kept` (shrinking the arrays when splats were dropped) and
+ * computes the bounds. Fails (freeing *s) when nothing was kept. */
+int scene_finish(splat_scene *s, uint32_t kept, uint64_t total, const scene_error *e);
+
+int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
+
+static inline bool scene_finite(float v) {
+  uint32_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  return (bits & 0x7f800000u) != 0x7f800000u;
+}
+
+static inline bool scene_all_finite(const float *v, uint32_t n) {
+  uint32_t bad = 0;
+  for (uint32_t k = 0; k < n; ++k) bad |= (uint32_t)!scene_finite(v[k]);
+  return bad == 0;
+}
+
+/* Writes one splat into slot `i` of s: p and q raw (q is normalised here), scale
+ * and opacity already activated, nsh SH floats (interleaved). Returns whether the
+ * splat is kept under the policy in scene.h; a dropped splat's slot is reused. */
+static inline bool scene_put(splat_scene *s, uint32_t i, const float p[3], const float scale[3],
+                             const float q[4], float opacity, const float *sh, uint32_t nsh) {
+  if (!scene_all_finite(p, 3) || !scene_all_finite(scale, 3) || !scene_all_finite(q, 4) ||
+      !scene_all_finite(sh, nsh) || isnan(opacity))
+    return false;
+  if (scale[0] < 0.0f || scale[1] < 0.0f || scale[2] < 0.0f) return false;
+  /* Normalise in double: tiny or huge components neither underflow nor overflow. */
+  double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
+  if (!(n2 > 0.0)) return false;
+  double inv = 1.0 / sqrt(n2);
+  float *dq = s->rotations + (size_t)i * 4;
+  for (int k = 0; k < 4; ++k) dq[k] = (float)(q[k] * inv);
+  memcpy(s->positions + (size_t)i * 3, p, 3 * sizeof(float));
+  memcpy(s->scales + (size_t)i * 3, scale, 3 * sizeof(float));
+  memcpy(s->sh + (size_t)i * nsh, sh, nsh * sizeof(float));
+  s->opacities[i] = opacity;
+  return true;
+}
+
+#endif /* SPLAT_SCENE_INTERNAL_H */

@@ -1,0 +1,71 @@
+/* scene_load_bench: times splat_scene_load on one file, several runs, and prints
+ * splats/s and MB/s (file bytes; the file is in the page cache after the first run). */
+#include "scene.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+  const char *path = NULL;
+  long runs = 5, expect = -1;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = strtol(argv[++i], NULL, 10);
+    else if (strcmp(argv[i], "--expect-count") == 0 && i + 1 < argc) expect = strtol(argv[++i], NULL, 10);
+    else if (argv[i][0] != '-' && path == NULL) path = argv[i];
+    else {
+      fprintf(stderr, "usage: scene_load_bench FILE [--runs N] [--expect-count N]\n");
+      return 2;
+    }
+  }
+  if (path == NULL || runs < 1 || runs > 1000) {
+    fprintf(stderr, "usage: scene_load_bench FILE [--runs N (1..1000)] [--expect-count N]\n");
+    return 2;
+  }
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    perror(path);
+    return 1;
+  }
+  double *t = malloc(sizeof(double) * (size_t)runs);
+  if (t == NULL) return 1;
+  uint32_t count = 0, degree = 0;
+  for (long r = 0; r < runs; ++r) {
+    splat_scene s;
+    char err[512];
+    double t0 = now();
+    if (splat_scene_load(path, &s, err, sizeof err) != 0) {
+      fprintf(stderr, "scene_load_bench: %s\n", err);
+      return 1;
+    }
+    t[r] = now() - t0;
+    count = s.count, degree = s.sh_degree;
+    splat_scene_free(&s);
+  }
+  if (expect >= 0 && (long)count != expect) {
+    fprintf(stderr, "scene_load_bench: %s loaded %u splats, expected %ld\n", path, count, expect);
+    return 1;
+  }
+  double first = t[0];
+  qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+  double best = t[0], median = t[runs / 2], mb = (double)st.st_size / 1e6;
+  printf("%s: %u splats, SH degree %u, %.1f MB\n", path, count, degree, mb);
+  printf("  first run %.3f s; best of %ld %.3f s, median %.3f s\n", first, runs, best, median);
+  printf("  best:   %.2f M splats/s, %.0f MB/s\n", count / best / 1e6, mb / best);
+  printf("  median: %.2f M splats/s, %.0f MB/s\n", count / median / 1e6, mb / median);
+  free(t);
+  return 0;
+}

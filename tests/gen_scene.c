@@ -1,0 +1,207 @@
+/* gen_scene: writes a random but valid 3DGS .ply (binary little-endian) of any
+ * size, deterministic from the seed, for tests and benchmarks. It has its own PLY
+ * writer, independent of the splat library, so it can check the loader. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: gen_scene --count N --sh-degree D --seed S --out FILE.ply\n"
+          "                 [--layout standard|alphabetical|no-normals] [--radius R] [--shape ball|shell]\n"
+          "  Random splats in a ball (or a thin shell) of radius R (default 1), log-normal\n"
+          "  anisotropic scales around 0.5*R/cbrt(N), uniform random rotations, opacities\n"
+          "  and colours. Same arguments, same bytes.\n"
+          "  layout standard:     x y z nx ny nz f_dc_* f_rest_* opacity scale_* rot_* (as 3DGS)\n"
+          "         no-normals:   the same without nx ny nz\n"
+          "         alphabetical: no normals, names sorted by strcmp (as Brush writes them)\n");
+}
+
+/* xoshiro256** seeded through splitmix64: fast, and the same sequence everywhere. */
+typedef struct rng { uint64_t s[4]; int have_spare; double spare; } rng;
+
+static uint64_t splitmix64(uint64_t *x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t next_u64(rng *r) {
+  uint64_t *s = r->s, result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+/* [0, 1) */
+static double uniform(rng *r) { return (double)(next_u64(r) >> 11) * 0x1.0p-53; }
+static double uniform_in(rng *r, double lo, double hi) { return lo + (hi - lo) * uniform(r); }
+
+static double normal(rng *r) {
+  if (r->have_spare) {
+    r->have_spare = 0;
+    return r->spare;
+  }
+  double u = 1.0 - uniform(r), v = uniform(r);
+  double m = sqrt(-2.0 * log(u)), a = 6.283185307179586 * v;
+  r->spare = m * sin(a);
+  r->have_spare = 1;
+  return m * cos(a);
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int die(const char *msg, const char *arg) {
+  fprintf(stderr, "gen_scene: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+  return 1;
+}
+
+static int parse_u64_arg(const char *s, uint64_t max, uint64_t *out) {
+  char *end;
+  errno = 0;
+  if (*s == '-' || *s == '\0') return 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v > max) return 0;
+  *out = v;
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  uint64_t count = 0, degree = 99, seed = 0;
+  int have_count = 0, have_seed = 0;
+  const char *out = NULL, *layout = "standard", *shape = "ball";
+  double radius = 1.0;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    }
+    if (v == NULL) {
+      usage(stderr);
+      return die("missing value after", a);
+    }
+    ++i;
+    if (strcmp(a, "--count") == 0) {
+      if (!parse_u64_arg(v, UINT32_MAX, &count) || count == 0) return die("--count must be 1..4294967295", v);
+      have_count = 1;
+    } else if (strcmp(a, "--sh-degree") == 0) {
+      if (!parse_u64_arg(v, 3, &degree)) return die("--sh-degree must be 0..3", v);
+    } else if (strcmp(a, "--seed") == 0) {
+      if (!parse_u64_arg(v, UINT64_MAX, &seed)) return die("--seed must be a non-negative integer", v);
+      have_seed = 1;
+    } else if (strcmp(a, "--out") == 0) {
+      out = v;
+    } else if (strcmp(a, "--layout") == 0) {
+      if (strcmp(v, "standard") && strcmp(v, "alphabetical") && strcmp(v, "no-normals"))
+        return die("--layout must be standard, alphabetical or no-normals", v);
+      layout = v;
+    } else if (strcmp(a, "--radius") == 0) {
+      char *end;
+      radius = strtod(v, &end);
+      if (*end != '\0' || !(radius > 0.0) || !isfinite(radius)) return die("--radius must be a positive number", v);
+    } else if (strcmp(a, "--shape") == 0) {
+      if (strcmp(v, "ball") && strcmp(v, "shell")) return die("--shape must be ball or shell", v);
+      shape = v;
+    } else {
+      usage(stderr);
+      return die("unknown argument", a);
+    }
+  }
+  if (!have_count || degree > 3 || !have_seed || out == NULL) {
+    usage(stderr);
+    return die("--count, --sh-degree, --seed and --out are required", NULL);
+  }
+
+  /* Canonical field order; `order` lists the canonical indices in file order. */
+  const unsigned coeffs = (unsigned)((degree + 1) * (degree + 1)), nrest = (coeffs - 1) * 3;
+  const unsigned ncanon = 9 + nrest + 8;
+  char names[62][16];
+  unsigned nn = 0;
+  static const char *const head[] = {"x", "y", "z", "nx", "ny", "nz", "f_dc_0", "f_dc_1", "f_dc_2"};
+  static const char *const tail[] = {"opacity", "scale_0", "scale_1", "scale_2", "rot_0", "rot_1", "rot_2", "rot_3"};
+  for (unsigned i = 0; i < 9; ++i) snprintf(names[nn++], sizeof names[0], "%s", head[i]);
+  for (unsigned i = 0; i < nrest; ++i) snprintf(names[nn++], sizeof names[0], "f_rest_%u", i);
+  for (unsigned i = 0; i < 8; ++i) snprintf(names[nn++], sizeof names[0], "%s", tail[i]);
+  const char *sorted[62];
+  unsigned order[62], nfields = 0;
+  int with_normals = strcmp(layout, "standard") == 0;
+  for (unsigned i = 0; i < ncanon; ++i)
+    if (with_normals || i < 3 || i > 5) sorted[nfields++] = names[i];
+  if (strcmp(layout, "alphabetical") == 0) qsort(sorted, nfields, sizeof sorted[0], cmp_names);
+  for (unsigned j = 0; j < nfields; ++j) order[j] = (unsigned)(sorted[j] - names[0]) / sizeof names[0];
+
+  FILE *f = fopen(out, "wb");
+  if (f == NULL) return die(strerror(errno), out);
+  fprintf(f, "ply\nformat binary_little_endian 1.0\ncomment gen_scene --count %llu --sh-degree %llu "
+             "--seed %llu --layout %s --radius %.9g --shape %s\nelement vertex %llu\n",
+          (unsigned long long)count, (unsigned long long)degree, (unsigned long long)seed, layout,
+          radius, shape, (unsigned long long)count);
+  for (unsigned j = 0; j < nfields; ++j) fprintf(f, "property float %s\n", names[order[j]]);
+  fputs("end_header\n", f);
+
+  rng r = {{0}, 0, 0.0};
+  uint64_t sm = seed;
+  for (int i = 0; i < 4; ++i) r.s[i] = splitmix64(&sm);
+  const double log_size = log(0.5 * radius / cbrt((double)count));
+  const int shell = strcmp(shape, "shell") == 0;
+  enum { ROWS = 8192 };
+  float *buf = malloc((size_t)ROWS * nfields * sizeof(float));
+  if (buf == NULL) return die("out of memory", NULL);
+  float v[62];
+  for (uint64_t start = 0; start < count; start += ROWS) {
+    unsigned rows = count - start < ROWS ? (unsigned)(count - start) : ROWS;
+    for (unsigned row = 0; row < rows; ++row) {
+      double d[3], len2 = 0.0;
+      do {
+        len2 = 0.0;
+        for (int c = 0; c < 3; ++c) {
+          d[c] = normal(&r);
+          len2 += d[c] * d[c];
+        }
+      } while (len2 < 1e-12);
+      double rad = shell ? radius * (0.95 + 0.05 * uniform(&r)) : radius * cbrt(uniform(&r));
+      double k = rad / sqrt(len2);
+      for (int c = 0; c < 3; ++c) v[c] = (float)(d[c] * k);
+      v[3] = v[4] = v[5] = 0.0f;
+      for (int c = 0; c < 3; ++c) v[6 + c] = (float)uniform_in(&r, -1.6, 1.6);
+      for (unsigned c = 0; c < 3; ++c)
+        for (unsigned i = 1; i < coeffs; ++i) {
+          unsigned band = i < 4 ? 1 : i < 9 ? 2 : 3;
+          v[9 + c * (coeffs - 1) + (i - 1)] = (float)(uniform_in(&r, -0.15, 0.15) / band);
+        }
+      float *t = v + 9 + nrest;
+      t[0] = (float)uniform_in(&r, -1.5, 4.0);
+      double common = 0.3 * normal(&r);
+      for (int c = 0; c < 3; ++c) t[1 + c] = (float)(log_size + common + 0.4 * normal(&r));
+      double q[4], qn = 0.0;
+      do {
+        qn = 0.0;
+        for (int c = 0; c < 4; ++c) {
+          q[c] = normal(&r);
+          qn += q[c] * q[c];
+        }
+      } while (qn < 1e-12);
+      qn = 1.0 / sqrt(qn);
+      for (int c = 0; c < 4; ++c) t[4 + c] = (float)(q[c] * qn);
+      float *o = buf + (size_t)row * nfields;
+      for (unsigned j = 0; j < nfields; ++j) o[j] = v[order[j]];
+    }
+    if (fwrite(buf, sizeof(float) * nfields, rows, f) != rows) return die(strerror(errno), out);
+  }
+  free(buf);
+  if (fclose(f) != 0) return die(strerror(errno), out);
+  return 0;
+}
