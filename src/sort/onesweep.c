@@ -1,36 +1,222 @@
-/* Placeholder until the OneSweep path lands (issue 3): reports itself unsupported so AUTO
- * picks the quaternary path and an explicit ONESWEEP request fails cleanly. */
+/* The OneSweep sort: 8-bit digits, one histogram pass over the keys for all digits, then one
+ * pass per digit that ranks a tile with subgroup ballots and finds the tile's global offsets
+ * with a chained scan and decoupled lookback (with a fallback, so it cannot hang on GPUs that
+ * give no forward-progress guarantee between workgroups). */
 #include "sort_internal.h"
+#include "onesweep_shared.h"
+#include "splatsort_spv_spv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OS_SETUP, OS_HISTOGRAM, OS_PASS, OS_PIPELINES };
+
+/* Histogram kernel: fixed, it is bandwidth-bound and not sensitive to them. A workgroup reads
+ * at least OS_HIST_MIN_KEYS keys, and there are at most OS_HIST_MAX_GROUPS of them (a few per
+ * SM on large GPUs), which bounds the global atomics. */
+#define OS_HIST_WORKGROUP 256u
+#define OS_HIST_MIN_KEYS 4096u
+#define OS_HIST_MAX_GROUPS 1024u
+#define OS_MAX_ARRAYS 16u
+#define OS_MIN_KEYS 4u
+
+typedef struct os_tuning {
+  uint32_t workgroup;     /* pass kernel invocations per workgroup: 256 or more */
+  uint32_t keys;          /* keys per invocation; tile = workgroup * keys */
+  uint32_t arrays;        /* per-subgroup counter arrays */
+  uint32_t max_subgroups; /* bound on gl_NumSubgroups */
+  uint32_t spin;          /* descriptor reads before a lookback step falls back */
+  uint32_t hist_unroll;   /* histogram kernel: keys in flight per invocation */
+  uint32_t subgroup_size; /* required subgroup size where allowed (speed only); 0 = any */
+} os_tuning;
+
+static const VkSubgroupFeatureFlags os_needed_ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                                    VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
+                                                    VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+
+/* Bytes of shared memory the pass kernel declares (see onesweep_pass.comp). */
+static uint32_t pass_shared_bytes(uint32_t workgroup, uint32_t keys, uint32_t arrays, uint32_t max_subgroups) {
+  uint32_t tile = workgroup * keys, counters = arrays * OS_RADIX;
+  uint32_t region = tile > counters ? tile : counters;
+  return 4u * (region + 2u * OS_RADIX + 2u * max_subgroups + 4u);
+}
+
+static uint32_t min_subgroup(const ss_device_info *dev) {
+  uint32_t m = dev->min_subgroup_size < dev->subgroup_size ? dev->min_subgroup_size : dev->subgroup_size;
+  return m ? m : 1;
+}
+
+static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
+  uint32_t sg = dev->subgroup_size ? dev->subgroup_size : 1;
+  if (t->subgroup_size) sg = t->subgroup_size;
+  t->max_subgroups = t->workgroup / min_subgroup(dev);
+  if (t->max_subgroups == 0) t->max_subgroups = 1;
+  t->arrays = t->workgroup / sg;
+  if (t->arrays > OS_MAX_ARRAYS) t->arrays = OS_MAX_ARRAYS;
+  if (t->arrays == 0) t->arrays = 1;
+  while (t->keys > OS_MIN_KEYS &&
+         pass_shared_bytes(t->workgroup, t->keys, t->arrays, t->max_subgroups) > dev->max_shared_memory)
+    t->keys--;
+}
+
+/* Defaults by device. NVIDIA (subgroup 32, 48 KiB): 512 x 15 = 7680-key tiles, one counter
+ * array per warp, ~33 KiB of shared memory, two workgroups per SM. Small-subgroup devices
+ * (lavapipe, some mobile GPUs) keep 256 invocations and share counter arrays. */
+static os_tuning default_tuning(const ss_device_info *dev) {
+  os_tuning t = {.workgroup = 256, .keys = 15, .spin = 1024, .hist_unroll = 8};
+  if (dev->subgroup_size >= 32 && dev->max_workgroup_invocations >= 512) t.workgroup = 512;
+  fit_tuning(dev, &t);
+  return t;
+}
+
+/* SPLATSORT_ONESWEEP_TUNING="wg=512,keys=15,spin=1024,hu=8,sg=32" overrides the defaults (for
+ * tuning runs; every value is checked and the shared-memory fit still applies). */
+static bool env_tuning(splatsort *s, os_tuning *t) {
+  const char *env = getenv("SPLATSORT_ONESWEEP_TUNING");
+  if (!env || !*env) return true;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", env);
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    char *eq = strchr(tok, '=');
+    char *end = NULL;
+    unsigned long v = eq ? strtoul(eq + 1, &end, 10) : 0;
+    if (!eq || end == eq + 1 || *end || v == 0 || v > 65536) {
+      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: bad entry '%s'", tok);
+      return false;
+    }
+    *eq = 0;
+    if (!strcmp(tok, "wg")) t->workgroup = (uint32_t)v;
+    else if (!strcmp(tok, "keys")) t->keys = (uint32_t)v;
+    else if (!strcmp(tok, "spin")) t->spin = (uint32_t)v;
+    else if (!strcmp(tok, "hu")) t->hist_unroll = (uint32_t)v;
+    else if (!strcmp(tok, "sg")) t->subgroup_size = (uint32_t)v;
+    else {
+      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: unknown key '%s' (wg, keys, spin, hu, sg)", tok);
+      return false;
+    }
+  }
+  if (t->workgroup < OS_RADIX || t->workgroup > s->dev.max_workgroup_invocations || t->hist_unroll > 64 ||
+      t->keys > 64) {
+    ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: wg must be 256..%u, keys <= 64, hu <= 64",
+           s->dev.max_workgroup_invocations);
+    return false;
+  }
+  fit_tuning(&s->dev, t);
+  return true;
+}
 
 bool ss_onesweep_supported(const ss_device_info *dev) {
-  (void)dev;
-  return false;
+  if ((dev->subgroup_ops & os_needed_ops) != os_needed_ops) return false;
+  if (dev->max_workgroup_invocations < OS_RADIX || dev->subgroup_size > 128) return false;
+  os_tuning t = {.workgroup = OS_RADIX, .keys = OS_MIN_KEYS};
+  fit_tuning(dev, &t);
+  return pass_shared_bytes(t.workgroup, t.keys, t.arrays, t.max_subgroups) <= dev->max_shared_memory &&
+         4u * OS_MAX_PASSES * OS_RADIX <= dev->max_shared_memory;
+}
+
+static uint32_t os_pass_count(uint32_t key_bits) { return (key_bits + 7) / 8; }
+static uint32_t os_timestamp_count(uint32_t key_bits) { return os_pass_count(key_bits) + 2; }
+
+static const char *os_timestamp_label(uint32_t key_bits, uint32_t index) {
+  static const char *names[] = {"histogram", "pass 0", "pass 1", "pass 2", "pass 3"};
+  return index >= 1 && index < os_timestamp_count(key_bits) ? names[index - 1] : "";
+}
+
+static uint32_t max_tiles(const splatsort *s, uint32_t max_count) { return ss_div_up(max_count, s->tile_size); }
+
+static VkDeviceSize os_internal_size(const splatsort *s, uint32_t max_count) {
+  return 4u * ((VkDeviceSize)OS_DESC + 2u * (VkDeviceSize)max_tiles(s, max_count) * OS_RADIX);
 }
 
 static VkResult os_create(splatsort *s) {
-  ss_log(s, "splatsort: the OneSweep path is not built yet");
-  return VK_ERROR_FEATURE_NOT_PRESENT;
+  if (!ss_onesweep_supported(&s->dev)) {
+    ss_log(s, "splatsort: OneSweep needs subgroup basic, ballot, shuffle and arithmetic operations in compute, "
+              "256 invocations per workgroup and %u bytes of shared memory",
+           pass_shared_bytes(OS_RADIX, OS_MIN_KEYS, OS_MAX_ARRAYS, OS_RADIX / min_subgroup(&s->dev)));
+    return VK_ERROR_FEATURE_NOT_PRESENT;
+  }
+  os_tuning t = default_tuning(&s->dev);
+  if (!env_tuning(s, &t)) return VK_ERROR_INITIALIZATION_FAILED;
+  if (pass_shared_bytes(t.workgroup, t.keys, t.arrays, t.max_subgroups) > s->dev.max_shared_memory) {
+    ss_log(s, "splatsort: OneSweep workgroup %u does not fit in %u bytes of shared memory", t.workgroup,
+           s->dev.max_shared_memory);
+    return VK_ERROR_FEATURE_NOT_PRESENT;
+  }
+  s->workgroup_size = t.workgroup;
+  s->tile_size = t.workgroup * t.keys;
+
+  uint32_t force = (s->flags & SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT) != 0;
+  const uint32_t pass_values[] = {t.workgroup, t.keys, t.arrays, t.spin, force, t.max_subgroups};
+  VkSpecializationMapEntry pass_map[6];
+  for (uint32_t i = 0; i < 6; i++) pass_map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
+  VkSpecializationInfo pass_spec = {6, pass_map, sizeof pass_values, pass_values};
+  const uint32_t hist_values[] = {OS_HIST_WORKGROUP, t.hist_unroll};
+  VkSpecializationInfo hist_spec = {2, pass_map, sizeof hist_values, hist_values};
+
+  VkResult r = ss_create_pipeline(s, splatsort_spv_onesweep_setup_comp, splatsort_spv_onesweep_setup_comp_size, NULL,
+                                  0, "splatsort onesweep setup", &s->pipelines[OS_SETUP]);
+  if (r == VK_SUCCESS)
+    r = ss_create_pipeline(s, splatsort_spv_onesweep_histogram_comp, splatsort_spv_onesweep_histogram_comp_size,
+                           &hist_spec, t.subgroup_size, "splatsort onesweep histogram", &s->pipelines[OS_HISTOGRAM]);
+  if (r == VK_SUCCESS)
+    r = ss_create_pipeline(s, splatsort_spv_onesweep_pass_comp, splatsort_spv_onesweep_pass_comp_size, &pass_spec,
+                           t.subgroup_size, "splatsort onesweep pass", &s->pipelines[OS_PASS]);
+  if (r != VK_SUCCESS) return r;
+  s->pipeline_count = OS_PIPELINES;
+  return VK_SUCCESS;
 }
-static VkDeviceSize os_internal_size(const splatsort *s, uint32_t max_count) {
-  (void)s;
-  (void)max_count;
-  return 16;
-}
-static uint32_t os_pass_count(uint32_t key_bits) { return (key_bits + 7) / 8; }
-static uint32_t os_timestamp_count(uint32_t key_bits) { return os_pass_count(key_bits) + 2; }
-static const char *os_timestamp_label(uint32_t key_bits, uint32_t index) {
-  (void)key_bits;
-  (void)index;
-  return "";
-}
+
 static void os_record(splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits) {
-  (void)s;
-  (void)cmd;
-  (void)info;
-  (void)key_bits;
+  bool indirect = info->count_buffer.buffer != VK_NULL_HANDLE;
+  VkDeviceSize count_base = indirect ? info->count_buffer.offset / s->dev.storage_alignment * s->dev.storage_alignment : 0;
+  uint32_t passes = os_pass_count(key_bits);
+  struct os_push pc = {
+      .key_bits = key_bits,
+      .passes = passes,
+      .desc_stride = max_tiles(s, info->max_count) * OS_RADIX,
+      .count = info->count,
+      .indirect = indirect,
+      .count_index = indirect ? (uint32_t)((info->count_buffer.offset - count_base) / 4u) : 0,
+      .max_count = info->max_count,
+      .tile = s->tile_size,
+      .hist_workgroup = OS_HIST_WORKGROUP,
+      .hist_min_keys = OS_HIST_MIN_KEYS,
+      .hist_max_groups = OS_HIST_MAX_GROUPS,
+      .max_groups_x = s->dev.max_workgroup_count_x,
+  };
+  VkDeviceSize args = info->internal.offset;
+
+  ss_label_begin(s, cmd, "onesweep histogram");
+  ss_bind(s, cmd, s->pipelines[OS_SETUP], info, 0);
+  ss_push(s, cmd, &pc, sizeof pc);
+  vkCmdDispatch(cmd, 1, 1, 1);
+  ss_barrier(cmd);
+  ss_bind(s, cmd, s->pipelines[OS_HISTOGRAM], info, 0);
+  ss_push(s, cmd, &pc, sizeof pc);
+  vkCmdDispatchIndirect(cmd, info->internal.buffer, args + 4u * OS_H_DISPATCH_HIST);
+  ss_barrier(cmd);
+  ss_timestamp(cmd, info, 1);
+  ss_label_end(s, cmd);
+
+  for (uint32_t p = 0; p < passes; p++) {
+    static const char *labels[] = {"onesweep pass 0", "onesweep pass 1", "onesweep pass 2", "onesweep pass 3"};
+    ss_label_begin(s, cmd, labels[p]);
+    pc.pass = p;
+    ss_bind(s, cmd, s->pipelines[OS_PASS], info, p);
+    ss_push(s, cmd, &pc, sizeof pc);
+    vkCmdDispatchIndirect(cmd, info->internal.buffer, args + 4u * OS_H_DISPATCH_TILES);
+    ss_barrier(cmd);
+    ss_timestamp(cmd, info, p + 2);
+    ss_label_end(s, cmd);
+  }
 }
 
 const ss_algorithm_ops ss_onesweep_ops = {
-    .create = os_create, .internal_size = os_internal_size, .pass_count = os_pass_count,
-    .timestamp_count = os_timestamp_count, .timestamp_label = os_timestamp_label, .record = os_record,
+    .create = os_create,
+    .internal_size = os_internal_size,
+    .pass_count = os_pass_count,
+    .timestamp_count = os_timestamp_count,
+    .timestamp_label = os_timestamp_label,
+    .record = os_record,
 };
