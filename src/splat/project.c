@@ -1,0 +1,185 @@
+/* project.c: the CPU projection of a splat (see project.h), step for step the reference
+ * 3DGS preprocess in 32-bit float. The GPU shader mirrors this file; keep them in step. */
+#include "project.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Reference SH basis constants (diff-gaussian-rasterization, auxiliary.h). */
+static const float SH_C0 = 0.28209479177387814f;
+static const float SH_C1 = 0.4886025119029199f;
+static const float SH_C2[5] = {1.0925484305920792f, -1.0925484305920792f, 0.31539156525252005f,
+                               -1.0925484305920792f, 0.5462742152960396f};
+static const float SH_C3[7] = {-0.5900435899266435f, 2.890611442640554f, -0.4570457994644658f,
+                               0.3731763325901154f,  -0.4570457994644658f, 1.445305721320277f,
+                               -0.5900435899266435f};
+
+void splat_cov3d(const float scale[3], const float rot[4], float cov[6]) {
+  float r = rot[0], x = rot[1], y = rot[2], z = rot[3];
+  /* The reference writes these nine values into glm::mat3(...), which fills COLUMNS, so
+   * its matrix is the transpose of this row-major R; it then forms M = S * R_glm and
+   * Sigma = M^T M = R S^2 R^T with R as written here (rows below). This R is the usual
+   * rotation of the quaternion: it takes the splat's local axes to world, so a splat long
+   * along local x is long along R's first column in world space. */
+  float R[3][3] = {
+      {1.0f - 2.0f * (y * y + z * z), 2.0f * (x * y - r * z), 2.0f * (x * z + r * y)},
+      {2.0f * (x * y + r * z), 1.0f - 2.0f * (x * x + z * z), 2.0f * (y * z - r * x)},
+      {2.0f * (x * z - r * y), 2.0f * (y * z + r * x), 1.0f - 2.0f * (x * x + y * y)},
+  };
+  /* M = R S (columns scaled); Sigma = M M^T. scale_modifier is 1. */
+  float M[3][3];
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++) M[i][k] = R[i][k] * scale[k];
+  float S[3][3];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) S[i][j] = M[i][0] * M[j][0] + M[i][1] * M[j][1] + M[i][2] * M[j][2];
+  cov[0] = S[0][0];
+  cov[1] = S[0][1];
+  cov[2] = S[0][2];
+  cov[3] = S[1][1];
+  cov[4] = S[1][2];
+  cov[5] = S[2][2];
+}
+
+void splat_sh_color(int degree, const float *sh, const float dir[3], float rgb[3]) {
+  float x = dir[0], y = dir[1], z = dir[2];
+  float xx = x * x, yy = y * y, zz = z * z, xy = x * y, yz = y * z, xz = x * z;
+  for (int c = 0; c < 3; c++) {
+    /* The reference's term order and signs (computeColorFromSH). */
+    float v = SH_C0 * sh[0 * 3 + c];
+    if (degree > 0) {
+      v = v - SH_C1 * y * sh[1 * 3 + c] + SH_C1 * z * sh[2 * 3 + c] - SH_C1 * x * sh[3 * 3 + c];
+      if (degree > 1) {
+        v = v + SH_C2[0] * xy * sh[4 * 3 + c] + SH_C2[1] * yz * sh[5 * 3 + c] +
+            SH_C2[2] * (2.0f * zz - xx - yy) * sh[6 * 3 + c] + SH_C2[3] * xz * sh[7 * 3 + c] +
+            SH_C2[4] * (xx - yy) * sh[8 * 3 + c];
+        if (degree > 2) {
+          v = v + SH_C3[0] * y * (3.0f * xx - yy) * sh[9 * 3 + c] +
+              SH_C3[1] * xy * z * sh[10 * 3 + c] +
+              SH_C3[2] * y * (4.0f * zz - xx - yy) * sh[11 * 3 + c] +
+              SH_C3[3] * z * (2.0f * zz - 3.0f * xx - 3.0f * yy) * sh[12 * 3 + c] +
+              SH_C3[4] * x * (4.0f * zz - xx - yy) * sh[13 * 3 + c] +
+              SH_C3[5] * z * (xx - yy) * sh[14 * 3 + c] +
+              SH_C3[6] * x * (xx - 3.0f * yy) * sh[15 * 3 + c];
+        }
+      }
+    }
+    /* +0.5, then clamp below only (the reference's max(result, 0)); the blended pixel
+     * is clamped to [0,1] when written out. */
+    v += 0.5f;
+    rgb[c] = v > 0.0f ? v : 0.0f;
+  }
+}
+
+uint32_t splat_depth_key(float view_z) {
+  uint32_t bits;
+  memcpy(&bits, &view_z, sizeof bits);
+  return ~bits;
+}
+
+int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int sh_degree_max,
+                  splat_projected *out) {
+  if (i >= s->count) return 0;
+  const float *pos = s->positions + (size_t)i * 3;
+  const float *v = cam->view; /* column-major: v[col*4 + row] */
+
+  /* Step 1: camera space and culling.
+   * p_view = view * (pos, 1). The reference culls z <= 0.2 (in_frustum). It does not cull
+   * on x/y; we also cull centres outside the frustum widened by the same 1.3 factor it uses
+   * to clamp J below, as most real-time splat renderers do: beyond it the EWA Jacobian is
+   * clamped anyway, and such splats would cost a sort slot each. A splat that reaches into
+   * the image from beyond 1.3 tan_fov is therefore dropped (the reference would draw it).
+   * Opacity below 1/255 can never pass the per-pixel alpha test, so it is culled here. */
+  float tx = v[0] * pos[0] + v[4] * pos[1] + v[8] * pos[2] + v[12];
+  float ty = v[1] * pos[0] + v[5] * pos[1] + v[9] * pos[2] + v[13];
+  float tz = v[2] * pos[0] + v[6] * pos[1] + v[10] * pos[2] + v[14];
+  if (!(tz > SPLAT_NEAR_Z)) return 0; /* also catches NaN */
+  float tan_fovx = (float)cam->width / (2.0f * cam->fx);
+  float tan_fovy = (float)cam->height / (2.0f * cam->fy);
+  float limx = SPLAT_FRUSTUM_MARGIN * tan_fovx;
+  float limy = SPLAT_FRUSTUM_MARGIN * tan_fovy;
+  float txtz = tx / tz, tytz = ty / tz;
+  if (!(txtz >= -limx && txtz <= limx && tytz >= -limy && tytz <= limy)) return 0;
+  float opacity = s->opacities[i];
+  if (!(opacity >= SPLAT_MIN_ALPHA)) return 0;
+
+  /* Step 2: 3D covariance Sigma = R S^2 R^T (computeCov3D). */
+  float c3[6];
+  splat_cov3d(s->scales + (size_t)i * 3, s->rotations + (size_t)i * 4, c3);
+
+  /* Step 3: 2D covariance by the EWA local affine approximation (computeCov2D).
+   * The mean is clamped to the widened frustum for the Jacobian only (after the cull
+   * above this changes nothing; it is kept so the shader can mirror it verbatim). */
+  float jx = fminf(limx, fmaxf(-limx, txtz)) * tz;
+  float jy = fminf(limy, fmaxf(-limy, tytz)) * tz;
+  float J00 = cam->fx / tz, J02 = -(cam->fx * jx) / (tz * tz);
+  float J11 = cam->fy / tz, J12 = -(cam->fy * jy) / (tz * tz);
+  /* W = rotation part of view (row r, col c = v[c*4 + r]); T = J W, 2 x 3. */
+  float T[2][3];
+  for (int c = 0; c < 3; c++) {
+    T[0][c] = J00 * v[c * 4 + 0] + J02 * v[c * 4 + 2];
+    T[1][c] = J11 * v[c * 4 + 1] + J12 * v[c * 4 + 2];
+  }
+  float Sg[3][3] = {{c3[0], c3[1], c3[2]}, {c3[1], c3[3], c3[4]}, {c3[2], c3[4], c3[5]}};
+  /* cov2D = T Sigma T^T, then the reference's +0.3 on the diagonal (a pixel-sized
+   * low-pass filter that also keeps the matrix invertible). */
+  float TS[2][3];
+  for (int r = 0; r < 2; r++)
+    for (int c = 0; c < 3; c++)
+      TS[r][c] = T[r][0] * Sg[0][c] + T[r][1] * Sg[1][c] + T[r][2] * Sg[2][c];
+  float a = TS[0][0] * T[0][0] + TS[0][1] * T[0][1] + TS[0][2] * T[0][2] + SPLAT_COV2D_DILATION;
+  float b = TS[0][0] * T[1][0] + TS[0][1] * T[1][1] + TS[0][2] * T[1][2];
+  float c = TS[1][0] * T[1][0] + TS[1][1] * T[1][1] + TS[1][2] * T[1][2] + SPLAT_COV2D_DILATION;
+
+  /* Step 4: conic (inverse covariance) and radius. The reference returns on det == 0;
+   * we also cull det < 0 and non-finite values (overflowing scales), which it cannot
+   * draw sensibly either. lambda1 is the larger eigenvalue with the reference's floor of
+   * 0.1 under the square root, radius = ceil(3 sigma) along the major axis. */
+  float det = a * c - b * b;
+  if (!(det > 0.0f) || !isfinite(det)) return 0;
+  float det_inv = 1.0f / det;
+  float conic0 = c * det_inv, conic1 = -b * det_inv, conic2 = a * det_inv;
+  float mid = 0.5f * (a + c);
+  float lambda1 = mid + sqrtf(fmaxf(0.1f, mid * mid - det));
+  float radius = ceilf(3.0f * sqrtf(lambda1));
+  if (!isfinite(radius) || !isfinite(conic0) || !isfinite(conic1) || !isfinite(conic2)) return 0;
+
+  /* Step 5: the mean in continuous pixel coordinates, from the UNclamped p_view. The
+   * reference's ndc2Pix gives fx x/z + (W-1)/2 in pixel-index coordinates; adding 0.5
+   * gives fx x/z + W/2 = fx x/z + cx for a centred camera. Cull when the footprint
+   * square does not overlap the image. */
+  float mx = cam->fx * txtz + cam->cx;
+  float my = cam->fy * tytz + cam->cy;
+  if (!(mx + radius > 0.0f && mx - radius < (float)cam->width && my + radius > 0.0f &&
+        my - radius < (float)cam->height))
+    return 0;
+
+  /* Step 6: view-dependent colour from SH, direction from the camera centre. */
+  float dir[3] = {pos[0] - cam->position[0], pos[1] - cam->position[1],
+                  pos[2] - cam->position[2]};
+  float len = sqrtf(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+  dir[0] /= len;
+  dir[1] /= len;
+  dir[2] /= len;
+  int deg = sh_degree_max < 0 ? 0 : sh_degree_max;
+  if ((uint32_t)deg > s->sh_degree) deg = (int)s->sh_degree;
+  float rgb[3];
+  splat_sh_color(deg, s->sh + (size_t)i * s->sh_coeffs * 3, dir, rgb);
+
+  /* Step 7: output; depth is camera-space z. */
+  out->mean2d[0] = mx;
+  out->mean2d[1] = my;
+  out->conic[0] = conic0;
+  out->conic[1] = conic1;
+  out->conic[2] = conic2;
+  out->radius = radius;
+  out->color[0] = rgb[0];
+  out->color[1] = rgb[1];
+  out->color[2] = rgb[2];
+  out->opacity = opacity;
+  out->depth = tz;
+  out->cov2d[0] = a;
+  out->cov2d[1] = b;
+  out->cov2d[2] = c;
+  return 1;
+}

@@ -1,0 +1,65 @@
+/* project.h: the CPU projection of one splat to the screen, exactly the reference 3DGS
+ * preprocess step (diff-gaussian-rasterization, forward.cu: computeCov3D, computeCov2D,
+ * computeColorFromSH). This is the specification the GPU projection shader mirrors, step by
+ * step, in 32-bit float; project.c documents each step and each place where we differ from
+ * the reference on purpose. Conventions (camera space, pixel coordinates) are in camera.h.
+ */
+#ifndef SPLAT_PROJECT_H
+#define SPLAT_PROJECT_H
+
+#include <stdint.h>
+
+#include "camera.h"
+#include "scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The reference's constants. */
+#define SPLAT_NEAR_Z 0.2f              /* cull when camera-space z <= this */
+#define SPLAT_FRUSTUM_MARGIN 1.3f      /* cull when |x/z| > 1.3 tan_fovx (or y); clamp for J */
+#define SPLAT_COV2D_DILATION 0.3f      /* added to the 2D covariance diagonal (low-pass) */
+#define SPLAT_MIN_ALPHA (1.0f / 255.0f)
+#define SPLAT_MAX_ALPHA 0.99f
+#define SPLAT_T_EPSILON 0.0001f        /* stop compositing when transmittance would drop below */
+
+/* One visible splat on screen. */
+typedef struct splat_projected {
+  float mean2d[2];  /* continuous pixel coordinates (pixel (i,j)'s centre is (i+0.5, j+0.5)) */
+  float conic[3];   /* inverse 2D covariance (a', b', c'): power = -0.5(a'dx^2 + c'dy^2) - b'dx dy */
+  float radius;     /* pixels, an integer value: ceil(3 sqrt(largest eigenvalue)) */
+  float color[3];   /* SH colour + 0.5, clamped below at 0 (not above) */
+  float opacity;    /* activated opacity */
+  float depth;      /* camera-space z (> SPLAT_NEAR_Z) */
+  float cov2d[3];   /* 2D covariance (a, b, c) after dilation, for checks */
+} splat_projected;
+
+/* Projects splat i of scene s for camera cam, with SH up to degree
+ * min(s->sh_degree, max(sh_degree_max, 0)). Returns 1 and fills *out when the splat is
+ * visible, 0 (out untouched) when it is culled: behind the near plane, outside the
+ * frustum with margin, opacity < 1/255, degenerate or non-finite covariance, or a
+ * footprint square [mean2d +- radius] that does not overlap the image [0,W] x [0,H]. */
+int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int sh_degree_max,
+                  splat_projected *out);
+
+/* Step 2 on its own: the 3D covariance R S^2 R^T of a splat with activated `scale` and
+ * normalised quaternion `rot` (w,x,y,z), as the upper triangle (xx, xy, xz, yy, yz, zz). */
+void splat_cov3d(const float scale[3], const float rot[4], float cov[6]);
+
+/* Step 6 on its own: colour of SH coefficients `sh` (coefficient k, channel c at
+ * sh[k*3 + c]) up to `degree` (0..3) in unit direction `dir` (camera centre -> splat),
+ * +0.5 and clamped below at 0. */
+void splat_sh_color(int degree, const float *sh, const float dir[3], float rgb[3]);
+
+/* Sort key of a visible splat's camera-space depth z (> 0): ASCENDING key order is
+ * BACK-TO-FRONT (farthest first). The bits of a positive IEEE float grow with its value,
+ * so key = ~float_bits(z) reverses the order; the GPU computes ~floatBitsToUint(z).
+ * Keys of equal depths are equal; a stable sort then keeps splat index order. */
+uint32_t splat_depth_key(float view_z);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,51 @@
+/* refrender.h: the CPU reference renderer the GPU image tests compare against. It uses
+ * splat_project (src/splat/project.h) for every splat and composites each pixel exactly as
+ * the reference 3DGS rasterizer's per-pixel loop (renderCUDA), with one deliberate change:
+ * a splat touches only the pixels whose centres lie in its square [mean2d +- radius]
+ * (what the GPU's one quad per splat covers), instead of every pixel of the 16x16 tiles
+ * that square overlaps. Beyond the square power <= -4.5 along the axes, so only faint
+ * corners of very elongated splats differ from the reference. */
+#ifndef SPLAT_TEST_REFRENDER_H
+#define SPLAT_TEST_REFRENDER_H
+
+#include <stdint.h>
+
+#include "camera.h"
+#include "project.h"
+#include "scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct refrender_stats {
+  uint32_t visible;       /* splats splat_project kept */
+  uint64_t tile_entries;  /* (splat, 16x16 tile) pairs binned */
+} refrender_stats;
+
+/* Renders scene s through cam into `rgba`: cam->width * cam->height * 4 floats, rows
+ * top-down, RGB = C + T * background (not clamped), A = 1 - T (final transmittance T).
+ * Order: visible splats sorted by (splat_depth_key, index) ascending, which is the GPU's
+ * stable back-to-front order, and composited front to back, i.e. in exactly the reverse
+ * of it (splats of equal depth: the higher index is in front). Pixel (i,j) is sampled at
+ * its centre (i+0.5, j+0.5); a footprint square covers the centres in
+ * [mean2d - radius, mean2d + radius) (half-open, as a top-left fill rule).
+ * Per pixel, front to back: power = -0.5 (conic.x dx^2 + conic.z dy^2) - conic.y dx dy,
+ * skip power > 0; alpha = min(0.99, opacity exp(power)), skip alpha < 1/255;
+ * stop before a splat that would bring T below 1e-4; C += color alpha T; T *= 1 - alpha.
+ * `stats` may be NULL. Returns 0, or -1 when memory runs out or the camera has no pixels. */
+int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
+                     const float background[3], float *rgba, refrender_stats *stats);
+
+/* 8-bit conversion: round(clamp(v, 0, 1) * 255) for RGB; alpha is written as 255. */
+void refrender_to_rgba8(const float *rgba, uint32_t w, uint32_t h, uint8_t *rgba8);
+
+/* refrender_render then refrender_to_rgba8 into `rgba8` (w * h * 4 bytes). */
+int refrender_render_rgba8(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
+                           const float background[3], uint8_t *rgba8, refrender_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
