@@ -91,11 +91,13 @@ typedef struct splat_camera_desc {
 
 /* Parses a cameras.json: a JSON array of objects with id (integer), img_name (string),
  * width, height (positive integers), position [3], rotation [[3],[3],[3]] (a rotation
- * matrix), fx, fy (positive); unknown members are ignored. Strict JSON (RFC 8259), file at
- * most 256 MiB, nesting at most 64 deep. On success *out is a malloc'd array (free with
- * splat_cameras_free) of *count entries (an empty array gives NULL, 0) and 0 is returned.
- * On failure returns -1, *out = NULL, *count = 0 and `err` (if not NULL) holds a message
- * naming the file and the line:column of a syntax error, or the camera index and field. */
+ * matrix: |R^T R - I| <= 1e-2 per element, det > 0), fx, fy (positive); unknown members are
+ * ignored, a known one given twice is an error. Strict JSON (RFC 8259; a leading UTF-8 BOM
+ * is skipped), file at most 256 MiB, nesting at most 64 deep. On success *out is a malloc'd
+ * array (free with splat_cameras_free) of *count entries (an empty array gives NULL, 0) and
+ * 0 is returned. On failure returns -1, *out = NULL, *count = 0 and `err` (if not NULL)
+ * holds one line "<file>:<line>:<col>: camera <i>: field \"<name>\": <what>" (the camera
+ * and field parts where they apply). */
 int splat_cameras_load(const char *path, splat_camera_desc **out, uint32_t *count, char *err,
                        size_t err_size);
 /* Same on a buffer in memory; `name` is used in messages. */
@@ -143,8 +145,10 @@ typedef struct splat_orbit {
 
 /* Defaults: yaw = pitch = 0, distance limits [1e-3, 1e6], 0.005 rad/pixel, 0.9 per step. */
 void splat_orbit_init(splat_orbit *o, const float target[3], float distance, splat_up_axis up);
-/* Sets target, distance, yaw and pitch so the eye is at `eye` looking at `target`
- * (roll comes from the up axis). Returns -1 (o untouched) when eye == target. */
+/* Sets target, distance, yaw and pitch so the eye is at `eye` looking at `target` (roll
+ * comes from the up axis; the pitch is clamped, so a view straight along the up axis
+ * tilts slightly), widening the distance limits if needed. Returns -1 (o untouched) when
+ * eye == target or a value is not finite. */
 int splat_orbit_look(splat_orbit *o, const float eye[3], const float target[3]);
 /* Mouse drag by (dx, dy) pixels (y down): the camera circles the target, the scene
  * appears to turn with the mouse. Pitch is clamped at the poles. */
@@ -201,9 +205,10 @@ void splat_fly_forward(const splat_fly *f, float forward[3]);
 int splat_fly_camera(const splat_fly *f, float fovy_deg, uint32_t width, uint32_t height,
                      splat_camera *cam);
 
-/* Switching controllers keeps the view: the fly camera takes the orbit's eye and
- * direction; the orbit takes the fly camera's direction with its target `distance` ahead
- * (clamped to the orbit's limits; o's speed settings are kept). */
+/* Switching controllers keeps the view matrix: the fly camera takes the orbit's eye,
+ * yaw, pitch and up axis (f's speed settings are kept); the orbit takes the fly camera's
+ * yaw, pitch and up axis with its target `distance` ahead (clamped to the orbit's limits;
+ * o's speed settings are kept). */
 void splat_fly_from_orbit(splat_fly *f, const splat_orbit *o);
 void splat_orbit_from_fly(splat_orbit *o, const splat_fly *f, float distance);
 
