@@ -165,24 +165,27 @@ void vkh_init(vkh_context *ctx, const vkh_options *o) {
   uint32_t dev_ext_count = req.extension_count;
   if (o->swapchain) dev_exts[dev_ext_count++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
 
-  VkPhysicalDeviceSubgroupSizeControlFeatures size_feat = {
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
-  VkPhysicalDeviceFeatures2 feat2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  bool can_size = ctx->props.apiVersion >= VK_API_VERSION_1_3 && req.subgroup_size_control;
-  if (can_size) {
-    feat2.pNext = &size_feat;
-    vkGetPhysicalDeviceFeatures2(ctx->physical_device, &feat2);
-    can_size = size_feat.subgroupSizeControl && size_feat.computeFullSubgroups;
+  /* Vulkan 1.3 features: dynamic rendering for the raster pass, subgroup size control for
+   * the sort where the device offers it. */
+  VkPhysicalDeviceVulkan13Features f13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceFeatures2 feat2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f13};
+  bool v13 = ctx->props.apiVersion >= VK_API_VERSION_1_3;
+  if (v13) vkGetPhysicalDeviceFeatures2(ctx->physical_device, &feat2);
+  VkPhysicalDeviceVulkan13Features enable13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  enable13.dynamicRendering = f13.dynamicRendering;
+  ctx->dynamic_rendering = f13.dynamicRendering;
+  if (req.subgroup_size_control && f13.subgroupSizeControl && f13.computeFullSubgroups) {
+    enable13.subgroupSizeControl = VK_TRUE;
+    enable13.computeFullSubgroups = VK_TRUE;
+    ctx->sort_features |= SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT;
   }
-  VkPhysicalDeviceSubgroupSizeControlFeatures size_enable = {
-      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES,
-      .subgroupSizeControl = VK_TRUE, .computeFullSubgroups = VK_TRUE};
-  if (can_size) ctx->sort_features |= SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT;
+  VkPhysicalDeviceFeatures2 enable2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                       .pNext = v13 ? &enable13 : NULL};
 
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                  .queueFamilyIndex = ctx->queue_family, .queueCount = 1, .pQueuePriorities = &prio};
-  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = can_size ? &size_enable : NULL,
+  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &enable2,
                             .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
                             .enabledExtensionCount = dev_ext_count, .ppEnabledExtensionNames = dev_exts};
   VK_CHECK(vkCreateDevice(ctx->physical_device, &dci, NULL, &ctx->device));

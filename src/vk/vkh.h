@@ -44,6 +44,7 @@ typedef struct vkh_context {
   uint32_t sort_features;          /* splatsort_feature_bits enabled on the device */
   bool validation;
   bool debug_utils;
+  bool dynamic_rendering;          /* Vulkan 1.3 dynamicRendering enabled */
   uint32_t validation_messages;    /* warnings and errors from the validation layer */
 } vkh_context;
 

@@ -1,0 +1,128 @@
+#version 450
+// Projection: the reference 3DGS preprocess per splat (see src/splat/project.c, which this
+// mirrors step by step): cull, EWA 2D covariance, conic, radius, SH colour; visible splats
+// append a depth key (ascending = back to front) and their index.
+#extension GL_GOOGLE_include_directive : require
+#include "splat_shared.h"
+layout(local_size_x = 256) in;
+
+layout(std430, binding = 0) readonly buffer Pos { vec4 pos_opacity[]; };
+layout(std430, binding = 1) readonly buffer Cov { vec4 cov3d[]; };
+layout(std430, binding = 2) readonly buffer Sh { uint sh_half[]; };
+layout(std430, binding = 3) writeonly buffer Projected { vec4 projected[]; };
+layout(std430, binding = 4) writeonly buffer Keys { uint keys[]; };
+layout(std430, binding = 5) writeonly buffer Values { uint values[]; };
+layout(std430, binding = 6) buffer Draw { uint draw[]; };
+layout(push_constant) uniform Push { sp_project_push pc; };
+layout(constant_id = 0) const uint SH_WORDS = 1; // uint32 words of SH per splat
+
+const float SH_C0 = 0.28209479177387814;
+const float SH_C1 = 0.4886025119029199;
+const float SH_C2[5] = float[](1.0925484305920792, -1.0925484305920792, 0.31539156525252005,
+                               -1.0925484305920792, 0.5462742152960396);
+const float SH_C3[7] = float[](-0.5900435899266435, 2.890611442640554, -0.4570457994644658,
+                               0.3731763325901154, -0.4570457994644658, 1.445305721320277,
+                               -0.5900435899266435);
+
+float sh_at(uint base, uint h) {
+  uint w = sh_half[base + (h >> 1)];
+  return (h & 1u) == 0u ? unpackHalf2x16(w).x : unpackHalf2x16(w).y;
+}
+vec3 sh_coeff(uint base, uint k) {
+  return vec3(sh_at(base, 3 * k), sh_at(base, 3 * k + 1), sh_at(base, 3 * k + 2));
+}
+
+vec3 sh_color(uint i, vec3 dir) {
+  uint base = i * SH_WORDS;
+  vec3 result = SH_C0 * sh_coeff(base, 0);
+  if (pc.sh_degree > 0) {
+    float x = dir.x, y = dir.y, z = dir.z;
+    result = result - SH_C1 * y * sh_coeff(base, 1) + SH_C1 * z * sh_coeff(base, 2) - SH_C1 * x * sh_coeff(base, 3);
+    if (pc.sh_degree > 1) {
+      float xx = x * x, yy = y * y, zz = z * z, xy = x * y, yz = y * z, xz = x * z;
+      result = result + SH_C2[0] * xy * sh_coeff(base, 4) + SH_C2[1] * yz * sh_coeff(base, 5) +
+               SH_C2[2] * (2.0 * zz - xx - yy) * sh_coeff(base, 6) + SH_C2[3] * xz * sh_coeff(base, 7) +
+               SH_C2[4] * (xx - yy) * sh_coeff(base, 8);
+      if (pc.sh_degree > 2) {
+        result = result + SH_C3[0] * y * (3.0 * xx - yy) * sh_coeff(base, 9) +
+                 SH_C3[1] * xy * z * sh_coeff(base, 10) + SH_C3[2] * y * (4.0 * zz - xx - yy) * sh_coeff(base, 11) +
+                 SH_C3[3] * z * (2.0 * zz - 3.0 * xx - 3.0 * yy) * sh_coeff(base, 12) +
+                 SH_C3[4] * x * (4.0 * zz - xx - yy) * sh_coeff(base, 13) +
+                 SH_C3[5] * z * (xx - yy) * sh_coeff(base, 14) + SH_C3[6] * x * (xx - 3.0 * yy) * sh_coeff(base, 15);
+      }
+    }
+  }
+  return max(result + 0.5, vec3(0.0));
+}
+
+shared uint wg_zmin, wg_zmax;
+
+// Returns the camera-space depth of a visible splat, or 0 when it is culled.
+float project(uint i) {
+  if (i >= pc.count) return 0.0;
+  vec4 po = pos_opacity[i];
+  float opacity = po.w;
+  if (opacity < 1.0 / 255.0) return 0.0;
+  vec3 t = (pc.view * vec4(po.xyz, 1.0)).xyz;
+  if (t.z <= 0.2) return 0.0;
+  float limx = pc.limits.x, limy = pc.limits.y;
+  float txz = t.x / t.z, tyz = t.y / t.z;
+  if (abs(txz) > limx || abs(tyz) > limy) return 0.0;
+
+  // EWA: J W Sigma W^T J^T with the reference's clamp of x/z, y/z to +-1.3 tan(fov)
+  float fx = pc.intrinsics.x, fy = pc.intrinsics.y;
+  float cx_ = clamp(txz, -limx, limx) * t.z, cy_ = clamp(tyz, -limy, limy) * t.z;
+  mat3 J = mat3(fx / t.z, 0.0, 0.0,                                   // column 0
+                0.0, fy / t.z, 0.0,                                   // column 1
+                -fx * cx_ / (t.z * t.z), -fy * cy_ / (t.z * t.z), 0.0); // column 2
+  mat3 W = mat3(pc.view);
+  vec4 c0 = cov3d[2 * i], c1 = cov3d[2 * i + 1];
+  mat3 Vrk = mat3(c0.x, c0.y, c0.z, c0.y, c0.w, c1.x, c0.z, c1.x, c1.y);
+  mat3 T = J * W;
+  mat3 cov = T * Vrk * transpose(T);
+  float a = cov[0][0] + 0.3, b = cov[0][1], c = cov[1][1] + 0.3;
+  float det = a * c - b * b;
+  if (det <= 0.0) return 0.0;
+  float inv = 1.0 / det;
+  vec3 conic = vec3(c * inv, -b * inv, a * inv);
+  float mid = 0.5 * (a + c);
+  float lambda1 = mid + sqrt(max(0.1, mid * mid - det));
+  float radius = ceil(3.0 * sqrt(lambda1));
+  vec2 mean = vec2(fx * txz + pc.intrinsics.z, fy * tyz + pc.intrinsics.w);
+  float width = float(pc.size & 0xFFFFu), height = float(pc.size >> 16);
+  if (mean.x + radius <= 0.0 || mean.x - radius >= width || mean.y + radius <= 0.0 || mean.y - radius >= height)
+    return 0.0;
+
+  vec3 color = sh_color(i, normalize(po.xyz - pc.campos.xyz));
+
+  // z > 0, so its bits grow with it: ~bits puts the farthest first in ascending order.
+  // Narrower keys are made from this one by quantise.comp.
+  uint slot = atomicAdd(draw[1], 1u);
+  keys[slot] = ~floatBitsToUint(t.z);
+  values[slot] = i;
+  projected[2 * i] = vec4(mean, conic.xy);
+  projected[2 * i + 1] = vec4(conic.z, opacity, uintBitsToFloat(packHalf2x16(color.rg)),
+                              uintBitsToFloat(packHalf2x16(vec2(color.b, radius))));
+  return t.z;
+}
+
+void main() {
+  uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  float z = project(i);
+  if (pc.key_bits >= 32) return;
+  // Depth range of the visible splats for quantised keys: one global atomic per workgroup.
+  if (gl_LocalInvocationIndex == 0) {
+    wg_zmin = 0x7F7FFFFFu;
+    wg_zmax = 0u;
+  }
+  barrier();
+  if (z > 0.0) {
+    atomicMin(wg_zmin, floatBitsToUint(z));
+    atomicMax(wg_zmax, floatBitsToUint(z));
+  }
+  barrier();
+  if (gl_LocalInvocationIndex == 0 && wg_zmax != 0u) {
+    atomicMin(draw[SP_DRAW_ZMIN], wg_zmin);
+    atomicMax(draw[SP_DRAW_ZMAX], wg_zmax);
+  }
+}

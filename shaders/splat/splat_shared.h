@@ -1,0 +1,64 @@
+/* Shared by C and GLSL: push constants and buffer layouts of the splat projection and raster
+ * passes. */
+#ifndef SPLAT_SHARED_H
+#define SPLAT_SHARED_H
+
+#ifdef VULKAN
+#define SP_UINT uint
+#define SP_VEC4 vec4
+#define SP_MAT4 mat4
+#else
+#include <stdint.h>
+#define SP_UINT uint32_t
+typedef struct { float v[4]; } sp_vec4;
+typedef struct { float m[16]; } sp_mat4;
+#define SP_VEC4 sp_vec4
+#define SP_MAT4 sp_mat4
+#endif
+
+#define SP_PROJECT_WORKGROUP 256u
+
+/* Projection push constants: exactly 128 bytes, the minimum every device guarantees. */
+struct sp_project_push {
+  SP_MAT4 view;        /* world -> camera (x right, y down, z forward), column-major */
+  SP_VEC4 campos;      /* xyz camera centre; w unused */
+  SP_VEC4 intrinsics;  /* fx, fy, cx, cy (continuous pixel coordinates) */
+  SP_VEC4 limits;      /* 1.3 tan_fovx, 1.3 tan_fovy, unused, unused */
+  SP_UINT count;       /* splats in the scene */
+  SP_UINT sh_degree;   /* SH degree evaluated (<= the scene's) */
+  SP_UINT key_bits;    /* 32: float key; 16 or 24: quantised over the visible depth range */
+  SP_UINT size;        /* width | height << 16 */
+};
+
+/* Raster push constants. */
+struct sp_raster_push {
+  SP_VEC4 viewport;    /* width, height, 1/width, 1/height */
+};
+
+/* Scene buffers (one splat each):
+ *   binding 0: vec4 position.xyz, opacity
+ *   binding 1: vec4[2] 3D covariance (xx, xy, xz, yy), (yz, zz, 0, 0)
+ *   binding 2: SH coefficients as half floats, `sh_words` uint32 per splat:
+ *              coefficient k, channel c at half index k*3 + c
+ * Projection output:
+ *   binding 3: vec4[2] per splat index: (mean.x, mean.y, conic.x, conic.y),
+ *              (conic.z, opacity, packHalf2x16(r, g), packHalf2x16(b, radius))
+ *   binding 4: keys, binding 5: payloads (splat indices), binding 6: draw arguments
+ *              (VkDrawIndirectCommand; instanceCount is the visible count) */
+#define SP_BIND_POS 0
+#define SP_BIND_COV 1
+#define SP_BIND_SH 2
+#define SP_BIND_PROJECTED 3
+#define SP_BIND_KEYS 4
+#define SP_BIND_VALUES 5
+#define SP_BIND_DRAW 6
+#define SP_BIND_COUNT_OF 7
+
+/* Draw buffer words: VkDrawIndirectCommand (instanceCount = visible count), then the visible
+ * depth range as float bits (positive floats order like their bits). */
+#define SP_DRAW_INSTANCES 1
+#define SP_DRAW_ZMIN 4
+#define SP_DRAW_ZMAX 5
+#define SP_DRAW_WORDS 8
+
+#endif

@@ -1,0 +1,91 @@
+/* renderer.h: the splat renderer. Per frame, recorded into the caller's command buffer:
+ * projection (compute: culling, EWA covariance, SH colour, depth key + splat index for each
+ * visible splat), the GPU sort of the keys (splatsort, indirect count: no read-back), and a
+ * raster pass drawing the splats back to front with premultiplied "over" blending into an
+ * RGBA16F image the renderer owns. Per-stage GPU timestamps are kept per frame slot.
+ *
+ * The device must have what splatsort needs (splatsort_get_device_requirements) and
+ * Vulkan 1.3 dynamicRendering enabled. Library code: errors come back as VkResult with a
+ * message through the log callback; nothing aborts or prints. */
+#ifndef SPLAT_RENDERER_H
+#define SPLAT_RENDERER_H
+
+#include "camera.h"
+#include "scene.h"
+#include "splatsort.h"
+
+#include <vulkan/vulkan.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct splat_renderer splat_renderer;
+
+#define SPLAT_MAX_FRAME_SLOTS 4
+#define SPLAT_TARGET_FORMAT VK_FORMAT_R16G16B16A16_SFLOAT
+
+typedef struct splat_renderer_create_info {
+  VkPhysicalDevice physical_device;
+  VkDevice device;
+  VkQueue queue;                 /* used by splat_renderer_set_scene for uploads */
+  uint32_t queue_family;
+  uint32_t sort_features;        /* splatsort_feature_bits enabled on the device */
+  uint32_t frame_slots;          /* frames in flight with their own timestamps (1..4; 0 = 1) */
+  uint32_t sort_flags;           /* splatsort_create_flag_bits (testing) */
+  splatsort_log_fn log;
+  void *log_user;
+} splat_renderer_create_info;
+
+VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_renderer **out);
+/* Waits for the device to be idle, then destroys everything. Accepts NULL. */
+void splat_renderer_destroy(splat_renderer *r);
+
+/* Uploads a scene (blocking: staging copies on the queue, then waits). On failure the
+ * previous scene stays loaded and usable. The scene's CPU arrays are not kept. */
+VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *scene);
+uint32_t splat_renderer_scene_count(const splat_renderer *r);
+
+/* True when the algorithm can run on this device (OneSweep needs subgroup ballots). */
+int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm algorithm);
+
+typedef struct splat_frame {
+  const splat_camera *camera;    /* its width/height are the image size */
+  float background[3];
+  splatsort_algorithm sort;      /* QUATERNARY, ONESWEEP or AUTO */
+  uint32_t key_bits;             /* 32 (float depth key), 24 or 16 (quantised); 0 = 32 */
+  int sh_degree;                 /* highest SH degree evaluated; < 0: the scene's */
+  uint32_t slot;                 /* frame slot for the timestamps, < frame_slots */
+} splat_frame;
+
+/* Records one frame. Must be outside a render pass. When the camera's size differs from the
+ * current target the target is re-created: the caller must make sure no submitted frame still
+ * uses it (e.g. wait for the device on resize). Afterwards the target image is in
+ * VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, written by VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+ * a barrier from there to TRANSFER/TRANSFER_READ is already recorded, so the caller may copy or
+ * blit from it right away. Frames submitted to one queue may overlap freely: the renderer
+ * orders its own buffer reuse. */
+VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *frame);
+
+/* The target written by the last recorded frame (RGBA16F, premultiplied over the opaque
+ * background, so alpha is 1). */
+void splat_renderer_target(const splat_renderer *r, VkImage *image, uint32_t *width, uint32_t *height);
+
+typedef struct splat_timings {
+  double projection_ms;   /* projection (+ key quantisation) */
+  double sort_ms;
+  double raster_ms;
+  double total_ms;
+  uint32_t visible;       /* splats that passed culling */
+  uint32_t key_bits;
+  splatsort_algorithm sort;
+} splat_timings;
+
+/* Timings of the last frame recorded in `slot`, once it has finished on the GPU. Returns
+ * VK_SUCCESS, VK_NOT_READY when it has not finished (or nothing was recorded there yet). */
+VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

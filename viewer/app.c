@@ -1,0 +1,186 @@
+/* Shared pieces of splatview's headless and windowed modes. */
+#include "app.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stb/stb_image_write.h>
+
+int app_load_scene(const char *path, splat_scene *scene, char *err, size_t n) {
+  return splat_scene_load(path, scene, err, n);
+}
+
+int app_frame_scene(splat_orbit *orbit, const splat_scene *scene, float fovy, uint32_t width, uint32_t height) {
+  float lo[3], hi[3];
+  if (splat_scene_robust_bounds(scene->positions, scene->count, lo, hi) != 0) {
+    memcpy(lo, scene->bounds_min, sizeof lo);
+    memcpy(hi, scene->bounds_max, sizeof hi);
+  }
+  /* a degenerate box (one splat, a plane) still needs some size to frame */
+  for (int k = 0; k < 3; k++)
+    if (hi[k] - lo[k] < 1e-3f) lo[k] -= 0.5f, hi[k] += 0.5f;
+  return splat_orbit_frame_bounds(orbit, lo, hi, fovy, width, height);
+}
+
+int app_start_view(const splatview_options *o, const splat_scene *scene, const splat_camera_desc *cams,
+                   uint32_t cam_count, uint32_t width, uint32_t height, splat_orbit *orbit, splat_camera *cam,
+                   char *err, size_t n) {
+  float zero[3] = {0, 0, 0};
+  splat_orbit_init(orbit, zero, 1.0f, SPLAT_UP_NEG_Y);
+  if (app_frame_scene(orbit, scene, o->fovy, width, height) != 0) {
+    snprintf(err, n, "cannot frame the scene (its bounds are not finite)");
+    return -1;
+  }
+  if (o->cameras) {
+    uint32_t i = o->camera_index < 0 ? 0 : (uint32_t)o->camera_index;
+    if (i >= cam_count) {
+      snprintf(err, n, "%s: --camera %u but the file has %u cameras", o->cameras, i, cam_count);
+      return -1;
+    }
+    if (splat_camera_from_desc(cam, &cams[i], width, height) != 0) {
+      snprintf(err, n, "%s: camera %u cannot be used", o->cameras, i);
+      return -1;
+    }
+    float fwd[3];
+    splat_camera_axes(cam, NULL, NULL, fwd);
+    float target[3] = {cam->position[0] + fwd[0], cam->position[1] + fwd[1], cam->position[2] + fwd[2]};
+    splat_orbit_look(orbit, cam->position, target);
+    return 0;
+  }
+  if (o->have_eye) {
+    if (splat_camera_look_at(cam, o->eye, o->target, o->up, o->fovy, width, height) != 0) {
+      snprintf(err, n, "--eye/--target/--up do not make a camera (eye equal to target, or up along the view)");
+      return -1;
+    }
+    splat_orbit_look(orbit, o->eye, o->target);
+    return 0;
+  }
+  if (splat_orbit_camera(orbit, o->fovy, width, height, cam) != 0) {
+    snprintf(err, n, "cannot build the default camera");
+    return -1;
+  }
+  return 0;
+}
+
+static void push(double **arr, uint32_t count, uint32_t cap, double v) {
+  (void)cap;
+  (*arr)[count] = v;
+}
+
+void app_stats_add(app_stats *s, const splat_timings *t) {
+  if (s->count == s->capacity) {
+    uint32_t cap = s->capacity ? s->capacity * 2 : 256;
+    double **arrs[4] = {&s->projection, &s->sort, &s->raster, &s->total};
+    for (int k = 0; k < 4; k++) {
+      double *p = realloc(*arrs[k], sizeof(double) * cap);
+      if (!p) return;
+      *arrs[k] = p;
+    }
+    s->capacity = cap;
+  }
+  push(&s->projection, s->count, s->capacity, t->projection_ms);
+  push(&s->sort, s->count, s->capacity, t->sort_ms);
+  push(&s->raster, s->count, s->capacity, t->raster_ms);
+  push(&s->total, s->count, s->capacity, t->total_ms);
+  s->count++;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double app_percentile(const double *values, uint32_t count, double p) {
+  if (!count) return 0;
+  double *v = malloc(sizeof(double) * count);
+  if (!v) return 0;
+  memcpy(v, values, sizeof(double) * count);
+  qsort(v, count, sizeof *v, cmp_double);
+  double pos = p * (count - 1);
+  uint32_t i = (uint32_t)pos;
+  double frac = pos - i, r = i + 1 < count ? v[i] * (1 - frac) + v[i + 1] * frac : v[i];
+  free(v);
+  return r;
+}
+
+void app_stats_print(const app_stats *s, FILE *f, const char *title) {
+  fprintf(f, "%s (%u frames, GPU timestamps, ms)\n", title, s->count);
+  fprintf(f, "  %-11s %9s %9s %9s\n", "stage", "median", "p95", "max");
+  const char *names[4] = {"projection", "sort", "raster", "total"};
+  const double *arrs[4] = {s->projection, s->sort, s->raster, s->total};
+  for (int k = 0; k < 4; k++)
+    fprintf(f, "  %-11s %9.3f %9.3f %9.3f\n", names[k], app_percentile(arrs[k], s->count, 0.5),
+            app_percentile(arrs[k], s->count, 0.95), app_percentile(arrs[k], s->count, 1.0));
+  double med = app_percentile(s->total, s->count, 0.5);
+  if (med > 0) fprintf(f, "  GPU frame rate at the median: %.1f frames/s\n", 1000.0 / med);
+}
+
+void app_stats_free(app_stats *s) {
+  free(s->projection);
+  free(s->sort);
+  free(s->raster);
+  free(s->total);
+  memset(s, 0, sizeof *s);
+}
+
+FILE *app_timings_open(const char *path, char *err, size_t n) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    snprintf(err, n, "%s: cannot write the timings file", path);
+    return NULL;
+  }
+  fprintf(f, "frame,projection_ms,sort_ms,raster_ms,total_ms,visible,sort,key_bits\n");
+  return f;
+}
+
+void app_timings_row(FILE *f, uint32_t frame, const splat_timings *t) {
+  fprintf(f, "%u,%.4f,%.4f,%.4f,%.4f,%u,%s,%u\n", frame, t->projection_ms, t->sort_ms, t->raster_ms, t->total_ms,
+          t->visible, splatsort_algorithm_name(t->sort), t->key_bits);
+}
+
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu, x;
+  if (e == 0) {
+    if (m == 0) {
+      x = sign;
+    } else {
+      int shift = 0;
+      while (!(m & 0x400u)) m <<= 1, shift++;
+      m &= 0x3FFu;
+      x = sign | ((uint32_t)(127 - 15 - shift + 1) << 23) | (m << 13);
+    }
+  } else if (e == 31) {
+    x = sign | 0x7F800000u | (m << 13);
+  } else {
+    x = sign | ((e - 15 + 127) << 23) | (m << 13);
+  }
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+void app_rgba16f_to_rgba8(const uint16_t *src, uint32_t w, uint32_t h, uint8_t *dst) {
+  for (size_t i = 0; i < (size_t)w * h * 4; i++) {
+    float v = half_to_float(src[i]);
+    v = v != v ? 0.0f : v < 0 ? 0.0f : v > 1 ? 1.0f : v;
+    dst[i] = (uint8_t)lrintf(v * 255.0f);
+  }
+  for (size_t i = 0; i < (size_t)w * h; i++) dst[4 * i + 3] = 255; /* composited over an opaque background */
+}
+
+int app_write_png_rgba16f(const char *path, uint32_t w, uint32_t h, const uint16_t *pixels, char *err, size_t n) {
+  uint8_t *rgba = malloc((size_t)w * h * 4);
+  if (!rgba) {
+    snprintf(err, n, "%s: out of memory for a %ux%u image", path, w, h);
+    return -1;
+  }
+  app_rgba16f_to_rgba8(pixels, w, h, rgba);
+  int ok = stbi_write_png(path, (int)w, (int)h, 4, rgba, (int)w * 4);
+  free(rgba);
+  if (!ok) {
+    snprintf(err, n, "%s: cannot write the PNG", path);
+    return -1;
+  }
+  return 0;
+}

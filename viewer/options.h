@@ -1,0 +1,37 @@
+/* splatview command line: parsed once, shared by the headless and windowed modes. */
+#ifndef SPLATVIEW_OPTIONS_H
+#define SPLATVIEW_OPTIONS_H
+
+#include "splatsort.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+typedef struct splatview_options {
+  const char *scene;        /* NULL: the bundled scene */
+  bool headless, bench, help, vsync;
+  const char *out;          /* PNG of the last frame (headless) */
+  uint32_t width, height;
+  bool size_given;
+  const char *cameras;      /* cameras.json */
+  int camera_index;         /* -1: none chosen */
+  bool have_eye;
+  float eye[3], target[3], up[3];
+  float fovy;
+  splatsort_algorithm sort;
+  uint32_t key_bits;
+  int sh_degree;            /* -1: the scene's */
+  float background[3];
+  uint32_t frames;
+  const char *timings;      /* CSV, one row per frame */
+  const char *screenshot;   /* windowed: save this PNG after the last frame (tests) */
+} splatview_options;
+
+/* Returns 0, or -1 with a one-line message in err. */
+int splatview_parse(int argc, char **argv, splatview_options *o, char *err, size_t err_size);
+void splatview_usage(FILE *f);
+const char *splatview_default_scene(void);
+
+#endif
