@@ -62,32 +62,57 @@ static inline bool scene_finite(float v) {
   return (bits & 0x7f800000u) != 0x7f800000u;
 }
 
+/* |v| as bits: >= 0x7f800000 exactly when v is +-inf or NaN. A running max of it
+ * checks many values for finiteness with one compare at the end. */
+static inline uint32_t scene_abs_bits(float v) {
+  uint32_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  return bits & 0x7fffffffu;
+}
+#define SCENE_NONFINITE 0x7f800000u
+
 static inline bool scene_all_finite(const float *v, uint32_t n) {
-  uint32_t bad = 0;
-  for (uint32_t k = 0; k < n; ++k) bad |= (uint32_t)!scene_finite(v[k]);
-  return bad == 0;
+  uint32_t m = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    uint32_t b = scene_abs_bits(v[k]);
+    m = b > m ? b : m;
+  }
+  return m < SCENE_NONFINITE;
 }
 
-/* Writes one splat into slot `i` of s: p and q raw (q is normalised here), scale
- * and opacity already activated, nsh SH floats (interleaved). Returns whether the
- * splat is kept under the policy in scene.h; a dropped splat's slot is reused. */
-static inline bool scene_put(splat_scene *s, uint32_t i, const float p[3], const float scale[3],
-                             const float q[4], float opacity, const float *sh, uint32_t nsh) {
-  if (!scene_all_finite(p, 3) || !scene_all_finite(scale, 3) || !scene_all_finite(q, 4) ||
-      !scene_all_finite(sh, nsh) || isnan(opacity))
+/* Writes one splat into slot `i` of s, its SH already in place and checked by the
+ * caller: p and q raw (q is normalised here), scale and opacity activated.
+ * Returns whether the splat is kept under the policy in scene.h; a dropped
+ * splat's slot is reused. */
+static inline bool scene_put_core(splat_scene *s, uint32_t i, const float p[3], const float scale[3],
+                                  const float q[4], float opacity) {
+  if (!scene_all_finite(p, 3) || !scene_all_finite(scale, 3) || !scene_all_finite(q, 4) || isnan(opacity))
     return false;
   if (scale[0] < 0.0f || scale[1] < 0.0f || scale[2] < 0.0f) return false;
-  /* Normalise in double: tiny or huge components neither underflow nor overflow. */
-  double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
-  if (!(n2 > 0.0)) return false;
-  double inv = 1.0 / sqrt(n2);
   float *dq = s->rotations + (size_t)i * 4;
-  for (int k = 0; k < 4; ++k) dq[k] = (float)(q[k] * inv);
+  float n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  if (n2 > 1e-30f && n2 < 1e30f) {
+    float inv = 1.0f / sqrtf(n2);
+    for (int k = 0; k < 4; ++k) dq[k] = q[k] * inv;
+  } else {
+    /* Tiny or huge components: in double they neither underflow nor overflow. */
+    double d2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3];
+    if (!(d2 > 0.0)) return false;
+    double inv = 1.0 / sqrt(d2);
+    for (int k = 0; k < 4; ++k) dq[k] = (float)(q[k] * inv);
+  }
   memcpy(s->positions + (size_t)i * 3, p, 3 * sizeof(float));
   memcpy(s->scales + (size_t)i * 3, scale, 3 * sizeof(float));
-  memcpy(s->sh + (size_t)i * nsh, sh, nsh * sizeof(float));
   s->opacities[i] = opacity;
   return true;
+}
+
+/* As scene_put_core, copying and checking nsh SH floats (interleaved) too. */
+static inline bool scene_put(splat_scene *s, uint32_t i, const float p[3], const float scale[3],
+                             const float q[4], float opacity, const float *sh, uint32_t nsh) {
+  if (!scene_all_finite(sh, nsh)) return false;
+  memcpy(s->sh + (size_t)i * nsh, sh, nsh * sizeof(float));
+  return scene_put_core(s, i, p, scale, q, opacity);
 }
 
 #endif /* SPLAT_SCENE_INTERNAL_H */

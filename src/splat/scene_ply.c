@@ -356,13 +356,29 @@ static inline uint32_t decode_3dgs(const uint8_t *base, size_t stride, uint64_t 
                                    uint32_t *clamped) {
   const uint32_t nsh = s->sh_coeffs * 3;
   uint32_t kept = 0, clamps = 0;
-  float v[F_MAX];
+  float v[F_SH];
   for (uint64_t i = 0; i < n; ++i) {
     const uint8_t *row = base + i * stride;
-    if (all_float)
-      for (uint32_t j = 0; j < nf; ++j) memcpy(&v[j], row + off[j], sizeof(float));
-    else
-      for (uint32_t j = 0; j < nf; ++j) v[j] = read_value(row + off[j], type[j]);
+    /* The SH go straight to the kept slot; one running max checks them all. */
+    float *sh = s->sh + (size_t)kept * nsh;
+    uint32_t sh_max = 0;
+    for (uint32_t j = 0; j < F_SH; ++j) {
+      if (all_float)
+        memcpy(&v[j], row + off[j], sizeof(float));
+      else
+        v[j] = read_value(row + off[j], type[j]);
+    }
+    for (uint32_t j = F_SH; j < nf; ++j) {
+      float x;
+      if (all_float)
+        memcpy(&x, row + off[j], sizeof x);
+      else
+        x = read_value(row + off[j], type[j]);
+      sh[j - F_SH] = x;
+      uint32_t b = scene_abs_bits(x);
+      sh_max = b > sh_max ? b : sh_max;
+    }
+    if (sh_max >= SCENE_NONFINITE) continue;
     float scale[3];
     for (int c = 0; c < 3; ++c)
       scale[c] = scene_finite(v[F_SCALE + c]) ? expf(v[F_SCALE + c]) : NAN;
@@ -376,7 +392,7 @@ static inline uint32_t decode_3dgs(const uint8_t *base, size_t stride, uint64_t 
       opacity = o > 0.0f ? 1.0f : 0.0f;
       clamp = true;
     }
-    if (scene_put(s, kept, v + F_POS, scale, v + F_ROT, opacity, v + F_SH, nsh)) {
+    if (scene_put_core(s, kept, v + F_POS, scale, v + F_ROT, opacity)) {
       ++kept;
       clamps += clamp;
     }
