@@ -22,6 +22,7 @@ layout(constant_id = OS_SPEC_ARRAYS) const uint ARRAYS = 16;
 layout(constant_id = OS_SPEC_SPIN) const uint SPIN = 1024;
 layout(constant_id = OS_SPEC_FORCE_FALLBACK) const uint FORCE_FALLBACK = 0;
 layout(constant_id = OS_SPEC_MAX_SUBGROUPS) const uint MAX_SG = 128;
+layout(constant_id = OS_SPEC_WIDE_BALLOT) const uint WIDE_BALLOT = 0;
 layout(local_size_x_id = OS_SPEC_WORKGROUP) in;
 
 // Descriptors are read and written by other workgroups while this one runs.
@@ -41,10 +42,10 @@ shared uvec2 s_partial[MAX_SG];
 shared uint s_tile;
 shared uint s_vote[3];
 
-uint key_mask;
 uint shift;
+uint digit_mask; // 255, or fewer bits in the last pass of a key_bits that is not a multiple of 8
 
-uint digit_of(uint key) { return ((key & key_mask) >> shift) & 255u; }
+uint digit_of(uint key) { return (key >> shift) & digit_mask; }
 
 // Exclusive prefix sums of v over invocations 0..255 (the others pass zero).
 uvec2 scan256(uvec2 v) {
@@ -122,8 +123,8 @@ void main() {
   uint tile = s_tile;
   uint n = data[OS_H_COUNT];
   if (tile >= data[OS_H_TILES]) return;
-  key_mask = pc.key_bits >= 32 ? ~0u : (1u << pc.key_bits) - 1u;
   shift = 8u * pc.pass;
+  digit_mask = pc.key_bits - shift >= 8 ? 255u : (1u << (pc.key_bits - shift)) - 1u;
   uint tile_base = tile * TILE;
   uint valid_n = min(TILE, n - tile_base);
   uint gcount = t < OS_RADIX ? data[OS_GLOBAL_HIST + pc.pass * OS_RADIX + t] : 0;
@@ -141,6 +142,7 @@ void main() {
   uint per_array = (gl_NumSubgroups + ARRAYS - 1u) / ARRAYS;
   uint counters = (sg / per_array) * OS_RADIX;
 
+  bool full = valid_n == TILE;
   uint keys[K];
   uint rank[K];
   for (uint i = 0; i < K; i++) {
@@ -155,12 +157,13 @@ void main() {
   for (uint phase = 0; phase < per_array; phase++) {
     if (phase > 0) barrier();
     if (sg % per_array != phase) continue;
-    if (gl_SubgroupSize <= 32) {
+    if (WIDE_BALLOT == 0 && gl_SubgroupSize <= 32) {
       uint lower = gl_SubgroupLtMask.x;
       for (uint i = 0; i < K; i++) {
         bool valid = seg + i * lanes + lane < valid_n;
         uint d = digit_of(keys[i]);
-        uint peers = subgroupBallot(valid).x;
+        uint peers = everyone.x;
+        if (!full) peers = subgroupBallot(valid).x;
         for (uint b = 0; b < 8; b++) {
           bool bit = ((d >> b) & 1u) != 0;
           uint vote = subgroupBallot(bit).x;
@@ -180,7 +183,8 @@ void main() {
       for (uint i = 0; i < K; i++) {
         bool valid = seg + i * lanes + lane < valid_n;
         uint d = digit_of(keys[i]);
-        uvec4 peers = subgroupBallot(valid);
+        uvec4 peers = everyone;
+        if (!full) peers = subgroupBallot(valid);
         for (uint b = 0; b < 8; b++) {
           bool bit = ((d >> b) & 1u) != 0;
           uvec4 vote = subgroupBallot(bit);
@@ -235,13 +239,17 @@ void main() {
   }
   barrier();
 
-  uint dst[K];
+  // Digits of the slots this invocation writes, four to a word: fewer registers than
+  // keeping the destinations for the payloads.
+  uint slot_digits[(K + 3) / 4];
+  for (uint w = 0; w < (K + 3) / 4; w++) slot_digits[w] = 0;
   for (uint m = 0; m < K; m++) {
     uint j = m * WG + t;
     if (j < valid_n) {
       uint key = s_region[j];
-      dst[m] = s_digit[digit_of(key)] + j;
-      keys_out[dst[m]] = key;
+      uint d = digit_of(key);
+      slot_digits[m / 4] |= d << (8 * (m % 4));
+      keys_out[s_digit[d] + j] = key;
     }
   }
   barrier();
@@ -252,6 +260,6 @@ void main() {
   barrier();
   for (uint m = 0; m < K; m++) {
     uint j = m * WG + t;
-    if (j < valid_n) values_out[dst[m]] = s_region[j];
+    if (j < valid_n) values_out[s_digit[(slot_digits[m / 4] >> (8 * (m % 4))) & 255u] + j] = s_region[j];
   }
 }

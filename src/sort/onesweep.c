@@ -28,6 +28,8 @@ typedef struct os_tuning {
   uint32_t max_subgroups; /* bound on gl_NumSubgroups */
   uint32_t spin;          /* descriptor reads before a lookback step falls back */
   uint32_t hist_unroll;   /* histogram kernel: keys in flight per invocation */
+  uint32_t hist_copies;   /* histogram kernel: copies of each shared counter (power of two) */
+  uint32_t wide_ballot;   /* 1: uvec4 ballots even where one word would do (testing) */
   uint32_t subgroup_size; /* required subgroup size where allowed (speed only); 0 = any */
 } os_tuning;
 
@@ -42,6 +44,8 @@ static uint32_t pass_shared_bytes(uint32_t workgroup, uint32_t keys, uint32_t ar
   return 4u * (region + 2u * OS_RADIX + 2u * max_subgroups + 4u);
 }
 
+static uint32_t hist_shared_bytes(uint32_t copies) { return 4u * OS_MAX_PASSES * OS_RADIX * copies; }
+
 static uint32_t min_subgroup(const ss_device_info *dev) {
   uint32_t m = dev->min_subgroup_size < dev->subgroup_size ? dev->min_subgroup_size : dev->subgroup_size;
   return m ? m : 1;
@@ -55,6 +59,7 @@ static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
   t->arrays = t->workgroup / sg;
   if (t->arrays > OS_MAX_ARRAYS) t->arrays = OS_MAX_ARRAYS;
   if (t->arrays == 0) t->arrays = 1;
+  while (t->hist_copies > 1 && hist_shared_bytes(t->hist_copies) > dev->max_shared_memory) t->hist_copies /= 2;
   while (t->keys > OS_MIN_KEYS &&
          pass_shared_bytes(t->workgroup, t->keys, t->arrays, t->max_subgroups) > dev->max_shared_memory)
     t->keys--;
@@ -64,14 +69,17 @@ static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
  * array per warp, ~33 KiB of shared memory, two workgroups per SM. Small-subgroup devices
  * (lavapipe, some mobile GPUs) keep 256 invocations and share counter arrays. */
 static os_tuning default_tuning(const ss_device_info *dev) {
-  os_tuning t = {.workgroup = 256, .keys = 15, .spin = 1024, .hist_unroll = 8};
+  os_tuning t = {.workgroup = 256, .keys = 15, .spin = 1024, .hist_unroll = 8, .hist_copies = 4};
   if (dev->subgroup_size >= 32 && dev->max_workgroup_invocations >= 512) t.workgroup = 512;
   fit_tuning(dev, &t);
   return t;
 }
 
-/* SPLATSORT_ONESWEEP_TUNING="wg=512,keys=15,spin=1024,hu=8,sg=32" overrides the defaults (for
- * tuning runs; every value is checked and the shared-memory fit still applies). */
+/* SPLATSORT_ONESWEEP_TUNING="wg=512,keys=15,spin=1024,hu=8,hc=4,sg=32,wide=1" overrides the
+ * defaults, for tuning runs and tests (every value is checked; the shared-memory fit still
+ * applies). wg: pass workgroup size; keys: keys per invocation; spin: lookback reads before
+ * the fallback; hu, hc: histogram unroll and counter copies; sg: required subgroup size where
+ * the host enabled size control; wide=1: uvec4 ballots at every subgroup size. */
 static bool env_tuning(splatsort *s, os_tuning *t) {
   const char *env = getenv("SPLATSORT_ONESWEEP_TUNING");
   if (!env || !*env) return true;
@@ -90,15 +98,17 @@ static bool env_tuning(splatsort *s, os_tuning *t) {
     else if (!strcmp(tok, "keys")) t->keys = (uint32_t)v;
     else if (!strcmp(tok, "spin")) t->spin = (uint32_t)v;
     else if (!strcmp(tok, "hu")) t->hist_unroll = (uint32_t)v;
+    else if (!strcmp(tok, "hc")) t->hist_copies = (uint32_t)v;
     else if (!strcmp(tok, "sg")) t->subgroup_size = (uint32_t)v;
+    else if (!strcmp(tok, "wide")) t->wide_ballot = 1;
     else {
-      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: unknown key '%s' (wg, keys, spin, hu, sg)", tok);
+      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: unknown key '%s' (wg, keys, spin, hu, hc, sg, wide)", tok);
       return false;
     }
   }
   if (t->workgroup < OS_RADIX || t->workgroup > s->dev.max_workgroup_invocations || t->hist_unroll > 64 ||
-      t->keys > 64) {
-    ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: wg must be 256..%u, keys <= 64, hu <= 64",
+      t->keys > 64 || t->hist_copies > 32 || (t->hist_copies & (t->hist_copies - 1))) {
+    ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: wg must be 256..%u, keys <= 64, hu <= 64, hc a power of two <= 32",
            s->dev.max_workgroup_invocations);
     return false;
   }
@@ -112,7 +122,7 @@ bool ss_onesweep_supported(const ss_device_info *dev) {
   os_tuning t = {.workgroup = OS_RADIX, .keys = OS_MIN_KEYS};
   fit_tuning(dev, &t);
   return pass_shared_bytes(t.workgroup, t.keys, t.arrays, t.max_subgroups) <= dev->max_shared_memory &&
-         4u * OS_MAX_PASSES * OS_RADIX <= dev->max_shared_memory;
+         hist_shared_bytes(1) <= dev->max_shared_memory;
 }
 
 static uint32_t os_pass_count(uint32_t key_bits) { return (key_bits + 7) / 8; }
@@ -147,12 +157,13 @@ static VkResult os_create(splatsort *s) {
   s->tile_size = t.workgroup * t.keys;
 
   uint32_t force = (s->flags & SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT) != 0;
-  const uint32_t pass_values[] = {t.workgroup, t.keys, t.arrays, t.spin, force, t.max_subgroups};
-  VkSpecializationMapEntry pass_map[6];
-  for (uint32_t i = 0; i < 6; i++) pass_map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
-  VkSpecializationInfo pass_spec = {6, pass_map, sizeof pass_values, pass_values};
-  const uint32_t hist_values[] = {OS_HIST_WORKGROUP, t.hist_unroll};
-  VkSpecializationInfo hist_spec = {2, pass_map, sizeof hist_values, hist_values};
+  /* Entries i: constant_id i (OS_SPEC_*), the i-th word of the values. */
+  const uint32_t pass_values[] = {t.workgroup, t.keys, t.arrays, t.spin, force, t.max_subgroups, t.wide_ballot};
+  const uint32_t hist_values[] = {OS_HIST_WORKGROUP, t.hist_unroll, t.hist_copies};
+  VkSpecializationMapEntry map[7];
+  for (uint32_t i = 0; i < 7; i++) map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
+  VkSpecializationInfo pass_spec = {7, map, sizeof pass_values, pass_values};
+  VkSpecializationInfo hist_spec = {3, map, sizeof hist_values, hist_values};
 
   VkResult r = ss_create_pipeline(s, splatsort_spv_onesweep_setup_comp, splatsort_spv_onesweep_setup_comp_size, NULL,
                                   0, "splatsort onesweep setup", &s->pipelines[OS_SETUP]);
