@@ -50,21 +50,6 @@ void splat_scene_free(splat_scene *scene) {
   memset(scene, 0, sizeof *scene);
 }
 
-/* Large arrays: ask for transparent huge pages where the kernel leaves that to
- * madvise, which saves most of the page faults of a multi-million-splat scene. */
-static void *alloc_big(size_t bytes) {
-  void *p = malloc(bytes);
-#ifdef MADV_HUGEPAGE
-  const uintptr_t huge = (uintptr_t)2 << 20;
-  if (p != NULL && bytes >= 2 * huge) {
-    uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-    uintptr_t end = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (end > start) (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
-  }
-#endif
-  return p;
-}
-
 int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_error *e) {
   memset(s, 0, sizeof *s);
   if (count > UINT32_MAX)
@@ -78,11 +63,11 @@ int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_
   if (!scene_mul(n, 3 * sizeof(float), &b3) || !scene_mul(n, 4 * sizeof(float), &b4) ||
       !scene_mul(n, sizeof(float), &b1) || !scene_mul(n, (size_t)coeffs * 3 * sizeof(float), &bsh))
     return scene_fail(e, "%llu splats do not fit in memory (size overflow)", (unsigned long long)count);
-  s->positions = alloc_big(b3);
-  s->scales = alloc_big(b3);
-  s->rotations = alloc_big(b4);
-  s->opacities = alloc_big(b1);
-  s->sh = alloc_big(bsh);
+  s->positions = malloc(b3);
+  s->scales = malloc(b3);
+  s->rotations = malloc(b4);
+  s->opacities = malloc(b1);
+  s->sh = malloc(bsh);
   if (!s->positions || !s->scales || !s->rotations || !s->opacities || !s->sh) {
     splat_scene_free(s);
     return scene_fail(e, "out of memory for %llu splats (%zu bytes)", (unsigned long long)count,
