@@ -12,13 +12,15 @@
  * Values are stored activated, as the reference 3DGS renderer uses them: scale =
  * exp(scale_i), opacity = sigmoid(opacity), rotation normalised.
  *
- * Non-finite values follow one fixed policy, so a scene loads the same everywhere:
+ * Non-finite values follow one fixed policy, so a scene loads the same everywhere.
+ * Every value is first converted to float (a double beyond float range becomes
+ * +-inf), then:
  *   - a non-finite position, scale (before or after exp) or rotation component, a
  *     zero-length rotation, a NaN opacity or any non-finite SH coefficient drops
- *     the splat (counted in `dropped`);
+ *     the splat (counted in `dropped`), as does a negative .splat scale;
  *   - an opacity of +inf or -inf is kept, activated to exactly 1 or 0 (counted in
  *     `clamped`, kept splats only).
- * A file whose splats are all dropped is an error.
+ * Kept splats keep their order. A file whose splats are all dropped is an error.
  *
  * Errors: every function returns 0 on success and -1 on failure, with a one-line
  * message "<path>: <what is wrong>" in err (truncated to err_size; err may be NULL).
@@ -55,7 +57,9 @@ typedef struct splat_scene {
 
 /* Loads the scene file at `path` (memory-mapped, one pass, no per-splat allocation).
  * On success fills *out (free it with splat_scene_free) and returns 0. On failure
- * returns -1, leaves *out zeroed and writes "<path>: <what is wrong>" into err. */
+ * returns -1, leaves *out zeroed and writes "<path>: <what is wrong>" into err.
+ * The file must not shrink while it loads (a mapped file read past its new end
+ * raises SIGBUS). */
 int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_size);
 
 /* As splat_scene_load, from `size` bytes at `data` (not kept after the call).
