@@ -1,0 +1,204 @@
+// cub_sort: times cub::DeviceRadixSort::SortPairs (uint32 keys, uint32 values) as the reference
+// for splatsort's sortbench. Built by hand on a CUDA machine, never by CMake:
+//   nvcc -O3 -arch=sm_90 -o cub_sort tests/bench/cub_sort.cu
+// usage: cub_sort [--n 1M,3M,6M,16M,32M] [--key-bits 32,24,16] [--runs 50] [--warmup 5] [--seed S]
+// Sizes take K/M suffixes (binary, as sortbench). Prints CSV with sortbench's columns:
+//   device,n,algo,key_bits,dist,median_ms,min_ms,max_ms,mpairs_per_s,verified
+// Two variants per size: "cub" sorts a DoubleBuffer (input overwritten, no copy: what
+// splatsort does with its tmp buffers) and "cub_const" sorts const input into separate output.
+// The input is restored before every run, outside the timed region; each run is timed alone
+// with CUDA events; the last run's output is compared with a stable CPU LSD sort.
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CUDA_CHECK(expr)                                                                            \
+  do {                                                                                              \
+    cudaError_t e_ = (expr);                                                                        \
+    if (e_ != cudaSuccess) {                                                                        \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
+      exit(1);                                                                                      \
+    }                                                                                               \
+  } while (0)
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static bool parse_list(const char *s, std::vector<uint32_t> &out) {
+  while (*s) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0) return false;
+    if (*end == 'K' || *end == 'k') v *= 1024, end++;
+    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024, end++;
+    if (v > 4294967295.0) return false;
+    out.push_back((uint32_t)v);
+    if (*end == ',') end++;
+    else if (*end) return false;
+    s = end;
+  }
+  return !out.empty();
+}
+
+// Stable LSD sort of (keys, values) by the low key_bits bits, 8 bits a pass.
+static void cpu_sort(std::vector<uint32_t> k, std::vector<uint32_t> v, uint32_t bits, std::vector<uint32_t> &ok,
+                     std::vector<uint32_t> &ov) {
+  size_t n = k.size();
+  uint32_t mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u;
+  std::vector<uint32_t> k2(n), v2(n);
+  for (uint32_t shift = 0; shift < bits; shift += 8) {
+    size_t count[257] = {0};
+    for (size_t i = 0; i < n; i++) count[(((k[i] & mask) >> shift) & 255u) + 1]++;
+    for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+    for (size_t i = 0; i < n; i++) {
+      size_t pos = count[((k[i] & mask) >> shift) & 255u]++;
+      k2[pos] = k[i];
+      v2[pos] = v[i];
+    }
+    k.swap(k2);
+    v.swap(v2);
+  }
+  ok = k;
+  ov = v;
+}
+
+struct stats {
+  double median, min, max;
+};
+
+static stats summarise(std::vector<float> t) {
+  std::sort(t.begin(), t.end());
+  size_t n = t.size();
+  double med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  return {med, t.front(), t.back()};
+}
+
+int main(int argc, char **argv) {
+  std::vector<uint32_t> sizes, bits;
+  uint32_t runs = 50, warmup = 5;
+  uint64_t seed = 12345;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (a == "--n" && v) {
+      if (!parse_list(v, sizes)) { fprintf(stderr, "cub_sort: --n: cannot parse '%s'\n", v); return 2; }
+      i++;
+    } else if (a == "--key-bits" && v) {
+      if (!parse_list(v, bits)) { fprintf(stderr, "cub_sort: --key-bits: cannot parse '%s'\n", v); return 2; }
+      for (uint32_t b : bits)
+        if (b < 1 || b > 32) { fprintf(stderr, "cub_sort: --key-bits: %u is outside 1..32\n", b); return 2; }
+      i++;
+    } else if (a == "--runs" && v) {
+      runs = (uint32_t)strtoul(v, nullptr, 10), i++;
+      if (runs < 1 || runs > 10000) { fprintf(stderr, "cub_sort: --runs must be 1..10000\n"); return 2; }
+    } else if (a == "--warmup" && v) {
+      warmup = (uint32_t)strtoul(v, nullptr, 10), i++;
+    } else if (a == "--seed" && v) {
+      seed = strtoull(v, nullptr, 0), i++;
+    } else {
+      fprintf(stderr, "usage: cub_sort [--n 1M,3M] [--key-bits 32,24,16] [--runs 50] [--warmup 5] [--seed S]\n");
+      return 2;
+    }
+  }
+  if (sizes.empty()) sizes = {1u << 20, 3u << 20, 6u << 20, 16u << 20, 32u << 20};
+  if (bits.empty()) bits = {32, 24, 16};
+
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  fprintf(stderr, "device: %s, %d SMs, %u warm-up + %u timed runs\n", prop.name, prop.multiProcessorCount, warmup,
+          runs);
+  printf("device,n,algo,key_bits,dist,median_ms,min_ms,max_ms,mpairs_per_s,verified\n");
+  fflush(stdout);
+
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreate(&stream));
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  bool all_ok = true;
+
+  for (size_t si = 0; si < sizes.size(); si++) {
+    uint32_t n = sizes[si];
+    std::vector<uint32_t> keys(n), vals(n);
+    uint64_t st = seed + 31 * si;
+    for (uint32_t i = 0; i < n; i++) keys[i] = (uint32_t)splitmix64(&st), vals[i] = i;
+    size_t bytes = 4ull * (n ? n : 1);
+    uint32_t *src_k, *src_v, *k0, *k1, *v0, *v1;
+    CUDA_CHECK(cudaMalloc(&src_k, bytes));
+    CUDA_CHECK(cudaMalloc(&src_v, bytes));
+    CUDA_CHECK(cudaMalloc(&k0, bytes));
+    CUDA_CHECK(cudaMalloc(&k1, bytes));
+    CUDA_CHECK(cudaMalloc(&v0, bytes));
+    CUDA_CHECK(cudaMalloc(&v1, bytes));
+    CUDA_CHECK(cudaMemcpy(src_k, keys.data(), 4ull * n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(src_v, vals.data(), 4ull * n, cudaMemcpyHostToDevice));
+
+    for (uint32_t b : bits) {
+      std::vector<uint32_t> ref_k, ref_v;
+      cpu_sort(keys, vals, b, ref_k, ref_v);
+      for (int variant = 0; variant < 2; variant++) {
+        bool dbl = variant == 0;
+        size_t temp_bytes = 0;
+        cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
+        if (dbl)
+          CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, dv, n, 0, (int)b, stream));
+        else
+          CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, k0, k1, v0, v1, n, 0, (int)b, stream));
+        void *temp;
+        CUDA_CHECK(cudaMalloc(&temp, temp_bytes ? temp_bytes : 1));
+        std::vector<float> times;
+        const uint32_t *out_k = nullptr, *out_v = nullptr;
+        for (uint32_t r = 0; r < warmup + runs; r++) {
+          CUDA_CHECK(cudaMemcpyAsync(k0, src_k, 4ull * n, cudaMemcpyDeviceToDevice, stream));
+          CUDA_CHECK(cudaMemcpyAsync(v0, src_v, 4ull * n, cudaMemcpyDeviceToDevice, stream));
+          dk = cub::DoubleBuffer<uint32_t>(k0, k1);
+          dv = cub::DoubleBuffer<uint32_t>(v0, v1);
+          CUDA_CHECK(cudaEventRecord(start, stream));
+          if (dbl)
+            CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, dk, dv, n, 0, (int)b, stream));
+          else
+            CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k0, k1, v0, v1, n, 0, (int)b, stream));
+          CUDA_CHECK(cudaEventRecord(stop, stream));
+          CUDA_CHECK(cudaEventSynchronize(stop));
+          float ms = 0;
+          CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+          if (r >= warmup) times.push_back(ms);
+          out_k = dbl ? dk.Current() : k1;
+          out_v = dbl ? dv.Current() : v1;
+        }
+        std::vector<uint32_t> got_k(n), got_v(n);
+        CUDA_CHECK(cudaMemcpy(got_k.data(), out_k, 4ull * n, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(got_v.data(), out_v, 4ull * n, cudaMemcpyDeviceToHost));
+        bool ok = got_k == ref_k && got_v == ref_v;
+        all_ok &= ok;
+        stats s = summarise(times);
+        printf("\"%s\",%u,%s,%u,uniform,%.4f,%.4f,%.4f,%.1f,%s\n", prop.name, n, dbl ? "cub" : "cub_const", b,
+               s.median, s.min, s.max, s.median > 0 ? n / (s.median * 1e3) : 0.0, ok ? "yes" : "NO");
+        fflush(stdout);
+        CUDA_CHECK(cudaFree(temp));
+      }
+    }
+    CUDA_CHECK(cudaFree(src_k));
+    CUDA_CHECK(cudaFree(src_v));
+    CUDA_CHECK(cudaFree(k0));
+    CUDA_CHECK(cudaFree(k1));
+    CUDA_CHECK(cudaFree(v0));
+    CUDA_CHECK(cudaFree(v1));
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  if (!all_ok) fprintf(stderr, "cub_sort: some results differ from the CPU reference\n");
+  return all_ok ? 0 : 1;
+}
