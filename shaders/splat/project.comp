@@ -1,18 +1,19 @@
 #version 450
 // Projection: the reference 3DGS preprocess per splat (see src/splat/project.c, which this
-// mirrors step by step): cull, EWA 2D covariance, conic, radius, SH colour; visible splats
-// append a depth key (ascending = back to front) and their index.
+// mirrors step by step): cull, EWA 2D covariance, conic, radius, SH colour. Writes each
+// splat's depth key (or SP_CULLED_KEY) by index and each workgroup's visible count, for the
+// ordered compaction that follows (compact_scan.comp, compact.comp).
 #extension GL_GOOGLE_include_directive : require
 #include "splat_shared.h"
-layout(local_size_x = 256) in;
+layout(local_size_x = SP_PROJECT_WORKGROUP) in;
 
 layout(std430, binding = 0) readonly buffer Pos { vec4 pos_opacity[]; };
 layout(std430, binding = 1) readonly buffer Cov { vec4 cov3d[]; };
 layout(std430, binding = 2) readonly buffer Sh { uint sh_half[]; };
-layout(std430, binding = 3) writeonly buffer Projected { vec4 projected[]; };
-layout(std430, binding = 4) writeonly buffer Keys { uint keys[]; };
-layout(std430, binding = 5) writeonly buffer Values { uint values[]; };
+layout(std430, binding = 3) writeonly buffer Projected { uvec4 projected[]; }; // bits, see splat_shared.h
 layout(std430, binding = 6) buffer Draw { uint draw[]; };
+layout(std430, binding = 7) writeonly buffer DepthKeys { uint depth_keys[]; };
+layout(std430, binding = 8) writeonly buffer GroupCounts { uint group_counts[]; };
 layout(push_constant) uniform Push { sp_project_push pc; };
 layout(constant_id = 0) const uint SH_WORDS = 1; // uint32 words of SH per splat
 
@@ -55,26 +56,31 @@ vec3 sh_color(uint i, vec3 dir) {
   return max(result + 0.5, vec3(0.0));
 }
 
-shared uint wg_zmin, wg_zmax;
+shared uint wg_visible, wg_zmin, wg_zmax;
 
-// Returns the camera-space depth of a visible splat, or 0 when it is culled.
+// Returns the camera-space depth of a visible splat (and writes its record), or 0 when it is
+// culled. Comparisons are written as !(pass) like project.c, so NaN culls.
 float project(uint i) {
   if (i >= pc.count) return 0.0;
   vec4 po = pos_opacity[i];
   float opacity = po.w;
-  if (opacity < 1.0 / 255.0) return 0.0;
-  vec3 t = (pc.view * vec4(po.xyz, 1.0)).xyz;
-  if (t.z <= 0.2) return 0.0;
+  // Camera space in project.c's operation order, without fused multiply-adds (precise): Vulkan
+  // rounds fmul and fadd correctly, so z, and with it the depth key and the draw order, is
+  // bit-identical to the CPU's (splat_depth_key); an FMA would move z by a rounding or two and
+  // swap nearly coincident splats.
+  precise vec3 t = pc.view[0].xyz * po.x + pc.view[1].xyz * po.y + pc.view[2].xyz * po.z + pc.view[3].xyz;
+  if (!(t.z > 0.2)) return 0.0;
   float limx = pc.limits.x, limy = pc.limits.y;
   float txz = t.x / t.z, tyz = t.y / t.z;
-  if (abs(txz) > limx || abs(tyz) > limy) return 0.0;
+  if (!(txz >= -limx && txz <= limx && tyz >= -limy && tyz <= limy)) return 0.0;
+  if (!(opacity >= 1.0 / 255.0)) return 0.0;
 
   // EWA: J W Sigma W^T J^T with the reference's clamp of x/z, y/z to +-1.3 tan(fov)
   float fx = pc.intrinsics.x, fy = pc.intrinsics.y;
   float cx_ = clamp(txz, -limx, limx) * t.z, cy_ = clamp(tyz, -limy, limy) * t.z;
-  mat3 J = mat3(fx / t.z, 0.0, 0.0,                                   // column 0
-                0.0, fy / t.z, 0.0,                                   // column 1
-                -fx * cx_ / (t.z * t.z), -fy * cy_ / (t.z * t.z), 0.0); // column 2
+  mat3 J = mat3(fx / t.z, 0.0, 0.0,                                       // column 0
+                0.0, fy / t.z, 0.0,                                       // column 1
+                -(fx * cx_) / (t.z * t.z), -(fy * cy_) / (t.z * t.z), 0.0); // column 2
   mat3 W = mat3(pc.view);
   vec4 c0 = cov3d[2 * i], c1 = cov3d[2 * i + 1];
   mat3 Vrk = mat3(c0.x, c0.y, c0.z, c0.y, c0.w, c1.x, c0.z, c1.x, c1.y);
@@ -82,47 +88,55 @@ float project(uint i) {
   mat3 cov = T * Vrk * transpose(T);
   float a = cov[0][0] + 0.3, b = cov[0][1], c = cov[1][1] + 0.3;
   float det = a * c - b * b;
-  if (det <= 0.0) return 0.0;
+  if (!(det > 0.0) || isinf(det)) return 0.0;
   float inv = 1.0 / det;
   vec3 conic = vec3(c * inv, -b * inv, a * inv);
   float mid = 0.5 * (a + c);
   float lambda1 = mid + sqrt(max(0.1, mid * mid - det));
   float radius = ceil(3.0 * sqrt(lambda1));
+  if (isinf(radius) || isnan(radius) || any(isinf(conic)) || any(isnan(conic))) return 0.0;
   vec2 mean = vec2(fx * txz + pc.intrinsics.z, fy * tyz + pc.intrinsics.w);
   float width = float(pc.size & 0xFFFFu), height = float(pc.size >> 16);
-  if (mean.x + radius <= 0.0 || mean.x - radius >= width || mean.y + radius <= 0.0 || mean.y - radius >= height)
+  if (!(mean.x + radius > 0.0 && mean.x - radius < width && mean.y + radius > 0.0 && mean.y - radius < height))
     return 0.0;
 
   vec3 color = sh_color(i, normalize(po.xyz - pc.campos.xyz));
 
-  // z > 0, so its bits grow with it: ~bits puts the farthest first in ascending order.
-  // Narrower keys are made from this one by quantise.comp.
-  uint slot = atomicAdd(draw[1], 1u);
-  keys[slot] = ~floatBitsToUint(t.z);
-  values[slot] = i;
-  projected[2 * i] = vec4(mean, conic.xy);
-  projected[2 * i + 1] = vec4(conic.z, opacity, uintBitsToFloat(packHalf2x16(color.rg)),
-                              uintBitsToFloat(packHalf2x16(vec2(color.b, radius))));
+  uint r16 = uint(min(radius, float(SP_MAX_RADIUS)));
+  // stored as bits: a packed word seen as a float may be a denormal or NaN pattern
+  projected[2 * i] = floatBitsToUint(vec4(mean, conic.xy));
+  projected[2 * i + 1] = uvec4(floatBitsToUint(conic.z), floatBitsToUint(opacity), packHalf2x16(color.rg),
+                               (packHalf2x16(vec2(color.b, 0.0)) & 0xFFFFu) | (r16 << 16));
   return t.z;
 }
 
 void main() {
-  uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  float z = project(i);
-  if (pc.key_bits >= 32) return;
-  // Depth range of the visible splats for quantised keys: one global atomic per workgroup.
+  uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+  uint i = group * SP_PROJECT_WORKGROUP + gl_LocalInvocationIndex;
   if (gl_LocalInvocationIndex == 0) {
+    wg_visible = 0u;
     wg_zmin = 0x7F7FFFFFu;
     wg_zmax = 0u;
   }
   barrier();
+  float z = project(i);
+  // z > 0.2 > 0, so its bits grow with it: ~bits puts the farthest first in ascending order.
+  if (i < pc.count) depth_keys[i] = z > 0.0 ? ~floatBitsToUint(z) : SP_CULLED_KEY;
   if (z > 0.0) {
-    atomicMin(wg_zmin, floatBitsToUint(z));
-    atomicMax(wg_zmax, floatBitsToUint(z));
+    atomicAdd(wg_visible, 1u);
+    if (pc.key_bits < 32) {
+      atomicMin(wg_zmin, floatBitsToUint(z));
+      atomicMax(wg_zmax, floatBitsToUint(z));
+    }
   }
   barrier();
-  if (gl_LocalInvocationIndex == 0 && wg_zmax != 0u) {
-    atomicMin(draw[SP_DRAW_ZMIN], wg_zmin);
-    atomicMax(draw[SP_DRAW_ZMAX], wg_zmax);
+  if (gl_LocalInvocationIndex == 0) {
+    uint groups = (pc.count + SP_PROJECT_WORKGROUP - 1) / SP_PROJECT_WORKGROUP;
+    if (group < groups) group_counts[group] = wg_visible;
+    // Depth range of the visible splats for quantised keys: one global atomic per workgroup.
+    if (pc.key_bits < 32 && wg_visible != 0u) {
+      atomicMin(draw[SP_DRAW_ZMIN], wg_zmin);
+      atomicMax(draw[SP_DRAW_ZMAX], wg_zmax);
+    }
   }
 }

@@ -3,7 +3,7 @@
 // the splat whose index is the i-th sorted payload; the quad covers mean +- radius.
 #extension GL_GOOGLE_include_directive : require
 #include "splat_shared.h"
-layout(std430, binding = 3) readonly buffer Projected { vec4 projected[]; };
+layout(std430, binding = 3) readonly buffer Projected { uvec4 projected[]; }; // bits, see splat_shared.h
 layout(std430, binding = 5) readonly buffer Values { uint sorted_index[]; };
 layout(push_constant) uniform Push { sp_raster_push pc; };
 
@@ -13,13 +13,14 @@ layout(location = 2) flat out vec3 out_color;
 
 void main() {
   uint i = sorted_index[gl_InstanceIndex];
-  vec4 p0 = projected[2 * i], p1 = projected[2 * i + 1];
-  vec2 rg = unpackHalf2x16(floatBitsToUint(p1.z));
-  vec2 b_radius = unpackHalf2x16(floatBitsToUint(p1.w));
+  vec4 p0 = uintBitsToFloat(projected[2 * i]);
+  uvec4 p1 = projected[2 * i + 1];
+  vec2 rg = unpackHalf2x16(p1.z);
+  float radius = float(p1.w >> 16);
   vec2 corner = vec2(float(gl_VertexIndex & 1), float(gl_VertexIndex >> 1)) * 2.0 - 1.0;
-  vec2 pixel = p0.xy + corner * b_radius.y;
+  vec2 pixel = p0.xy + corner * radius;
   gl_Position = vec4(pixel * pc.viewport.zw * 2.0 - 1.0, 0.0, 1.0);
   out_mean = p0.xy;
-  out_conic_opacity = vec4(p0.zw, p1.xy);
-  out_color = vec3(rg, b_radius.x);
+  out_conic_opacity = vec4(p0.zw, uintBitsToFloat(p1.xy));
+  out_color = vec3(rg, unpackHalf2x16(p1.w).x);
 }

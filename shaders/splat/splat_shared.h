@@ -16,7 +16,9 @@ typedef struct { float m[16]; } sp_mat4;
 #define SP_MAT4 sp_mat4
 #endif
 
-#define SP_PROJECT_WORKGROUP 256u
+/* Workgroup size of the projection and compaction passes (a plain int: GLSL layout qualifiers
+ * take it too). */
+#define SP_PROJECT_WORKGROUP 256
 
 /* Projection push constants: exactly 128 bytes, the minimum every device guarantees. */
 struct sp_project_push {
@@ -41,10 +43,19 @@ struct sp_raster_push {
  *   binding 2: SH coefficients as half floats, `sh_words` uint32 per splat:
  *              coefficient k, channel c at half index k*3 + c
  * Projection output:
- *   binding 3: vec4[2] per splat index: (mean.x, mean.y, conic.x, conic.y),
- *              (conic.z, opacity, packHalf2x16(r, g), packHalf2x16(b, radius))
- *   binding 4: keys, binding 5: payloads (splat indices), binding 6: draw arguments
- *              (VkDrawIndirectCommand; instanceCount is the visible count) */
+ *   binding 3: uvec4[2] per splat index: float bits of (mean.x, mean.y, conic.x, conic.y),
+ *              (conic.z bits, opacity bits, packHalf2x16(r, g), packHalf2x16(b, 0) | radius << 16)
+ *              where radius is the integer pixel radius clamped to 65535 (exact: the mean lies
+ *              inside the widened frustum, so a 65535-pixel square covers any 16384 image)
+ *   binding 4: keys, binding 5: payloads (splat indices): the visible splats, compacted in
+ *              splat index order (so a stable sort resolves equal keys by index)
+ *   binding 6: draw arguments (VkDrawIndirectCommand; instanceCount is the visible count)
+ *   binding 7: per splat index: ~float_bits(view z) of a visible splat, SP_CULLED_KEY when
+ *              culled (scratch: the sort's tmp_keys region)
+ *   binding 8: per projection workgroup: its visible count, turned in place into the
+ *              exclusive prefix sum = where its splats start (scratch: tmp_values region)
+ * Passes: project.comp (one thread a splat) -> compact_scan.comp (one workgroup) ->
+ * compact.comp (one thread a splat: ordered scatter, key quantisation), then the sort. */
 #define SP_BIND_POS 0
 #define SP_BIND_COV 1
 #define SP_BIND_SH 2
@@ -52,7 +63,13 @@ struct sp_raster_push {
 #define SP_BIND_KEYS 4
 #define SP_BIND_VALUES 5
 #define SP_BIND_DRAW 6
-#define SP_BIND_COUNT_OF 7
+#define SP_BIND_DEPTH_KEYS 7
+#define SP_BIND_GROUP_OFFSETS 8
+#define SP_BIND_COUNT_OF 9
+
+/* Depth key of a culled splat. Visible splats have z > 0.2, so ~float_bits(z) <= 0xC1B33332. */
+#define SP_CULLED_KEY 0xFFFFFFFFu
+#define SP_MAX_RADIUS 65535u
 
 /* Draw buffer words: VkDrawIndirectCommand (instanceCount = visible count), then the visible
  * depth range as float bits (positive floats order like their bits). */

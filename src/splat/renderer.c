@@ -1,6 +1,7 @@
 /* The splat renderer: scene upload, projection + depth keys, GPU sort, back-to-front raster,
  * per-stage timestamps. See renderer.h for the contract. */
 #include "renderer.h"
+#include "renderer_debug.h"
 
 #include "project.h"
 #include "splat_shared.h"
@@ -45,7 +46,7 @@ struct splat_renderer {
   PFN_vkCmdPushDescriptorSetKHR push_descriptors;
   VkDescriptorSetLayout set_layout;
   VkPipelineLayout compute_layout, raster_layout;
-  VkPipeline quantise, raster;
+  VkPipeline compact_scan, compact, raster;
   VkCommandPool upload_pool;
 
   scene_gpu scene;
@@ -60,6 +61,7 @@ struct splat_renderer {
   bool recorded[SPLAT_MAX_FRAME_SLOTS];
   uint32_t slot_bits[SPLAT_MAX_FRAME_SLOTS];
   splatsort_algorithm slot_sort[SPLAT_MAX_FRAME_SLOTS];
+  splatsort_result last_sorted; /* where the last recorded frame's sorted pairs are */
 };
 
 static void rlog(const splat_renderer *r, const char *fmt, ...)
@@ -218,7 +220,8 @@ void splat_renderer_destroy(splat_renderer *r) {
   if (r->queries) vkDestroyQueryPool(r->device, r->queries, NULL);
   if (r->upload_pool) vkDestroyCommandPool(r->device, r->upload_pool, NULL);
   if (r->raster) vkDestroyPipeline(r->device, r->raster, NULL);
-  if (r->quantise) vkDestroyPipeline(r->device, r->quantise, NULL);
+  if (r->compact_scan) vkDestroyPipeline(r->device, r->compact_scan, NULL);
+  if (r->compact) vkDestroyPipeline(r->device, r->compact, NULL);
   if (r->raster_layout) vkDestroyPipelineLayout(r->device, r->raster_layout, NULL);
   if (r->compute_layout) vkDestroyPipelineLayout(r->device, r->compute_layout, NULL);
   if (r->set_layout) vkDestroyDescriptorSetLayout(r->device, r->set_layout, NULL);
@@ -280,8 +283,10 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   pl.pPushConstantRanges = &rr;
   res = vkCreatePipelineLayout(r->device, &pl, NULL, &r->raster_layout);
   if (res != VK_SUCCESS) goto fail;
-  res = shader_pipeline(r, splat_spv_quantise_comp, splat_spv_quantise_comp_size, r->compute_layout, NULL,
-                        &r->quantise);
+  res = shader_pipeline(r, splat_spv_compact_scan_comp, splat_spv_compact_scan_comp_size, r->compute_layout, NULL,
+                        &r->compact_scan);
+  if (res != VK_SUCCESS) goto fail;
+  res = shader_pipeline(r, splat_spv_compact_comp, splat_spv_compact_comp_size, r->compute_layout, NULL, &r->compact);
   if (res != VK_SUCCESS) goto fail;
   res = create_raster_pipeline(r);
   if (res != VK_SUCCESS) {
@@ -362,7 +367,17 @@ static VkResult upload(splat_renderer *r, gpu_buffer *dst, const void *data, VkD
 }
 
 VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
-  if (!r || !sc || sc->count == 0 || sc->sh_degree > 3 || !sc->positions) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!sc || sc->count == 0) {
+    rlog(r, "splat renderer: set_scene: the scene is %s; the previous scene stays", sc ? "empty" : "NULL");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  if (sc->sh_degree > 3 || sc->sh_coeffs != (sc->sh_degree + 1) * (sc->sh_degree + 1) || !sc->positions ||
+      !sc->scales || !sc->rotations || !sc->opacities || !sc->sh) {
+    rlog(r, "splat renderer: set_scene: inconsistent scene (SH degree %u with %u coefficients, or a missing array); "
+            "the previous scene stays", sc->sh_degree, sc->sh_coeffs);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   uint32_t n = sc->count;
   if (n > splatsort_max_count(r->sorters[0]) || (r->sorters[1] && n > splatsort_max_count(r->sorters[1]))) {
     rlog(r, "splat renderer: %u splats is above this device's sort maximum %u", n, splatsort_max_count(r->sorters[0]));
@@ -400,8 +415,10 @@ VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
   if ((res = buffer_create(r, 16ull * n, st | dst, false, &s.pos)) != VK_SUCCESS ||
       (res = buffer_create(r, 32ull * n, st | dst, false, &s.cov)) != VK_SUCCESS ||
       (res = buffer_create(r, 4ull * s.sh_words * n, st | dst, false, &s.sh)) != VK_SUCCESS ||
-      (res = buffer_create(r, 32ull * n, st, false, &s.projected)) != VK_SUCCESS ||
-      (res = buffer_create(r, 4 * s.region, st | mq.keyval_usage | mo.keyval_usage, false, &s.keyvals)) != VK_SUCCESS ||
+      /* TRANSFER_SRC: renderer_debug.h lets tests read these back */
+      (res = buffer_create(r, 32ull * n, st | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, &s.projected)) != VK_SUCCESS ||
+      (res = buffer_create(r, 4 * s.region, st | mq.keyval_usage | mo.keyval_usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                           false, &s.keyvals)) != VK_SUCCESS ||
       (res = buffer_create(r, internal, mq.internal_usage | mo.internal_usage, false, &s.internal)) != VK_SUCCESS ||
       (res = buffer_create(r, 4 * SP_DRAW_WORDS, st | dst | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                                                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT | mq.count_usage,
@@ -425,6 +442,7 @@ done:
   vkDeviceWaitIdle(r->device); /* the old scene may still be in use by submitted frames */
   scene_destroy(r, &r->scene);
   r->scene = s;
+  r->last_sorted = (splatsort_result){0};
   return VK_SUCCESS;
 }
 
@@ -512,10 +530,14 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
   scene_gpu *s = &r->scene;
   uint32_t q0 = f->slot * TS_COUNT;
 
-  /* earlier frames must be done reading what this one overwrites (write-after-read) */
-  memory_barrier(cmd, VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
-                          VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                 0, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0);
+  /* Earlier frames on the queue must be done with what this one overwrites: their reads
+   * (draw arguments, vertex fetch, sort, count copy) and their writes (write-after-write). */
+  memory_barrier(cmd,
+                 VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
+                     VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                 VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                 VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
   vkCmdResetQueryPool(cmd, r->queries, q0, TS_COUNT);
   vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, q0 + TS_START);
   uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0, 0x7F7FFFFFu, 0, 0, 0};
@@ -523,7 +545,9 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
   memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 
-  /* projection */
+  /* projection, then the ordered compaction of the visible splats into the sort input; the
+   * per-splat depth keys and per-workgroup counts live in the sort's tmp regions, which the
+   * sort only uses after them */
   struct sp_project_push pc;
   memcpy(pc.view.m, cam->view, sizeof pc.view.m);
   pc.campos = (sp_vec4){{cam->position[0], cam->position[1], cam->position[2], 0}};
@@ -542,21 +566,22 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
       [SP_BIND_KEYS] = {s->keyvals.buffer, 0, s->region},
       [SP_BIND_VALUES] = {s->keyvals.buffer, s->region, s->region},
       [SP_BIND_DRAW] = {s->draw.buffer, 0, VK_WHOLE_SIZE},
+      [SP_BIND_DEPTH_KEYS] = {s->keyvals.buffer, 2 * s->region, s->region},
+      [SP_BIND_GROUP_OFFSETS] = {s->keyvals.buffer, 3 * s->region, s->region},
   };
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->project);
+  const VkPipelineStageFlags cs = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  const VkAccessFlags rw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
   push(r, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi);
   vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->project);
   dispatch_1d(r, cmd, s->count);
-  if (key_bits < 32) {
-    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->quantise);
-    push(r, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi);
-    vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-    dispatch_1d(r, cmd, s->count);
-  }
-  memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compact_scan);
+  vkCmdDispatch(cmd, 1, 1, 1);
+  memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compact);
+  dispatch_1d(r, cmd, s->count);
+  memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
   vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, q0 + TS_PROJECTED);
 
   /* sort: count = the visible count the projection appended, read on the GPU */
@@ -629,6 +654,7 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
   memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                  VK_ACCESS_HOST_READ_BIT);
   r->recorded[f->slot] = true;
+  r->last_sorted = sorted;
   r->slot_bits[f->slot] = key_bits;
   r->slot_sort[f->slot] = splatsort_get_algorithm(sorter);
   return VK_SUCCESS;
@@ -655,5 +681,17 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   memcpy(&out->visible, (const char *)r->readback.mapped + 16 * slot, 4);
   out->key_bits = r->slot_bits[slot];
   out->sort = r->slot_sort[slot];
+  return VK_SUCCESS;
+}
+
+VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_renderer_debug_buffers *out) {
+  if (!r || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
+  *out = (splat_renderer_debug_buffers){0};
+  if (!r->last_sorted.values.buffer) return VK_NOT_READY;
+  out->count = r->scene.count;
+  out->projected = r->scene.projected.buffer;
+  out->draw = r->scene.draw.buffer;
+  out->keys = r->last_sorted.keys;
+  out->values = r->last_sorted.values;
   return VK_SUCCESS;
 }

@@ -4,6 +4,11 @@
  * raster pass drawing the splats back to front with premultiplied "over" blending into an
  * RGBA16F image the renderer owns. Per-stage GPU timestamps are kept per frame slot.
  *
+ * Order: the visible splats enter the sort compacted in splat index order and the sort is
+ * stable, so splats with equal keys are drawn in index order (the higher index in front), and
+ * a frame's image does not depend on the sort algorithm or on GPU scheduling. 32-bit keys are
+ * ~float_bits(view z), computed exactly as splat_depth_key (project.h) does on the CPU.
+ *
  * The device must have what splatsort needs (splatsort_get_device_requirements) and
  * Vulkan 1.3 dynamicRendering enabled. Library code: errors come back as VkResult with a
  * message through the log callback; nothing aborts or prints. */

@@ -1,0 +1,33 @@
+/* renderer_debug.h: read access to the splat renderer's internal buffers, for tests only
+ * (tests/test_render.c checks the GPU projection and key/sort stages against the CPU
+ * specification with it). The buffer layouts are in shaders/splat/splat_shared.h. Not part of
+ * the stable API: hosts have no use for it. */
+#ifndef SPLAT_RENDERER_DEBUG_H
+#define SPLAT_RENDERER_DEBUG_H
+
+#include "renderer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct splat_renderer_debug_buffers {
+  uint32_t count;              /* splats in the scene */
+  VkBuffer projected;          /* 32 bytes per splat index (binding 3's layout); only the
+                                  visible splats' records are written by a frame */
+  VkBuffer draw;               /* SP_DRAW_WORDS uint32: VkDrawIndirectCommand (instanceCount =
+                                  visible count), then zmin, zmax float bits (quantised keys) */
+  splatsort_buffer keys;       /* the last recorded frame's sorted keys ... */
+  splatsort_buffer values;     /* ... and payloads (splat indices), visible count of each */
+} splat_renderer_debug_buffers;
+
+/* Fills *out for the current scene and the last recorded frame. Every buffer has
+ * VK_BUFFER_USAGE_TRANSFER_SRC_BIT; read them after that frame has completed and before the
+ * next frame or set_scene. Returns VK_NOT_READY (out zeroed) when no frame was recorded
+ * since the scene was set, VK_ERROR_VALIDATION_FAILED_EXT for NULL arguments. */
+VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_renderer_debug_buffers *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
