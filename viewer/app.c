@@ -11,15 +11,19 @@ int app_load_scene(const char *path, splat_scene *scene, char *err, size_t n) {
   return splat_scene_load(path, scene, err, n);
 }
 
-int app_frame_scene(splat_orbit *orbit, const splat_scene *scene, float fovy, uint32_t width, uint32_t height) {
-  float lo[3], hi[3];
+void app_scene_bounds(const splat_scene *scene, float lo[3], float hi[3]) {
   if (splat_scene_robust_bounds(scene->positions, scene->count, lo, hi) != 0) {
-    memcpy(lo, scene->bounds_min, sizeof lo);
-    memcpy(hi, scene->bounds_max, sizeof hi);
+    memcpy(lo, scene->bounds_min, sizeof(float) * 3);
+    memcpy(hi, scene->bounds_max, sizeof(float) * 3);
   }
   /* a degenerate box (one splat, a plane) still needs some size to frame */
   for (int k = 0; k < 3; k++)
     if (hi[k] - lo[k] < 1e-3f) lo[k] -= 0.5f, hi[k] += 0.5f;
+}
+
+int app_frame_scene(splat_orbit *orbit, const splat_scene *scene, float fovy, uint32_t width, uint32_t height) {
+  float lo[3], hi[3];
+  app_scene_bounds(scene, lo, hi);
   return splat_orbit_frame_bounds(orbit, lo, hi, fovy, width, height);
 }
 
@@ -61,6 +65,18 @@ int app_start_view(const splatview_options *o, const splat_scene *scene, const s
     return -1;
   }
   return 0;
+}
+
+int app_bench_camera(const splatview_options *o, const splat_orbit *orbit, const splat_camera *start,
+                     uint32_t frame, uint32_t width, uint32_t height, splat_camera *cam) {
+  if (!(o->bench && o->frames > 1)) {
+    *cam = *start;
+    return 0;
+  }
+  /* a fixed orbit around the start target: one turn over the run (as headless.c) */
+  splat_orbit turn = *orbit;
+  turn.yaw += 6.2831853f * (float)frame / (float)o->frames;
+  return splat_orbit_camera(&turn, o->fovy, width, height, cam);
 }
 
 static void push(double **arr, uint32_t count, uint32_t cap, double v) {

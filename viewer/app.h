@@ -19,8 +19,16 @@ int app_load_scene(const char *path, splat_scene *scene, char *err, size_t err_s
 int app_start_view(const splatview_options *o, const splat_scene *scene, const splat_camera_desc *cams,
                    uint32_t cam_count, uint32_t width, uint32_t height, splat_orbit *orbit, splat_camera *cam,
                    char *err, size_t err_size);
+/* The box the viewer frames: the scene's robust bounds (its min/max box when those fail),
+ * widened to at least 1e-3 per axis. */
+void app_scene_bounds(const splat_scene *scene, float lo[3], float hi[3]);
 /* Frames the scene's robust bounds from the orbit's current direction. */
 int app_frame_scene(splat_orbit *orbit, const splat_scene *scene, float fovy, uint32_t width, uint32_t height);
+
+/* The camera of frame `frame` of a --bench run: with more than one frame, one turn of the
+ * start orbit's yaw over o->frames frames (the orbit headless.c renders), else `start`. */
+int app_bench_camera(const splatview_options *o, const splat_orbit *orbit, const splat_camera *start,
+                     uint32_t frame, uint32_t width, uint32_t height, splat_camera *cam);
 
 /* Per-stage frame times. */
 typedef struct app_stats {

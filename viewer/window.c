@@ -1,8 +1,743 @@
-/* Placeholder until the windowed viewer lands (issue 5). */
+/* splatview's window: GLFW, a Vulkan swapchain, the renderer's frames two in flight, the
+ * RGBA16F target blitted into the swapchain image, the HUD on top, keyboard/mouse (input.c),
+ * scenes dropped on the window, screenshots, timings and --bench. */
 #include "app.h"
+#include "hud.h"
+#include "input.h"
+#include "swapchain.h"
+#include "vkh.h"
+
+#define GLFW_INCLUDE_VULKAN
+#include <GLFW/glfw3.h>
+
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FRAMES_IN_FLIGHT 2
+#define MEDIAN_WINDOW 64  /* frames in the HUD's running median */
+#define STAGES 4          /* projection, sort, raster, total */
+
+typedef struct frame_slot {
+  VkCommandBuffer render;   /* the renderer's commands: no semaphore to wait for */
+  VkCommandBuffer present;  /* blit + HUD into the acquired image */
+  VkFence done;
+  VkSemaphore acquired;
+  bool pending;             /* submitted, timings not collected yet */
+  uint32_t frame;
+} frame_slot;
+
+typedef struct viewer {
+  const splatview_options *o;
+  GLFWwindow *window;
+  vkh_context ctx;
+  VkSurfaceKHR surface;
+  viewer_swapchain sc;
+  int built_w, built_h;     /* framebuffer size the swapchain was built for */
+  bool rebuild;
+  splat_renderer *r;
+  viewer_hud *hud;
+  frame_slot slots[FRAMES_IN_FLIGHT];
+  uint32_t frame;           /* frames submitted */
+  bool bench;
+
+  viewer_input in;
+  splat_orbit start_orbit;  /* --bench turns around it */
+  splat_camera start_cam;
+  splat_camera_desc *cams;
+  uint32_t cam_count;
+
+  char scene_name[256];
+  uint32_t scene_count;
+
+  /* timings */
+  splat_timings last;
+  bool have_last;
+  double ring[STAGES][MEDIAN_WINDOW];
+  uint32_t ring_count, ring_next;
+  app_stats stats;
+  bool keep_stats;
+  FILE *csv;
+  double fps, fps_t0;
+  uint32_t fps_frames;
+
+  char message[VIEWER_MESSAGE_MAX];
+  double message_until;
+  bool message_error;
+  char drop[4096];
+  bool drop_pending;
+  bool screenshot_wanted;
+
+  PFN_vkCmdBeginDebugUtilsLabelEXT label_begin;
+  PFN_vkCmdEndDebugUtilsLabelEXT label_end;
+} viewer;
+
+static void set_message(viewer *v, bool error, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void set_message(viewer *v, bool error, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(v->message, sizeof v->message, fmt, ap);
+  va_end(ap);
+  v->message_error = error;
+  v->message_until = glfwGetTime() + (error ? 10.0 : 3.0);
+  if (error) fprintf(stderr, "splatview: %s\n", v->message);
+}
+
+/* Ctrl-C / kill end the loop like Esc, so the exit is as clean (and as checked). */
+static volatile sig_atomic_t quit_signal;
+static void on_signal(int sig) {
+  (void)sig;
+  quit_signal = 1;
+}
+
+static void log_stderr(void *user, const char *msg) {
+  (void)user;
+  fprintf(stderr, "splatview: %s\n", msg);
+}
+
+static void on_glfw_error(int code, const char *what) { fprintf(stderr, "splatview: GLFW error %d: %s\n", code, what); }
+
+static void label(viewer *v, VkCommandBuffer cmd, const char *name) {
+  if (!v->label_begin) return;
+  VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
+  v->label_begin(cmd, &l);
+}
+
+static void unlabel(viewer *v, VkCommandBuffer cmd) {
+  if (v->label_end) v->label_end(cmd);
+}
+
+/* The file name of a path, cut to fit in `n` bytes. */
+static void set_name(char *dst, size_t n, const char *path) {
+  const char *s = strrchr(path, '/');
+  s = s ? s + 1 : path;
+  size_t len = strlen(s);
+  if (len >= n) len = n - 1;
+  memcpy(dst, s, len);
+  dst[len] = 0;
+}
+
+/* ---- timings ------------------------------------------------------------------------ */
+
+static void collect(viewer *v, frame_slot *fs, uint32_t slot) {
+  if (!fs->pending) return;
+  fs->pending = false;
+  splat_timings t;
+  if (splat_renderer_timings(v->r, slot, &t) != VK_SUCCESS) return;
+  v->last = t;
+  v->have_last = true;
+  const double stage[STAGES] = {t.projection_ms, t.sort_ms, t.raster_ms, t.total_ms};
+  for (int k = 0; k < STAGES; k++) v->ring[k][v->ring_next] = stage[k];
+  v->ring_next = (v->ring_next + 1) % MEDIAN_WINDOW;
+  if (v->ring_count < MEDIAN_WINDOW) v->ring_count++;
+  if (v->keep_stats) app_stats_add(&v->stats, &t);
+  if (v->csv) app_timings_row(v->csv, fs->frame, &t);
+}
+
+/* Waits for every submitted frame and collects their timings oldest first. */
+static void drain(viewer *v) {
+  VK_CHECK(vkDeviceWaitIdle(v->ctx.device));
+  for (uint32_t k = 0; k < FRAMES_IN_FLIGHT; k++) {
+    uint32_t slot = (v->frame + k) % FRAMES_IN_FLIGHT;
+    collect(v, &v->slots[slot], slot);
+  }
+}
+
+/* ---- swapchain ---------------------------------------------------------------------- */
+
+/* Returns 0 when there is a swapchain to draw into, 1 when there is none for now
+ * (minimised), and exits on errors. */
+static int rebuild(viewer *v) {
+  int w, h;
+  glfwGetFramebufferSize(v->window, &w, &h);
+  if (w <= 0 || h <= 0) return 1;
+  drain(v); /* a resize or vsync change: not per frame */
+  char err[512];
+  VkResult res = viewer_swapchain_build(&v->ctx, v->surface, (uint32_t)w, (uint32_t)h, v->in.vsync && !v->bench,
+                                        &v->sc, err, sizeof err);
+  if (res == VK_NOT_READY) return 1;
+  if (res != VK_SUCCESS) {
+    fprintf(stderr, "splatview: %s\n", err);
+    exit(1);
+  }
+  v->built_w = w;
+  v->built_h = h;
+  v->rebuild = false;
+  viewer_hud_set_format(v->hud, v->sc.format.format);
+  viewer_input_resize(&v->in, v->sc.extent.width, v->sc.extent.height);
+  return 0;
+}
+
+/* ---- scenes and screenshots --------------------------------------------------------- */
+
+static void open_scene(viewer *v, const char *path) {
+  char err[1024];
+  splat_scene scene;
+  if (app_load_scene(path, &scene, err, sizeof err) != 0) {
+    set_message(v, true, "%s (the current scene stays)", err);
+    return;
+  }
+  if (scene.count == 0) {
+    set_message(v, true, "%s: no splats to show (the current scene stays)", path);
+    splat_scene_free(&scene);
+    return;
+  }
+  VkResult res = splat_renderer_set_scene(v->r, &scene);
+  if (res != VK_SUCCESS) {
+    set_message(v, true, "%s: cannot upload %u splats to the GPU (%s); the current scene stays", path, scene.count,
+                vkh_result_name(res));
+    splat_scene_free(&scene);
+    return;
+  }
+  float lo[3], hi[3];
+  app_scene_bounds(&scene, lo, hi);
+  viewer_input_set_bounds(&v->in, lo, hi);
+  viewer_input_frame(&v->in);
+  if (v->cam_count) viewer_input_set_cameras(&v->in, NULL, 0); /* they belong to the first scene */
+  set_name(v->scene_name, sizeof v->scene_name, path);
+  v->scene_count = scene.count;
+  char title[300];
+  snprintf(title, sizeof title, "splatview - %s", v->scene_name);
+  glfwSetWindowTitle(v->window, title);
+  set_message(v, false, "opened %s: %u splats%s", v->scene_name, scene.count,
+              scene.dropped ? " (some dropped: non-finite values)" : "");
+  splat_scene_free(&scene);
+}
+
+/* Copies the renderer's target (the last submitted frame, without the HUD) to a PNG. Waits
+ * for the queue: a screenshot is a one-off, not part of the frame loop. */
+static int save_target(viewer *v, const char *path) {
+  VkImage image;
+  uint32_t w, h;
+  splat_renderer_target(v->r, &image, &w, &h);
+  if (!image) {
+    fprintf(stderr, "splatview: %s: no frame rendered yet\n", path);
+    return -1;
+  }
+  vkh_buffer rb = vkh_buffer_create(&v->ctx, (VkDeviceSize)w * h * 8, 0, true, "screenshot readback");
+  VkCommandBuffer cmd = vkh_begin(&v->ctx);
+  VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
+  vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb.buffer, 1, &region);
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+  vkh_submit_wait(&v->ctx, cmd);
+  char err[512];
+  int status = app_write_png_rgba16f(path, w, h, rb.mapped, err, sizeof err);
+  vkh_buffer_destroy(&v->ctx, &rb);
+  if (status != 0) {
+    set_message(v, true, "%s", err);
+    return -1;
+  }
+  printf("wrote %s (%ux%u)\n", path, w, h);
+  set_message(v, false, "wrote %s", path);
+  return 0;
+}
+
+static void screenshot_key(viewer *v) {
+  char path[64];
+  for (int i = 1; i < 10000; i++) {
+    snprintf(path, sizeof path, "splatview-%04d.png", i);
+    if (access(path, F_OK) != 0) {
+      save_target(v, path);
+      return;
+    }
+  }
+  set_message(v, true, "screenshot: splatview-0001..9999.png all exist");
+}
+
+/* ---- GLFW callbacks ----------------------------------------------------------------- */
+
+static void effects(viewer *v, uint32_t e) {
+  if (e & VIEWER_EFFECT_QUIT) glfwSetWindowShouldClose(v->window, GLFW_TRUE);
+  if (e & VIEWER_EFFECT_VSYNC) v->rebuild = true;
+  if (e & VIEWER_EFFECT_SCREENSHOT) v->screenshot_wanted = true;
+  if (e & VIEWER_EFFECT_MESSAGE) set_message(v, false, "%s", v->in.message);
+}
+
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
+  (void)scancode;
+  viewer *v = glfwGetWindowUserPointer(w);
+  if (v->bench) {
+    if (key == GLFW_KEY_ESCAPE && action == GLFW_PRESS) glfwSetWindowShouldClose(w, GLFW_TRUE);
+    return;
+  }
+  effects(v, viewer_input_key(&v->in, key, action, mods));
+}
+
+static void on_button(GLFWwindow *w, int button, int action, int mods) {
+  viewer *v = glfwGetWindowUserPointer(w);
+  if (!v->bench) effects(v, viewer_input_button(&v->in, button, action, mods));
+}
+
+static void on_cursor(GLFWwindow *w, double x, double y) {
+  viewer *v = glfwGetWindowUserPointer(w);
+  /* window coordinates -> framebuffer pixels (they differ on high-DPI screens) */
+  int ww, wh, fw, fh;
+  glfwGetWindowSize(w, &ww, &wh);
+  glfwGetFramebufferSize(w, &fw, &fh);
+  if (ww > 0 && wh > 0) x *= (double)fw / ww, y *= (double)fh / wh;
+  if (!v->bench) effects(v, viewer_input_cursor(&v->in, x, y));
+}
+
+static void on_scroll(GLFWwindow *w, double dx, double dy) {
+  viewer *v = glfwGetWindowUserPointer(w);
+  if (!v->bench) effects(v, viewer_input_scroll(&v->in, dx, dy));
+}
+
+static void on_drop(GLFWwindow *w, int count, const char **paths) {
+  viewer *v = glfwGetWindowUserPointer(w);
+  if (v->bench || count < 1) return;
+  /* opened from the main loop, outside GLFW's callback */
+  snprintf(v->drop, sizeof v->drop, "%s", paths[0]);
+  v->drop_pending = true;
+  if (count > 1) set_message(v, false, "%d files dropped: opening the first", count);
+}
+
+static void on_focus(GLFWwindow *w, int focused) {
+  viewer *v = glfwGetWindowUserPointer(w);
+  if (!focused) viewer_input_release_all(&v->in); /* their releases go to another window */
+}
+
+static void on_resize(GLFWwindow *w, int width, int height) {
+  (void)width;
+  (void)height;
+  viewer *v = glfwGetWindowUserPointer(w);
+  v->rebuild = true;
+}
+
+/* ---- HUD ---------------------------------------------------------------------------- */
+
+static void fmt_count(char *out, size_t n, uint32_t x) {
+  char digits[16];
+  int len = snprintf(digits, sizeof digits, "%u", x), o = 0;
+  for (int i = 0; i < len && o + 2 < (int)n; i++) {
+    if (i && (len - i) % 3 == 0) out[o++] = ',';
+    out[o++] = digits[i];
+  }
+  out[o] = 0;
+}
+
+static const uint8_t WHITE[4] = {255, 255, 255, 255}, GREY[4] = {165, 170, 180, 255}, RED[4] = {255, 110, 100, 255},
+                     YELLOW[4] = {255, 215, 110, 255}, PANEL[4] = {8, 10, 14, 170};
+
+/* right-aligned at x */
+static void text_right(viewer_hud *h, float x, float y, const char *s, const uint8_t c[4]) {
+  viewer_hud_text(h, x - viewer_hud_text_width(s), y, s, c);
+}
+
+static void build_hud(viewer *v, uint32_t slot, double now) {
+  viewer_hud *h = v->hud;
+  VkExtent2D e = v->sc.extent;
+  float scale = e.height >= 700 && e.width >= 900 ? 2.0f : 1.0f;
+  viewer_hud_begin(h, slot, scale, 10.0f, 8.0f);
+  const float L = VIEWER_HUD_LINE;
+  float y = 0, wmax = 0;
+  char a[512], b[64], c[64];
+
+  fmt_count(b, sizeof b, v->scene_count);
+  snprintf(a, sizeof a, "%s  %s splats", v->scene_name, b);
+  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, a, WHITE));
+  y += L;
+  const char *mode = viewer_present_mode_name(v->sc.present_mode);
+  snprintf(a, sizeof a, "%.1f fps  %ux%u  vsync %s (%s)", v->fps, e.width, e.height,
+           v->sc.present_mode == VK_PRESENT_MODE_FIFO_KHR ? "on" : "off", mode);
+  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, a, WHITE));
+  y += L + 3;
+
+  /* stage table: this frame's GPU time and the running median */
+  const float c1 = 112, c2 = 162;
+  viewer_hud_text(h, 0, y, "GPU ms", GREY);
+  text_right(h, c1, y, "frame", GREY);
+  text_right(h, c2, y, "median", GREY);
+  y += L;
+  const char *names[STAGES] = {"projection", "sort", "raster", "total"};
+  const double now_ms[STAGES] = {v->last.projection_ms, v->last.sort_ms, v->last.raster_ms, v->last.total_ms};
+  for (int k = 0; k < STAGES; k++) {
+    viewer_hud_text(h, 0, y, names[k], k == STAGES - 1 ? WHITE : GREY);
+    if (v->have_last) {
+      snprintf(b, sizeof b, "%.3f", now_ms[k]);
+      snprintf(c, sizeof c, "%.3f", app_percentile(v->ring[k], v->ring_count, 0.5));
+    } else {
+      snprintf(b, sizeof b, "-");
+      snprintf(c, sizeof c, "-");
+    }
+    text_right(h, c1, y, b, WHITE);
+    text_right(h, c2, y, c, WHITE);
+    y += L;
+  }
+  wmax = fmaxf(wmax, c2);
+  y += 3;
+
+  fmt_count(b, sizeof b, v->have_last ? v->last.visible : 0);
+  fmt_count(c, sizeof c, v->scene_count);
+  snprintf(a, sizeof a, "visible %s / %s", b, c);
+  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, a, WHITE));
+  y += L;
+  snprintf(a, sizeof a, "sort %s, %u-bit keys", splatsort_algorithm_name(v->in.sort), v->in.key_bits);
+  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, a, WHITE));
+  y += L;
+  if (v->bench) {
+    snprintf(a, sizeof a, "benchmark: frame %u of %u", v->frame + 1, v->o->frames);
+  } else {
+    int n = snprintf(a, sizeof a, "%s  up %s", viewer_mode_name(v->in.mode), viewer_up_name(v->in.orbit.up));
+    if (v->in.exact_camera && v->in.camera_index >= 0)
+      snprintf(a + n, sizeof a - (size_t)n, "  camera %d/%u %s", v->in.camera_index + 1, v->in.camera_count,
+               v->in.cameras[v->in.camera_index].name);
+  }
+  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, a, WHITE));
+  y += L;
+  if (now < v->message_until) {
+    y += 3;
+    wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, v->message, v->message_error ? RED : YELLOW));
+    y += L;
+  }
+  y += 3;
+  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, "H hide  Tab orbit/fly  F frame  O sort  K keys  P shot", GREY));
+  y += L;
+  viewer_hud_box(h, -6, -5, wmax + 6, y + 1, PANEL);
+}
+
+/* ---- one frame ---------------------------------------------------------------------- */
+
+static void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
+                          VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
+                          VkAccessFlags dst_access) {
+  VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                            .srcAccessMask = src_access,
+                            .dstAccessMask = dst_access,
+                            .oldLayout = from,
+                            .newLayout = to,
+                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                            .image = image,
+                            .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+  vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+static void draw_frame(viewer *v) {
+  uint32_t slot = v->frame % FRAMES_IN_FLIGHT;
+  frame_slot *fs = &v->slots[slot];
+  VkDevice dev = v->ctx.device;
+  if (fs->pending) {
+    /* the frame that used this slot two frames ago: its command buffers, HUD vertices,
+     * semaphore and timestamps become free */
+    VK_CHECK(vkWaitForFences(dev, 1, &fs->done, VK_TRUE, UINT64_MAX));
+    collect(v, fs, slot);
+  }
+  uint32_t image;
+  VkResult res = vkAcquireNextImageKHR(dev, v->sc.swapchain, UINT64_MAX, fs->acquired, VK_NULL_HANDLE, &image);
+  if (res == VK_ERROR_OUT_OF_DATE_KHR) {
+    v->rebuild = true;
+    return;
+  }
+  if (res == VK_SUBOPTIMAL_KHR) v->rebuild = true; /* still usable: draw this one, re-create after */
+  else VK_CHECK(res);
+
+  VkExtent2D e = v->sc.extent;
+  splat_camera cam;
+  int ok = v->bench ? app_bench_camera(v->o, &v->start_orbit, &v->start_cam, v->frame, e.width, e.height, &cam)
+                    : viewer_input_camera(&v->in, &cam);
+  if (ok != 0) { /* not reachable from the controllers' clamped state; keep the last view */
+    fprintf(stderr, "splatview: the camera is not usable (frame %u)\n", v->frame);
+    exit(1);
+  }
+  splat_frame f = {.camera = &cam, .sort = v->in.sort, .key_bits = v->in.key_bits, .sh_degree = v->o->sh_degree,
+                   .slot = slot};
+  memcpy(f.background, v->o->background, sizeof f.background);
+
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  VK_CHECK(vkResetCommandBuffer(fs->render, 0));
+  VK_CHECK(vkBeginCommandBuffer(fs->render, &bi));
+  label(v, fs->render, "splat renderer");
+  VK_CHECK(splat_renderer_cmd_render(v->r, fs->render, &f));
+  unlabel(v, fs->render);
+  VK_CHECK(vkEndCommandBuffer(fs->render));
+
+  VkCommandBuffer cmd = fs->present;
+  VkImage target, dst = v->sc.images[image];
+  splat_renderer_target(v->r, &target, NULL, NULL);
+  VK_CHECK(vkResetCommandBuffer(cmd, 0));
+  VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+  label(v, cmd, "blit to swapchain");
+  /* the acquire semaphore is waited at TRANSFER: the layout change chains after it */
+  image_barrier(cmd, dst, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  VkImageBlit blit = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                      .srcOffsets = {{0, 0, 0}, {(int32_t)e.width, (int32_t)e.height, 1}},
+                      .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                      .dstOffsets = {{0, 0, 0}, {(int32_t)e.width, (int32_t)e.height, 1}}};
+  vkCmdBlitImage(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                 &blit, VK_FILTER_NEAREST);
+  unlabel(v, cmd);
+  if (v->in.hud_visible) {
+    label(v, cmd, "hud");
+    build_hud(v, slot, glfwGetTime());
+    image_barrier(cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                  VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+    viewer_hud_cmd_draw(v->hud, cmd, v->sc.views[image], e);
+    image_barrier(cmd, dst, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                  VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
+    unlabel(v, cmd);
+  } else {
+    image_barrier(cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
+  }
+  VK_CHECK(vkEndCommandBuffer(cmd));
+
+  /* two batches: the renderer's work does not wait for the swapchain image, only the blit does */
+  VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  VkSubmitInfo submits[2] = {
+      {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &fs->render},
+      {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .waitSemaphoreCount = 1, .pWaitSemaphores = &fs->acquired,
+       .pWaitDstStageMask = &wait_stage, .commandBufferCount = 1, .pCommandBuffers = &fs->present,
+       .signalSemaphoreCount = 1, .pSignalSemaphores = &v->sc.rendered[image]}};
+  VK_CHECK(vkResetFences(dev, 1, &fs->done));
+  VK_CHECK(vkQueueSubmit(v->ctx.queue, 2, submits, fs->done));
+  fs->pending = true;
+  fs->frame = v->frame++;
+
+  VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR, .waitSemaphoreCount = 1,
+                         .pWaitSemaphores = &v->sc.rendered[image], .swapchainCount = 1,
+                         .pSwapchains = &v->sc.swapchain, .pImageIndices = &image};
+  res = vkQueuePresentKHR(v->ctx.queue, &pi);
+  if (res == VK_ERROR_OUT_OF_DATE_KHR || res == VK_SUBOPTIMAL_KHR) v->rebuild = true;
+  else VK_CHECK(res);
+}
+
+/* ---- setup and the loop ------------------------------------------------------------- */
 
 int splatview_run_window(const splatview_options *o) {
-  (void)o;
-  fprintf(stderr, "splatview: the windowed viewer is not built yet; use --headless\n");
-  return 1;
+  viewer *v = calloc(1, sizeof *v);
+  if (!v) {
+    fprintf(stderr, "splatview: out of memory\n");
+    return 1;
+  }
+  v->o = o;
+  v->bench = o->bench;
+  const char *scene_path = o->scene ? o->scene : splatview_default_scene();
+  char err[1024];
+  splat_scene scene;
+  if (app_load_scene(scene_path, &scene, err, sizeof err) != 0) {
+    fprintf(stderr, "splatview: %s\n", err);
+    free(v);
+    return 1;
+  }
+  if (scene.count == 0) {
+    fprintf(stderr, "splatview: %s: no splats to show\n", scene_path);
+    splat_scene_free(&scene);
+    free(v);
+    return 1;
+  }
+  if (scene.dropped || scene.clamped)
+    fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", scene_path,
+            scene.dropped, scene.clamped);
+  if (o->cameras && splat_cameras_load(o->cameras, &v->cams, &v->cam_count, err, sizeof err) != 0) {
+    fprintf(stderr, "splatview: %s\n", err);
+    splat_scene_free(&scene);
+    free(v);
+    return 1;
+  }
+
+  glfwSetErrorCallback(on_glfw_error);
+  if (!glfwInit()) {
+    fprintf(stderr, "splatview: cannot open a window (no display? --headless renders without one)\n");
+    return 1;
+  }
+  if (!glfwVulkanSupported()) {
+    fprintf(stderr, "splatview: GLFW finds no Vulkan loader or no window-system support for it\n");
+    glfwTerminate();
+    return 1;
+  }
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+  char title[300];
+  set_name(v->scene_name, sizeof v->scene_name, scene_path);
+  snprintf(title, sizeof title, "splatview - %s", v->scene_name);
+  v->window = glfwCreateWindow((int)o->width, (int)o->height, title, NULL, NULL);
+  if (!v->window) {
+    fprintf(stderr, "splatview: cannot create a %ux%u window\n", o->width, o->height);
+    glfwTerminate();
+    return 1;
+  }
+  glfwSetWindowUserPointer(v->window, v);
+
+  uint32_t ext_count = 0;
+  const char **exts = glfwGetRequiredInstanceExtensions(&ext_count);
+  vkh_options vo = vkh_default_options(false);
+  vo.headless = false;
+  vo.swapchain = true;
+  vo.instance_extensions = exts;
+  vo.instance_extension_count = ext_count;
+  vkh_init(&v->ctx, &vo);
+  if (!v->ctx.dynamic_rendering) {
+    fprintf(stderr, "splatview: the Vulkan device (%s) lacks dynamic rendering (Vulkan 1.3)\n",
+            v->ctx.props.deviceName);
+    return 1;
+  }
+  VK_CHECK(glfwCreateWindowSurface(v->ctx.instance, v->window, NULL, &v->surface));
+  VkBool32 can_present = VK_FALSE;
+  VK_CHECK(vkGetPhysicalDeviceSurfaceSupportKHR(v->ctx.physical_device, v->ctx.queue_family, v->surface,
+                                                &can_present));
+  if (!can_present) {
+    fprintf(stderr, "splatview: %s cannot present to this window from its graphics queue\n",
+            v->ctx.props.deviceName);
+    return 1;
+  }
+  if (v->ctx.debug_utils) {
+    v->label_begin =
+        (PFN_vkCmdBeginDebugUtilsLabelEXT)vkGetInstanceProcAddr(v->ctx.instance, "vkCmdBeginDebugUtilsLabelEXT");
+    v->label_end = (PFN_vkCmdEndDebugUtilsLabelEXT)vkGetInstanceProcAddr(v->ctx.instance, "vkCmdEndDebugUtilsLabelEXT");
+  }
+
+  splat_renderer_create_info ri = {.physical_device = v->ctx.physical_device, .device = v->ctx.device,
+                                   .queue = v->ctx.queue, .queue_family = v->ctx.queue_family,
+                                   .sort_features = v->ctx.sort_features, .frame_slots = FRAMES_IN_FLIGHT,
+                                   .log = log_stderr};
+  VK_CHECK(splat_renderer_create(&ri, &v->r));
+  VkResult res = splat_renderer_set_scene(v->r, &scene);
+  if (res != VK_SUCCESS) {
+    fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", scene_path, scene.count,
+            vkh_result_name(res));
+    return 1;
+  }
+  bool onesweep = splat_renderer_has_sort(v->r, SPLATSORT_ALGORITHM_ONESWEEP);
+  if (o->sort == SPLATSORT_ALGORITHM_ONESWEEP && !onesweep) {
+    fprintf(stderr, "splatview: --sort onesweep is not available on %s\n", v->ctx.props.deviceName);
+    return 1;
+  }
+  v->scene_count = scene.count;
+
+  /* swapchain first: the start view frames the scene for the framebuffer's aspect */
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                    .commandPool = v->ctx.pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                    .commandBufferCount = 1};
+  for (uint32_t i = 0; i < FRAMES_IN_FLIGHT; i++) {
+    frame_slot *fs = &v->slots[i];
+    VK_CHECK(vkAllocateCommandBuffers(v->ctx.device, &ai, &fs->render));
+    VK_CHECK(vkAllocateCommandBuffers(v->ctx.device, &ai, &fs->present));
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    VK_CHECK(vkCreateFence(v->ctx.device, &fci, NULL, &fs->done));
+    VK_CHECK(vkCreateSemaphore(v->ctx.device, &sci, NULL, &fs->acquired));
+  }
+  v->in.vsync = o->vsync && !o->bench;
+  v->hud = viewer_hud_create(&v->ctx, VK_FORMAT_B8G8R8A8_UNORM, FRAMES_IN_FLIGHT);
+  while (rebuild(v) != 0) { /* started minimised */
+    glfwWaitEvents();
+    if (glfwWindowShouldClose(v->window)) break;
+  }
+  uint32_t w = v->sc.extent.width ? v->sc.extent.width : o->width;
+  uint32_t h = v->sc.extent.height ? v->sc.extent.height : o->height;
+  if (o->bench && o->size_given && (w != o->width || h != o->height))
+    fprintf(stderr, "splatview: the window's framebuffer is %ux%u, not the --size %ux%u asked for\n", w, h,
+            o->width, o->height);
+  if (app_start_view(o, &scene, v->cams, v->cam_count, w, h, &v->start_orbit, &v->start_cam, err, sizeof err) != 0) {
+    fprintf(stderr, "splatview: %s\n", err);
+    return 1;
+  }
+  viewer_input_init(&v->in, &v->start_orbit, o->fovy, w, h, o->sort, onesweep, o->key_bits, o->vsync && !o->bench);
+  float lo[3], hi[3];
+  app_scene_bounds(&scene, lo, hi);
+  viewer_input_set_bounds(&v->in, lo, hi);
+  splat_scene_free(&scene);
+  if (v->cam_count) {
+    viewer_input_set_cameras(&v->in, v->cams, v->cam_count);
+    viewer_input_jump(&v->in, o->camera_index < 0 ? 0 : o->camera_index);
+  }
+
+  v->keep_stats = o->bench || o->frames > 0;
+  if (o->timings && !(v->csv = app_timings_open(o->timings, err, sizeof err))) {
+    fprintf(stderr, "splatview: %s\n", err);
+    return 1;
+  }
+  glfwSetKeyCallback(v->window, on_key);
+  glfwSetMouseButtonCallback(v->window, on_button);
+  glfwSetCursorPosCallback(v->window, on_cursor);
+  glfwSetScrollCallback(v->window, on_scroll);
+  glfwSetDropCallback(v->window, on_drop);
+  glfwSetWindowFocusCallback(v->window, on_focus);
+  glfwSetFramebufferSizeCallback(v->window, on_resize);
+  struct sigaction sa = {.sa_handler = on_signal};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
+  double last = glfwGetTime();
+  v->fps_t0 = last;
+  while (!glfwWindowShouldClose(v->window) && !quit_signal && !(o->frames && v->frame >= o->frames)) {
+    glfwPollEvents();
+    if (v->drop_pending) {
+      v->drop_pending = false;
+      open_scene(v, v->drop);
+    }
+    int fw, fh;
+    glfwGetFramebufferSize(v->window, &fw, &fh);
+    if (fw != v->built_w || fh != v->built_h) v->rebuild = true;
+    if (v->rebuild || !v->sc.swapchain) {
+      if (rebuild(v) != 0) {
+        glfwWaitEventsTimeout(0.25); /* minimised: nothing to draw until restored */
+        last = glfwGetTime();
+        continue;
+      }
+    }
+    double now = glfwGetTime();
+    effects(v, viewer_input_update(&v->in, now - last));
+    last = now;
+    draw_frame(v);
+    if (v->screenshot_wanted) {
+      v->screenshot_wanted = false;
+      screenshot_key(v);
+    }
+    v->fps_frames++;
+    if (now - v->fps_t0 >= 0.5) {
+      v->fps = v->fps_frames / (now - v->fps_t0);
+      v->fps_frames = 0;
+      v->fps_t0 = now;
+    }
+  }
+
+  int status = 0;
+  drain(v);
+  if (o->screenshot && v->frame > 0 && save_target(v, o->screenshot) != 0) status = 1;
+  if (v->csv) fclose(v->csv);
+  if (v->frame > 0)
+    printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys on %s, %u frames\n", v->scene_name,
+           v->scene_count, v->last.visible, v->sc.extent.width, v->sc.extent.height,
+           splatsort_algorithm_name(v->last.sort), v->last.key_bits, v->ctx.props.deviceName, v->frame);
+  if (v->keep_stats && v->stats.count)
+    app_stats_print(&v->stats, stdout, o->bench ? "benchmark (window)" : "frame times");
+  app_stats_free(&v->stats);
+
+  viewer_hud_destroy(v->hud);
+  viewer_swapchain_destroy(&v->ctx, &v->sc);
+  for (uint32_t i = 0; i < FRAMES_IN_FLIGHT; i++) {
+    frame_slot *fs = &v->slots[i];
+    VkCommandBuffer cbs[2] = {fs->render, fs->present};
+    vkFreeCommandBuffers(v->ctx.device, v->ctx.pool, 2, cbs);
+    vkDestroyFence(v->ctx.device, fs->done, NULL);
+    vkDestroySemaphore(v->ctx.device, fs->acquired, NULL);
+  }
+  splat_renderer_destroy(v->r);
+  vkDestroySurfaceKHR(v->ctx.instance, v->surface, NULL);
+  vkh_destroy(&v->ctx);
+  glfwDestroyWindow(v->window);
+  glfwTerminate();
+  splat_cameras_free(v->cams);
+  if (v->ctx.validation_messages) {
+    fprintf(stderr, "splatview: %u validation messages\n", v->ctx.validation_messages);
+    status = 1;
+  }
+  free(v);
+  return status;
 }

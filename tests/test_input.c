@@ -1,0 +1,420 @@
+/* test_input.c: splatview's key and mouse bindings (viewer/input.c) driven without a window,
+ * and the swapchain format / present-mode choice. CPU only. Expected poses are worked out by
+ * hand from camera.h's conventions (-Y up, yaw 0 looks along +z, right is +x); the camera
+ * maths themselves are tested in test_camera.c. */
+#include "input.h"
+#include "swapchain.h"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond, ...)                                                        \
+  do {                                                                          \
+    if (!(cond)) {                                                              \
+      failures++;                                                               \
+      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                             \
+      fprintf(stderr, "\n");                                                    \
+    }                                                                           \
+  } while (0)
+
+#define CHECK_NEAR(a, b, tol) \
+  CHECK(fabs((double)(a) - (double)(b)) <= (tol), "%s = %.9g, expected %.9g", #a, (double)(a), (double)(b))
+
+#define CHECK_VEC(v, x, y, z, tol) \
+  do {                             \
+    CHECK_NEAR((v)[0], x, tol);    \
+    CHECK_NEAR((v)[1], y, tol);    \
+    CHECK_NEAR((v)[2], z, tol);    \
+  } while (0)
+
+static uint32_t press(viewer_input *s, int key) {
+  uint32_t e = viewer_input_key(s, key, GLFW_PRESS, 0);
+  viewer_input_key(s, key, GLFW_RELEASE, 0);
+  return e;
+}
+
+/* Orbit around the origin from 10 units, -Y up, yaw = pitch = 0: the eye is at (0,0,-10)
+ * looking along +z, 200x200 with a 90 degree field of view (fy = 100 pixels). */
+static void fresh(viewer_input *s) {
+  splat_orbit o;
+  float zero[3] = {0, 0, 0};
+  splat_orbit_init(&o, zero, 10.0f, SPLAT_UP_NEG_Y);
+  viewer_input_init(s, &o, 90.0f, 200, 200, SPLATSORT_ALGORITHM_AUTO, true, 0, true);
+}
+
+static void eye_of(const viewer_input *s, float eye[3]) {
+  splat_camera c;
+  CHECK(viewer_input_camera(s, &c) == 0, "no camera");
+  memcpy(eye, c.position, sizeof(float) * 3);
+}
+
+static void test_init(void) {
+  viewer_input s;
+  fresh(&s);
+  CHECK(s.mode == VIEWER_MODE_ORBIT, "starts in orbit mode");
+  CHECK(s.sort == SPLATSORT_ALGORITHM_ONESWEEP, "auto with OneSweep available -> onesweep, got %d", s.sort);
+  CHECK(s.key_bits == 32, "key bits 0 -> 32, got %u", s.key_bits);
+  CHECK(s.hud_visible && s.vsync, "HUD visible, vsync as given");
+  float eye[3];
+  eye_of(&s, eye);
+  CHECK_VEC(eye, 0, 0, -10, 1e-5);
+  /* the fly camera starts on the orbit's eye */
+  CHECK_VEC(s.fly.position, 0, 0, -10, 1e-5);
+
+  splat_orbit o = s.orbit;
+  viewer_input_init(&s, &o, 50.0f, 10, 10, SPLATSORT_ALGORITHM_AUTO, false, 24, false);
+  CHECK(s.sort == SPLATSORT_ALGORITHM_QUATERNARY, "auto without OneSweep -> quaternary");
+  CHECK(s.key_bits == 24 && !s.vsync, "key bits 24, vsync off");
+  viewer_input_init(&s, &o, 50.0f, 10, 10, SPLATSORT_ALGORITHM_ONESWEEP, false, 17, false);
+  CHECK(s.sort == SPLATSORT_ALGORITHM_QUATERNARY, "OneSweep asked but unavailable -> quaternary");
+  CHECK(s.key_bits == 32, "an invalid key width falls back to 32");
+}
+
+static void test_orbit_mouse(void) {
+  viewer_input s;
+  fresh(&s);
+  /* motion without a button, and the first motion, do nothing */
+  CHECK(viewer_input_cursor(&s, 100, 100) == 0, "first cursor event");
+  CHECK(viewer_input_cursor(&s, 150, 120) == 0, "motion without a button");
+  float eye[3];
+  eye_of(&s, eye);
+  CHECK_VEC(eye, 0, 0, -10, 1e-5);
+
+  /* left drag 100 px right: yaw +0.5 rad (0.005 rad/px), the eye swings to -x */
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
+  CHECK(viewer_input_cursor(&s, 250, 120) & VIEWER_EFFECT_CAMERA, "left drag moves the camera");
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
+  eye_of(&s, eye);
+  CHECK_VEC(eye, -10 * sin(0.5), 0, -10 * cos(0.5), 1e-4);
+  CHECK(viewer_input_cursor(&s, 300, 300) == 0, "released: no more rotation");
+
+  /* left drag 40 px down: pitch -0.2, forward gains +y (down): the eye rises (world -y) */
+  fresh(&s);
+  viewer_input_cursor(&s, 0, 0);
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
+  viewer_input_cursor(&s, 0, 40);
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
+  eye_of(&s, eye);
+  CHECK_VEC(eye, 0, -10 * sin(0.2), -10 * cos(0.2), 1e-4);
+
+  /* right drag (10, 20) px: at 10 units with fy = 100 a pixel is 0.1 units; the target moves
+   * against the drag along right (+x) and down (+y) */
+  fresh(&s);
+  viewer_input_cursor(&s, 50, 50);
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_RIGHT, GLFW_PRESS, 0);
+  CHECK(viewer_input_cursor(&s, 60, 70) & VIEWER_EFFECT_CAMERA, "right drag pans");
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_RIGHT, GLFW_RELEASE, 0);
+  CHECK_VEC(s.orbit.target, -1, -2, 0, 1e-5);
+  CHECK_NEAR(s.orbit.distance, 10, 1e-5);
+  /* middle drag pans too */
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_MIDDLE, GLFW_PRESS, 0);
+  viewer_input_cursor(&s, 50, 70);
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_MIDDLE, GLFW_RELEASE, 0);
+  CHECK_VEC(s.orbit.target, 0, -2, 0, 1e-5);
+
+  /* wheel: one step in = distance * 0.9, two out = / 0.81 */
+  fresh(&s);
+  CHECK(viewer_input_scroll(&s, 0, 1) & VIEWER_EFFECT_CAMERA, "wheel zooms");
+  CHECK_NEAR(s.orbit.distance, 9.0, 1e-5);
+  viewer_input_scroll(&s, 0, -2);
+  CHECK_NEAR(s.orbit.distance, 9.0 / 0.81, 1e-4);
+  CHECK(viewer_input_scroll(&s, 3, 0) == 0, "horizontal scrolling does nothing");
+}
+
+static void test_fly(void) {
+  viewer_input s;
+  fresh(&s);
+  /* box half diagonal 0.5 sqrt(6^2 + 8^2 + 24^2) = 13: fly speed 13/4 units per second */
+  float lo[3] = {-3, -4, -12}, hi[3] = {3, 4, 12};
+  viewer_input_set_bounds(&s, lo, hi);
+  CHECK_NEAR(s.fly.speed, 3.25, 1e-5);
+
+  /* W in orbit mode is remembered but does not move */
+  viewer_input_key(&s, GLFW_KEY_W, GLFW_PRESS, 0);
+  CHECK(viewer_input_update(&s, 0.5) == 0, "W does not move the orbit camera");
+  viewer_input_key(&s, GLFW_KEY_W, GLFW_RELEASE, 0);
+
+  uint32_t e = press(&s, GLFW_KEY_TAB);
+  CHECK(s.mode == VIEWER_MODE_FLY && (e & VIEWER_EFFECT_MESSAGE), "Tab switches to fly");
+  float eye[3];
+  eye_of(&s, eye);
+  CHECK_VEC(eye, 0, 0, -10, 1e-5);
+
+  viewer_input_key(&s, GLFW_KEY_W, GLFW_PRESS, 0);
+  CHECK(viewer_input_update(&s, 0.08) & VIEWER_EFFECT_CAMERA, "W moves in fly mode");
+  CHECK_VEC(s.fly.position, 0, 0, -10 + 0.26, 1e-5);
+  viewer_input_key(&s, GLFW_KEY_LEFT_SHIFT, GLFW_PRESS, GLFW_MOD_SHIFT);
+  viewer_input_update(&s, 0.08); /* four times faster */
+  CHECK_VEC(s.fly.position, 0, 0, -10 + 0.26 + 1.04, 1e-5);
+  viewer_input_key(&s, GLFW_KEY_LEFT_SHIFT, GLFW_RELEASE, 0);
+  viewer_input_update(&s, 5.0); /* a stall: at most 0.1 s is applied */
+  CHECK_VEC(s.fly.position, 0, 0, -10 + 0.26 + 1.04 + 0.325, 1e-5);
+  viewer_input_key(&s, GLFW_KEY_W, GLFW_RELEASE, 0);
+  CHECK(viewer_input_update(&s, 0.5) == 0, "released: no motion");
+
+  float p[3];
+  memcpy(p, s.fly.position, sizeof p);
+  viewer_input_key(&s, GLFW_KEY_A, GLFW_PRESS, 0);
+  viewer_input_key(&s, GLFW_KEY_D, GLFW_PRESS, 0);
+  CHECK(viewer_input_update(&s, 0.5) == 0, "A and D cancel");
+  viewer_input_key(&s, GLFW_KEY_A, GLFW_RELEASE, 0);
+  viewer_input_update(&s, 0.1); /* D: right is +x */
+  CHECK_VEC(s.fly.position, p[0] + 0.325, p[1], p[2], 1e-5);
+  viewer_input_key(&s, GLFW_KEY_D, GLFW_RELEASE, 0);
+  viewer_input_key(&s, GLFW_KEY_E, GLFW_PRESS, 0);
+  viewer_input_update(&s, 0.1); /* E: screen up, world -y */
+  CHECK_VEC(s.fly.position, p[0] + 0.325, p[1] - 0.325, p[2], 1e-5);
+  viewer_input_key(&s, GLFW_KEY_E, GLFW_RELEASE, 0);
+  viewer_input_key(&s, GLFW_KEY_Q, GLFW_PRESS, 0);
+  viewer_input_key(&s, GLFW_KEY_S, GLFW_PRESS, 0);
+  viewer_input_update(&s, 0.1); /* Q + S: down and back, along the normalised sum */
+  double d = 0.325 / sqrt(2.0);
+  CHECK_VEC(s.fly.position, p[0] + 0.325, p[1] - 0.325 + d, p[2] - d, 1e-5);
+  viewer_input_release_all(&s);
+  CHECK(s.fly_keys == 0 && viewer_input_update(&s, 0.2) == 0, "release_all forgets held keys");
+
+  /* mouse look: left drag 100 px right turns right by 0.3 rad */
+  float yaw = s.fly.yaw;
+  viewer_input_cursor(&s, 10, 10);
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
+  viewer_input_cursor(&s, 110, 10);
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
+  CHECK_NEAR(s.fly.yaw, yaw + 0.3, 1e-5);
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_RIGHT, GLFW_PRESS, 0);
+  CHECK(viewer_input_cursor(&s, 150, 60) == 0, "right drag does nothing in fly mode");
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_RIGHT, GLFW_RELEASE, 0);
+
+  /* the wheel sets the speed in fly mode */
+  viewer_input_scroll(&s, 0, 2);
+  CHECK_NEAR(s.fly.speed, 3.25 * 1.5625, 1e-4);
+
+  /* back to orbit keeps the view */
+  splat_camera before, after;
+  viewer_input_camera(&s, &before);
+  press(&s, GLFW_KEY_TAB);
+  CHECK(s.mode == VIEWER_MODE_ORBIT, "Tab back to orbit");
+  viewer_input_camera(&s, &after);
+  for (int k = 0; k < 16; k++) CHECK_NEAR(after.view[k], before.view[k], 1e-4);
+}
+
+static void test_frame_and_up(void) {
+  viewer_input s;
+  fresh(&s);
+  CHECK(press(&s, GLFW_KEY_F) == 0, "F without bounds does nothing");
+  float lo[3] = {1, 2, 3}, hi[3] = {3, 6, 7}; /* centre (2,4,5), half diagonal 3 */
+  viewer_input_set_bounds(&s, lo, hi);
+  viewer_input_cursor(&s, 0, 0);
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
+  viewer_input_cursor(&s, 60, 0); /* yaw 0.3 */
+  viewer_input_button(&s, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
+  CHECK(press(&s, GLFW_KEY_F) & VIEWER_EFFECT_CAMERA, "F frames");
+  CHECK_VEC(s.orbit.target, 2, 4, 5, 1e-5);
+  CHECK_NEAR(s.orbit.distance, splat_camera_fit_distance(3.0f, 90.0f, 200, 200), 1e-4);
+  CHECK_NEAR(s.orbit.yaw, 0.3, 1e-5);
+
+  /* in fly mode F frames too and stays in fly mode, the camera on the framed eye */
+  press(&s, GLFW_KEY_TAB);
+  viewer_input_key(&s, GLFW_KEY_W, GLFW_PRESS, 0);
+  viewer_input_update(&s, 0.1);
+  viewer_input_key(&s, GLFW_KEY_W, GLFW_RELEASE, 0);
+  press(&s, GLFW_KEY_F);
+  CHECK(s.mode == VIEWER_MODE_FLY, "F keeps fly mode");
+  float eye[3], want[3];
+  splat_orbit_eye(&s.orbit, want);
+  eye_of(&s, eye);
+  CHECK_VEC(eye, want[0], want[1], want[2], 1e-4);
+  CHECK_VEC(s.orbit.target, 2, 4, 5, 1e-4);
+
+  /* U cycles -Y, +Y, +Z and keeps the eye where it is */
+  fresh(&s);
+  viewer_input_set_bounds(&s, lo, hi);
+  press(&s, GLFW_KEY_U);
+  CHECK(s.orbit.up == SPLAT_UP_POS_Y, "U: -Y -> +Y");
+  eye_of(&s, eye);
+  CHECK_VEC(eye, 0, 0, -10, 1e-4);
+  press(&s, GLFW_KEY_U);
+  CHECK(s.orbit.up == SPLAT_UP_POS_Z, "U: +Y -> +Z");
+  /* looking along +z with +Z up is a pole: the pitch limit tilts the view by 1 degree, so
+   * only the distance to the target is kept exactly */
+  press(&s, GLFW_KEY_U);
+  CHECK(s.orbit.up == SPLAT_UP_NEG_Y, "U: +Z -> -Y");
+  eye_of(&s, eye);
+  CHECK_NEAR(sqrt(eye[0] * eye[0] + eye[1] * eye[1] + eye[2] * eye[2]), 10, 1e-4);
+  CHECK_NEAR(eye[2], -10 * cos(3.14159265358979 / 180), 1e-4);
+  press(&s, GLFW_KEY_TAB);
+  viewer_input_key(&s, GLFW_KEY_D, GLFW_PRESS, 0);
+  viewer_input_update(&s, 0.1);
+  viewer_input_key(&s, GLFW_KEY_D, GLFW_RELEASE, 0);
+  float p[3];
+  memcpy(p, s.fly.position, sizeof p);
+  press(&s, GLFW_KEY_U);
+  CHECK(s.fly.up == SPLAT_UP_POS_Y && s.mode == VIEWER_MODE_FLY, "U in fly mode");
+  CHECK_VEC(s.fly.position, p[0], p[1], p[2], 1e-4);
+}
+
+static void test_cameras(void) {
+  viewer_input s;
+  fresh(&s);
+  CHECK(press(&s, GLFW_KEY_1) == VIEWER_EFFECT_MESSAGE, "1 without cameras: a message only");
+  CHECK(strstr(s.message, "--cameras") != NULL, "message names --cameras: '%s'", s.message);
+  CHECK(press(&s, GLFW_KEY_PAGE_DOWN) == VIEWER_EFFECT_MESSAGE, "PageDown without cameras");
+  CHECK(s.camera_index == -1, "no camera chosen");
+
+  /* three training cameras at 640x480, fx = fy = 400: 0 and 2 look along +z, 1 along +x */
+  splat_camera_desc d[3];
+  memset(d, 0, sizeof d);
+  for (int i = 0; i < 3; i++) {
+    snprintf(d[i].name, sizeof d[i].name, "cam%d", i);
+    d[i].width = 640;
+    d[i].height = 480;
+    d[i].fx = d[i].fy = 400.0f;
+    d[i].position[0] = (float)i;
+    d[i].position[2] = -5.0f;
+    for (int k = 0; k < 3; k++) d[i].rotation[k][k] = 1.0f;
+  }
+  /* columns right (0,0,-1), down (0,1,0), forward (1,0,0) */
+  const float r1[3][3] = {{0, 0, 1}, {0, 1, 0}, {-1, 0, 0}};
+  memcpy(d[1].rotation, r1, sizeof r1);
+  viewer_input_set_cameras(&s, d, 3);
+  viewer_input_resize(&s, 320, 240);
+  float lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
+  viewer_input_set_bounds(&s, lo, hi);
+
+  uint32_t e = press(&s, GLFW_KEY_2);
+  CHECK(e & VIEWER_EFFECT_CAMERA, "2 jumps");
+  CHECK(s.camera_index == 1 && s.exact_camera, "camera index 1, exact");
+  splat_camera c;
+  CHECK(viewer_input_camera(&s, &c) == 0, "camera");
+  CHECK_VEC(c.position, 1, 0, -5, 1e-5);
+  float right[3], down[3], fwd[3];
+  splat_camera_axes(&c, right, down, fwd);
+  CHECK_VEC(fwd, 1, 0, 0, 1e-5);
+  CHECK_VEC(right, 0, 0, -1, 1e-5);
+  /* the training camera's field of view at the window's height: fy = 400 * 240/480 */
+  CHECK_NEAR(c.fy, 200, 1e-3);
+  CHECK_NEAR(c.fx, 200, 1e-3);
+  CHECK_NEAR(s.fovy, 2.0 * atan(480.0 / 800.0) * 180.0 / 3.14159265358979, 1e-3);
+  /* the orbit continues from the same eye and direction; the scene centre (0,0,0) lies at
+   * depth (0 - 1) = -1 along +x, behind the camera, so the previous distance (10) is kept */
+  float eye[3];
+  splat_orbit_eye(&s.orbit, eye);
+  CHECK_VEC(eye, 1, 0, -5, 1e-4);
+  CHECK_VEC(s.orbit.target, 11, 0, -5, 1e-4);
+
+  CHECK(press(&s, GLFW_KEY_4) == VIEWER_EFFECT_MESSAGE, "4 of 3 cameras: message only");
+  CHECK(s.camera_index == 1, "out of range keeps the camera");
+  CHECK(press(&s, GLFW_KEY_9) == VIEWER_EFFECT_MESSAGE && s.camera_index == 1, "9 of 3");
+  press(&s, GLFW_KEY_PAGE_DOWN);
+  CHECK(s.camera_index == 2, "PageDown: 1 -> 2, got %d", s.camera_index);
+  /* camera 2 at (2,0,-5) looking +z: the scene centre is 5 ahead, the orbit turns around it */
+  CHECK_VEC(s.orbit.target, 2, 0, 0, 1e-4);
+  press(&s, GLFW_KEY_PAGE_DOWN);
+  CHECK(s.camera_index == 0, "PageDown wraps: 2 -> 0, got %d", s.camera_index);
+  press(&s, GLFW_KEY_PAGE_UP);
+  CHECK(s.camera_index == 2, "PageUp wraps: 0 -> 2, got %d", s.camera_index);
+  press(&s, GLFW_KEY_PAGE_UP);
+  CHECK(s.camera_index == 1, "PageUp: 2 -> 1, got %d", s.camera_index);
+  CHECK(viewer_input_key(&s, GLFW_KEY_PAGE_UP, GLFW_REPEAT, 0) == 0 && s.camera_index == 1, "repeat ignored");
+
+  /* moving leaves the exact camera for the orbit's, from the same place */
+  press(&s, GLFW_KEY_1);
+  CHECK(s.exact_camera && s.camera_index == 0, "1 -> camera 0");
+  viewer_input_scroll(&s, 0, 1);
+  CHECK(!s.exact_camera, "zooming leaves the training camera");
+  viewer_input_camera(&s, &c);
+  splat_camera_axes(&c, NULL, NULL, fwd);
+  CHECK_VEC(fwd, 0, 0, 1, 1e-4);
+
+  /* from no camera yet: PageUp goes to the last one, PageDown to the first */
+  viewer_input_set_cameras(&s, d, 3);
+  press(&s, GLFW_KEY_PAGE_UP);
+  CHECK(s.camera_index == 2, "PageUp first: last camera, got %d", s.camera_index);
+  viewer_input_set_cameras(&s, d, 3);
+  press(&s, GLFW_KEY_PAGE_DOWN);
+  CHECK(s.camera_index == 0, "PageDown first: first camera, got %d", s.camera_index);
+
+  /* a camera that cannot be used (fx 0) is refused */
+  d[2].fx = 0.0f;
+  CHECK(press(&s, GLFW_KEY_3) == VIEWER_EFFECT_MESSAGE && s.camera_index == 0, "unusable camera refused");
+}
+
+static void test_toggles(void) {
+  viewer_input s;
+  fresh(&s);
+  CHECK(s.sort == SPLATSORT_ALGORITHM_ONESWEEP, "start onesweep");
+  CHECK(press(&s, GLFW_KEY_O) & VIEWER_EFFECT_SORT, "O changes the sort");
+  CHECK(s.sort == SPLATSORT_ALGORITHM_QUATERNARY, "O: onesweep -> quaternary");
+  press(&s, GLFW_KEY_O);
+  CHECK(s.sort == SPLATSORT_ALGORITHM_ONESWEEP, "O: quaternary -> onesweep");
+  s.onesweep_available = false;
+  s.sort = SPLATSORT_ALGORITHM_QUATERNARY;
+  CHECK(press(&s, GLFW_KEY_O) == VIEWER_EFFECT_MESSAGE, "O without OneSweep: message only");
+  CHECK(s.sort == SPLATSORT_ALGORITHM_QUATERNARY, "stays quaternary");
+
+  CHECK(press(&s, GLFW_KEY_K) & VIEWER_EFFECT_SORT, "K changes the keys");
+  CHECK(s.key_bits == 24, "K: 32 -> 24");
+  press(&s, GLFW_KEY_K);
+  CHECK(s.key_bits == 16, "K: 24 -> 16");
+  press(&s, GLFW_KEY_K);
+  CHECK(s.key_bits == 32, "K: 16 -> 32");
+  CHECK(viewer_input_key(&s, GLFW_KEY_K, GLFW_REPEAT, 0) == 0 && s.key_bits == 32, "auto-repeat ignored");
+  CHECK(viewer_input_key(&s, GLFW_KEY_K, GLFW_RELEASE, 0) == 0 && s.key_bits == 32, "release ignored");
+
+  CHECK(press(&s, GLFW_KEY_V) & VIEWER_EFFECT_VSYNC, "V");
+  CHECK(!s.vsync, "V turns vsync off");
+  press(&s, GLFW_KEY_V);
+  CHECK(s.vsync, "V turns it back on");
+  CHECK(press(&s, GLFW_KEY_H) == VIEWER_EFFECT_HUD && !s.hud_visible, "H hides the HUD");
+  press(&s, GLFW_KEY_H);
+  CHECK(s.hud_visible, "H shows it");
+  CHECK(press(&s, GLFW_KEY_P) == VIEWER_EFFECT_SCREENSHOT, "P: screenshot");
+  CHECK(press(&s, GLFW_KEY_ESCAPE) == VIEWER_EFFECT_QUIT, "Esc: quit");
+  CHECK(press(&s, GLFW_KEY_Z) == 0, "an unbound key does nothing");
+  CHECK(viewer_input_button(&s, GLFW_MOUSE_BUTTON_5, GLFW_PRESS, 0) == 0, "an unbound button does nothing");
+}
+
+static void test_swapchain_choice(void) {
+  VkSurfaceFormatKHR f[3], out;
+  f[0] = (VkSurfaceFormatKHR){VK_FORMAT_B8G8R8A8_SRGB, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
+  f[1] = (VkSurfaceFormatKHR){VK_FORMAT_B8G8R8A8_UNORM, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
+  CHECK(viewer_pick_surface_format(f, 2, &out) == 0 && out.format == VK_FORMAT_B8G8R8A8_UNORM, "UNORM, not sRGB");
+  f[0] = (VkSurfaceFormatKHR){VK_FORMAT_R8G8B8A8_UNORM, VK_COLOR_SPACE_DISPLAY_P3_NONLINEAR_EXT};
+  f[1] = (VkSurfaceFormatKHR){VK_FORMAT_R8G8B8A8_SRGB, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
+  f[2] = (VkSurfaceFormatKHR){VK_FORMAT_R8G8B8A8_UNORM, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
+  CHECK(viewer_pick_surface_format(f, 3, &out) == 0 && out.format == VK_FORMAT_R8G8B8A8_UNORM &&
+            out.colorSpace == VK_COLOR_SPACE_SRGB_NONLINEAR_KHR,
+        "R8G8B8A8_UNORM in sRGB-nonlinear space preferred");
+  CHECK(viewer_pick_surface_format(f, 1, &out) == 0 && out.format == VK_FORMAT_R8G8B8A8_UNORM, "other space");
+  CHECK(viewer_pick_surface_format(&f[1], 1, &out) == -1, "only sRGB formats: refused");
+  CHECK(viewer_pick_surface_format(f, 0, &out) == -1, "no formats");
+
+  const VkPresentModeKHR all[3] = {VK_PRESENT_MODE_FIFO_KHR, VK_PRESENT_MODE_IMMEDIATE_KHR,
+                                   VK_PRESENT_MODE_MAILBOX_KHR};
+  CHECK(viewer_pick_present_mode(all, 3, true) == VK_PRESENT_MODE_FIFO_KHR, "vsync: FIFO");
+  CHECK(viewer_pick_present_mode(all, 3, false) == VK_PRESENT_MODE_MAILBOX_KHR, "no vsync: MAILBOX first");
+  CHECK(viewer_pick_present_mode(all, 2, false) == VK_PRESENT_MODE_IMMEDIATE_KHR, "then IMMEDIATE");
+  CHECK(viewer_pick_present_mode(all, 1, false) == VK_PRESENT_MODE_FIFO_KHR, "else FIFO");
+}
+
+int main(void) {
+  test_init();
+  test_orbit_mouse();
+  test_fly();
+  test_frame_and_up();
+  test_cameras();
+  test_toggles();
+  test_swapchain_choice();
+  if (failures) {
+    fprintf(stderr, "test_input: %d checks failed\n", failures);
+    return 1;
+  }
+  printf("test_input: all checks passed\n");
+  return 0;
+}

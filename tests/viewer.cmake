@@ -1,0 +1,24 @@
+# splatview: input bindings (CPU only) and the window under Xvfb compared with headless renders.
+if(NOT TARGET splatview)
+  return()
+endif()
+
+set(viewer_dir ${PROJECT_SOURCE_DIR}/viewer)
+add_executable(test_input ${CMAKE_CURRENT_SOURCE_DIR}/test_input.c ${viewer_dir}/input.c ${viewer_dir}/swapchain.c)
+target_include_directories(test_input PRIVATE ${viewer_dir})
+target_link_libraries(test_input PRIVATE splat splatsort_vk m)
+target_compile_options(test_input PRIVATE ${SPLATSORT_WARNINGS})
+add_test(NAME viewer_input COMMAND test_input)
+set_tests_properties(viewer_input PROPERTIES LABELS cpu)
+
+set(viewer_test_dir ${CMAKE_CURRENT_BINARY_DIR}/viewer_out)
+file(MAKE_DIRECTORY ${viewer_test_dir})
+add_executable(test_viewer_window ${CMAKE_CURRENT_SOURCE_DIR}/test_viewer_window.c)
+target_link_libraries(test_viewer_window PRIVATE splat_refrender PkgConfig::STB)
+target_compile_options(test_viewer_window PRIVATE ${SPLATSORT_WARNINGS})
+# xvfb-run is a declared dependency (.ci/run): the test skips (77) only where it is missing.
+add_test(NAME viewer_window
+         COMMAND test_viewer_window $<TARGET_FILE:splatview> ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply
+                 ${viewer_test_dir})
+set_tests_properties(viewer_window PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 300
+                     ENVIRONMENT "SPLATSORT_VALIDATION=1")
