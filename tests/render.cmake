@@ -1,0 +1,36 @@
+# The GPU splat renderer against the CPU projection (src/splat/project.h) and the CPU reference
+# renderer (tests/refrender.h), on lavapipe with validation on, at its three subgroup sizes.
+add_executable(test_render ${CMAKE_CURRENT_LIST_DIR}/test_render.c)
+target_include_directories(test_render PRIVATE ${PROJECT_SOURCE_DIR}/shaders/splat)
+target_link_libraries(test_render PRIVATE splat_refrender splatsort_vk m)
+target_compile_options(test_render PRIVATE ${SPLATSORT_WARNINGS})
+
+set(render_out ${CMAKE_CURRENT_BINARY_DIR}/render_out)
+file(MAKE_DIRECTORY ${render_out})
+set(render_asset ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)
+set(render_scenes ${PROJECT_SOURCE_DIR}/../shared/scenes)
+
+# name, then the test_render arguments; registered once per lavapipe subgroup size
+# (LP_NATIVE_VECTOR_WIDTH 128 -> 4, 256 -> 8, 512 -> 16), as tests/sort.cmake does.
+function(splat_render_test name)
+  foreach(w 128 256 512)
+    math(EXPR sg "${w} / 32")
+    add_test(NAME ${name}_sg${sg} COMMAND test_render ${ARGN})
+    set_tests_properties(${name}_sg${sg} PROPERTIES
+      ENVIRONMENT "LP_NATIVE_VECTOR_WIDTH=${w};SPLATSORT_VALIDATION=1"
+      SKIP_RETURN_CODE 77 LABELS "gpu" TIMEOUT 600)
+  endforeach()
+endfunction()
+
+splat_render_test(render_projection projection --out ${render_out}/projection)
+splat_render_test(render_image_generated image --out ${render_out}/generated)
+splat_render_test(render_image_asset image --out ${render_out}/asset --scene ${render_asset})
+splat_render_test(render_sortpaths sortpaths --out ${render_out}/sortpaths --scene ${render_asset})
+splat_render_test(render_api api --out ${render_out}/api --scene ${render_asset})
+# The real scenes of ../shared/scenes (skipped when absent).
+set(render_scene_args)
+foreach(scene animu_yashica-t4-top8192.ply gshairlod_donut_fused.ply supersplat_fruit_drops_minimal.ply
+              godot4321ba_toyota_tire.ply playcanvas_guitar.compressed.ply)
+  list(APPEND render_scene_args --optional-scene ${render_scenes}/${scene})
+endforeach()
+splat_render_test(render_image_scenes image --out ${render_out}/scenes ${render_scene_args})

@@ -1,0 +1,921 @@
+/* test_render.c: the GPU splat renderer (src/splat/renderer.h) against the CPU specification,
+ * run on lavapipe with the validation layer on (any validation message fails the test).
+ *
+ *   projection  random splats (around and behind the camera, anisotropic, opacities down to 0,
+ *               ties in depth, SH 0..3) and random cameras: the GPU's visible set, records
+ *               (mean, conic, radius, colour, opacity) and sorted keys against splat_project
+ *               and splat_depth_key; 24/16-bit keys against the quantisation formula.
+ *   image       GPU image against the CPU reference renderer (tests/refrender.h) by PSNR,
+ *               generated scenes (SH 0 and 3) from several cameras, or the scene files given.
+ *   sortpaths   quaternary / OneSweep / AUTO give bit-identical images at each key width;
+ *               PSNR of 24- and 16-bit keys against 32-bit keys.
+ *   api         a bad scene is refused and the previous one keeps rendering; bad frames are
+ *               refused; two frames in one command buffer; timings.
+ *
+ * usage: test_render MODE --out DIR [--scene FILE]... [--optional-scene FILE]... [--seed S]
+ *                    [--write-images]
+ * --optional-scene: skipped (exit 77 when no scene is left) when the file is absent.
+ * Exit 0: pass, 1: fail, 77: skipped. On an image failure the GPU image, the reference and an
+ * amplified diff are written to DIR as PNGs and their paths printed. */
+#include "camera.h"
+#include "image.h"
+#include "project.h"
+#include "refrender.h"
+#include "renderer.h"
+#include "renderer_debug.h"
+#include "scene.h"
+#include "splat_shared.h"
+#include "vkh.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static vkh_context ctx;
+static splat_renderer *renderer;
+static int failures;
+static const char *outdir = ".";
+static int write_images;
+static uint32_t log_messages;
+
+/* Prints the first 40 failed checks (a broken stage fails thousands); all are counted. */
+#define CHECK(cond, ...)                                                          \
+  do {                                                                            \
+    if (!(cond) && ++failures <= 40) {                                            \
+      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);   \
+      fprintf(stderr, __VA_ARGS__);                                               \
+      fprintf(stderr, "\n");                                                      \
+    }                                                                             \
+  } while (0)
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void renderer_log(void *user, const char *message) {
+  (void)user;
+  log_messages++;
+  fprintf(stderr, "  renderer says: %s\n", message);
+}
+
+/* ---- random numbers, halves --------------------------------------------------------------- */
+
+static uint64_t rng_state;
+static uint64_t next_u64(void) {
+  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static float uniform(float lo, float hi) {
+  return lo + (hi - lo) * (float)((double)(next_u64() >> 11) * 0x1.0p-53);
+}
+static float gauss(void) {
+  float u = uniform(1e-7f, 1.0f), v = uniform(0.0f, 1.0f);
+  return sqrtf(-2.0f * logf(u)) * cosf(6.2831853f * v);
+}
+
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15), e = (h >> 10) & 31u, m = h & 1023u;
+  float v;
+  if (e == 0) v = ldexpf((float)m, -24);
+  else if (e == 31) v = m ? NAN : INFINITY;
+  else v = ldexpf((float)(m | 1024u), (int)e - 25);
+  return sign ? -v : v;
+}
+
+/* Nearest half (ties to even), by search over the finite halves' values: slow, obviously right. */
+static float round_to_half(float f) {
+  if (!(fabsf(f) < 65520.0f)) return f > 0 ? INFINITY : -INFINITY;
+  float a = fabsf(f);
+  /* the exponent of a picks the spacing; clamp to the subnormal range */
+  int e;
+  frexpf(a, &e); /* a = m 2^e, m in [0.5, 1) */
+  int p = e - 11; /* spacing of halves in [2^(e-1), 2^e) is 2^(e-11) */
+  if (p < -24) p = -24;
+  double q = ldexp(1.0, p), k = floor((double)a / q), r = (double)a - k * q;
+  if (r > q / 2 || (r == q / 2 && fmod(k, 2.0) != 0.0)) k += 1.0;
+  float v = (float)(k * q);
+  return f < 0 ? -v : v;
+}
+
+/* ---- scenes --------------------------------------------------------------------------------- */
+
+static void scene_alloc(splat_scene *s, uint32_t n, uint32_t degree) {
+  memset(s, 0, sizeof *s);
+  s->count = n;
+  s->sh_degree = degree;
+  s->sh_coeffs = (degree + 1) * (degree + 1);
+  s->positions = calloc((size_t)n * 3, sizeof(float));
+  s->scales = calloc((size_t)n * 3, sizeof(float));
+  s->rotations = calloc((size_t)n * 4, sizeof(float));
+  s->opacities = calloc(n, sizeof(float));
+  s->sh = calloc((size_t)n * s->sh_coeffs * 3, sizeof(float));
+  if (!s->positions || !s->scales || !s->rotations || !s->opacities || !s->sh) {
+    fprintf(stderr, "test_render: out of memory\n");
+    exit(1);
+  }
+}
+
+static void random_rotation(float *q) {
+  float w = gauss(), x = gauss(), y = gauss(), z = gauss();
+  float l = sqrtf(w * w + x * x + y * y + z * z);
+  q[0] = w / l, q[1] = x / l, q[2] = y / l, q[3] = z / l;
+}
+
+/* Random colours: DC in [-2, 2], higher bands in [-0.6, 0.6]. The GPU keeps SH as half
+ * floats, so the coefficients are rounded to halves here: CPU and GPU then evaluate the same
+ * numbers and the colours can be compared to float precision. */
+static void random_sh(splat_scene *s, uint32_t i) {
+  float *sh = s->sh + (size_t)i * s->sh_coeffs * 3;
+  for (uint32_t k = 0; k < s->sh_coeffs * 3; k++) sh[k] = round_to_half(k < 3 ? uniform(-2, 2) : uniform(-0.6f, 0.6f));
+}
+
+/* Splats all around `centre` (within `spread`), many behind the camera and outside the view,
+ * a few on the near plane's side; anisotropic log-uniform scales; opacities including values
+ * below 1/255, exactly 1/255 and 1; every 16th splat a copy of an earlier one's position
+ * (equal depths: the sort must keep index order). */
+static void gen_projection_scene(splat_scene *s, uint32_t n, uint32_t degree, const float centre[3], float spread) {
+  scene_alloc(s, n, degree);
+  for (uint32_t i = 0; i < n; i++) {
+    float *p = s->positions + 3 * i;
+    for (int k = 0; k < 3; k++) p[k] = centre[k] + spread * uniform(-1, 1);
+    if (i % 16 == 15) memcpy(p, s->positions + 3 * (next_u64() % i), 12);
+    float base = expf(uniform(logf(1e-3f), logf(0.5f)));
+    for (int k = 0; k < 3; k++) s->scales[3 * i + (uint32_t)k] = base * expf(uniform(-2.0f, 2.0f));
+    random_rotation(s->rotations + 4 * i);
+    uint32_t kind = (uint32_t)(next_u64() % 10);
+    s->opacities[i] = kind == 0 ? uniform(0, 2.0f / 255.0f) : kind == 1 ? 1.0f / 255.0f : kind == 2 ? 1.0f : uniform(0, 1);
+    random_sh(s, i);
+  }
+}
+
+/* A compact object: splats in a ball of radius 1 (denser towards the centre), scales about
+ * 0.006-0.1 (a pixel or two to ten at 256x192), mostly opaque, as a trained scene looks from
+ * outside: sharp enough that a half-pixel error costs many dB. */
+static void gen_object_scene(splat_scene *s, uint32_t n, uint32_t degree) {
+  scene_alloc(s, n, degree);
+  for (uint32_t i = 0; i < n; i++) {
+    float d[3] = {gauss(), gauss(), gauss()};
+    float l = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + 1e-6f;
+    float rad = powf(uniform(0, 1), 0.6f);
+    for (int k = 0; k < 3; k++) s->positions[3 * i + (uint32_t)k] = d[k] / l * rad;
+    float base = expf(uniform(logf(0.006f), logf(0.06f)));
+    for (int k = 0; k < 3; k++) s->scales[3 * i + (uint32_t)k] = base * expf(uniform(-0.7f, 0.7f));
+    random_rotation(s->rotations + 4 * i);
+    s->opacities[i] = uniform(0, 1) < 0.2f ? uniform(0.01f, 0.3f) : uniform(0.5f, 1.0f);
+    random_sh(s, i);
+  }
+  splat_scene_robust_bounds(s->positions, n, s->bounds_min, s->bounds_max);
+}
+
+static void random_camera(splat_camera *cam, const float eye[3], uint32_t w, uint32_t h, int skew) {
+  for (;;) {
+    float target[3] = {eye[0] + gauss(), eye[1] + gauss(), eye[2] + gauss()};
+    float up[3] = {gauss(), gauss(), gauss()};
+    if (splat_camera_look_at(cam, eye, target, up, uniform(25, 100), w, h) == 0) break;
+  }
+  if (skew) { /* fx != fy, principal point off centre */
+    cam->fx *= uniform(0.7f, 1.3f);
+    cam->cx += uniform(-0.2f, 0.2f) * (float)w;
+    cam->cy += uniform(-0.2f, 0.2f) * (float)h;
+  }
+}
+
+/* ---- rendering and read-back ---------------------------------------------------------------- */
+
+/* Away from 8-bit rounding ties (v * 255 = k + 0.5), where the target's half precision would
+ * tip a whole background one level the other way. */
+static const float BACKGROUND[3] = {0.05f, 0.15f, 0.35f};
+
+static VkResult record_frame(VkCommandBuffer cmd, const splat_camera *cam, splatsort_algorithm algo, uint32_t bits,
+                             int sh) {
+  splat_frame f = {.camera = cam, .background = {BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]}, .sort = algo,
+                   .key_bits = bits, .sh_degree = sh};
+  return splat_renderer_cmd_render(renderer, cmd, &f);
+}
+
+/* Renders one frame and reads back the RGBA16F target: `half` (w*h*4 halves, optional) and
+ * the 8-bit image (round(clamp(v, 0, 1) * 255), the reference renderer's conversion). */
+static void render_gpu(const splat_camera *cam, splatsort_algorithm algo, uint32_t bits, int sh, uint16_t *half,
+                       uint8_t *rgba8) {
+  size_t npx = (size_t)cam->width * cam->height;
+  vkh_buffer rb = vkh_buffer_create(&ctx, npx * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "readback");
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  VK_CHECK(record_frame(cmd, cam, algo, bits, sh));
+  VkImage image;
+  uint32_t w, h;
+  splat_renderer_target(renderer, &image, &w, &h);
+  if (w != cam->width || h != cam->height) {
+    fprintf(stderr, "test_render: target is %ux%u, camera %ux%u\n", w, h, cam->width, cam->height);
+    exit(1);
+  }
+  VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
+  vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb.buffer, 1, &region);
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+  vkh_submit_wait(&ctx, cmd);
+  const uint16_t *hp = rb.mapped;
+  if (half) memcpy(half, hp, npx * 8);
+  float *f = malloc(npx * 4 * sizeof *f);
+  float alpha_err = 0;
+  for (size_t i = 0; i < npx * 4; i++) f[i] = half_to_float(hp[i]);
+  for (size_t i = 0; i < npx; i++) alpha_err = fmaxf(alpha_err, fabsf(f[i * 4 + 3] - 1.0f));
+  CHECK(alpha_err <= 2e-3f, "target alpha is not 1 (off by %g): the blend must keep the opaque background", alpha_err);
+  refrender_to_rgba8(f, w, h, rgba8);
+  free(f);
+  vkh_buffer_destroy(&ctx, &rb);
+}
+
+static void read_buffer(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size, void *out) {
+  if (size == 0) return;
+  vkh_buffer rb = vkh_buffer_create(&ctx, size, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "debug readback");
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  VkBufferCopy region = {offset, 0, size};
+  vkCmdCopyBuffer(cmd, buffer, rb.buffer, 1, &region);
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+  vkh_submit_wait(&ctx, cmd);
+  memcpy(out, rb.mapped, size);
+  vkh_buffer_destroy(&ctx, &rb);
+}
+
+static void set_scene_or_die(const splat_scene *s) {
+  VkResult res = splat_renderer_set_scene(renderer, s);
+  if (res != VK_SUCCESS) {
+    fprintf(stderr, "test_render: set_scene failed: %s\n", vkh_result_name(res));
+    exit(1);
+  }
+}
+
+/* ---- projection ----------------------------------------------------------------------------- */
+
+typedef struct gpu_record {
+  float mean[2], conic[3], opacity, color[3];
+  uint32_t radius;
+} gpu_record;
+
+static gpu_record decode_record(const uint32_t w[8]) {
+  gpu_record g;
+  memcpy(g.mean, w, 8);
+  memcpy(g.conic, w + 2, 12);
+  memcpy(&g.opacity, w + 5, 4);
+  g.color[0] = half_to_float((uint16_t)(w[6] & 0xFFFFu));
+  g.color[1] = half_to_float((uint16_t)(w[6] >> 16));
+  g.color[2] = half_to_float((uint16_t)(w[7] & 0xFFFFu));
+  g.radius = w[7] >> 16;
+  return g;
+}
+
+static int near(double x, double threshold, double tol) { return fabs(x - threshold) <= tol; }
+
+/* 1 when splat i lies within a tiny margin of one of the projection's cull boundaries, so
+ * that 32-bit float rounding may put it either side; recomputed in double from the inputs. */
+static int on_cull_boundary(const splat_scene *s, uint32_t i, const splat_camera *cam) {
+  const float *p = s->positions + 3 * i, *v = cam->view;
+  double t[3];
+  for (int r = 0; r < 3; r++)
+    t[r] = (double)v[r] * p[0] + (double)v[4 + r] * p[1] + (double)v[8 + r] * p[2] + (double)v[12 + r];
+  const double rel = 1e-5;
+  if (near(t[2], 0.2, rel)) return 1;
+  if (t[2] <= 0.2) return 0;
+  double limx = 1.3 * cam->width / (2.0 * cam->fx), limy = 1.3 * cam->height / (2.0 * cam->fy);
+  double xz = t[0] / t[2], yz = t[1] / t[2];
+  if (near(fabs(xz), limx, rel * limx) || near(fabs(yz), limy, rel * limy)) return 1;
+  if (fabs(xz) > limx || fabs(yz) > limy) return 0;
+  float c3f[6];
+  splat_cov3d(s->scales + 3 * i, s->rotations + 4 * i, c3f);
+  double S[3][3] = {{c3f[0], c3f[1], c3f[2]}, {c3f[1], c3f[3], c3f[4]}, {c3f[2], c3f[4], c3f[5]}};
+  double T[2][3];
+  for (int c = 0; c < 3; c++) {
+    T[0][c] = cam->fx / t[2] * v[c * 4 + 0] - cam->fx * xz / t[2] * v[c * 4 + 2];
+    T[1][c] = cam->fy / t[2] * v[c * 4 + 1] - cam->fy * yz / t[2] * v[c * 4 + 2];
+  }
+  double cv[2][2];
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 2; b++) {
+      double acc = 0;
+      for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 3; l++) acc += T[a][k] * S[k][l] * T[b][l];
+      cv[a][b] = acc;
+    }
+  double a = cv[0][0] + 0.3, b = cv[0][1], c = cv[1][1] + 0.3, det = a * c - b * b;
+  if (det <= 1e-4 * a * c) return 1;
+  double mid = 0.5 * (a + c), l1 = mid + sqrt(fmax(0.1, mid * mid - det)), r3 = 3.0 * sqrt(l1);
+  double mx = cam->fx * xz + cam->cx, my = cam->fy * yz + cam->cy;
+  /* the radius is ceil(r3): near an integer it may come out one either side */
+  for (double r = ceil(r3 * (1 - rel)); r <= ceil(r3 * (1 + rel)); r += 1.0) {
+    double tol = rel * (fabs(mx) + fabs(my) + r + 1.0);
+    if (near(mx + r, 0, tol) || near(mx - r, cam->width, tol) || near(my + r, 0, tol) || near(my - r, cam->height, tol))
+      return 1;
+  }
+  return 0;
+}
+
+typedef struct proj_stats {
+  uint32_t visible_cpu, visible_gpu, boundary_mismatches, key_diffs, radius_off_by_one;
+  double max_mean_err, max_conic_rel, max_color_err;
+} proj_stats;
+
+/* One random camera and scene: GPU records and sorted keys against splat_project. */
+static void projection_case(uint32_t case_index, uint32_t n, uint32_t degree, int sh_eval, int skew) {
+  float eye[3] = {uniform(-3, 3), uniform(-3, 3), uniform(-3, 3)};
+  uint32_t w = 64 + (uint32_t)(next_u64() % 300), h = 48 + (uint32_t)(next_u64() % 250);
+  splat_camera cam;
+  random_camera(&cam, eye, w, h, skew);
+  splat_scene s;
+  gen_projection_scene(&s, n, degree, eye, 4.0f);
+  set_scene_or_die(&s);
+  uint8_t *img = malloc((size_t)w * h * 4);
+  render_gpu(&cam, SPLATSORT_ALGORITHM_QUATERNARY, 32, sh_eval, NULL, img);
+
+  splat_renderer_debug_buffers dbg;
+  VK_CHECK(splat_renderer_debug_get_buffers(renderer, &dbg));
+  uint32_t draw[SP_DRAW_WORDS];
+  read_buffer(dbg.draw, 0, sizeof draw, draw);
+  uint32_t nvis = draw[SP_DRAW_INSTANCES];
+  CHECK(nvis <= n, "case %u: %u visible of %u splats", case_index, nvis, n);
+  if (nvis > n) nvis = n;
+  uint32_t *rec = malloc((size_t)n * 32);
+  read_buffer(dbg.projected, 0, (VkDeviceSize)n * 32, rec);
+  uint32_t *keys = malloc(sizeof(uint32_t) * (nvis + 1)), *vals = malloc(sizeof(uint32_t) * (nvis + 1));
+  read_buffer(dbg.keys.buffer, dbg.keys.offset, 4ull * nvis, keys);
+  read_buffer(dbg.values.buffer, dbg.values.offset, 4ull * nvis, vals);
+
+  proj_stats st = {0};
+  splat_projected *cpu = calloc(n, sizeof *cpu);
+  uint8_t *vis_cpu = calloc(n, 1), *vis_gpu = calloc(n, 1);
+  /* the frame's sh_degree < 0 means the scene's degree; splat_project's means 0 */
+  int cpu_sh = sh_eval < 0 ? (int)degree : sh_eval;
+  for (uint32_t i = 0; i < n; i++) vis_cpu[i] = (uint8_t)splat_project(&s, i, &cam, cpu_sh, &cpu[i]);
+  CHECK(draw[0] == 4 && draw[2] == 0 && draw[3] == 0, "draw arguments %u %u %u %u", draw[0], draw[1], draw[2], draw[3]);
+  int order_ok = 1, dup = 0;
+  for (uint32_t k = 0; k < nvis && k < n; k++) {
+    if (vals[k] >= n || vis_gpu[vals[k]]) {
+      dup++;
+      continue;
+    }
+    vis_gpu[vals[k]] = 1;
+    if (k > 0 && (keys[k] < keys[k - 1] || (keys[k] == keys[k - 1] && vals[k] < vals[k - 1]))) order_ok = 0;
+  }
+  CHECK(nvis <= n && dup == 0, "case %u: %u visible of %u, %d repeated or out-of-range payloads", case_index, nvis, n, dup);
+  CHECK(order_ok, "case %u: sorted keys are not ascending with ties in index order", case_index);
+
+  uint32_t unexplained = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    st.visible_cpu += vis_cpu[i];
+    st.visible_gpu += vis_gpu[i];
+    if (vis_cpu[i] != vis_gpu[i]) {
+      if (on_cull_boundary(&s, i, &cam)) {
+        st.boundary_mismatches++;
+      } else {
+        unexplained++;
+        if (unexplained <= 5) fprintf(stderr, "case %u: splat %u: CPU %s, GPU %s\n", case_index, i,
+                                      vis_cpu[i] ? "visible" : "culled", vis_gpu[i] ? "visible" : "culled");
+      }
+      continue;
+    }
+    if (!vis_cpu[i]) continue;
+    const splat_projected *c = &cpu[i];
+    gpu_record g = decode_record(rec + 8 * i);
+    /* mean: a few float roundings of fx x/z + cx, whose terms are up to the image size */
+    for (int k = 0; k < 2; k++) {
+      double e = fabs((double)g.mean[k] - c->mean2d[k]);
+      st.max_mean_err = fmax(st.max_mean_err, e);
+      CHECK(e <= 5e-7 * (fabs(c->mean2d[k]) + w + h), "case %u splat %u: mean[%d] GPU %.9g CPU %.9g", case_index, i,
+            k, (double)g.mean[k], (double)c->mean2d[k]);
+    }
+    /* conic: relative to its largest entry, scaled by the 2D covariance's condition (the
+     * inverse of an ill-conditioned matrix amplifies the product's rounding) */
+    double cmax = fmax(fabs(c->conic[0]), fmax(fabs(c->conic[1]), fabs(c->conic[2])));
+    double det = (double)c->cov2d[0] * c->cov2d[2] - (double)c->cov2d[1] * c->cov2d[1];
+    double cond = ((double)c->cov2d[0] * c->cov2d[2] + (double)c->cov2d[1] * c->cov2d[1]) / det;
+    for (int k = 0; k < 3; k++) {
+      double e = fabs((double)g.conic[k] - c->conic[k]) / cmax;
+      st.max_conic_rel = fmax(st.max_conic_rel, e / cond);
+      CHECK(e <= 2e-5 * cond, "case %u splat %u: conic[%d] GPU %.9g CPU %.9g (cond %.3g)", case_index, i, k,
+            (double)g.conic[k], (double)c->conic[k], cond);
+    }
+    /* radius: exact, but ceil() of a value within float rounding of an integer may differ */
+    uint32_t rc = c->radius > SP_MAX_RADIUS ? SP_MAX_RADIUS : (uint32_t)c->radius;
+    if (g.radius != rc) {
+      double mid = 0.5 * ((double)c->cov2d[0] + c->cov2d[2]);
+      double r3 = 3.0 * sqrt(mid + sqrt(fmax(0.1, mid * mid - det)));
+      int ok = abs((int)g.radius - (int)rc) == 1 && fabs(r3 - round(r3)) <= 1e-5 * r3;
+      st.radius_off_by_one += (uint32_t)ok;
+      CHECK(ok, "case %u splat %u: radius GPU %u CPU %u", case_index, i, g.radius, rc);
+    }
+    /* colour is stored as half: within half a half-ulp plus float noise */
+    for (int k = 0; k < 3; k++) {
+      double e = fabs((double)g.color[k] - c->color[k]);
+      st.max_color_err = fmax(st.max_color_err, e);
+      CHECK(e <= fabs(c->color[k]) * 0x1.0p-11 * 1.01 + 1e-5, "case %u splat %u: colour[%d] GPU %.6g CPU %.6g",
+            case_index, i, k, (double)g.color[k], (double)c->color[k]);
+    }
+    CHECK(g.opacity == c->opacity, "case %u splat %u: opacity GPU %.9g CPU %.9g", case_index, i, (double)g.opacity,
+          (double)c->opacity);
+  }
+  /* keys: exactly splat_depth_key(depth): project.comp computes z in project.c's order with
+   * `precise` (no fused multiply-add), and Vulkan rounds fmul and fadd correctly */
+  float *zgpu = calloc(n, sizeof *zgpu);
+  for (uint32_t k = 0; k < nvis && k < n; k++) {
+    uint32_t i = vals[k];
+    if (i >= n || !vis_cpu[i]) continue;
+    uint32_t want = splat_depth_key(cpu[i].depth), bits = ~keys[k];
+    memcpy(&zgpu[i], &bits, 4);
+    st.key_diffs += keys[k] != want;
+    CHECK(keys[k] == want, "case %u splat %u: key %08x (z %.9g), splat_depth_key(%.9g) = %08x", case_index, i,
+          keys[k], (double)zgpu[i], (double)cpu[i].depth, want);
+  }
+  CHECK(unexplained == 0, "case %u: %u visibility mismatches away from any cull boundary", case_index, unexplained);
+  CHECK(st.boundary_mismatches <= 2 + n / 2000, "case %u: %u boundary mismatches (allowance %u)", case_index,
+        st.boundary_mismatches, 2 + n / 2000);
+  CHECK(st.visible_cpu > n / 50, "case %u: only %u of %u visible: the case tests too little", case_index,
+        st.visible_cpu, n);
+  printf("  case %u: %ux%u%s, %u splats SH %u (eval %d): visible CPU %u GPU %u, boundary mismatches %u, "
+         "keys != splat_depth_key %u, radius +-1 %u; max |mean| err %.2e px, "
+         "conic err/cond %.2e, colour err %.2e\n",
+         case_index, w, h, skew ? " skewed" : "", n, degree, sh_eval, st.visible_cpu, st.visible_gpu,
+         st.boundary_mismatches, st.key_diffs, st.radius_off_by_one, st.max_mean_err, st.max_conic_rel,
+         st.max_color_err);
+
+  /* Quantised keys: key = min(round((1 - (z - zmin)/(zmax - zmin)) (2^b - 1)), 2^b - 1) over the
+   * visible depth range, sorted ascending with ties in index order. */
+  for (uint32_t bits = 24; bits >= 16; bits -= 8) {
+    render_gpu(&cam, SPLATSORT_ALGORITHM_QUATERNARY, bits, sh_eval, NULL, img);
+    VK_CHECK(splat_renderer_debug_get_buffers(renderer, &dbg));
+    read_buffer(dbg.draw, 0, sizeof draw, draw);
+    uint32_t nq = draw[SP_DRAW_INSTANCES];
+    CHECK(nq == nvis, "case %u: %u-bit keys: %u visible, 32-bit: %u", case_index, bits, nq, nvis);
+    if (nq > nvis) nq = nvis;
+    read_buffer(dbg.keys.buffer, dbg.keys.offset, 4ull * nq, keys);
+    read_buffer(dbg.values.buffer, dbg.values.offset, 4ull * nq, vals);
+    /* the range is that of the visible splats' depths (the GPU's equal the CPU's, above) */
+    float zmin = INFINITY, zmax = 0, gzmin, gzmax;
+    memcpy(&gzmin, draw + SP_DRAW_ZMIN, 4);
+    memcpy(&gzmax, draw + SP_DRAW_ZMAX, 4);
+    for (uint32_t i = 0; i < n; i++)
+      if (vis_gpu[i]) zmin = fminf(zmin, zgpu[i]), zmax = fmaxf(zmax, zgpu[i]);
+    CHECK(gzmin == zmin && gzmax == zmax, "case %u: depth range [%.9g, %.9g], the visible depths' [%.9g, %.9g]",
+          case_index, (double)gzmin, (double)gzmax, (double)zmin, (double)zmax);
+    uint32_t top = (1u << bits) - 1u, off = 0, bad = 0, order_bad = 0, max_off = 0;
+    for (uint32_t k = 0; k < nq; k++) {
+      uint32_t i = vals[k];
+      if (k > 0 && (keys[k] < keys[k - 1] || (keys[k] == keys[k - 1] && vals[k] <= vals[k - 1]))) order_bad++;
+      if (i >= n || !vis_gpu[i]) continue;
+      double u = gzmax > gzmin ? ((double)zgpu[i] - gzmin) / ((double)gzmax - gzmin) : 0.0;
+      u = u < 0 ? 0 : u > 1 ? 1 : u;
+      double want = floor((1.0 - u) * top + 0.5);
+      if (want > top) want = top;
+      double d = fabs((double)keys[k] - want);
+      off += d != 0;
+      max_off = d > max_off ? (uint32_t)d : max_off;
+      /* In float, u = (z - zmin)/(zmax - zmin) is off by up to 2^-23, 1 - u and the product
+       * by half a step each: up to 3 steps of a 24-bit key, 3/256 of a 16-bit one. */
+      bad += d > (bits == 24 ? 3.0 : 1.0) || keys[k] > top;
+    }
+    CHECK(order_bad == 0, "case %u: %u-bit keys: %u places out of order", case_index, bits, order_bad);
+    CHECK(bad == 0, "case %u: %u-bit keys: %u keys differ from the quantisation formula", case_index, bits, bad);
+    printf("    %u-bit keys: %u visible, %u keys off the double-precision formula (at most by %u)\n", bits, nq, off,
+           max_off);
+  }
+  free(zgpu);
+  free(keys);
+  free(vals);
+  free(rec);
+  free(cpu);
+  free(vis_cpu);
+  free(vis_gpu);
+  free(img);
+  splat_scene_free(&s);
+}
+
+static void test_projection(void) {
+  /* SH degree d evaluated at d, below it, and through "the scene's" (-1) */
+  static const struct { uint32_t degree; int eval; int skew; } cases[] = {
+      {0, -1, 0}, {1, 1, 1}, {2, 1, 0}, {3, -1, 0}, {3, 3, 1}, {3, 0, 0}, {2, 2, 1}, {1, 0, 0},
+  };
+  for (uint32_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    projection_case(c, 3000 + (uint32_t)(next_u64() % 2000), cases[c].degree, cases[c].eval, cases[c].skew);
+}
+
+/* ---- images --------------------------------------------------------------------------------- */
+
+
+static void report_write(int rc, const char *path, const char *what) {
+  if (rc == 0)
+    printf("    wrote %s%s\n", path, what);
+  else
+    fprintf(stderr, "test_render: could not write %s\n", path);
+}
+
+/* The GPU image, the reference and their amplified difference, as PNGs in the output folder. */
+static void save_images(const char *tag, const splat_camera *cam, const uint8_t *gpu, const uint8_t *ref,
+                        const char *ref_name) {
+  char path[1024];
+  uint32_t w = cam->width, h = cam->height;
+  snprintf(path, sizeof path, "%s/%s_gpu.png", outdir, tag);
+  report_write(image_write_png(path, w, h, gpu), path, "");
+  snprintf(path, sizeof path, "%s/%s_%s.png", outdir, tag, ref_name);
+  report_write(image_write_png(path, w, h, ref), path, "");
+  snprintf(path, sizeof path, "%s/%s_diff.png", outdir, tag);
+  report_write(image_write_diff_png(path, gpu, ref, w, h), path, " (|gpu - reference| x 8)");
+}
+
+/* GPU against refrender; returns the PSNR. */
+static double compare_with_reference(const char *tag, const splat_scene *s, const splat_camera *cam, int sh,
+                                     double min_psnr) {
+  size_t bytes = (size_t)cam->width * cam->height * 4;
+  uint8_t *gpu = malloc(bytes), *ref = malloc(bytes);
+  double t0 = now();
+  render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, sh, NULL, gpu);
+  double t1 = now();
+  refrender_stats rs;
+  /* the frame's sh_degree < 0 means the scene's degree; refrender's means 0 */
+  if (refrender_render_rgba8(s, cam, sh < 0 ? (int)s->sh_degree : sh, BACKGROUND, ref, &rs) != 0) {
+    fprintf(stderr, "test_render: refrender failed\n");
+    exit(1);
+  }
+  double t2 = now();
+  double psnr = image_psnr(gpu, ref, cam->width, cam->height);
+  uint32_t max_diff = 0, over2 = 0;
+  for (size_t i = 0; i < bytes; i++) {
+    if (i % 4 == 3) continue;
+    uint32_t d = (uint32_t)abs((int)gpu[i] - (int)ref[i]);
+    max_diff = d > max_diff ? d : max_diff;
+    over2 += d > 2;
+  }
+  int blank = image_is_blank(gpu, cam->width, cam->height);
+  int ok = psnr >= min_psnr && !blank && !image_is_blank(ref, cam->width, cam->height);
+  printf("  %-44s %ux%u visible %6u  PSNR %6.2f dB  max |diff| %3u  >2: %5u px-ch  (gpu %.2f s, ref %.2f s)%s\n",
+         tag, cam->width, cam->height, rs.visible, psnr, max_diff, over2, t1 - t0, t2 - t1, ok ? "" : "  FAIL");
+  CHECK(!blank, "%s: the GPU image is blank", tag);
+  CHECK(psnr >= min_psnr, "%s: PSNR %.2f dB < %.1f dB", tag, psnr, min_psnr);
+  if (!ok || write_images) save_images(tag, cam, gpu, ref, "ref");
+  free(gpu);
+  free(ref);
+  return psnr;
+}
+
+/* Cameras around a scene: the framing view and views turned about the up axis, and one
+ * close up (splats behind the camera and across the near plane). */
+static uint32_t scene_cameras(const splat_scene *s, splat_up_axis up_axis, uint32_t w, uint32_t h,
+                              splat_camera *cams, uint32_t max) {
+  float lo[3], hi[3];
+  if (splat_scene_robust_bounds(s->positions, s->count, lo, hi) != 0) return 0;
+  splat_orbit o;
+  float c[3] = {0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2])};
+  splat_orbit_init(&o, c, 1.0f, up_axis);
+  const float fovy = 50.0f;
+  uint32_t n = 0;
+  const float yaws[] = {0.0f, 2.1f, -1.0f, 0.6f};
+  const float pitches[] = {0.0f, 0.35f, -0.5f, 0.1f};
+  const float zoom[] = {1.0f, 1.0f, 1.0f, 0.5f};
+  for (uint32_t k = 0; k < 4 && n < max; k++) {
+    o.yaw = yaws[k];
+    o.pitch = pitches[k];
+    if (splat_orbit_frame_bounds(&o, lo, hi, fovy, w, h) != 0) continue;
+    o.distance *= zoom[k];
+    if (splat_orbit_camera(&o, fovy, w, h, &cams[n]) == 0) n++;
+  }
+  return n;
+}
+
+static double scene_psnr_min = 1e9;
+
+static void image_scene(const char *name, const splat_scene *s, splat_up_axis up, uint32_t w, uint32_t h) {
+  splat_camera cams[4];
+  uint32_t nc = scene_cameras(s, up, w, h, cams, 4);
+  CHECK(nc == 4, "%s: could not make cameras", name);
+  set_scene_or_die(s);
+  for (uint32_t k = 0; k < nc; k++) {
+    char tag[256];
+    snprintf(tag, sizeof tag, "%s_cam%u_sh%u", name, k, s->sh_degree);
+    double p = compare_with_reference(tag, s, &cams[k], -1, 40.0);
+    scene_psnr_min = fmin(scene_psnr_min, p);
+    if (s->sh_degree > 0 && k == 0) { /* the same view with SH degree 0 only */
+      snprintf(tag, sizeof tag, "%s_cam%u_sh0of%u", name, k, s->sh_degree);
+      compare_with_reference(tag, s, &cams[k], 0, 40.0);
+    }
+  }
+}
+
+static void test_image_generated(void) {
+  for (uint32_t degree = 0; degree <= 3; degree += 3) {
+    splat_scene s;
+    gen_object_scene(&s, degree ? 3000 : 800, degree);
+    char name[64];
+    snprintf(name, sizeof name, "generated%u", degree);
+    image_scene(name, &s, SPLAT_UP_NEG_Y, 256, 192);
+    splat_scene_free(&s);
+  }
+}
+
+static const char *base_name(const char *path) {
+  const char *b = strrchr(path, '/');
+  return b ? b + 1 : path;
+}
+
+static int load_scene(const char *path, splat_scene *s) {
+  char err[512];
+  if (splat_scene_load(path, s, err, sizeof err) != 0) {
+    fprintf(stderr, "test_render: %s\n", err);
+    return -1;
+  }
+  return 0;
+}
+
+static void test_image_file(const char *path) {
+  splat_scene s;
+  if (load_scene(path, &s) != 0) {
+    failures++;
+    return;
+  }
+  char name[256];
+  snprintf(name, sizeof name, "%s", base_name(path));
+  char *dot = strrchr(name, '.');
+  if (dot) *dot = 0;
+  image_scene(name, &s, SPLAT_UP_NEG_Y, 256, 192);
+  splat_scene_free(&s);
+}
+
+/* ---- sort paths and key widths ---------------------------------------------------------------- */
+
+static void sortpaths_scene(const char *name, const splat_scene *s) {
+  splat_camera cams[4];
+  uint32_t nc = scene_cameras(s, SPLAT_UP_NEG_Y, 256, 192, cams, 4);
+  CHECK(nc >= 2, "%s: no cameras", name);
+  set_scene_or_die(s);
+  int onesweep = splat_renderer_has_sort(renderer, SPLATSORT_ALGORITHM_ONESWEEP);
+  const splatsort_algorithm algos[3] = {SPLATSORT_ALGORITHM_QUATERNARY, SPLATSORT_ALGORITHM_ONESWEEP,
+                                        SPLATSORT_ALGORITHM_AUTO};
+  const uint32_t widths[3] = {32, 24, 16};
+  for (uint32_t k = 0; k < nc; k += 3) { /* cameras 0 and 3 (the close-up) */
+    const splat_camera *cam = &cams[k];
+    size_t npx = (size_t)cam->width * cam->height;
+    uint16_t *half[3][3] = {{0}};
+    uint8_t *img[3][3] = {{0}};
+    for (uint32_t wi = 0; wi < 3; wi++)
+      for (uint32_t a = 0; a < 3; a++) {
+        if (a == 1 && !onesweep) continue;
+        half[wi][a] = malloc(npx * 8);
+        img[wi][a] = malloc(npx * 4);
+        render_gpu(cam, algos[a], widths[wi], -1, half[wi][a], img[wi][a]);
+      }
+    int identical = 1;
+    for (uint32_t wi = 0; wi < 3; wi++) {
+      /* every path sorts stably from the same ordered input: identical bits at each width */
+      for (uint32_t a = 1; a < 3; a++) {
+        if (!half[wi][a]) continue;
+        int same = memcmp(half[wi][a], half[wi][0], npx * 8) == 0;
+        identical &= same;
+        CHECK(same, "%s cam %u: %u-bit keys: the %s image differs from quaternary's", name, k, widths[wi],
+              splatsort_algorithm_name(algos[a]));
+      }
+      if (wi > 0) {
+        double p = image_psnr(img[wi][0], img[0][0], cam->width, cam->height);
+        printf("  %-24s cam %u: %u-bit keys vs 32-bit: PSNR %6.2f dB (%s)\n", name, k, widths[wi], p,
+               p == IMAGE_PSNR_IDENTICAL ? "identical" : "differs");
+        CHECK(p >= 30.0, "%s cam %u: %u-bit keys: PSNR %.2f dB against 32-bit keys < 30", name, k, widths[wi], p);
+        if (p < 30.0 || write_images) {
+          char tag[256];
+          snprintf(tag, sizeof tag, "%s_cam%u_%ubit", name, k, widths[wi]);
+          save_images(tag, cam, img[wi][0], img[0][0], "32bit");
+        }
+      }
+    }
+    printf("  %-24s cam %u: quaternary%s and auto (%s) bit-identical at 32, 24 and 16 bits: %s\n", name, k,
+           onesweep ? ", onesweep" : "", splatsort_algorithm_name(onesweep ? algos[1] : algos[0]),
+           identical ? "yes" : "NO");
+    for (uint32_t wi = 0; wi < 3; wi++)
+      for (uint32_t a = 0; a < 3; a++) {
+        free(half[wi][a]);
+        free(img[wi][a]);
+      }
+  }
+}
+
+/* ---- api -------------------------------------------------------------------------------------- */
+
+static void test_api(const char *asset) {
+  splat_scene a;
+  gen_object_scene(&a, 1000, 3);
+  splat_camera cams[4];
+  uint32_t nc = scene_cameras(&a, SPLAT_UP_NEG_Y, 160, 120, cams, 4);
+  CHECK(nc == 4, "cameras");
+  set_scene_or_die(&a);
+  size_t bytes = (size_t)160 * 120 * 4;
+  uint8_t *first = malloc(bytes), *again = malloc(bytes), *ref = malloc(bytes);
+  render_gpu(&cams[0], SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, first);
+  CHECK(!image_is_blank(first, 160, 120), "blank image");
+
+  /* bad scenes are refused with a message, and the previous scene stays */
+  splat_scene empty;
+  memset(&empty, 0, sizeof empty);
+  uint32_t logs = log_messages;
+  CHECK(splat_renderer_set_scene(renderer, &empty) == VK_ERROR_VALIDATION_FAILED_EXT, "empty scene accepted");
+  CHECK(log_messages > logs, "no message for an empty scene");
+  CHECK(splat_renderer_set_scene(renderer, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL scene accepted");
+  splat_scene bad = a;
+  bad.sh_coeffs = 4; /* degree 3 needs 16 */
+  CHECK(splat_renderer_set_scene(renderer, &bad) == VK_ERROR_VALIDATION_FAILED_EXT, "inconsistent scene accepted");
+  bad = a;
+  bad.opacities = NULL;
+  CHECK(splat_renderer_set_scene(renderer, &bad) == VK_ERROR_VALIDATION_FAILED_EXT, "scene without opacities accepted");
+  CHECK(splat_renderer_scene_count(renderer) == a.count, "scene count %u after refused scenes",
+        splat_renderer_scene_count(renderer));
+  render_gpu(&cams[0], SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, again);
+  CHECK(memcmp(first, again, bytes) == 0, "the image changed after a refused set_scene");
+
+  /* bad frames: nothing recorded, an error back */
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  splat_frame f = {.camera = &cams[0], .sort = SPLATSORT_ALGORITHM_AUTO};
+  f.key_bits = 12;
+  CHECK(splat_renderer_cmd_render(renderer, cmd, &f) == VK_ERROR_VALIDATION_FAILED_EXT, "key_bits 12 accepted");
+  f.key_bits = 32;
+  f.slot = 1; /* created with 1 slot */
+  CHECK(splat_renderer_cmd_render(renderer, cmd, &f) == VK_ERROR_VALIDATION_FAILED_EXT, "slot 1 of 1 accepted");
+  f.slot = 0;
+  splat_camera zero = cams[0];
+  zero.width = 0;
+  f.camera = &zero;
+  CHECK(splat_renderer_cmd_render(renderer, cmd, &f) == VK_ERROR_VALIDATION_FAILED_EXT, "0-wide camera accepted");
+  CHECK(splat_renderer_cmd_render(renderer, cmd, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL frame accepted");
+  vkh_submit_wait(&ctx, cmd);
+
+  /* timings of the last frame: the visible count is the CPU's */
+  splat_timings t;
+  CHECK(splat_renderer_timings(renderer, 0, &t) == VK_SUCCESS, "no timings");
+  uint32_t vis = 0;
+  for (uint32_t i = 0; i < a.count; i++) {
+    splat_projected p;
+    vis += (uint32_t)splat_project(&a, i, &cams[0], 3, &p);
+  }
+  CHECK(t.visible == vis, "timings: %u visible, CPU %u", t.visible, vis);
+  CHECK(t.key_bits == 32 && t.total_ms >= 0 && t.total_ms >= t.sort_ms, "timings: %u bits, %.3f ms", t.key_bits,
+        t.total_ms);
+  printf("  timings: projection %.3f ms, sort %.3f ms (%s), raster %.3f ms, %u visible\n", t.projection_ms, t.sort_ms,
+         splatsort_algorithm_name(t.sort), t.raster_ms, t.visible);
+
+  /* Another scene, then two frames in one command buffer (different cameras and key widths):
+   * the second must come out as when rendered alone. */
+  splat_scene b;
+  if (load_scene(asset, &b) != 0) {
+    failures++;
+  } else {
+    splat_camera bc[4];
+    CHECK(scene_cameras(&b, SPLAT_UP_NEG_Y, 160, 120, bc, 4) == 4, "asset cameras");
+    set_scene_or_die(&b);
+    CHECK(splat_renderer_scene_count(renderer) == b.count, "scene count %u, want %u",
+          splat_renderer_scene_count(renderer), b.count);
+    render_gpu(&bc[1], SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, first);
+    cmd = vkh_begin(&ctx);
+    VK_CHECK(record_frame(cmd, &bc[0], SPLATSORT_ALGORITHM_QUATERNARY, 16, 0));
+    vkh_submit_wait(&ctx, cmd); /* a frame submitted before; the next command buffer records two */
+    vkh_buffer rb = vkh_buffer_create(&ctx, bytes * 2, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "readback");
+    cmd = vkh_begin(&ctx);
+    VK_CHECK(record_frame(cmd, &bc[2], SPLATSORT_ALGORITHM_QUATERNARY, 24, 1));
+    VK_CHECK(record_frame(cmd, &bc[1], SPLATSORT_ALGORITHM_AUTO, 32, -1));
+    VkImage image;
+    splat_renderer_target(renderer, &image, NULL, NULL);
+    VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {160, 120, 1}};
+    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb.buffer, 1, &region);
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    vkh_submit_wait(&ctx, cmd);
+    float *fl = malloc(bytes * sizeof(float));
+    for (size_t i = 0; i < bytes; i++) fl[i] = half_to_float(((const uint16_t *)rb.mapped)[i]);
+    refrender_to_rgba8(fl, 160, 120, again);
+    free(fl);
+    vkh_buffer_destroy(&ctx, &rb);
+    CHECK(memcmp(first, again, bytes) == 0, "two frames in one command buffer: the second differs from it alone");
+    CHECK(refrender_render_rgba8(&b, &bc[1], 3, BACKGROUND, ref, NULL) == 0, "refrender");
+    double p = image_psnr(again, ref, 160, 120);
+    printf("  asset after scene switch, 2 frames in one command buffer: PSNR %.2f dB against refrender\n", p);
+    CHECK(p >= 40.0, "asset PSNR %.2f", p);
+    splat_scene_free(&b);
+  }
+  free(first);
+  free(again);
+  free(ref);
+  splat_scene_free(&a);
+}
+
+/* ---- main ------------------------------------------------------------------------------------- */
+
+static int file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* mkdir -p */
+static void make_dirs(const char *path) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      mkdir(buf, 0777);
+      *p = '/';
+    }
+  mkdir(buf, 0777);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_render projection|image|sortpaths|api --out DIR [--scene FILE]... "
+                    "[--optional-scene FILE]... [--seed S] [--write-images]\n");
+    return 2;
+  }
+  const char *mode = argv[1];
+  const char *scenes[32];
+  uint32_t nscenes = 0, optional_missing = 0;
+  uint64_t seed = 20261121;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+      outdir = argv[++i];
+    } else if ((!strcmp(argv[i], "--scene") || !strcmp(argv[i], "--optional-scene")) && i + 1 < argc && nscenes < 32) {
+      int optional = !strcmp(argv[i], "--optional-scene");
+      const char *p = argv[++i];
+      if (optional && !file_exists(p)) {
+        printf("skipping %s: not present\n", p);
+        optional_missing++;
+      } else {
+        scenes[nscenes++] = p;
+      }
+    } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+      seed = strtoull(argv[++i], NULL, 0);
+    } else if (!strcmp(argv[i], "--write-images")) {
+      write_images = 1;
+    } else {
+      fprintf(stderr, "test_render: unknown argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  if (optional_missing && nscenes == 0) return 77;
+  rng_state = seed;
+  make_dirs(outdir);
+
+  double t0 = now();
+  vkh_options o = vkh_default_options(true);
+  vkh_init(&ctx, &o);
+  if (!ctx.dynamic_rendering) {
+    fprintf(stderr, "test_render: the device has no dynamicRendering\n");
+    return 1;
+  }
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+                                   .queue_family = ctx.queue_family, .sort_features = ctx.sort_features,
+                                   .frame_slots = 1, .log = renderer_log};
+  VK_CHECK(splat_renderer_create(&ci, &renderer));
+  printf("test_render %s: %s, subgroup size %u, onesweep %s, validation %s, seed %llu\n", mode, ctx.props.deviceName,
+         ctx.subgroup_size, splat_renderer_has_sort(renderer, SPLATSORT_ALGORITHM_ONESWEEP) ? "yes" : "no",
+         ctx.validation ? "on" : "off", (unsigned long long)seed);
+  double t1 = now();
+
+  if (!strcmp(mode, "projection")) {
+    test_projection();
+  } else if (!strcmp(mode, "image")) {
+    if (nscenes == 0) test_image_generated();
+    for (uint32_t i = 0; i < nscenes; i++) test_image_file(scenes[i]);
+    printf("  lowest PSNR %.2f dB (threshold 40)\n", scene_psnr_min);
+  } else if (!strcmp(mode, "sortpaths")) {
+    splat_scene s;
+    gen_object_scene(&s, 2000, 3);
+    sortpaths_scene("generated3", &s);
+    splat_scene_free(&s);
+    for (uint32_t i = 0; i < nscenes; i++) {
+      if (load_scene(scenes[i], &s) != 0) {
+        failures++;
+        continue;
+      }
+      sortpaths_scene(base_name(scenes[i]), &s);
+      splat_scene_free(&s);
+    }
+  } else if (!strcmp(mode, "api")) {
+    if (nscenes == 0) {
+      fprintf(stderr, "test_render api: needs --scene (the bundled asset)\n");
+      return 2;
+    }
+    test_api(scenes[0]);
+  } else {
+    fprintf(stderr, "test_render: unknown mode '%s'\n", mode);
+    return 2;
+  }
+
+  splat_renderer_destroy(renderer);
+  vkh_destroy(&ctx);
+  if (ctx.validation_messages) {
+    printf("FAIL: %u validation messages\n", ctx.validation_messages);
+    failures++;
+  }
+  printf("%s: %d failures (setup %.1f s, tests %.1f s)\n", failures ? "FAIL" : "PASS", failures, t1 - t0, now() - t1);
+  return failures ? 1 : 0;
+}
