@@ -3,8 +3,11 @@
  * with SPLATSORT_VALIDATION=1 the validation layer said nothing, every object destroyed) and
  * that --timings writes one row per frame.
  *
- *   test_viewer_window SPLATVIEW SCENE OUTDIR
+ *   test_viewer_window SPLATVIEW SCENE OUTDIR [GEN_SCENE XDND_DROP]
  *
+ * With GEN_SCENE and XDND_DROP (built where Xlib is installed) it also drops files on the
+ * window: a generated scene, which must open, then a broken file, which must be reported
+ * (naming the file) while the generated scene stays.
  * Exit 0 pass, 1 fail, 77 skip (xvfb-run not installed). Images and diffs stay in OUTDIR. */
 #include "image.h"
 
@@ -127,9 +130,65 @@ static void check_csv(const char *path, unsigned frames) {
   }
 }
 
+static int file_contains(const char *path, const char *needle) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  fputs(buf, stderr); /* into the test log */
+  return strstr(buf, needle) != NULL;
+}
+
+/* 4. drag and drop: a generated scene opens, then a broken file is reported and the generated
+ * scene stays; the last frame must equal the headless render of the generated scene from the
+ * default view (a drop frames the new scene as the start view does). */
+static void test_drop(char *sv, const char *dir, char *gen, char *xdnd) {
+  char scene[4096], broken[4096], shot[4096], head[4096], out[4096], err[4096];
+  snprintf(scene, sizeof scene, "%s/dropped.ply", dir);
+  snprintf(broken, sizeof broken, "%s/broken.ply", dir);
+  snprintf(shot, sizeof shot, "%s/window_drop.png", dir);
+  snprintf(head, sizeof head, "%s/headless_drop.png", dir);
+  snprintf(out, sizeof out, "%s/drop_stdout.txt", dir);
+  snprintf(err, sizeof err, "%s/drop_stderr.txt", dir);
+  remove(shot);
+  char *gen_args[] = {gen, "--count", "3000", "--sh-degree", "1", "--seed", "11", "--out", scene, NULL};
+  expect_status(run(gen_args), 0, "gen_scene");
+  FILE *f = fopen(broken, "wb");
+  if (!f) {
+    fprintf(stderr, "FAIL: cannot write %s\n", broken);
+    failures++;
+    return;
+  }
+  /* a header promising 100 splats and no data after it */
+  fputs("ply\nformat binary_little_endian 1.0\nelement vertex 100\nproperty float x\nproperty float y\n"
+        "property float z\nend_header\n", f);
+  fclose(f);
+  /* splatview with no SCENE (the bundled one) in the background, the drops and the close
+   * from xdnd_drop, on one X server */
+  char script[] = "\"$1\" --size 320x240 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; "
+                  "\"$5\" --close splatview \"$6\" \"$7\"; d=$?; wait $p; s=$?; "
+                  "[ $d -eq 0 ] || { echo \"xdnd_drop failed ($d)\" >&2; exit 98; }; exit $s";
+  char *args[] = {"xvfb-run", "-a", "-s", "-screen 0 640x480x24", "sh", "-c", script, "sh", sv, shot, out, err,
+                  xdnd, scene, broken, NULL};
+  expect_status(run(args), 0, "windowed with drops");
+  if (!file_contains(out, "opened ")) {
+    fprintf(stderr, "FAIL: splatview did not report opening the dropped scene\n");
+    failures++;
+  }
+  if (!file_contains(err, "broken.ply")) {
+    fprintf(stderr, "FAIL: splatview did not report the broken file by name on stderr\n");
+    failures++;
+  }
+  char *head_args[] = {sv, "--headless", scene, "--size", "320x240", "--out", head, NULL};
+  expect_status(run(head_args), 0, "headless, dropped scene");
+  compare(dir, "window_drop.png", "headless_drop.png", 320, 240);
+}
+
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: test_viewer_window SPLATVIEW SCENE OUTDIR\n");
+  if (argc != 4 && argc != 6) {
+    fprintf(stderr, "usage: test_viewer_window SPLATVIEW SCENE OUTDIR [GEN_SCENE XDND_DROP]\n");
     return 1;
   }
   if (!on_path("xvfb-run")) {
@@ -183,6 +242,8 @@ int main(int argc, char **argv) {
   /* 3. a scene that does not load: a clear failure, not a crash */
   char *win3[] = {xvfb[0], xvfb[1], xvfb[2], xvfb[3], sv, "/nonexistent/scene.ply", "--frames", "1", NULL};
   expect_status(run(win3), 1, "windowed, missing scene");
+
+  if (argc == 6) test_drop(sv, dir, argv[4], argv[5]);
 
   if (failures) {
     fprintf(stderr, "test_viewer_window: %d failures\n", failures);

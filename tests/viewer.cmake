@@ -16,9 +16,20 @@ file(MAKE_DIRECTORY ${viewer_test_dir})
 add_executable(test_viewer_window ${CMAKE_CURRENT_SOURCE_DIR}/test_viewer_window.c)
 target_link_libraries(test_viewer_window PRIVATE splat_refrender PkgConfig::STB)
 target_compile_options(test_viewer_window PRIVATE ${SPLATSORT_WARNINGS})
+# Drag and drop is driven through XDND by a small Xlib client (Xlib comes with libglfw3-dev's
+# recommended libx11-dev; without it that part is left out).
+find_package(X11)
+set(viewer_drop_args "")
+if(X11_FOUND AND TARGET gen_scene)
+  add_executable(xdnd_drop ${CMAKE_CURRENT_SOURCE_DIR}/xdnd_drop.c)
+  target_include_directories(xdnd_drop PRIVATE ${X11_INCLUDE_DIR})
+  target_link_libraries(xdnd_drop PRIVATE ${X11_LIBRARIES})
+  target_compile_options(xdnd_drop PRIVATE ${SPLATSORT_WARNINGS})
+  set(viewer_drop_args $<TARGET_FILE:gen_scene> $<TARGET_FILE:xdnd_drop>)
+endif()
 # xvfb-run is a declared dependency (.ci/run): the test skips (77) only where it is missing.
 add_test(NAME viewer_window
          COMMAND test_viewer_window $<TARGET_FILE:splatview> ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply
-                 ${viewer_test_dir})
+                 ${viewer_test_dir} ${viewer_drop_args})
 set_tests_properties(viewer_window PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 300
                      ENVIRONMENT "SPLATSORT_VALIDATION=1")

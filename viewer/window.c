@@ -67,8 +67,8 @@ typedef struct viewer {
   char message[VIEWER_MESSAGE_MAX];
   double message_until;
   bool message_error;
-  char drop[4096];
-  bool drop_pending;
+  char *drops[8];           /* dropped files waiting to be opened, oldest first */
+  uint32_t drop_count;
   bool screenshot_wanted;
 
   PFN_vkCmdBeginDebugUtilsLabelEXT label_begin;
@@ -208,6 +208,8 @@ static void open_scene(viewer *v, const char *path) {
   glfwSetWindowTitle(v->window, title);
   set_message(v, false, "opened %s: %u splats%s", v->scene_name, scene.count,
               scene.dropped ? " (some dropped: non-finite values)" : "");
+  printf("opened %s: %u splats\n", path, scene.count);
+  fflush(stdout);
   splat_scene_free(&scene);
 }
 
@@ -295,9 +297,11 @@ static void on_scroll(GLFWwindow *w, double dx, double dy) {
 static void on_drop(GLFWwindow *w, int count, const char **paths) {
   viewer *v = glfwGetWindowUserPointer(w);
   if (v->bench || count < 1) return;
-  /* opened from the main loop, outside GLFW's callback */
-  snprintf(v->drop, sizeof v->drop, "%s", paths[0]);
-  v->drop_pending = true;
+  /* opened from the main loop, outside GLFW's callback; several drops can arrive in one
+   * glfwPollEvents */
+  if (v->drop_count == sizeof v->drops / sizeof v->drops[0]) return;
+  char *copy = strdup(paths[0]);
+  if (copy) v->drops[v->drop_count++] = copy;
   if (count > 1) set_message(v, false, "%d files dropped: opening the first", count);
 }
 
@@ -400,7 +404,9 @@ static void build_hud(viewer *v, uint32_t slot, double now) {
     y += L;
   }
   y += 3;
-  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, "H hide  Tab orbit/fly  F frame  O sort  K keys  P shot", GREY));
+  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, "H hide  Tab orbit/fly  F frame", GREY));
+  y += L;
+  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, "O sort  K keys  V vsync  P shot", GREY));
   y += L;
   viewer_hud_box(h, -6, -5, wmax + 6, y + 1, PANEL);
 }
@@ -677,10 +683,11 @@ int splatview_run_window(const splatview_options *o) {
   v->fps_t0 = last;
   while (!glfwWindowShouldClose(v->window) && !quit_signal && !(o->frames && v->frame >= o->frames)) {
     glfwPollEvents();
-    if (v->drop_pending) {
-      v->drop_pending = false;
-      open_scene(v, v->drop);
+    for (uint32_t i = 0; i < v->drop_count; i++) {
+      open_scene(v, v->drops[i]);
+      free(v->drops[i]);
     }
+    v->drop_count = 0;
     int fw, fh;
     glfwGetFramebufferSize(v->window, &fw, &fh);
     if (fw != v->built_w || fh != v->built_h) v->rebuild = true;
@@ -734,6 +741,7 @@ int splatview_run_window(const splatview_options *o) {
   glfwDestroyWindow(v->window);
   glfwTerminate();
   splat_cameras_free(v->cams);
+  for (uint32_t i = 0; i < v->drop_count; i++) free(v->drops[i]);
   if (v->ctx.validation_messages) {
     fprintf(stderr, "splatview: %u validation messages\n", v->ctx.validation_messages);
     status = 1;
