@@ -29,8 +29,9 @@ splat_render_test(render_sortpaths sortpaths --out ${render_out}/sortpaths --sce
 splat_render_test(render_api api --out ${render_out}/api --scene ${render_asset})
 # The real scenes of ../shared/scenes (skipped when absent).
 set(render_scene_args)
+# (The PlayCanvas compressed scenes also pass, 49-50 dB, but cost 5 s each on lavapipe.)
 foreach(scene animu_yashica-t4-top8192.ply gshairlod_donut_fused.ply supersplat_fruit_drops_minimal.ply
-              godot4321ba_toyota_tire.ply playcanvas_guitar.compressed.ply)
+              godot4321ba_toyota_tire.ply)
   list(APPEND render_scene_args --optional-scene ${render_scenes}/${scene})
 endforeach()
 splat_render_test(render_image_scenes image --out ${render_out}/scenes ${render_scene_args})

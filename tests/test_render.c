@@ -558,6 +558,16 @@ static double compare_with_reference(const char *tag, const splat_scene *s, cons
          tag, cam->width, cam->height, rs.visible, psnr, max_diff, over2, t1 - t0, t2 - t1, ok ? "" : "  FAIL");
   CHECK(!blank, "%s: the GPU image is blank", tag);
   CHECK(psnr >= min_psnr, "%s: PSNR %.2f dB < %.1f dB", tag, psnr, min_psnr);
+  if (!ok) { /* localise: is the renderer wrong, or the sort that AUTO picked? */
+    render_gpu(cam, SPLATSORT_ALGORITHM_QUATERNARY, 32, sh, NULL, gpu);
+    double pq = image_psnr(gpu, ref, cam->width, cam->height);
+    printf("    with the quaternary sort instead of %s: PSNR %.2f dB%s\n",
+           splatsort_algorithm_name(splat_renderer_has_sort(renderer, SPLATSORT_ALGORITHM_ONESWEEP)
+                                        ? SPLATSORT_ALGORITHM_ONESWEEP
+                                        : SPLATSORT_ALGORITHM_QUATERNARY),
+           pq, pq >= min_psnr ? ": the sort AUTO picked is at fault" : "");
+    render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, sh, NULL, gpu);
+  }
   if (!ok || write_images) save_images(tag, cam, gpu, ref, "ref");
   free(gpu);
   free(ref);

@@ -258,8 +258,10 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   if (splatsort_create(&sci, &r->sorters[1]) != VK_SUCCESS) r->sorters[1] = NULL;
 
   r->push_descriptors = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(r->device, "vkCmdPushDescriptorSetKHR");
+  if (!r->push_descriptors) /* core in Vulkan 1.4, where a host need not enable the extension */
+    r->push_descriptors = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(r->device, "vkCmdPushDescriptorSet");
   if (!r->push_descriptors) {
-    rlog(r, "splat renderer: VK_KHR_push_descriptor is not enabled");
+    rlog(r, "splat renderer: push descriptors are not available (enable VK_KHR_push_descriptor, or Vulkan 1.4)");
     res = VK_ERROR_EXTENSION_NOT_PRESENT;
     goto fail;
   }
