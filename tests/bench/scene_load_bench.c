@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -12,6 +13,15 @@ static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* user + system CPU seconds of this process: less disturbed than wall time on a
+ * shared machine, though still not immune to it. */
+static double cpu_time(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec * 1e-6 + (double)u.ru_stime.tv_sec +
+         (double)u.ru_stime.tv_usec * 1e-6;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -40,18 +50,19 @@ int main(int argc, char **argv) {
     perror(path);
     return 1;
   }
-  double *t = malloc(sizeof(double) * (size_t)runs);
-  if (t == NULL) return 1;
+  double *t = malloc(sizeof(double) * (size_t)runs), *cpu = malloc(sizeof(double) * (size_t)runs);
+  if (t == NULL || cpu == NULL) return 1;
   uint32_t count = 0, degree = 0;
   for (long r = 0; r < runs; ++r) {
     splat_scene s;
     char err[512];
-    double t0 = now();
+    double t0 = now(), c0 = cpu_time();
     if (splat_scene_load(path, &s, err, sizeof err) != 0) {
       fprintf(stderr, "scene_load_bench: %s\n", err);
       return 1;
     }
     t[r] = now() - t0;
+    cpu[r] = cpu_time() - c0;
     count = s.count, degree = s.sh_degree;
     splat_scene_free(&s);
   }
@@ -61,11 +72,14 @@ int main(int argc, char **argv) {
   }
   double first = t[0];
   qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+  qsort(cpu, (size_t)runs, sizeof cpu[0], cmp_double);
   double best = t[0], median = t[runs / 2], mb = (double)st.st_size / 1e6;
   printf("%s: %u splats, SH degree %u, %.1f MB\n", path, count, degree, mb);
   printf("  first run %.3f s; best of %ld %.3f s, median %.3f s\n", first, runs, best, median);
   printf("  best:   %.2f M splats/s, %.0f MB/s\n", count / best / 1e6, mb / best);
   printf("  median: %.2f M splats/s, %.0f MB/s\n", count / median / 1e6, mb / median);
+  printf("  CPU time (user+sys) a load: best %.3f s, median %.3f s\n", cpu[0], cpu[runs / 2]);
   free(t);
+  free(cpu);
   return 0;
 }

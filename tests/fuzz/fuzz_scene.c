@@ -3,7 +3,12 @@
  * the content sniffing are reached; every scene that loads must hold the
  * invariants in scene.h, and a failure must leave the scene zeroed.
  *
- *   build-fuzz/tests/fuzz_scene -max_total_time=25 NEW_DIR tests/fuzz/corpus
+ *   CC=clang cmake -S . -B build-fuzz -DSPLATSORT_FUZZ=ON
+ *   cmake --build build-fuzz -j2 --target fuzz_scene
+ *   ctest --test-dir build-fuzz -R scene_fuzz_smoke        # 25 s from the seeds
+ *   build-fuzz/tests/fuzz_scene -max_total_time=600 NEW_DIR tests/fuzz/corpus   # longer
+ * New inputs go to NEW_DIR (the first folder); tests/fuzz/corpus holds the seeds
+ * (tests/fuzz/make_corpus.py writes them).
  */
 #include "scene.h"
 
