@@ -68,7 +68,9 @@ int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_s
 int splat_scene_load_memory(const void *data, size_t size, const char *name, splat_scene *out,
                             char *err, size_t err_size);
 
-/* Frees the arrays of a loaded scene and zeroes it. Accepts NULL and a zeroed scene. */
+/* Frees the arrays of a loaded scene and zeroes it. Accepts NULL and a zeroed scene.
+ * The five arrays are separate malloc() blocks, so a scene built by hand with
+ * malloc/calloc may be freed here too. */
 void splat_scene_free(splat_scene *scene);
 
 /* Writes a standard 3DGS .ply (binary little-endian; x y z nx ny nz f_dc_0..2
