@@ -19,14 +19,16 @@
 layout(constant_id = OS_SPEC_WORKGROUP) const uint WG = 512;
 layout(constant_id = OS_SPEC_KEYS) const uint K = 15;
 layout(constant_id = OS_SPEC_ARRAYS) const uint ARRAYS = 16;
-layout(constant_id = OS_SPEC_SPIN) const uint SPIN = 1024;
+layout(constant_id = OS_SPEC_SPIN) const uint SPIN = 64;
+layout(constant_id = OS_SPEC_LOOKBACK_WINDOW) const uint WINDOW = 8;
 layout(constant_id = OS_SPEC_FORCE_FALLBACK) const uint FORCE_FALLBACK = 0;
 layout(constant_id = OS_SPEC_MAX_SUBGROUPS) const uint MAX_SG = 128;
 layout(constant_id = OS_SPEC_WIDE_BALLOT) const uint WIDE_BALLOT = 0;
 layout(local_size_x_id = OS_SPEC_WORKGROUP) in;
 
-// Descriptors are read and written by other workgroups while this one runs.
-layout(std430, binding = 4) coherent buffer Internal { uint data[]; };
+// Descriptors are read and written by other workgroups while this one runs: every read must go
+// to memory (volatile), writes are atomics.
+layout(std430, binding = 4) coherent volatile buffer Internal { uint data[]; };
 layout(push_constant) uniform Push { os_push pc; };
 
 const uint TILE = WG * K;
@@ -41,6 +43,7 @@ shared uint s_fallback[OS_RADIX];
 shared uvec2 s_partial[MAX_SG];
 shared uint s_tile;
 shared uint s_vote[3];
+shared uint s_stall[3];
 
 uint shift;
 uint digit_mask; // 255, or fewer bits in the last pass of a key_bits that is not a multiple of 8
@@ -57,54 +60,78 @@ uvec2 scan256(uvec2 v) {
   return ex;
 }
 
-// For digit t (t < 256): the count of the digit in all tiles before `tile`. Walks back one
-// tile at a time, all digits together, so that the workgroup can decide as one whether to
-// count a stalled predecessor's keys itself.
+// For digit t (t < 256): the count of the digit in all tiles before `tile`.
+//
+// Each invocation walks back over its digit's descriptors on its own, reading WINDOW tiles per
+// step (one memory latency instead of WINDOW), and stops at the first PREFIX. A digit that
+// makes no progress for SPIN steps is stalled: the workgroup then counts the nearest stalled
+// tile's keys itself (every stalled digit of that tile takes its count) and publishes the
+// counts as that tile's AGGREGATE, so the sort never waits on a workgroup that may not be
+// running. Steps are workgroup-uniform (one barrier each) so that the fallback can be done
+// by the whole workgroup.
 uint lookback(uint tile, uint t) {
   uint excl = 0;
-  bool done = t >= OS_RADIX;
+  bool needs = t < OS_RADIX;
+  int pos = int(tile) - 1; // the next tile whose count this digit needs
+  uint idle = 0;           // steps without progress
   uint desc = OS_DESC + (pc.pass & 1u) * pc.desc_stride + t;
-  uint step = 0;
-  for (int j = int(tile) - 1; j >= 0; j--, step++) {
-    uint at = desc + uint(j) * OS_RADIX;
+  for (uint step = 0;; step++) {
     bool stalled = false;
-    if (!done) {
-      uint v = 0;
+    if (needs) {
       if (FORCE_FALLBACK == 0) {
-        for (uint s = 0; s < SPIN; s++) {
-          v = atomicAdd(data[at], 0u);
-          if (v != 0) break;
+        uint v[WINDOW];
+        for (uint w = 0; w < WINDOW; w++) {
+          v[w] = 0;
+          if (pos >= int(w)) v[w] = data[desc + uint(pos - int(w)) * OS_RADIX];
         }
-      }
-      if ((v & OS_FLAG_PREFIX) != 0) {
-        excl += v & ~OS_FLAG_PREFIX;
-        done = true;
-      } else if (v != 0) {
-        excl += v - 1u;
+        int from = pos;
+        for (uint w = 0; w < WINDOW && needs; w++) {
+          if (v[w] == 0) break; // not published yet: read it again next step
+          if ((v[w] & OS_FLAG_PREFIX) != 0) {
+            excl += v[w] & ~OS_FLAG_PREFIX;
+            needs = false;
+          } else {
+            excl += v[w] - 1u;
+            needs = --pos >= 0;
+          }
+        }
+        idle = needs && pos == from ? idle + 1u : 0u;
+        stalled = idle >= SPIN;
       } else {
-        stalled = true;
+        stalled = needs;
       }
     }
-    // Three vote words in rotation: this step's, the next (zeroed two steps ago) and the one
-    // zeroed now, which nobody reads or writes until a barrier has passed.
+    // Three vote slots in rotation: this step's, the next one's (cleared a step ago) and the
+    // one cleared now, which nobody touches again before a barrier has passed.
     uint slot = step % 3u;
-    if (!done) atomicOr(s_vote[slot], 1u);
-    if (stalled) atomicOr(s_vote[slot], 2u);
+    if (needs) atomicOr(s_vote[slot], 1u);
+    if (stalled) {
+      atomicOr(s_vote[slot], 2u);
+      atomicMax(s_stall[slot], uint(pos));
+    }
     barrier();
     uint vote = s_vote[slot];
-    if (t == 0) s_vote[(step + 2u) % 3u] = 0;
+    uint stall_tile = s_stall[slot];
+    if (t == 0) {
+      s_vote[(step + 2u) % 3u] = 0;
+      s_stall[(step + 2u) % 3u] = 0;
+    }
     if (vote == 0) break;
     if ((vote & 2u) != 0) {
-      // Some digit of tile j did not arrive: count tile j's keys (a full tile) here.
+      // Count the stalled tile's keys here (a full tile: only the last tile is partial).
       if (t < OS_RADIX) s_fallback[t] = 0;
       barrier();
-      uint base = uint(j) * TILE + t;
+      uint base = stall_tile * TILE + t;
       for (uint m = 0; m < K; m++) atomicAdd(s_fallback[digit_of(keys_in[base + m * WG])], 1u);
       barrier();
       if (t < OS_RADIX) {
         uint c = s_fallback[t];
-        if (stalled) excl += c;
-        atomicMax(data[at], c + 1u); // helps later tiles; never lowers a PREFIX
+        if (needs && pos == int(stall_tile)) {
+          excl += c;
+          needs = --pos >= 0;
+          idle = 0;
+        }
+        atomicMax(data[desc + stall_tile * OS_RADIX], c + 1u); // never lowers a PREFIX
       }
     }
   }
@@ -117,6 +144,8 @@ void main() {
     s_tile = atomicAdd(data[OS_H_TILE_COUNTER + pc.pass], 1u);
     s_vote[0] = 0;
     s_vote[1] = 0;
+    s_stall[0] = 0;
+    s_stall[1] = 0;
   }
   for (uint i = t; i < ARRAYS * OS_RADIX; i += WG) s_region[i] = 0;
   barrier();

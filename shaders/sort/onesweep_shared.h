@@ -37,10 +37,11 @@
 #define OS_SPEC_WORKGROUP 0u   /* pass and fallback: invocations per workgroup (>= 256) */
 #define OS_SPEC_KEYS 1u        /* keys per invocation; tile = workgroup * keys */
 #define OS_SPEC_ARRAYS 2u      /* per-subgroup digit counter arrays in shared memory (<= 16) */
-#define OS_SPEC_SPIN 3u        /* lookback: reads of a descriptor before falling back */
+#define OS_SPEC_SPIN 3u        /* lookback: steps without progress before falling back */
 #define OS_SPEC_FORCE_FALLBACK 4u /* 1: treat every predecessor as stalled (testing) */
 #define OS_SPEC_MAX_SUBGROUPS 5u  /* upper bound on gl_NumSubgroups (workgroup / min size) */
 #define OS_SPEC_WIDE_BALLOT 6u    /* 1: use the uvec4 ballot path at every subgroup size (testing) */
+#define OS_SPEC_LOOKBACK_WINDOW 7u /* lookback: descriptors read per step */
 #define OS_SPEC_HIST_WORKGROUP 0u /* histogram kernel: invocations per workgroup */
 #define OS_SPEC_HIST_UNROLL 1u    /* histogram kernel: keys loaded per invocation per step */
 #define OS_SPEC_HIST_COPIES 2u    /* histogram kernel: copies of each counter (power of two) */

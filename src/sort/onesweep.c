@@ -26,7 +26,8 @@ typedef struct os_tuning {
   uint32_t keys;          /* keys per invocation; tile = workgroup * keys */
   uint32_t arrays;        /* per-subgroup counter arrays */
   uint32_t max_subgroups; /* bound on gl_NumSubgroups */
-  uint32_t spin;          /* descriptor reads before a lookback step falls back */
+  uint32_t spin;          /* lookback steps without progress before the fallback */
+  uint32_t window;        /* lookback: descriptors read per step */
   uint32_t hist_unroll;   /* histogram kernel: keys in flight per invocation */
   uint32_t hist_copies;   /* histogram kernel: copies of each shared counter (power of two) */
   uint32_t wide_ballot;   /* 1: uvec4 ballots even where one word would do (testing) */
@@ -41,7 +42,7 @@ static const VkSubgroupFeatureFlags os_needed_ops = VK_SUBGROUP_FEATURE_BASIC_BI
 static uint32_t pass_shared_bytes(uint32_t workgroup, uint32_t keys, uint32_t arrays, uint32_t max_subgroups) {
   uint32_t tile = workgroup * keys, counters = arrays * OS_RADIX;
   uint32_t region = tile > counters ? tile : counters;
-  return 4u * (region + 2u * OS_RADIX + 2u * max_subgroups + 4u);
+  return 4u * (region + 2u * OS_RADIX + 2u * max_subgroups + 7u);
 }
 
 static uint32_t hist_shared_bytes(uint32_t copies) { return 4u * OS_MAX_PASSES * OS_RADIX * copies; }
@@ -69,17 +70,18 @@ static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
  * array per warp, ~33 KiB of shared memory, two workgroups per SM. Small-subgroup devices
  * (lavapipe, some mobile GPUs) keep 256 invocations and share counter arrays. */
 static os_tuning default_tuning(const ss_device_info *dev) {
-  os_tuning t = {.workgroup = 256, .keys = 15, .spin = 1024, .hist_unroll = 8, .hist_copies = 4};
+  os_tuning t = {.workgroup = 256, .keys = 15, .spin = 64, .window = 8, .hist_unroll = 8, .hist_copies = 4};
   if (dev->subgroup_size >= 32 && dev->max_workgroup_invocations >= 512) t.workgroup = 512;
   fit_tuning(dev, &t);
   return t;
 }
 
-/* SPLATSORT_ONESWEEP_TUNING="wg=512,keys=15,spin=1024,hu=8,hc=4,sg=32,wide=1" overrides the
- * defaults, for tuning runs and tests (every value is checked; the shared-memory fit still
- * applies). wg: pass workgroup size; keys: keys per invocation; spin: lookback reads before
- * the fallback; hu, hc: histogram unroll and counter copies; sg: required subgroup size where
- * the host enabled size control; wide=1: uvec4 ballots at every subgroup size. */
+/* SPLATSORT_ONESWEEP_TUNING="wg=512,keys=15,spin=64,window=8,hu=8,hc=4,sg=32,wide=1" overrides
+ * the defaults, for tuning runs and tests (every value is checked; the shared-memory fit still
+ * applies). wg: pass workgroup size; keys: keys per invocation; spin: lookback steps without
+ * progress before the fallback; window: descriptors read per lookback step; hu, hc: histogram
+ * unroll and counter copies; sg: required subgroup size where the host enabled size control;
+ * wide=1: uvec4 ballots at every subgroup size. */
 static bool env_tuning(splatsort *s, os_tuning *t) {
   const char *env = getenv("SPLATSORT_ONESWEEP_TUNING");
   if (!env || !*env) return true;
@@ -97,18 +99,19 @@ static bool env_tuning(splatsort *s, os_tuning *t) {
     if (!strcmp(tok, "wg")) t->workgroup = (uint32_t)v;
     else if (!strcmp(tok, "keys")) t->keys = (uint32_t)v;
     else if (!strcmp(tok, "spin")) t->spin = (uint32_t)v;
+    else if (!strcmp(tok, "window")) t->window = (uint32_t)v;
     else if (!strcmp(tok, "hu")) t->hist_unroll = (uint32_t)v;
     else if (!strcmp(tok, "hc")) t->hist_copies = (uint32_t)v;
     else if (!strcmp(tok, "sg")) t->subgroup_size = (uint32_t)v;
     else if (!strcmp(tok, "wide")) t->wide_ballot = 1;
     else {
-      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: unknown key '%s' (wg, keys, spin, hu, hc, sg, wide)", tok);
+      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: unknown key '%s' (wg, keys, spin, window, hu, hc, sg, wide)", tok);
       return false;
     }
   }
   if (t->workgroup < OS_RADIX || t->workgroup > s->dev.max_workgroup_invocations || t->hist_unroll > 64 ||
-      t->keys > 64 || t->hist_copies > 32 || (t->hist_copies & (t->hist_copies - 1))) {
-    ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: wg must be 256..%u, keys <= 64, hu <= 64, hc a power of two <= 32",
+      t->keys > 64 || t->window > 64 || t->hist_copies > 32 || (t->hist_copies & (t->hist_copies - 1))) {
+    ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: wg must be 256..%u, keys, window and hu <= 64, hc a power of two <= 32",
            s->dev.max_workgroup_invocations);
     return false;
   }
@@ -158,11 +161,11 @@ static VkResult os_create(splatsort *s) {
 
   uint32_t force = (s->flags & SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT) != 0;
   /* Entries i: constant_id i (OS_SPEC_*), the i-th word of the values. */
-  const uint32_t pass_values[] = {t.workgroup, t.keys, t.arrays, t.spin, force, t.max_subgroups, t.wide_ballot};
+  const uint32_t pass_values[] = {t.workgroup, t.keys, t.arrays, t.spin, force, t.max_subgroups, t.wide_ballot, t.window};
   const uint32_t hist_values[] = {OS_HIST_WORKGROUP, t.hist_unroll, t.hist_copies};
-  VkSpecializationMapEntry map[7];
-  for (uint32_t i = 0; i < 7; i++) map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
-  VkSpecializationInfo pass_spec = {7, map, sizeof pass_values, pass_values};
+  VkSpecializationMapEntry map[8];
+  for (uint32_t i = 0; i < 8; i++) map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
+  VkSpecializationInfo pass_spec = {8, map, sizeof pass_values, pass_values};
   VkSpecializationInfo hist_spec = {3, map, sizeof hist_values, hist_values};
 
   VkResult r = ss_create_pipeline(s, splatsort_spv_onesweep_setup_comp, splatsort_spv_onesweep_setup_comp_size, NULL,
