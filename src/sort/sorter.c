@@ -98,10 +98,12 @@ VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device, spl
 
   const char *needed[2];
   uint32_t n = 0;
-  if (dev.api_version < VK_MAKE_API_VERSION(0, 1, 4, 0)) {
-    if (!has_device_extension(physical_device, SS_PUSH_DESCRIPTOR_EXT)) return VK_ERROR_FEATURE_NOT_PRESENT;
+  /* Push descriptors are core in Vulkan 1.4, but only for hosts whose instance asks for 1.4;
+   * drivers keep offering the extension, so ask for it whenever it is there. */
+  if (has_device_extension(physical_device, SS_PUSH_DESCRIPTOR_EXT))
     needed[n++] = SS_PUSH_DESCRIPTOR_EXT;
-  }
+  else if (dev.api_version < VK_MAKE_API_VERSION(0, 1, 4, 0))
+    return VK_ERROR_FEATURE_NOT_PRESENT;
   if (req->subgroup_size_control && dev.api_version < VK_API_VERSION_1_3)
     needed[n++] = VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME;
   if (!req->extension_names) {
@@ -225,6 +227,8 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
     goto fail;
   }
   s->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(s->device, "vkCmdPushDescriptorSetKHR");
+  if (!s->push_descriptor_set) /* Vulkan 1.4 core name, same signature */
+    s->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(s->device, "vkCmdPushDescriptorSet");
   if (!s->push_descriptor_set) {
     ss_log(s, "splatsort_create: " SS_PUSH_DESCRIPTOR_EXT " is not enabled on the device");
     r = VK_ERROR_EXTENSION_NOT_PRESENT;
