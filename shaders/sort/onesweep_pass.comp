@@ -260,8 +260,16 @@ void main() {
   barrier();
   for (uint i = 0; i < K; i++)
     if (seg + i * lanes + lane < valid_n) s_region[rank[i]] = keys[i];
+  // The payloads load while the lookback waits on other workgroups.
+  uint vals[K];
+  for (uint i = 0; i < K; i++) {
+    uint local = seg + i * lanes + lane;
+    vals[i] = 0;
+    if (local < valid_n) vals[i] = values_in[tile_base + local];
+  }
 
-  uint excl = tile == 0 ? 0 : lookback(tile, t);
+  uint excl = 0;
+  if (tile != 0) excl = lookback(tile, t);
   if (t < OS_RADIX) {
     if (tile != 0) atomicMax(data[desc], OS_FLAG_PREFIX | (excl + total));
     s_digit[t] = offsets.y + excl - offsets.x; // modular: + local index >= offsets.x
@@ -282,10 +290,8 @@ void main() {
     }
   }
   barrier();
-  for (uint i = 0; i < K; i++) {
-    uint local = seg + i * lanes + lane;
-    if (local < valid_n) s_region[rank[i]] = values_in[tile_base + local];
-  }
+  for (uint i = 0; i < K; i++)
+    if (seg + i * lanes + lane < valid_n) s_region[rank[i]] = vals[i];
   barrier();
   for (uint m = 0; m < K; m++) {
     uint j = m * WG + t;
