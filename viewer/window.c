@@ -688,6 +688,12 @@ int splatview_run_window(const splatview_options *o) {
       free(v->drops[i]);
     }
     v->drop_count = 0;
+    if (glfwGetWindowAttrib(v->window, GLFW_ICONIFIED)) {
+      /* minimised: X11 keeps the size, but nothing would be shown; do not spin */
+      glfwWaitEventsTimeout(0.25);
+      last = glfwGetTime();
+      continue;
+    }
     int fw, fh;
     glfwGetFramebufferSize(v->window, &fw, &fh);
     if (fw != v->built_w || fh != v->built_h) v->rebuild = true;
