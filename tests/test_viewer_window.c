@@ -168,7 +168,7 @@ static void test_drop(char *sv, const char *dir, char *gen, char *xdnd) {
   /* splatview with no SCENE (the bundled one) in the background, the drops and the close
    * from xdnd_drop, on one X server */
   char script[] = "\"$1\" --size 320x240 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; "
-                  "\"$5\" --close splatview \"$6\" \"$7\"; d=$?; wait $p; s=$?; "
+                  "\"$5\" --close splatview \"$6\" \"$7\"; d=$?; [ $d -eq 0 ] || kill $p; wait $p; s=$?; "
                   "[ $d -eq 0 ] || { echo \"xdnd_drop failed ($d)\" >&2; exit 98; }; exit $s";
   char *args[] = {"xvfb-run", "-a", "-s", "-screen 0 640x480x24", "sh", "-c", script, "sh", sv, shot, out, err,
                   xdnd, scene, broken, NULL};
