@@ -79,11 +79,6 @@ int app_bench_camera(const splatview_options *o, const splat_orbit *orbit, const
   return splat_orbit_camera(&turn, o->fovy, width, height, cam);
 }
 
-static void push(double **arr, uint32_t count, uint32_t cap, double v) {
-  (void)cap;
-  (*arr)[count] = v;
-}
-
 void app_stats_add(app_stats *s, const splat_timings *t) {
   if (s->count == s->capacity) {
     uint32_t cap = s->capacity ? s->capacity * 2 : 256;
@@ -95,10 +90,10 @@ void app_stats_add(app_stats *s, const splat_timings *t) {
     }
     s->capacity = cap;
   }
-  push(&s->projection, s->count, s->capacity, t->projection_ms);
-  push(&s->sort, s->count, s->capacity, t->sort_ms);
-  push(&s->raster, s->count, s->capacity, t->raster_ms);
-  push(&s->total, s->count, s->capacity, t->total_ms);
+  s->projection[s->count] = t->projection_ms;
+  s->sort[s->count] = t->sort_ms;
+  s->raster[s->count] = t->raster_ms;
+  s->total[s->count] = t->total_ms;
   s->count++;
 }
 

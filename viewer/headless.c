@@ -75,13 +75,9 @@ int splatview_run_headless(const splatview_options *o) {
   app_stats stats = {0};
   splat_timings t = {0};
   for (uint32_t frame = 0; frame < o->frames; frame++) {
-    if (o->bench && o->frames > 1) {
-      /* a fixed orbit around the start target: one turn over the run */
-      splat_orbit turn = orbit;
-      turn.yaw += 6.2831853f * (float)frame / (float)o->frames;
-      splat_orbit_camera(&turn, o->fovy, width, height, &cam);
-    }
-    splat_frame f = {.camera = &cam, .sort = o->sort, .key_bits = o->key_bits, .sh_degree = o->sh_degree};
+    splat_camera frame_cam;
+    app_bench_camera(o, &orbit, &cam, frame, width, height, &frame_cam);
+    splat_frame f = {.camera = &frame_cam, .sort = o->sort, .key_bits = o->key_bits, .sh_degree = o->sh_degree};
     memcpy(f.background, o->background, sizeof f.background);
     VkCommandBuffer cmd = vkh_begin(&ctx);
     VK_CHECK(splat_renderer_cmd_render(r, cmd, &f));
