@@ -27,3 +27,6 @@ onesweep_gpu_test(sort_onesweep_wide "SPLATSORT_ONESWEEP_TUNING=wide=1" "128" $<
 onesweep_gpu_test(sort_onesweep_spin1 "SPLATSORT_ONESWEEP_TUNING=spin=1,window=3" "256" $<TARGET_FILE:test_sort> --algo onesweep --suite quick)
 onesweep_gpu_test(onesweep_cases "" "128;256;512" $<TARGET_FILE:test_onesweep>)
 onesweep_gpu_test(onesweep_cases_fallback "" "128;256;512" $<TARGET_FILE:test_onesweep> --force-fallback)
+# 2^25 keys (lavapipe's maximum): thousands of tiles in one lookback chain, once.
+add_test(NAME sort_onesweep_large COMMAND test_sort --algo onesweep --suite large)
+set_tests_properties(sort_onesweep_large PROPERTIES ENVIRONMENT "SPLATSORT_VALIDATION=1" LABELS "gpu" TIMEOUT 900)

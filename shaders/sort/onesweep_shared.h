@@ -24,8 +24,8 @@
 #define OS_GLOBAL_HIST 16u     /* [OS_MAX_PASSES][256] digit counts of all keys */
 /* Two arrays of per-tile partition descriptors, [tile][256] each; pass p uses array p & 1.
  * The histogram kernel zeroes array 0; pass p zeroes its tiles' entries of the other array
- * for pass p + 1. Starts on a 128-byte boundary. */
-#define OS_DESC (OS_GLOBAL_HIST + OS_MAX_PASSES * OS_RADIX + 32u)
+ * for pass p + 1. */
+#define OS_DESC 1088u          /* >= OS_GLOBAL_HIST + OS_MAX_PASSES * OS_RADIX, 128-byte multiple */
 
 /* A partition descriptor is one word: 0 = nothing published yet; 1..2^31-1 = AGGREGATE, the
  * tile's own count of the digit plus one; bit 31 set = PREFIX, the count of the digit in all

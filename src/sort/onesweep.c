@@ -12,6 +12,10 @@
 
 enum { OS_SETUP, OS_HISTOGRAM, OS_PASS, OS_PIPELINES };
 
+_Static_assert(OS_DESC >= OS_GLOBAL_HIST + OS_MAX_PASSES * OS_RADIX && OS_DESC % 32 == 0,
+               "partition descriptors must follow the global histograms on a 128-byte boundary");
+_Static_assert(OS_H_DISPATCH_TILES + 3 <= OS_GLOBAL_HIST, "header overlaps the histograms");
+
 /* Histogram kernel: fixed, it is bandwidth-bound and not sensitive to them. A workgroup reads
  * at least OS_HIST_MIN_KEYS keys, and there are at most OS_HIST_MAX_GROUPS of them (a few per
  * SM on large GPUs), which bounds the global atomics. */
