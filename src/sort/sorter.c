@@ -222,7 +222,8 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
     goto fail;
   }
   if (s->algorithm == SPLATSORT_ALGORITHM_ONESWEEP && !ss_onesweep_supported(&s->dev)) {
-    ss_log(s, "splatsort_create: OneSweep needs subgroup basic and ballot operations in compute shaders");
+    ss_log(s, "splatsort_create: OneSweep needs subgroup basic, ballot, shuffle and arithmetic operations in compute "
+               "shaders, 256 invocations per workgroup and enough shared memory");
     r = VK_ERROR_FEATURE_NOT_PRESENT;
     goto fail;
   }

@@ -32,7 +32,8 @@ extern "C" {
 typedef struct splatsort splatsort;
 
 typedef enum splatsort_algorithm {
-  /* OneSweep where the device supports it (subgroup ballot in compute), else quaternary. */
+  /* OneSweep where the device supports it (subgroup basic, ballot, shuffle and arithmetic in
+   * compute, 256 invocations, enough shared memory), else quaternary. */
   SPLATSORT_ALGORITHM_AUTO = 0,
   /* Portable reference: 2-bit digits, per-chunk prefix sums, hierarchical scan, shuffle.
    * Needs no subgroup operations. 16 passes for 32-bit keys. */
