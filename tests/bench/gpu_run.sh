@@ -3,11 +3,11 @@
 # Usage on the GPU machine, from the repository root, after `. .gl/setup.sh`:
 #   tests/bench/gpu_run.sh OUTDIR [BUILD_DIR]
 # Writes CSV/TXT logs into OUTDIR and prints the tables. Steps can be chosen with
-# GPU_STEPS="sort cub large render" (default: all).
+# GPU_STEPS="cub dists large render" (default: all).
 set -u
 out=${1:?usage: gpu_run.sh OUTDIR [BUILD_DIR]}
 build=${2:-build-gpu}
-steps=${GPU_STEPS:-"sort cub large render"}
+steps=${GPU_STEPS:-"cub dists large render"}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/$build/gpu-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 has() { case " $steps " in *" $1 "*) return 0;; esac; return 1; }
@@ -20,21 +20,16 @@ log() { echo "== $*" | tee -a "$out/summary.txt"; }
   vulkaninfo --summary 2>/dev/null | grep -E 'deviceName|driverInfo|apiVersion' | head -3
 } | tee "$out/machine.txt"
 
-if has sort; then
-  log "sortbench: quaternary and onesweep, random 32-bit keys + 32-bit payloads"
-  "$build/tests/sortbench" --n 1M,3M,4M,6M,16M,32M --algo quaternary,onesweep --key-bits 32,24,16 \
-      --runs 50 --warmup 10 --csv > "$out/sortbench.csv" 2> "$out/sortbench.err"
-  echo "exit $?" >> "$out/sortbench.err"
-  column -s, -t < "$out/sortbench.csv" | tee -a "$out/summary.txt"
-  log "sortbench: key distributions at 16M (onesweep)"
-  "$build/tests/sortbench" --n 16M --algo onesweep,quaternary --dist all --runs 20 --warmup 5 --stages \
+if has dists; then
+  log "sortbench: key distributions at 16M"
+  "$build/tests/sortbench" --n 16M --algo onesweep,quaternary --dist all --runs 20 --warmup 5 \
       > "$out/sortbench_dists.txt" 2>&1
-  cat "$out/sortbench_dists.txt" | tee -a "$out/summary.txt"
+  tee -a "$out/summary.txt" < "$out/sortbench_dists.txt"
 fi
 
 if has cub && [ -f tests/bench/compare_cub.sh ]; then
   log "CUB comparison"
-  bash tests/bench/compare_cub.sh "$out" "$build" 2>&1 | tee "$out/cub_compare.txt" | tee -a "$out/summary.txt"
+  N=1M,3M,4M,6M,16M,32M BUILD=$build OUT="$out/cub" sh tests/bench/compare_cub.sh 2>&1 | tee "$out/cub_compare.txt" | tee -a "$out/summary.txt"
 fi
 
 if has large; then
