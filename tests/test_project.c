@@ -10,20 +10,7 @@
 #include "project.h"
 #include "scene.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      failures++;                                                               \
-      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fprintf(stderr, "\n");                                                    \
-    }                                                                           \
-  } while (0)
-
-#define CHECK_NEAR(a, b, tol) \
-  CHECK(fabs((double)(a) - (double)(b)) <= (tol), "%s = %.9g, expected %.9g", #a, (double)(a), (double)(b))
+#include "check.h"
 /* Relative tolerance (with an absolute floor). */
 #define CHECK_REL(a, b, rel) \
   CHECK(fabs((double)(a) - (double)(b)) <= (rel) * fmax(1e-6, fabs((double)(b))), "%s = %.9g, expected %.9g", #a, (double)(a), (double)(b))
