@@ -31,18 +31,25 @@ static void usage(FILE *f) {
           "  top-bits bottom-bits float-depth. Times are GPU timestamps around each sort, in ms.\n");
 }
 
-static bool run_one(vkh_context *ctx, splatsort *sorter, uint32_t n, uint32_t key_bits, key_dist dist,
-                    uint32_t warmup, uint32_t runs, uint64_t seed, row *out) {
-  sort_buffers b;
-  sort_buffers_create(ctx, sorter, n ? n : 1, 0, false, &b);
+/* Buffers are allocated once per process for the largest size and shared by every run, as a
+ * renderer would: on the H200 we measured, runs made after freeing and re-allocating large
+ * buffers in the same process were sometimes 2-4x slower (both algorithms, every kernel). */
+typedef struct bench_buffers {
+  sort_buffers sort;
+  vkh_buffer pristine;
+} bench_buffers;
+
+static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, uint32_t n, uint32_t key_bits,
+                    key_dist dist, uint32_t warmup, uint32_t runs, uint64_t seed, row *out) {
+  sort_buffers *bp = &bb->sort;
+  vkh_buffer *pristine_p = &bb->pristine;
   uint32_t *keys = malloc(sizeof(uint32_t) * (n ? n : 1) * 4);
   uint32_t *vals = keys + n, *ref_k = vals + n, *ref_v = ref_k + n;
   gen_keys(keys, n, dist, seed);
   for (uint32_t i = 0; i < n; i++) vals[i] = i;
   cpu_sort_pairs(keys, vals, n, key_bits, ref_k, ref_v);
-  vkh_buffer pristine = vkh_buffer_create(ctx, 8ull * (n ? n : 1), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, "pristine");
-  vkh_buffer_write(ctx, &pristine, 0, keys, 4ull * n);
-  vkh_buffer_write(ctx, &pristine, 4ull * n, vals, 4ull * n);
+  vkh_buffer_write(ctx, pristine_p, 0, keys, 4ull * n);
+  vkh_buffer_write(ctx, pristine_p, 4ull * n, vals, 4ull * n);
 
   uint32_t tc = splatsort_timestamp_count(sorter, key_bits);
   uint32_t total = warmup + runs;
@@ -50,7 +57,7 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, uint32_t n, uint32_t ke
   VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = tc * total};
   VK_CHECK(vkCreateQueryPool(ctx->device, &qpi, NULL, &pool));
-  splatsort_sort_info info = b.info;
+  splatsort_sort_info info = bp->info; /* max_count: the largest size of the run */
   info.count = n;
   info.key_bits = key_bits;
   info.query_pool = pool;
@@ -60,8 +67,8 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, uint32_t n, uint32_t ke
   for (uint32_t r = 0; r < total; r++) {
     if (n) {
       VkBufferCopy ck = {0, info.keys.offset, 4ull * n}, cv = {4ull * n, info.values.offset, 4ull * n};
-      vkCmdCopyBuffer(cmd, pristine.buffer, b.keyvals.buffer, 1, &ck);
-      vkCmdCopyBuffer(cmd, pristine.buffer, b.keyvals.buffer, 1, &cv);
+      vkCmdCopyBuffer(cmd, pristine_p->buffer, bp->keyvals.buffer, 1, &ck);
+      vkCmdCopyBuffer(cmd, pristine_p->buffer, bp->keyvals.buffer, 1, &cv);
     }
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
@@ -100,8 +107,8 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, uint32_t n, uint32_t ke
   }
   /* verify the last run's output */
   uint32_t *gk = malloc(sizeof(uint32_t) * (n ? n : 1) * 2), *gv = gk + n;
-  vkh_buffer_read(ctx, &b.keyvals, where.keys.offset, gk, 4ull * n);
-  vkh_buffer_read(ctx, &b.keyvals, where.values.offset, gv, 4ull * n);
+  vkh_buffer_read(ctx, &bp->keyvals, where.keys.offset, gk, 4ull * n);
+  vkh_buffer_read(ctx, &bp->keyvals, where.values.offset, gv, 4ull * n);
   out->verified = memcmp(gk, ref_k, 4ull * n) == 0 && memcmp(gv, ref_v, 4ull * n) == 0;
   out->supported = true;
   free(gk);
@@ -109,8 +116,6 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, uint32_t n, uint32_t ke
   free(ts);
   free(keys);
   vkDestroyQueryPool(ctx->device, pool, NULL);
-  vkh_buffer_destroy(ctx, &pristine);
-  sort_buffers_destroy(ctx, &b);
   return out->verified;
 }
 
@@ -221,29 +226,42 @@ int main(int argc, char **argv) {
     printf("%10s  %-10s  %4s  %-11s  %9s  %9s  %9s  %10s  %s\n", "N", "algorithm", "bits", "keys", "median ms",
            "min ms", "max ms", "Mpairs/s", "verified");
   bool all_ok = true, first = true;
+  splatsort *sorters[3] = {NULL};
+  splatsort *largest = NULL; /* the sorter that needs the largest internal buffer */
+  uint32_t max_n = 1;
+  for (uint32_t si = 0; si < nsizes; si++) max_n = sizes[si] > max_n ? sizes[si] : max_n;
+  VkDeviceSize largest_internal = 0;
   for (uint32_t ai = 0; ai < nalgos; ai++) {
     splatsort_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .algorithm = algos[ai],
                                 .enabled_features = ctx.sort_features, .log = vkh_sort_log};
-    splatsort *sorter = NULL;
-    VkResult r = splatsort_create(&ci, &sorter);
+    VkResult r = splatsort_create(&ci, &sorters[ai]);
     if (r != VK_SUCCESS) {
       fprintf(stderr, "sortbench: %s is not available on this device (%s)\n", splatsort_algorithm_name(algos[ai]),
               vkh_result_name(r));
       all_ok = false;
       continue;
     }
+    splatsort_memory_requirements mr;
+    if (max_n > splatsort_max_count(sorters[ai]) || splatsort_get_memory_requirements(sorters[ai], max_n, &mr)) {
+      fprintf(stderr, "sortbench: n=%u is above this device's maximum %u\n", max_n, splatsort_max_count(sorters[ai]));
+      return 1;
+    }
+    if (mr.internal_size >= largest_internal) largest_internal = mr.internal_size, largest = sorters[ai];
+  }
+  bench_buffers bb = {0};
+  if (largest) {
+    sort_buffers_create(&ctx, largest, max_n, 0, false, &bb.sort);
+    bb.pristine = vkh_buffer_create(&ctx, 8ull * max_n, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, "pristine");
+  }
+  for (uint32_t ai = 0; ai < nalgos; ai++) {
+    splatsort *sorter = sorters[ai];
+    if (!sorter) continue;
     const char *aname = splatsort_algorithm_name(splatsort_get_algorithm(sorter));
     for (uint32_t si = 0; si < nsizes; si++)
       for (uint32_t bi = 0; bi < nbits; bi++)
         for (uint32_t di = 0; di < ndists; di++) {
           row rw = {.n = sizes[si], .key_bits = bits[bi], .algo = aname, .dist = key_dist_name(dists[di])};
-          if (sizes[si] > splatsort_max_count(sorter)) {
-            fprintf(stderr, "sortbench: n=%u is above this device's maximum %u\n", sizes[si],
-                    splatsort_max_count(sorter));
-            all_ok = false;
-            continue;
-          }
-          all_ok &= run_one(&ctx, sorter, sizes[si], bits[bi], dists[di], warmup, runs, seed + si * 31 + di, &rw);
+          all_ok &= run_one(&ctx, sorter, &bb, sizes[si], bits[bi], dists[di], warmup, runs, seed + si * 31 + di, &rw);
           double mps = rw.median > 0 ? rw.n / (rw.median * 1e3) : 0;
           if (csv)
             printf("\"%s\",%u,%s,%u,%s,%.4f,%.4f,%.4f,%.1f,%s\n", ctx.props.deviceName, rw.n, rw.algo, rw.key_bits,
@@ -269,6 +287,10 @@ int main(int argc, char **argv) {
     splatsort_destroy(sorter);
   }
   if (json) printf("\n]\n");
+  if (largest) {
+    sort_buffers_destroy(&ctx, &bb.sort);
+    vkh_buffer_destroy(&ctx, &bb.pristine);
+  }
   vkh_destroy(&ctx);
   if (ctx.validation_messages) {
     fprintf(stderr, "sortbench: %u validation messages\n", ctx.validation_messages);
