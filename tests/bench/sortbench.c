@@ -32,8 +32,7 @@ static void usage(FILE *f) {
 }
 
 /* Buffers are allocated once per process for the largest size and shared by every run, as a
- * renderer would: on the H200 we measured, runs made after freeing and re-allocating large
- * buffers in the same process were sometimes 2-4x slower (both algorithms, every kernel). */
+ * renderer would (max_count = the largest size, count = N). */
 typedef struct bench_buffers {
   sort_buffers sort;
   vkh_buffer pristine;
