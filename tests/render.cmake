@@ -10,17 +10,10 @@ file(MAKE_DIRECTORY ${render_out})
 set(render_asset ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)
 set(render_scenes ${PROJECT_SOURCE_DIR}/../shared/scenes)
 
-# name, then the test_render arguments; registered once per lavapipe subgroup size
-# (LP_NATIVE_VECTOR_WIDTH 128 -> 4, 256 -> 8, 512 -> 16), as tests/sort.cmake does.
-function(splat_render_test name)
-  foreach(w 128 256 512)
-    math(EXPR sg "${w} / 32")
-    add_test(NAME ${name}_sg${sg} COMMAND test_render ${ARGN})
-    set_tests_properties(${name}_sg${sg} PROPERTIES
-      ENVIRONMENT "LP_NATIVE_VECTOR_WIDTH=${w};SPLATSORT_VALIDATION=1"
-      SKIP_RETURN_CODE 77 LABELS "gpu" TIMEOUT 600)
-  endforeach()
-endfunction()
+# name, then the test_render arguments; registered at each lavapipe subgroup size.
+macro(splat_render_test name)
+  splatsort_lavapipe_test(${name} COMMAND test_render ${ARGN})
+endmacro()
 
 splat_render_test(render_projection projection --out ${render_out}/projection)
 splat_render_test(render_image_generated image --out ${render_out}/generated)

@@ -16,20 +16,8 @@ add_executable(sortbench ${CMAKE_CURRENT_LIST_DIR}/bench/sortbench.c)
 target_link_libraries(sortbench PRIVATE sort_testlib m)
 target_compile_options(sortbench PRIVATE ${SPLATSORT_WARNINGS})
 
-# lavapipe's subgroup size follows LP_NATIVE_VECTOR_WIDTH: 128 -> 4, 256 -> 8, 512 -> 16.
-set(SPLATSORT_SUBGROUP_WIDTHS 128 256 512)
-function(splatsort_gpu_test name)
-  foreach(w ${SPLATSORT_SUBGROUP_WIDTHS})
-    math(EXPR sg "${w} / 32")
-    add_test(NAME ${name}_sg${sg} COMMAND ${ARGN})
-    set_tests_properties(${name}_sg${sg} PROPERTIES
-      ENVIRONMENT "LP_NATIVE_VECTOR_WIDTH=${w};SPLATSORT_VALIDATION=1"
-      LABELS "gpu" TIMEOUT 900)
-  endforeach()
-endfunction()
-
-splatsort_gpu_test(sort_quaternary $<TARGET_FILE:test_sort> --algo quaternary --suite full)
-splatsort_gpu_test(sort_api $<TARGET_FILE:test_sort_api>)
+splatsort_lavapipe_test(sort_quaternary COMMAND test_sort --algo quaternary --suite full)
+splatsort_lavapipe_test(sort_api COMMAND test_sort_api)
 # sortbench itself (1M pairs, verified against the CPU sort) once: it is a tool, and the
 # correctness suites above already cover every subgroup size.
 add_test(NAME sortbench_lavapipe COMMAND sortbench --n 1M --algo quaternary --runs 2 --warmup 1)
