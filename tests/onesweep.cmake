@@ -6,16 +6,10 @@ add_executable(test_onesweep ${CMAKE_CURRENT_LIST_DIR}/test_onesweep.c)
 target_link_libraries(test_onesweep PRIVATE sort_testlib)
 target_compile_options(test_onesweep PRIVATE ${SPLATSORT_WARNINGS})
 
-# lavapipe's subgroup size follows LP_NATIVE_VECTOR_WIDTH: 128 -> 4, 256 -> 8, 512 -> 16.
-# onesweep_gpu_test(<name> <environment> <widths> <command...>)
+# onesweep_gpu_test(<name> <environment> <widths> <command...>): splatsort_lavapipe_test
+# (tests/CMakeLists.txt) with extra environment and a choice of subgroup sizes.
 function(onesweep_gpu_test name env widths)
-  foreach(w ${widths})
-    math(EXPR sg "${w} / 32")
-    add_test(NAME ${name}_sg${sg} COMMAND ${ARGN})
-    set_tests_properties(${name}_sg${sg} PROPERTIES
-      ENVIRONMENT "LP_NATIVE_VECTOR_WIDTH=${w};SPLATSORT_VALIDATION=1;${env}"
-      LABELS "gpu" TIMEOUT 900)
-  endforeach()
+  splatsort_lavapipe_test(${name} WIDTHS ${widths} ENV ${env} COMMAND ${ARGN})
 endfunction()
 
 onesweep_gpu_test(sort_onesweep "" "128;256;512" $<TARGET_FILE:test_sort> --algo onesweep --suite full)
