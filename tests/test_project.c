@@ -43,14 +43,6 @@ static splat_scene make_scene(uint32_t n, uint32_t degree) {
   return s;
 }
 
-static void free_scene(splat_scene *s) {
-  free(s->positions);
-  free(s->scales);
-  free(s->rotations);
-  free(s->opacities);
-  free(s->sh);
-}
-
 static void set_splat(splat_scene *s, uint32_t i, float x, float y, float z, float sx, float sy,
                       float sz) {
   s->positions[i * 3 + 0] = x;
@@ -108,7 +100,7 @@ static void test_isotropic_ahead(void) {
   set_splat(&s, 0, 0, 0, (float)d, (float)sc2, (float)sc2, (float)sc2);
   CHECK(splat_project(&s, 0, &cam, 3, &p) == 1, "culled");
   CHECK_NEAR(p.radius, 7.0, 0.0);
-  free_scene(&s);
+  splat_scene_free(&s);
 }
 
 static void test_off_axis(void) {
@@ -141,7 +133,7 @@ static void test_off_axis(void) {
   CHECK_NEAR(q.mean2d[0], f * x / z + 140.25, 1e-4);
   CHECK_NEAR(q.mean2d[1], f * y / z + 90.5, 1e-4);
   CHECK(q.cov2d[0] == p.cov2d[0] && q.radius == p.radius, "principal point changed the shape");
-  free_scene(&s);
+  splat_scene_free(&s);
 }
 
 /* Rodrigues: rotation by angle t about unit axis k. */
@@ -224,7 +216,7 @@ static void test_rolled_camera(void) {
   CHECK_REL(p.cov2d[2], c, 1e-5);
   CHECK(p.cov2d[1] < 0.0f, "wrong orientation sign (W transposed?)");
   CHECK_NEAR(p.radius, ref_radius(a, b, c), 0.0);
-  free_scene(&s);
+  splat_scene_free(&s);
 }
 
 static void test_general_pose(void) {
@@ -280,7 +272,7 @@ static void test_general_pose(void) {
   CHECK_NEAR(p.mean2d[1], fy * t[1] / t[2] + 120.0, 1e-3);
   CHECK_NEAR(p.depth, t[2], 1e-5);
   CHECK_NEAR(t[2], 3.2, 1e-5);
-  free_scene(&s);
+  splat_scene_free(&s);
 }
 
 static void test_culling(void) {
@@ -340,7 +332,7 @@ static void test_culling(void) {
   CHECK(splat_project(&s, 0, &cam, 0, &p) == 0, "non-finite covariance not culled");
   /* Index out of range. */
   CHECK(splat_project(&s, 1, &cam, 0, &p) == 0, "index out of range");
-  free_scene(&s);
+  splat_scene_free(&s);
 }
 
 static void test_sh(void) {
@@ -356,7 +348,7 @@ static void test_sh(void) {
   CHECK_NEAR(p.color[0], C0 * 0.7 + 0.5, 1e-6);
   CHECK_NEAR(p.color[1], 0.0, 0.0);
   CHECK_NEAR(p.color[2], C0 * 5.0 + 0.5, 1e-6);
-  free_scene(&s);
+  splat_scene_free(&s);
 
   /* Degree 1 along three directions (dir = normalised splat - camera centre). */
   s = make_scene(1, 1);
@@ -387,7 +379,7 @@ static void test_sh(void) {
   /* sh_degree_max = 0 ignores the degree-1 terms. */
   CHECK(splat_project(&s, 0, &cam, 0, &p) == 1, "culled");
   for (int c = 0; c < 3; c++) CHECK_NEAR(p.color[c], fmax(0.0, C0 * dc[c] + 0.5), 1e-6);
-  free_scene(&s);
+  splat_scene_free(&s);
 
   /* Degree 3, each coefficient its own value; checked along the axes and the diagonal. */
   float sh[16 * 3];
@@ -463,7 +455,7 @@ static void test_sh(void) {
   }
   CHECK(splat_project(&s, 0, &cam, -1, &p) == 1 && memcmp(p.color, want[0], sizeof p.color) == 0,
         "negative sh_degree_max");
-  free_scene(&s);
+  splat_scene_free(&s);
 }
 
 static void test_depth_key(void) {

@@ -42,14 +42,6 @@ static splat_scene make_scene(uint32_t n) {
   return s;
 }
 
-static void free_scene(splat_scene *s) {
-  free(s->positions);
-  free(s->scales);
-  free(s->rotations);
-  free(s->opacities);
-  free(s->sh);
-}
-
 /* Isotropic splat of the given colour (via the DC coefficient: colour = C0 dc + 0.5). */
 static void put(splat_scene *s, uint32_t i, float x, float y, float z, float scale, float opacity,
                 float r, float g, float b) {
@@ -128,7 +120,7 @@ static void test_single(void) {
   const float *p = px(img, &cam, 32, 32);
   for (int c = 0; c < 3; c++) CHECK_NEAR(p[c], col[c] * 0.8 + 0.2 * BG[c], 1e-6);
   free(img);
-  free_scene(&s);
+  splat_scene_free(&s);
 }
 
 static void test_order(void) {
@@ -150,7 +142,7 @@ static void test_order(void) {
       CHECK_NEAR(p[c], front[c] * 0.9 + back[c] * 0.9 * 0.1 + BG[c] * 0.01, 1e-6);
     CHECK_NEAR(p[3], 0.99, 1e-6);
     free(img);
-    free_scene(&s);
+    splat_scene_free(&s);
   }
 }
 
@@ -174,7 +166,7 @@ static void test_blank(void) {
     CHECK(img8[0] == 51 && img8[1] == 77 && img8[2] == 102, "background 8-bit %u %u %u", img8[0],
           img8[1], img8[2]);
     free(img);
-    free_scene(&s);
+    splat_scene_free(&s);
   }
 }
 
@@ -203,7 +195,7 @@ static void test_early_stop(void) {
   p = px(img, &cam, 32, 32);
   for (int c = 0; c < 3; c++) CHECK_NEAR(p[c], expect[c], 1e-6);
   free(img);
-  free_scene(&s);
+  splat_scene_free(&s);
 }
 
 static void test_footprint(void) {
@@ -233,7 +225,7 @@ static void test_footprint(void) {
           "pixel %u outside the square was drawn (%g)", outside, po[0]);
   }
   free(img);
-  free_scene(&s);
+  splat_scene_free(&s);
 }
 
 /* ---- naive renderer: every visible splat for every pixel, no tiles ------------------------ */
@@ -328,7 +320,7 @@ static void test_against_naive(void) {
     free(a8);
     free(a);
     free(b);
-    free_scene(&s);
+    splat_scene_free(&s);
   }
 }
 
@@ -353,7 +345,7 @@ static void test_speed(void) {
   CHECK(image_write_png(path, 256, 256, img8) == 0, "cannot write %s", path);
   free(img8);
   free(img);
-  free_scene(&s);
+  splat_scene_free(&s);
 }
 
 static void test_image_utils(void) {

@@ -39,6 +39,21 @@ static void set_view(splat_camera *cam, const float right[3], const float down[3
   memcpy(cam->position, eye, sizeof cam->position);
 }
 
+/* A centred pinhole camera with square pixels from its axes, eye and vertical field of view. */
+static void pinhole(splat_camera *cam, const float right[3], const float down[3], const float fwd[3],
+                    const float eye[3], float fovy_deg, uint32_t width, uint32_t height) {
+  float fy = (float)height / (2.0f * tanf(fovy_deg * (PI_F / 360.0f)));
+  splat_camera c;
+  set_view(&c, right, down, fwd, eye);
+  c.width = width;
+  c.height = height;
+  c.fx = fy;
+  c.fy = fy;
+  c.cx = 0.5f * (float)width;
+  c.cy = 0.5f * (float)height;
+  *cam = c;
+}
+
 float splat_camera_tan_fovx(const splat_camera *cam) {
   return (float)cam->width / (2.0f * cam->fx);
 }
@@ -65,16 +80,7 @@ int splat_camera_look_at(splat_camera *cam, const float eye[3], const float targ
   for (int k = 0; k < 3; k++) right[k] /= rlen;
   float down[3];
   cross3(fwd, right, down);
-  float fy = (float)height / (2.0f * tanf(fovy_deg * (PI_F / 360.0f)));
-  splat_camera c;
-  set_view(&c, right, down, fwd, eye);
-  c.width = width;
-  c.height = height;
-  c.fx = fy;
-  c.fy = fy;
-  c.cx = 0.5f * (float)width;
-  c.cy = 0.5f * (float)height;
-  *cam = c;
+  pinhole(cam, right, down, fwd, eye, fovy_deg, width, height);
   return 0;
 }
 
@@ -386,16 +392,7 @@ static int camera_from_angles(splat_camera *cam, const float eye[3], splat_up_ax
     return -1;
   float right[3], down[3], fwd[3];
   view_axes(axis, yaw, clamp_pitch(pitch), right, down, fwd);
-  float fy = (float)height / (2.0f * tanf(fovy_deg * (PI_F / 360.0f)));
-  splat_camera c;
-  set_view(&c, right, down, fwd, eye);
-  c.width = width;
-  c.height = height;
-  c.fx = fy;
-  c.fy = fy;
-  c.cx = 0.5f * (float)width;
-  c.cy = 0.5f * (float)height;
-  *cam = c;
+  pinhole(cam, right, down, fwd, eye, fovy_deg, width, height);
   return 0;
 }
 
