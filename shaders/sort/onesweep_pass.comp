@@ -24,6 +24,7 @@ layout(constant_id = OS_SPEC_LOOKBACK_WINDOW) const uint WINDOW = 8;
 layout(constant_id = OS_SPEC_FORCE_FALLBACK) const uint FORCE_FALLBACK = 0;
 layout(constant_id = OS_SPEC_MAX_SUBGROUPS) const uint MAX_SG = 128;
 layout(constant_id = OS_SPEC_WIDE_BALLOT) const uint WIDE_BALLOT = 0;
+layout(constant_id = OS_SPEC_STATS) const uint STATS = 0;
 layout(local_size_x_id = OS_SPEC_WORKGROUP) in;
 
 // Descriptors are read and written by other workgroups while this one runs: every read must go
@@ -75,6 +76,7 @@ uint lookback(uint tile, uint t) {
   int pos = int(tile) - 1; // the next tile whose count this digit needs
   uint idle = 0;           // steps without progress
   uint desc = OS_DESC + (pc.pass & 1u) * pc.desc_stride + t;
+  uint fallbacks = 0;
   for (uint step = 0;; step++) {
     bool stalled = false;
     if (needs) {
@@ -116,8 +118,15 @@ uint lookback(uint tile, uint t) {
       s_vote[(step + 2u) % 3u] = 0;
       s_stall[(step + 2u) % 3u] = 0;
     }
-    if (vote == 0) break;
+    if (vote == 0) {
+      if (STATS != 0 && t == 0) {
+        atomicAdd(data[OS_H_STAT_STEPS], step + 1u);
+        atomicAdd(data[OS_H_STAT_FALLBACKS], fallbacks);
+      }
+      break;
+    }
     if ((vote & 2u) != 0) {
+      fallbacks++;
       // Count the stalled tile's keys here (a full tile: only the last tile is partial).
       if (t < OS_RADIX) s_fallback[t] = 0;
       barrier();

@@ -14,6 +14,8 @@ void main() {
   for (uint i = t; i < OS_MAX_PASSES * OS_RADIX; i += 256) data[OS_GLOBAL_HIST + i] = 0;
   if (t < OS_MAX_PASSES) data[OS_H_TILE_COUNTER + t] = 0;
   if (t != 0) return;
+  data[OS_H_STAT_STEPS] = 0;
+  data[OS_H_STAT_FALLBACKS] = 0;
   uint n = pc.indirect != 0 ? min(count_buf[pc.count_index], pc.max_count) : min(pc.count, pc.max_count);
   uint tiles = (n + pc.tile - 1) / pc.tile;
   // Enough histogram workgroups to fill the device, each reading a contiguous chunk.

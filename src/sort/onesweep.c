@@ -36,6 +36,7 @@ typedef struct os_tuning {
   uint32_t hist_copies;   /* histogram kernel: copies of each shared counter (power of two) */
   uint32_t wide_ballot;   /* 1: uvec4 ballots even where one word would do (testing) */
   uint32_t subgroup_size; /* required subgroup size where allowed (speed only); 0 = any */
+  uint32_t stats;         /* 1: count lookback steps and fallbacks into the internal buffer */
 } os_tuning;
 
 static const VkSubgroupFeatureFlags os_needed_ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
@@ -89,12 +90,13 @@ static os_tuning default_tuning(const ss_device_info *dev) {
   return t;
 }
 
-/* SPLATSORT_ONESWEEP_TUNING="wg=512,keys=15,spin=64,window=8,hu=8,hc=4,sg=32,wide=1" overrides
+/* SPLATSORT_ONESWEEP_TUNING="wg=512,keys=15,spin=64,window=8,hu=8,hc=4,sg=32,wide=1,stats=1" overrides
  * the defaults, for tuning runs and tests (every value is checked; the shared-memory fit still
  * applies). wg: pass workgroup size; keys: keys per invocation; spin: lookback steps without
  * progress before the fallback; window: descriptors read per lookback step; hu, hc: histogram
  * unroll and counter copies; sg: required subgroup size where the host enabled size control;
- * wide=1: uvec4 ballots at every subgroup size. */
+ * wide=1: uvec4 ballots at every subgroup size; stats=1: count lookback steps and fallbacks
+ * (OS_H_STAT_* words of the internal buffer, read by sortbench --lookback-stats). */
 static bool env_tuning(splatsort *s, os_tuning *t) {
   const char *env = getenv("SPLATSORT_ONESWEEP_TUNING");
   if (!env || !*env) return true;
@@ -117,8 +119,9 @@ static bool env_tuning(splatsort *s, os_tuning *t) {
     else if (!strcmp(tok, "hc")) t->hist_copies = (uint32_t)v;
     else if (!strcmp(tok, "sg")) t->subgroup_size = (uint32_t)v;
     else if (!strcmp(tok, "wide")) t->wide_ballot = 1;
+    else if (!strcmp(tok, "stats")) t->stats = 1;
     else {
-      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: unknown key '%s' (wg, keys, spin, window, hu, hc, sg, wide)", tok);
+      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: unknown key '%s' (wg, keys, spin, window, hu, hc, sg, wide, stats)", tok);
       return false;
     }
   }
@@ -174,11 +177,12 @@ static VkResult os_create(splatsort *s) {
 
   uint32_t force = (s->flags & SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT) != 0;
   /* Entries i: constant_id i (OS_SPEC_*), the i-th word of the values. */
-  const uint32_t pass_values[] = {t.workgroup, t.keys, t.arrays, t.spin, force, t.max_subgroups, t.wide_ballot, t.window};
+  const uint32_t pass_values[] = {t.workgroup,     t.keys,        t.arrays, t.spin, force,
+                                  t.max_subgroups, t.wide_ballot, t.window, t.stats};
   const uint32_t hist_values[] = {OS_HIST_WORKGROUP, t.hist_unroll, t.hist_copies};
-  VkSpecializationMapEntry map[8];
-  for (uint32_t i = 0; i < 8; i++) map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
-  VkSpecializationInfo pass_spec = {8, map, sizeof pass_values, pass_values};
+  VkSpecializationMapEntry map[9];
+  for (uint32_t i = 0; i < 9; i++) map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
+  VkSpecializationInfo pass_spec = {9, map, sizeof pass_values, pass_values};
   VkSpecializationInfo hist_spec = {3, map, sizeof hist_values, hist_values};
 
   VkResult r = ss_create_pipeline(s, splatsort_spv_onesweep_setup_comp, splatsort_spv_onesweep_setup_comp_size, NULL,

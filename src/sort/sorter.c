@@ -125,6 +125,46 @@ static void name_object(splatsort *s, VkObjectType type, uint64_t handle, const 
   set_name(s->device, &info);
 }
 
+/* One log line with every statistic the driver reports for the pipeline's executables. */
+static void log_pipeline_statistics(splatsort *s, VkPipeline pipeline, const char *name) {
+  PFN_vkGetPipelineExecutablePropertiesKHR get_props =
+      (PFN_vkGetPipelineExecutablePropertiesKHR)vkGetDeviceProcAddr(s->device, "vkGetPipelineExecutablePropertiesKHR");
+  PFN_vkGetPipelineExecutableStatisticsKHR get_stats =
+      (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(s->device, "vkGetPipelineExecutableStatisticsKHR");
+  if (!get_props || !get_stats) {
+    ss_log(s, "splatsort: %s: no pipeline statistics (VK_KHR_pipeline_executable_properties not enabled)", name);
+    return;
+  }
+  VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = pipeline};
+  uint32_t execs = 0;
+  if (get_props(s->device, &pi, &execs, NULL) != VK_SUCCESS) return;
+  for (uint32_t e = 0; e < execs; e++) {
+    VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, .pipeline = pipeline,
+                                      .executableIndex = e};
+    VkPipelineExecutableStatisticKHR st[32];
+    uint32_t n = 32;
+    for (uint32_t i = 0; i < n; i++) st[i] = (VkPipelineExecutableStatisticKHR){
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+    VkResult r = get_stats(s->device, &ei, &n, st);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) continue;
+    char line[480];
+    int len = snprintf(line, sizeof line, "splatsort: %s statistics:", name);
+    for (uint32_t i = 0; i < n && len > 0 && (size_t)len < sizeof line; i++) {
+      const VkPipelineExecutableStatisticKHR *x = &st[i];
+      if (x->format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR)
+        len += snprintf(line + len, sizeof line - (size_t)len, " %s=%u;", x->name, x->value.b32);
+      else if (x->format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR)
+        len += snprintf(line + len, sizeof line - (size_t)len, " %s=%lld;", x->name, (long long)x->value.i64);
+      else if (x->format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR)
+        len += snprintf(line + len, sizeof line - (size_t)len, " %s=%llu;", x->name,
+                        (unsigned long long)x->value.u64);
+      else
+        len += snprintf(line + len, sizeof line - (size_t)len, " %s=%g;", x->name, x->value.f64);
+    }
+    ss_log(s, "%s", line);
+  }
+}
+
 VkResult ss_create_pipeline(splatsort *s, const uint32_t *code, size_t code_size, const VkSpecializationInfo *spec,
                             uint32_t required_subgroup_size, const char *name, VkPipeline *out) {
   *out = VK_NULL_HANDLE;
@@ -152,6 +192,8 @@ VkResult ss_create_pipeline(splatsort *s, const uint32_t *code, size_t code_size
                 .pName = "main",
                 .pSpecializationInfo = spec},
       .layout = s->layout};
+  bool stats = (s->flags & SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT) != 0;
+  if (stats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   r = vkCreateComputePipelines(s->device, s->pipeline_cache, 1, &ci, s->allocator, out);
   vkDestroyShaderModule(s->device, module, s->allocator);
   if (r != VK_SUCCESS) {
@@ -160,6 +202,7 @@ VkResult ss_create_pipeline(splatsort *s, const uint32_t *code, size_t code_size
     return r;
   }
   name_object(s, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, name);
+  if (stats) log_pipeline_statistics(s, *out, name);
   return VK_SUCCESS;
 }
 
@@ -192,7 +235,8 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
     ss_log(&probe, "splatsort_create: unknown algorithm %d", (int)info->algorithm);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
-  if (info->flags & ~(uint32_t)SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT ||
+  if (info->flags & ~(uint32_t)(SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT |
+                                 SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT) ||
       info->enabled_features & ~(uint32_t)SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT) {
     ss_log(&probe, "splatsort_create: unknown bits in flags or enabled_features");
     return VK_ERROR_VALIDATION_FAILED_EXT;

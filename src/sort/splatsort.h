@@ -56,6 +56,11 @@ typedef enum splatsort_create_flag_bits {
    * digit counts itself, so the forward-progress fallback runs on every lookback.
    * Correct but slow (quadratic in the tile count). */
   SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT = 1u << 0,
+  /* Diagnosis: the host enabled VK_KHR_pipeline_executable_properties with the
+   * pipelineExecutableInfo feature; the library captures each pipeline's statistics (for
+   * example registers and shared memory per invocation) and sends them to the log callback,
+   * one line per pipeline. */
+  SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT = 1u << 1,
 } splatsort_create_flag_bits;
 
 /* Optional log sink for error details. `message` is one line without a newline. */

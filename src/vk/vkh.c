@@ -64,6 +64,17 @@ static bool has_instance_extension(const char *name) {
   return found;
 }
 
+static bool device_has_extension(VkPhysicalDevice pd, const char *name) {
+  uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL);
+  VkExtensionProperties *p = calloc(n ? n : 1, sizeof *p);
+  vkEnumerateDeviceExtensionProperties(pd, NULL, &n, p);
+  bool found = false;
+  for (uint32_t i = 0; i < n; i++) found |= strcmp(p[i].extensionName, name) == 0;
+  free(p);
+  return found;
+}
+
 void vkh_init(vkh_context *ctx, const vkh_options *o) {
   memset(ctx, 0, sizeof *ctx);
   const char *exts[16];
@@ -158,12 +169,27 @@ void vkh_init(vkh_context *ctx, const vkh_options *o) {
   /* What the sort library needs, merged into our device create info as a host would. */
   splatsort_device_requirements req = {0};
   VK_CHECK(splatsort_get_device_requirements(ctx->physical_device, SPLATSORT_ALGORITHM_AUTO, &req));
-  const char *dev_exts[8];
+  const char *dev_exts[10];
   req.extension_names = dev_exts;
   if (req.extension_count > 6) req.extension_count = 6;
   VK_CHECK(splatsort_get_device_requirements(ctx->physical_device, SPLATSORT_ALGORITHM_AUTO, &req));
   uint32_t dev_ext_count = req.extension_count;
   if (o->swapchain) dev_exts[dev_ext_count++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+  /* Pipeline statistics (registers, spills) for sortbench --pipeline-stats, where offered. */
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_props = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  bool want_exec = o->pipeline_statistics && device_has_extension(ctx->physical_device,
+                                                                  VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  if (want_exec) {
+    VkPhysicalDeviceFeatures2 q = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &exec_props};
+    vkGetPhysicalDeviceFeatures2(ctx->physical_device, &q);
+    exec_props.pNext = NULL;
+    want_exec = exec_props.pipelineExecutableInfo;
+  }
+  if (want_exec) {
+    dev_exts[dev_ext_count++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+    ctx->pipeline_statistics = true;
+  }
 
   /* Vulkan 1.3 features: dynamic rendering for the raster pass, subgroup size control for
    * the sort where the device offers it. */
@@ -181,6 +207,10 @@ void vkh_init(vkh_context *ctx, const vkh_options *o) {
   }
   VkPhysicalDeviceFeatures2 enable2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                        .pNext = v13 ? &enable13 : NULL};
+  if (want_exec) {
+    exec_props.pNext = enable2.pNext;
+    enable2.pNext = &exec_props;
+  }
 
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -199,6 +229,7 @@ void vkh_init(vkh_context *ctx, const vkh_options *o) {
 void vkh_destroy(vkh_context *ctx) {
   if (ctx->device) {
     vkDeviceWaitIdle(ctx->device);
+    vkh_buffer_destroy(ctx, &ctx->staging);
     vkDestroyCommandPool(ctx->device, ctx->pool, NULL);
     vkDestroyDevice(ctx->device, NULL);
   }
@@ -230,6 +261,11 @@ void vkh_name(vkh_context *ctx, VkObjectType type, uint64_t handle, const char *
 
 vkh_buffer vkh_buffer_create(vkh_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
                              const char *name) {
+  return vkh_buffer_create_ex(ctx, size, usage, host_visible, false, name);
+}
+
+vkh_buffer vkh_buffer_create_ex(vkh_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
+                                bool dedicated, const char *name) {
   vkh_buffer b = {.size = size};
   if (size == 0) size = 4;
   VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
@@ -245,8 +281,9 @@ vkh_buffer vkh_buffer_create(vkh_context *ctx, VkDeviceSize size, VkBufferUsageF
     fprintf(stderr, "error: no memory type for buffer %s\n", name ? name : "");
     exit(1);
   }
-  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
-                              .memoryTypeIndex = type};
+  VkMemoryDedicatedAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, .buffer = b.buffer};
+  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .pNext = dedicated ? &dai : NULL,
+                              .allocationSize = mr.size, .memoryTypeIndex = type};
   VK_CHECK(vkAllocateMemory(ctx->device, &mai, NULL, &b.memory));
   VK_CHECK(vkBindBufferMemory(ctx->device, b.buffer, b.memory, 0));
   if (host_visible) VK_CHECK(vkMapMemory(ctx->device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped));
@@ -260,16 +297,25 @@ void vkh_buffer_destroy(vkh_context *ctx, vkh_buffer *b) {
   *b = (vkh_buffer){0};
 }
 
+/* Staged copies go through one host-visible buffer per context, kept and grown as needed:
+ * freeing large host-visible allocations was measured to slow the GPU's memory traffic for
+ * up to a second afterwards on NVIDIA (tests/bench/results/2026-11-23-h100/SLOWMODE.md).
+ * ctx->transient_staging brings back a fresh buffer per copy, for that experiment. */
 static void staged_copy(vkh_context *ctx, vkh_buffer *b, VkDeviceSize offset, void *data, VkDeviceSize size,
                         bool to_device) {
-  vkh_buffer staging = vkh_buffer_create(ctx, size, 0, true, "staging");
-  if (to_device) memcpy(staging.mapped, data, size);
+  if (ctx->transient_staging || ctx->staging.size < size) {
+    vkh_buffer_destroy(ctx, &ctx->staging);
+    VkDeviceSize grown = ctx->transient_staging ? size : size < (1u << 20) ? (1u << 20) : size;
+    ctx->staging = vkh_buffer_create(ctx, grown, 0, true, "staging");
+  }
+  vkh_buffer *staging = &ctx->staging;
+  if (to_device) memcpy(staging->mapped, data, size);
   VkCommandBuffer cmd = vkh_begin(ctx);
   VkBufferCopy region = {.srcOffset = to_device ? 0 : offset, .dstOffset = to_device ? offset : 0, .size = size};
-  vkCmdCopyBuffer(cmd, to_device ? staging.buffer : b->buffer, to_device ? b->buffer : staging.buffer, 1, &region);
+  vkCmdCopyBuffer(cmd, to_device ? staging->buffer : b->buffer, to_device ? b->buffer : staging->buffer, 1, &region);
   vkh_submit_wait(ctx, cmd);
-  if (!to_device) memcpy(data, staging.mapped, size);
-  vkh_buffer_destroy(ctx, &staging);
+  if (!to_device) memcpy(data, staging->mapped, size);
+  if (ctx->transient_staging) vkh_buffer_destroy(ctx, staging);
 }
 
 void vkh_buffer_write(vkh_context *ctx, vkh_buffer *b, VkDeviceSize offset, const void *data, VkDeviceSize size) {

@@ -28,7 +28,15 @@ typedef struct vkh_options {
   uint32_t instance_extension_count;
   bool swapchain;                  /* enable VK_KHR_swapchain on the device */
   int device_index;                /* -1: prefer a discrete GPU, else the first */
+  bool pipeline_statistics;        /* enable VK_KHR_pipeline_executable_properties where offered */
 } vkh_options;
+
+typedef struct vkh_buffer {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  VkDeviceSize size;
+  void *mapped; /* non-NULL for host-visible buffers */
+} vkh_buffer;
 
 typedef struct vkh_context {
   VkInstance instance;
@@ -45,7 +53,10 @@ typedef struct vkh_context {
   bool validation;
   bool debug_utils;
   bool dynamic_rendering;          /* Vulkan 1.3 dynamicRendering enabled */
+  bool pipeline_statistics;        /* pipelineExecutableInfo enabled */
   uint32_t validation_messages;    /* warnings and errors from the validation layer */
+  vkh_buffer staging;              /* reused by vkh_buffer_write/read; grown when too small */
+  bool transient_staging;          /* experiment: a fresh staging buffer for every copy */
 } vkh_context;
 
 /* Options from the environment: SPLATSORT_VALIDATION=0/1 (default given), SPLATSORT_DEVICE=index. */
@@ -54,16 +65,13 @@ vkh_options vkh_default_options(bool validation);
 void vkh_init(vkh_context *ctx, const vkh_options *options);
 void vkh_destroy(vkh_context *ctx);
 
-typedef struct vkh_buffer {
-  VkBuffer buffer;
-  VkDeviceMemory memory;
-  VkDeviceSize size;
-  void *mapped; /* non-NULL for host-visible buffers */
-} vkh_buffer;
 
 /* host_visible: HOST_VISIBLE|HOST_COHERENT (mapped); else DEVICE_LOCAL (TRANSFER_SRC/DST added). */
 vkh_buffer vkh_buffer_create(vkh_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
                              const char *name);
+/* The same, with its own VkDeviceMemory made through VkMemoryDedicatedAllocateInfo when dedicated. */
+vkh_buffer vkh_buffer_create_ex(vkh_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
+                                bool dedicated, const char *name);
 void vkh_buffer_destroy(vkh_context *ctx, vkh_buffer *b);
 /* Copies through a staging buffer when b is not mapped (waits for the queue). */
 void vkh_buffer_write(vkh_context *ctx, vkh_buffer *b, VkDeviceSize offset, const void *data, VkDeviceSize size);

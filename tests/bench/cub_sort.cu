@@ -3,7 +3,7 @@
 //   nvcc -O3 -arch=sm_90 -o cub_sort tests/bench/cub_sort.cu
 // usage: cub_sort [--n 1M,3M,6M,16M,32M] [--key-bits 32,24,16] [--runs 50] [--warmup 5] [--seed S]
 // Sizes take K/M suffixes (binary, as sortbench). Prints CSV with sortbench's columns:
-//   device,n,algo,key_bits,dist,median_ms,min_ms,max_ms,mpairs_per_s,verified
+//   device,n,algo,key_bits,dist,median_ms,min_ms,max_ms,mpairs_per_s,verified,p90_ms,p99_ms
 // Two variants per size: "cub" sorts a DoubleBuffer (input overwritten, no copy: what
 // splatsort does with its tmp buffers) and "cub_const" sorts const input into separate output.
 // The input is restored before every run, outside the timed region; each run is timed alone
@@ -74,14 +74,22 @@ static void cpu_sort(std::vector<uint32_t> k, std::vector<uint32_t> v, uint32_t 
 }
 
 struct stats {
-  double median, min, max;
+  double median, min, max, p90, p99;
 };
+
+// Percentile by the nearest-rank method on sorted times (sortbench uses the same rule).
+static double rank_pct(const std::vector<float> &t, double p) {
+  size_t k = (size_t)(p / 100.0 * (double)t.size() + 0.999999);
+  if (k < 1) k = 1;
+  if (k > t.size()) k = t.size();
+  return t[k - 1];
+}
 
 static stats summarise(std::vector<float> t) {
   std::sort(t.begin(), t.end());
   size_t n = t.size();
   double med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-  return {med, t.front(), t.back()};
+  return {med, t.front(), t.back(), rank_pct(t, 90), rank_pct(t, 99)};
 }
 
 int main(int argc, char **argv) {
@@ -118,7 +126,7 @@ int main(int argc, char **argv) {
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   fprintf(stderr, "device: %s, %d SMs, %u warm-up + %u timed runs\n", prop.name, prop.multiProcessorCount, warmup,
           runs);
-  printf("device,n,algo,key_bits,dist,median_ms,min_ms,max_ms,mpairs_per_s,verified\n");
+  printf("device,n,algo,key_bits,dist,median_ms,min_ms,max_ms,mpairs_per_s,verified,p90_ms,p99_ms\n");
   fflush(stdout);
 
   cudaStream_t stream;
@@ -183,8 +191,8 @@ int main(int argc, char **argv) {
         bool ok = got_k == ref_k && got_v == ref_v;
         all_ok &= ok;
         stats s = summarise(times);
-        printf("\"%s\",%u,%s,%u,uniform,%.4f,%.4f,%.4f,%.1f,%s\n", prop.name, n, dbl ? "cub" : "cub_const", b,
-               s.median, s.min, s.max, s.median > 0 ? n / (s.median * 1e3) : 0.0, ok ? "yes" : "NO");
+        printf("\"%s\",%u,%s,%u,uniform,%.4f,%.4f,%.4f,%.1f,%s,%.4f,%.4f\n", prop.name, n, dbl ? "cub" : "cub_const",
+               b, s.median, s.min, s.max, s.median > 0 ? n / (s.median * 1e3) : 0.0, ok ? "yes" : "NO", s.p90, s.p99);
         fflush(stdout);
         CUDA_CHECK(cudaFree(temp));
       }

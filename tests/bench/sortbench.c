@@ -1,74 +1,198 @@
 /* sortbench: GPU timing of the sort paths. For each size, algorithm, key width and key
  * distribution it runs warm-up sorts, then timed sorts (GPU timestamps around each sort
- * only), verifies the result against the stable CPU reference, and prints a table (or CSV /
- * JSON). Exit status 1 if any result is wrong or the validation layer reported anything. */
+ * only), verifies the result against the stable CPU reference, and prints the spread of the
+ * times (median, p90, p99, max) as a table, CSV or JSON. --processes K repeats the whole
+ * measurement in K fresh processes and reports the spread of their medians. Exit status 1 if
+ * any result is wrong or the validation layer reported anything. */
 #include "sort_harness.h"
+#include "onesweep_shared.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MAX_LIST 16
+#define MAX_STAGES 20
+
+typedef struct spread {
+  double p50, p90, p99, min, max;
+} spread;
 
 typedef struct row {
   uint32_t n, key_bits;
   const char *algo, *dist;
-  double median, min, max, stage_median[20];
+  spread total, copy;
+  double stage_median[MAX_STAGES];
   uint32_t stages;
-  bool verified, supported;
+  uint32_t lookback_steps, lookback_fallbacks; /* last run, OneSweep with --lookback-stats */
+  bool verified, skipped, has_copy, has_lookback;
 } row;
+
+typedef enum alloc_mode { ALLOC_ONE, ALLOC_SEPARATE, ALLOC_DEDICATED } alloc_mode;
+static const char *alloc_names[] = {"one", "separate", "dedicated"};
+
+typedef struct options {
+  uint32_t sizes[MAX_LIST], nsizes;
+  uint32_t bits[MAX_LIST], nbits;
+  key_dist dists[DIST_COUNT];
+  uint32_t ndists;
+  splatsort_algorithm algos[3];
+  uint32_t nalgos;
+  uint32_t runs, warmup, processes;
+  uint64_t seed;
+  bool csv, json, stages, copy, lookback, pipeline_stats, transient_staging;
+  bool cpu_reference, readback; /* --verify: full = both, cpu-only, readback-only, none */
+  bool fresh_host_memory;       /* --host-memory fresh: glibc's default, large blocks go back to the OS */
+  uint32_t idle_ms;
+  const char *timeline;
+  alloc_mode alloc;
+} options;
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
+/* Nearest-rank percentile of sorted values (cub_sort.cu uses the same rule). */
+static double rank_pct(const double *v, uint32_t n, double p) {
+  uint32_t k = (uint32_t)ceil(p / 100.0 * n - 1e-9);
+  if (k < 1) k = 1;
+  if (k > n) k = n;
+  return v[k - 1];
+}
+
+static spread summarise(double *v, uint32_t n) {
+  spread s = {0};
+  if (!n) return s;
+  qsort(v, n, sizeof *v, cmp_double);
+  s.p50 = n & 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  s.p90 = rank_pct(v, n, 90);
+  s.p99 = rank_pct(v, n, 99);
+  s.min = v[0];
+  s.max = v[n - 1];
+  return s;
+}
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: sortbench [--n 1M,4M,16M] [--algo quaternary,onesweep|all] [--key-bits 32,24,16]\n"
           "                 [--dist uniform,...|all] [--runs 50] [--warmup 5] [--seed S]\n"
-          "                 [--csv | --json] [--stages]\n"
+          "                 [--csv | --json] [--stages] [--copy] [--alloc one|separate|dedicated]\n"
+          "                 [--lookback-stats] [--pipeline-stats] [--processes K] [--timeline FILE]\n"
+          "                 [--idle-ms MS] [--verify full|cpu-only|readback-only|none]\n"
+          "                 [--staging persistent|transient] [--host-memory keep|fresh]\n"
           "  sizes take K/M suffixes (binary); distributions: uniform equal sorted reverse few-unique\n"
-          "  top-bits bottom-bits float-depth. Times are GPU timestamps around each sort, in ms.\n");
+          "  top-bits bottom-bits float-depth. Times are GPU timestamps around each sort, in ms;\n"
+          "  p50/p90/p99/max are over the timed runs (nearest rank).\n"
+          "  --copy            also time the copy that restores the input before each sort (same bytes,\n"
+          "                    same command buffer): tells memory slowdowns from kernel slowdowns\n"
+          "  --alloc           one buffer with four regions (default, as a renderer does), four buffers\n"
+          "                    with their own allocations, or four dedicated allocations\n"
+          "  --lookback-stats  OneSweep counts its lookback steps and fallbacks (slower; diagnosis)\n"
+          "  --pipeline-stats  print the driver's statistics of each sort pipeline (registers, ...)\n"
+          "  --timeline FILE   append every run's times (sort, copy, stages) to FILE as CSV\n"
+          "  --idle-ms MS      leave the GPU idle for MS ms before each configuration's timed runs\n"
+          "  --verify MODE     full (default): CPU reference sort and read-back of the result;\n"
+          "                    the others leave out one or both (the result is reported as 'skip')\n"
+          "  --staging MODE    uploads and read-backs through one kept host-visible buffer (default)\n"
+          "                    or a fresh one per copy (transient; slow-mode experiment)\n"
+          "  --host-memory     keep (default): host memory freed between configurations stays in the\n"
+          "                    process and is reused; fresh: glibc's default, large blocks are\n"
+          "                    returned to the OS and faulted in anew (slow-mode experiment)\n"
+          "  --processes K     run everything in K fresh processes; print each configuration's\n"
+          "                    per-process medians and their spread (with --csv: every child row)\n");
 }
 
-/* Buffers are allocated once per process for the largest size and shared by every run, as a
- * renderer would (max_count = the largest size, count = N). */
+/* The buffers are allocated once per process for the largest size and shared by every run,
+ * as a renderer would (max_count = the largest size, count = N). */
 typedef struct bench_buffers {
-  sort_buffers sort;
+  alloc_mode mode;
+  sort_buffers one;   /* ALLOC_ONE */
+  vkh_buffer kv[4];   /* otherwise: keys, values, tmp keys, tmp values */
+  vkh_buffer internal;
   vkh_buffer pristine;
+  splatsort_sort_info info;
 } bench_buffers;
 
-static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, uint32_t n, uint32_t key_bits,
-                    key_dist dist, uint32_t warmup, uint32_t runs, uint64_t seed, row *out) {
-  sort_buffers *bp = &bb->sort;
-  vkh_buffer *pristine_p = &bb->pristine;
+static void bench_buffers_create(vkh_context *ctx, splatsort *sorter, uint32_t max_n, alloc_mode mode,
+                                 bench_buffers *bb) {
+  memset(bb, 0, sizeof *bb);
+  bb->mode = mode;
+  if (mode == ALLOC_ONE) {
+    sort_buffers_create(ctx, sorter, max_n, 0, false, &bb->one);
+    bb->info = bb->one.info;
+  } else {
+    splatsort_memory_requirements mr;
+    VK_CHECK(splatsort_get_memory_requirements(sorter, max_n, &mr));
+    static const char *names[4] = {"keys", "values", "tmp keys", "tmp values"};
+    for (int i = 0; i < 4; i++)
+      bb->kv[i] = vkh_buffer_create_ex(ctx, mr.keyval_size, mr.keyval_usage, false, mode == ALLOC_DEDICATED, names[i]);
+    bb->internal = vkh_buffer_create_ex(ctx, mr.internal_size, mr.internal_usage, false, mode == ALLOC_DEDICATED,
+                                        "internal");
+    bb->info = (splatsort_sort_info){.max_count = max_n, .count = max_n,
+                                     .keys = {bb->kv[0].buffer, 0}, .values = {bb->kv[1].buffer, 0},
+                                     .tmp_keys = {bb->kv[2].buffer, 0}, .tmp_values = {bb->kv[3].buffer, 0},
+                                     .internal = {bb->internal.buffer, 0}};
+  }
+  bb->pristine = vkh_buffer_create(ctx, 8ull * max_n, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, "pristine");
+}
+
+static void bench_buffers_destroy(vkh_context *ctx, bench_buffers *bb) {
+  if (bb->mode == ALLOC_ONE) sort_buffers_destroy(ctx, &bb->one);
+  for (int i = 0; i < 4; i++) vkh_buffer_destroy(ctx, &bb->kv[i]);
+  vkh_buffer_destroy(ctx, &bb->internal);
+  vkh_buffer_destroy(ctx, &bb->pristine);
+}
+
+/* The buffer and offset behind a splatsort_buffer of bb (for reading results back). */
+static vkh_buffer *owner(bench_buffers *bb, VkBuffer b) {
+  if (bb->mode == ALLOC_ONE) return b == bb->one.internal.buffer ? &bb->one.internal : &bb->one.keyvals;
+  for (int i = 0; i < 4; i++)
+    if (bb->kv[i].buffer == b) return &bb->kv[i];
+  return &bb->internal;
+}
+
+static void copy_input(VkCommandBuffer cmd, bench_buffers *bb, const splatsort_sort_info *info, uint32_t n) {
+  VkBufferCopy ck = {0, info->keys.offset, 4ull * n}, cv = {4ull * n, info->values.offset, 4ull * n};
+  vkCmdCopyBuffer(cmd, bb->pristine.buffer, info->keys.buffer, 1, &ck);
+  vkCmdCopyBuffer(cmd, bb->pristine.buffer, info->values.buffer, 1, &cv);
+}
+
+static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, const options *o, uint32_t n,
+                    uint32_t key_bits, key_dist dist, uint64_t seed, row *out) {
+  uint32_t warmup = o->warmup, runs = o->runs;
   uint32_t *keys = malloc(sizeof(uint32_t) * (n ? n : 1) * 4);
   uint32_t *vals = keys + n, *ref_k = vals + n, *ref_v = ref_k + n;
   gen_keys(keys, n, dist, seed);
   for (uint32_t i = 0; i < n; i++) vals[i] = i;
-  cpu_sort_pairs(keys, vals, n, key_bits, ref_k, ref_v);
-  vkh_buffer_write(ctx, pristine_p, 0, keys, 4ull * n);
-  vkh_buffer_write(ctx, pristine_p, 4ull * n, vals, 4ull * n);
+  if (o->cpu_reference) cpu_sort_pairs(keys, vals, n, key_bits, ref_k, ref_v);
+  vkh_buffer_write(ctx, &bb->pristine, 0, keys, 4ull * n);
+  vkh_buffer_write(ctx, &bb->pristine, 4ull * n, vals, 4ull * n);
 
   uint32_t tc = splatsort_timestamp_count(sorter, key_bits);
   uint32_t total = warmup + runs;
-  VkQueryPool pool;
+  VkQueryPool pool, copy_pool = VK_NULL_HANDLE;
   VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = tc * total};
   VK_CHECK(vkCreateQueryPool(ctx->device, &qpi, NULL, &pool));
-  splatsort_sort_info info = bp->info; /* max_count: the largest size of the run */
+  if (o->copy) {
+    qpi.queryCount = 2 * total;
+    VK_CHECK(vkCreateQueryPool(ctx->device, &qpi, NULL, &copy_pool));
+  }
+  splatsort_sort_info info = bb->info; /* max_count: the largest size of the run */
   info.count = n;
   info.key_bits = key_bits;
   info.query_pool = pool;
   splatsort_result where = splatsort_result_location(sorter, &info);
 
   VkCommandBuffer cmd = vkh_begin(ctx);
+  if (copy_pool) vkCmdResetQueryPool(cmd, copy_pool, 0, 2 * total);
   for (uint32_t r = 0; r < total; r++) {
-    if (n) {
-      VkBufferCopy ck = {0, info.keys.offset, 4ull * n}, cv = {4ull * n, info.values.offset, 4ull * n};
-      vkCmdCopyBuffer(cmd, pristine_p->buffer, bp->keyvals.buffer, 1, &ck);
-      vkCmdCopyBuffer(cmd, pristine_p->buffer, bp->keyvals.buffer, 1, &cv);
-    }
+    if (copy_pool) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, copy_pool, 2 * r);
+    if (n) copy_input(cmd, bb, &info, n);
+    if (copy_pool) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, copy_pool, 2 * r + 1);
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
@@ -81,6 +205,7 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, uint
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &after, 0,
                          NULL, 0, NULL);
   }
+  if (o->idle_ms) usleep(1000u * o->idle_ms);
   vkh_submit_wait(ctx, cmd);
 
   uint64_t *ts = malloc(sizeof(uint64_t) * tc * total);
@@ -88,29 +213,64 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, uint
                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
   double period = ctx->props.limits.timestampPeriod * 1e-6; /* ticks -> ms */
   double *ms = malloc(sizeof(double) * (runs ? runs : 1));
-  out->stages = tc - 1 < 20 ? tc - 1 : 20;
+  out->stages = tc - 1 < MAX_STAGES ? tc - 1 : MAX_STAGES;
   for (uint32_t s = 0; s <= out->stages; s++) {
     for (uint32_t r = 0; r < runs; r++) {
       const uint64_t *t = ts + (size_t)(warmup + r) * tc;
       ms[r] = s == 0 ? (double)(t[tc - 1] - t[0]) * period : (double)(t[s] - t[s - 1]) * period;
     }
-    qsort(ms, runs, sizeof *ms, cmp_double);
-    double med = runs ? (runs & 1 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2])) : 0;
-    if (s == 0) {
-      out->median = med;
-      out->min = runs ? ms[0] : 0;
-      out->max = runs ? ms[runs - 1] : 0;
-    } else {
-      out->stage_median[s - 1] = med;
+    spread sp = summarise(ms, runs);
+    if (s == 0)
+      out->total = sp;
+    else
+      out->stage_median[s - 1] = sp.p50;
+  }
+  uint64_t *cts = NULL;
+  if (copy_pool) {
+    cts = malloc(sizeof(uint64_t) * 2 * total);
+    VK_CHECK(vkGetQueryPoolResults(ctx->device, copy_pool, 0, 2 * total, sizeof(uint64_t) * 2 * total, cts, 8,
+                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+    for (uint32_t r = 0; r < runs; r++)
+      ms[r] = (double)(cts[2 * (warmup + r) + 1] - cts[2 * (warmup + r)]) * period;
+    out->copy = summarise(ms, runs);
+    out->has_copy = true;
+    vkDestroyQueryPool(ctx->device, copy_pool, NULL);
+  }
+  if (o->timeline) {
+    /* Every run, warm-up included: when in the submission a slowdown starts and ends. */
+    FILE *tl = fopen(o->timeline, "a");
+    if (!tl) {
+      fprintf(stderr, "sortbench: --timeline: cannot open '%s'\n", o->timeline);
+      exit(2);
     }
+    for (uint32_t r = 0; r < total; r++) {
+      const uint64_t *t = ts + (size_t)r * tc;
+      fprintf(tl, "%u,%s,%u,%s,%d,%u,%.4f,%.4f", n, splatsort_algorithm_name(splatsort_get_algorithm(sorter)),
+              key_bits, key_dist_name(dist), getpid(), r, (double)(t[tc - 1] - t[0]) * period,
+              cts ? (double)(cts[2 * r + 1] - cts[2 * r]) * period : 0.0);
+      for (uint32_t s = 1; s < tc; s++) fprintf(tl, ",%.4f", (double)(t[s] - t[s - 1]) * period);
+      fprintf(tl, "\n");
+    }
+    fclose(tl);
+  }
+  free(cts);
+  if (o->lookback && splatsort_get_algorithm(sorter) == SPLATSORT_ALGORITHM_ONESWEEP) {
+    uint32_t words[16];
+    vkh_buffer_read(ctx, owner(bb, info.internal.buffer), info.internal.offset, words, sizeof words);
+    out->lookback_steps = words[OS_H_STAT_STEPS];
+    out->lookback_fallbacks = words[OS_H_STAT_FALLBACKS];
+    out->has_lookback = true;
   }
   /* verify the last run's output */
-  uint32_t *gk = malloc(sizeof(uint32_t) * (n ? n : 1) * 2), *gv = gk + n;
-  vkh_buffer_read(ctx, &bp->keyvals, where.keys.offset, gk, 4ull * n);
-  vkh_buffer_read(ctx, &bp->keyvals, where.values.offset, gv, 4ull * n);
-  out->verified = memcmp(gk, ref_k, 4ull * n) == 0 && memcmp(gv, ref_v, 4ull * n) == 0;
-  out->supported = true;
-  free(gk);
+  out->verified = true;
+  out->skipped = !o->cpu_reference || !o->readback;
+  if (o->readback) {
+    uint32_t *gk = malloc(sizeof(uint32_t) * (n ? n : 1) * 2), *gv = gk + n;
+    vkh_buffer_read(ctx, owner(bb, where.keys.buffer), where.keys.offset, gk, 4ull * n);
+    vkh_buffer_read(ctx, owner(bb, where.values.buffer), where.values.offset, gv, 4ull * n);
+    if (o->cpu_reference) out->verified = memcmp(gk, ref_k, 4ull * n) == 0 && memcmp(gv, ref_v, 4ull * n) == 0;
+    free(gk);
+  }
   free(ms);
   free(ts);
   free(keys);
@@ -118,124 +278,376 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, uint
   return out->verified;
 }
 
-int main(int argc, char **argv) {
-  uint32_t sizes[MAX_LIST] = {1u << 20}, nsizes = 1;
-  uint32_t bits[MAX_LIST] = {32}, nbits = 1;
-  key_dist dists[DIST_COUNT] = {DIST_UNIFORM};
-  uint32_t ndists = 1;
-  splatsort_algorithm algos[3] = {SPLATSORT_ALGORITHM_QUATERNARY, SPLATSORT_ALGORITHM_ONESWEEP};
-  uint32_t nalgos = 2;
-  uint32_t runs = 50, warmup = 5;
-  uint64_t seed = 1;
-  bool csv = false, json = false, stages = false;
+static const char *csv_header =
+    "device,n,algo,key_bits,dist,median_ms,min_ms,max_ms,mpairs_per_s,verified,p90_ms,p99_ms,copy_median_ms,"
+    "copy_p99_ms,copy_gb_per_s,alloc,lookback_steps,lookback_fallbacks";
+
+static const char *verdict(const row *rw) { return rw->skipped ? "skip" : rw->verified ? "yes" : "NO"; }
+
+static void print_row(const vkh_context *ctx, const options *o, splatsort *sorter, const row *rw, bool first) {
+  double mps = rw->total.p50 > 0 ? rw->n / (rw->total.p50 * 1e3) : 0;
+  /* the copy reads and writes 8 bytes a pair */
+  double gbs = rw->has_copy && rw->copy.p50 > 0 ? 16.0 * rw->n / (rw->copy.p50 * 1e6) : 0;
+  if (o->csv) {
+    printf("\"%s\",%u,%s,%u,%s,%.4f,%.4f,%.4f,%.1f,%s,%.4f,%.4f,", ctx->props.deviceName, rw->n, rw->algo,
+           rw->key_bits, rw->dist, rw->total.p50, rw->total.min, rw->total.max, mps, verdict(rw),
+           rw->total.p90, rw->total.p99);
+    if (rw->has_copy)
+      printf("%.4f,%.4f,%.0f,", rw->copy.p50, rw->copy.p99, gbs);
+    else
+      printf(",,,");
+    printf("%s,", alloc_names[o->alloc]);
+    if (rw->has_lookback)
+      printf("%u,%u\n", rw->lookback_steps, rw->lookback_fallbacks);
+    else
+      printf(",\n");
+  } else if (o->json) {
+    printf("%s  {\"device\": \"%s\", \"n\": %u, \"algo\": \"%s\", \"key_bits\": %u, \"dist\": \"%s\", "
+           "\"median_ms\": %.4f, \"p90_ms\": %.4f, \"p99_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
+           "\"mpairs_per_s\": %.1f, \"verified\": %s, \"alloc\": \"%s\"",
+           first ? "" : ",\n", ctx->props.deviceName, rw->n, rw->algo, rw->key_bits, rw->dist, rw->total.p50,
+           rw->total.p90, rw->total.p99, rw->total.min, rw->total.max, mps,
+           rw->skipped ? "null" : rw->verified ? "true" : "false",
+           alloc_names[o->alloc]);
+    if (rw->has_copy)
+      printf(", \"copy_median_ms\": %.4f, \"copy_p99_ms\": %.4f, \"copy_gb_per_s\": %.0f", rw->copy.p50, rw->copy.p99,
+             gbs);
+    if (rw->has_lookback)
+      printf(", \"lookback_steps\": %u, \"lookback_fallbacks\": %u", rw->lookback_steps, rw->lookback_fallbacks);
+    if (o->stages) {
+      printf(", \"stages\": {");
+      for (uint32_t s = 0; s < rw->stages; s++)
+        printf("%s\"%s\": %.4f", s ? ", " : "", splatsort_timestamp_label(sorter, rw->key_bits, s + 1),
+               rw->stage_median[s]);
+      printf("}");
+    }
+    printf("}");
+  } else {
+    printf("%10u  %-10s  %4u  %-11s  %8.4f  %8.4f  %8.4f  %8.4f  %9.1f  %s", rw->n, rw->algo, rw->key_bits, rw->dist,
+           rw->total.p50, rw->total.p90, rw->total.p99, rw->total.max, mps, verdict(rw));
+    if (rw->has_copy) printf("  copy %.4f ms (p99 %.4f, %.0f GB/s)", rw->copy.p50, rw->copy.p99, gbs);
+    if (rw->has_lookback) printf("  lookback %u steps, %u fallbacks", rw->lookback_steps, rw->lookback_fallbacks);
+    printf("\n");
+    if (o->stages) {
+      printf("            stages (median ms):");
+      for (uint32_t s = 0; s < rw->stages; s++)
+        printf(" %s=%.4f", splatsort_timestamp_label(sorter, rw->key_bits, s + 1), rw->stage_median[s]);
+      printf("\n");
+    }
+  }
+  fflush(stdout);
+}
+
+static bool parse_args(int argc, char **argv, options *o, int *status) {
+  *o = (options){.sizes = {1u << 20}, .nsizes = 1, .bits = {32}, .nbits = 1, .dists = {DIST_UNIFORM}, .ndists = 1,
+                 .algos = {SPLATSORT_ALGORITHM_QUATERNARY, SPLATSORT_ALGORITHM_ONESWEEP}, .nalgos = 2, .runs = 50,
+                 .warmup = 5, .seed = 1, .cpu_reference = true, .readback = true};
+  *status = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
-      return 0;
+      *status = 0;
+      return false;
     } else if (!strcmp(a, "--n") && v) {
-      nsizes = parse_size_list(v, sizes, MAX_LIST);
-      if (!nsizes) {
+      o->nsizes = parse_size_list(v, o->sizes, MAX_LIST);
+      if (!o->nsizes) {
         fprintf(stderr, "sortbench: --n: cannot parse size list '%s' (e.g. 1M,4M,1000)\n", v);
-        return 2;
+        return false;
       }
       i++;
     } else if (!strcmp(a, "--key-bits") && v) {
-      nbits = parse_size_list(v, bits, MAX_LIST);
-      for (uint32_t k = 0; k < nbits; k++)
-        if (bits[k] < 1 || bits[k] > 32) nbits = 0;
-      if (!nbits) {
+      o->nbits = parse_size_list(v, o->bits, MAX_LIST);
+      for (uint32_t k = 0; k < o->nbits; k++)
+        if (o->bits[k] < 1 || o->bits[k] > 32) o->nbits = 0;
+      if (!o->nbits) {
         fprintf(stderr, "sortbench: --key-bits: expected values in 1..32, got '%s'\n", v);
-        return 2;
+        return false;
       }
       i++;
     } else if (!strcmp(a, "--algo") && v) {
-      nalgos = 0;
+      o->nalgos = 0;
       char buf[128];
       snprintf(buf, sizeof buf, "%s", v);
-      for (char *tok = strtok(buf, ","); tok && nalgos < 3; tok = strtok(NULL, ",")) {
-        if (!strcmp(tok, "all")) {
-          algos[nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
-          algos[nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
-        } else if (!strcmp(tok, "quaternary")) algos[nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
-        else if (!strcmp(tok, "onesweep")) algos[nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
-        else if (!strcmp(tok, "auto")) algos[nalgos++] = SPLATSORT_ALGORITHM_AUTO;
+      for (char *tok = strtok(buf, ","); tok && o->nalgos < 3; tok = strtok(NULL, ",")) {
+        if (!strcmp(tok, "all") && o->nalgos < 2) {
+          o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
+          o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
+        } else if (!strcmp(tok, "quaternary")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
+        else if (!strcmp(tok, "onesweep")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
+        else if (!strcmp(tok, "auto")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_AUTO;
         else {
           fprintf(stderr, "sortbench: --algo: unknown algorithm '%s' (quaternary, onesweep, auto, all)\n", tok);
-          return 2;
+          return false;
         }
       }
       i++;
     } else if (!strcmp(a, "--dist") && v) {
-      ndists = 0;
+      o->ndists = 0;
       char buf[256];
       snprintf(buf, sizeof buf, "%s", v);
-      for (char *tok = strtok(buf, ","); tok && ndists < DIST_COUNT; tok = strtok(NULL, ",")) {
+      for (char *tok = strtok(buf, ","); tok && o->ndists < DIST_COUNT; tok = strtok(NULL, ",")) {
         if (!strcmp(tok, "all")) {
-          for (int d = 0; d < DIST_COUNT; d++) dists[d] = (key_dist)d;
-          ndists = DIST_COUNT;
+          for (int d = 0; d < DIST_COUNT; d++) o->dists[d] = (key_dist)d;
+          o->ndists = DIST_COUNT;
           break;
         }
         key_dist d = key_dist_parse(tok);
         if (d == DIST_COUNT) {
           fprintf(stderr, "sortbench: --dist: unknown distribution '%s'\n", tok);
-          return 2;
+          return false;
         }
-        dists[ndists++] = d;
+        o->dists[o->ndists++] = d;
       }
       i++;
     } else if (!strcmp(a, "--runs") && v) {
-      runs = (uint32_t)strtoul(v, NULL, 10);
-      if (runs < 1 || runs > 10000) {
+      o->runs = (uint32_t)strtoul(v, NULL, 10);
+      if (o->runs < 1 || o->runs > 10000) {
         fprintf(stderr, "sortbench: --runs must be 1..10000\n");
-        return 2;
+        return false;
       }
       i++;
     } else if (!strcmp(a, "--warmup") && v) {
-      warmup = (uint32_t)strtoul(v, NULL, 10);
+      o->warmup = (uint32_t)strtoul(v, NULL, 10);
+      i++;
+    } else if (!strcmp(a, "--processes") && v) {
+      o->processes = (uint32_t)strtoul(v, NULL, 10);
+      if (o->processes < 1 || o->processes > 100) {
+        fprintf(stderr, "sortbench: --processes must be 1..100\n");
+        return false;
+      }
+      i++;
+    } else if (!strcmp(a, "--alloc") && v) {
+      int m = -1;
+      for (int k = 0; k < 3; k++)
+        if (!strcmp(v, alloc_names[k])) m = k;
+      if (m < 0) {
+        fprintf(stderr, "sortbench: --alloc: expected one, separate or dedicated, got '%s'\n", v);
+        return false;
+      }
+      o->alloc = (alloc_mode)m;
       i++;
     } else if (!strcmp(a, "--seed") && v) {
-      seed = strtoull(v, NULL, 0);
+      o->seed = strtoull(v, NULL, 0);
       i++;
     } else if (!strcmp(a, "--csv")) {
-      csv = true;
+      o->csv = true;
     } else if (!strcmp(a, "--json")) {
-      json = true;
+      o->json = true;
     } else if (!strcmp(a, "--stages")) {
-      stages = true;
+      o->stages = true;
+    } else if (!strcmp(a, "--copy")) {
+      o->copy = true;
+    } else if (!strcmp(a, "--lookback-stats")) {
+      o->lookback = true;
+    } else if (!strcmp(a, "--pipeline-stats")) {
+      o->pipeline_stats = true;
+    } else if (!strcmp(a, "--verify") && v) {
+      o->cpu_reference = !strcmp(v, "full") || !strcmp(v, "cpu-only");
+      o->readback = !strcmp(v, "full") || !strcmp(v, "readback-only");
+      if (!o->cpu_reference && !o->readback && strcmp(v, "none")) {
+        fprintf(stderr, "sortbench: --verify: expected full, cpu-only, readback-only or none, got '%s'\n", v);
+        return false;
+      }
+      i++;
+    } else if (!strcmp(a, "--host-memory") && v) {
+      o->fresh_host_memory = !strcmp(v, "fresh");
+      if (!o->fresh_host_memory && strcmp(v, "keep")) {
+        fprintf(stderr, "sortbench: --host-memory: expected keep or fresh, got '%s'\n", v);
+        return false;
+      }
+      i++;
+    } else if (!strcmp(a, "--staging") && v) {
+      o->transient_staging = !strcmp(v, "transient");
+      if (!o->transient_staging && strcmp(v, "persistent")) {
+        fprintf(stderr, "sortbench: --staging: expected persistent or transient, got '%s'\n", v);
+        return false;
+      }
+      i++;
+    } else if (!strcmp(a, "--idle-ms") && v) {
+      o->idle_ms = (uint32_t)strtoul(v, NULL, 10);
+      i++;
+    } else if (!strcmp(a, "--timeline") && v) {
+      o->timeline = v;
+      i++;
     } else {
       fprintf(stderr, "sortbench: unknown or incomplete argument '%s'\n", a);
       usage(stderr);
-      return 2;
+      return false;
     }
+  }
+  return true;
+}
+
+/* ---- --processes K: the same measurement in K fresh processes ---- */
+
+typedef struct proc_row {
+  char key[96];      /* n,algo,bits,dist,alloc */
+  double median[100], p99[100];
+  uint32_t count;
+  bool all_verified;
+} proc_row;
+
+/* Splits one CSV line of our own format (only the device name is quoted). */
+static uint32_t split_csv(char *line, char **fields, uint32_t max) {
+  uint32_t n = 0;
+  char *p = line;
+  while (n < max) {
+    if (*p == '"') {
+      fields[n++] = ++p;
+      p = strchr(p, '"');
+      if (!p) break;
+      *p++ = 0;
+    } else {
+      fields[n++] = p;
+    }
+    p = strchr(p, ',');
+    if (!p) break;
+    *p++ = 0;
+  }
+  return n;
+}
+
+static int run_processes(int argc, char **argv, const options *o) {
+  /* Child argument list: ours without --processes K and the output format, plus --csv. */
+  char **child = calloc((size_t)argc + 2, sizeof *child);
+  int c = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--processes")) {
+      i++;
+      continue;
+    }
+    if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--csv") || !strcmp(argv[i], "--stages")) continue;
+    child[c++] = argv[i];
+  }
+  child[c++] = "--csv";
+  child[c] = NULL;
+
+  proc_row *rows = calloc(64, sizeof *rows);
+  uint32_t nrows = 0;
+  int status = 0;
+  if (o->csv) printf("process,%s\n", csv_header);
+  for (uint32_t p = 0; p < o->processes; p++) {
+    int fd[2];
+    if (pipe(fd) != 0) {
+      perror("sortbench: pipe");
+      return 1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+      dup2(fd[1], 1);
+      close(fd[0]);
+      close(fd[1]);
+      execv("/proc/self/exe", child);
+      perror("sortbench: exec");
+      _exit(127);
+    }
+    close(fd[1]);
+    FILE *f = fdopen(fd[0], "r");
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+      if (!strncmp(line, "device,", 7)) continue;
+      line[strcspn(line, "\n")] = 0;
+      if (o->csv) printf("%u,%s\n", p, line);
+      char *fl[20];
+      if (split_csv(line, fl, 20) < 16) continue;
+      char key[96];
+      snprintf(key, sizeof key, "%s,%s,%s,%s,%s", fl[1], fl[2], fl[3], fl[4], fl[15]);
+      uint32_t r = 0;
+      while (r < nrows && strcmp(rows[r].key, key)) r++;
+      if (r == nrows) {
+        if (nrows == 64) continue;
+        snprintf(rows[nrows].key, sizeof rows[nrows].key, "%s", key);
+        rows[nrows++].all_verified = true;
+      }
+      if (rows[r].count < 100) {
+        rows[r].median[rows[r].count] = atof(fl[5]);
+        rows[r].p99[rows[r].count++] = atof(fl[11]);
+      }
+      rows[r].all_verified &= !strcmp(fl[9], "yes") || !strcmp(fl[9], "skip");
+    }
+    fclose(f);
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+      fprintf(stderr, "sortbench: process %u failed (status %d)\n", p, ws);
+      status = 1;
+    }
+  }
+  if (!o->csv) {
+    printf("%-40s  %9s  %9s  %10s  %12s  %s\n", "n,algo,bits,dist,alloc", "best p50", "worst p50", "worst/best",
+           "max p99/p50", "per-process medians (ms)");
+    for (uint32_t r = 0; r < nrows; r++) {
+      proc_row *pr = &rows[r];
+      double best = 1e30, worst = 0, tail = 0;
+      for (uint32_t k = 0; k < pr->count; k++) {
+        best = fmin(best, pr->median[k]);
+        worst = fmax(worst, pr->median[k]);
+        if (pr->median[k] > 0) tail = fmax(tail, pr->p99[k] / pr->median[k]);
+      }
+      printf("%-40s  %9.4f  %9.4f  %9.3fx  %11.3fx ", pr->key, best, worst, best > 0 ? worst / best : 0, tail);
+      for (uint32_t k = 0; k < pr->count; k++) printf(" %.4f", pr->median[k]);
+      printf("%s\n", pr->all_verified ? "" : "  NOT VERIFIED");
+      if (!pr->all_verified) status = 1;
+    }
+  }
+  free(rows);
+  free(child);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int status;
+  if (!parse_args(argc, argv, &o, &status)) return status;
+  if (o.processes) return run_processes(argc, argv, &o);
+  if (!o.fresh_host_memory) {
+    /* Faulting in hundreds of MB of fresh host memory between measurements was measured to
+     * slow every GPU memory access afterwards on the virtualised H100 (SLOWMODE.md): keep
+     * freed blocks in the process instead (no mmap for large blocks, no trimming). */
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, -1);
+  }
+  if (o.lookback) {
+    /* The statistics are a OneSweep specialization; ask for them through the tuning string. */
+    const char *t = getenv("SPLATSORT_ONESWEEP_TUNING");
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s%sstats=1", t && *t ? t : "", t && *t ? "," : "");
+    setenv("SPLATSORT_ONESWEEP_TUNING", buf, 1);
   }
 
   vkh_context ctx;
-  vkh_options o = vkh_default_options(false);
-  vkh_init(&ctx, &o);
+  vkh_options vo = vkh_default_options(false);
+  vo.pipeline_statistics = o.pipeline_stats;
+  vkh_init(&ctx, &vo);
+  ctx.transient_staging = o.transient_staging;
+  if (o.pipeline_stats && !ctx.pipeline_statistics)
+    fprintf(stderr, "sortbench: the device offers no pipeline statistics (VK_KHR_pipeline_executable_properties)\n");
   if (!ctx.props.limits.timestampComputeAndGraphics) {
     fprintf(stderr, "sortbench: the device does not support timestamps on its queue\n");
     return 1;
   }
-  fprintf(stderr, "device: %s (subgroup %u), validation %s, %u warm-up + %u timed runs\n", ctx.props.deviceName,
-          ctx.subgroup_size, ctx.validation ? "on" : "off", warmup, runs);
-  if (csv) printf("device,n,algo,key_bits,dist,median_ms,min_ms,max_ms,mpairs_per_s,verified\n");
-  if (json) printf("[\n");
-  if (!csv && !json)
-    printf("%10s  %-10s  %4s  %-11s  %9s  %9s  %9s  %10s  %s\n", "N", "algorithm", "bits", "keys", "median ms",
-           "min ms", "max ms", "Mpairs/s", "verified");
+  fprintf(stderr, "device: %s (subgroup %u), validation %s, %u warm-up + %u timed runs, alloc %s\n",
+          ctx.props.deviceName, ctx.subgroup_size, ctx.validation ? "on" : "off", o.warmup, o.runs,
+          alloc_names[o.alloc]);
+  if (o.csv) printf("%s\n", csv_header);
+  if (o.json) printf("[\n");
+  if (!o.csv && !o.json)
+    printf("%10s  %-10s  %4s  %-11s  %8s  %8s  %8s  %8s  %9s  %s\n", "N", "algorithm", "bits", "keys", "p50 ms",
+           "p90 ms", "p99 ms", "max ms", "Mpairs/s", "verified");
   bool all_ok = true, first = true;
   splatsort *sorters[3] = {NULL};
   splatsort *largest = NULL; /* the sorter that needs the largest internal buffer */
   uint32_t max_n = 1;
-  for (uint32_t si = 0; si < nsizes; si++) max_n = sizes[si] > max_n ? sizes[si] : max_n;
+  for (uint32_t si = 0; si < o.nsizes; si++) max_n = o.sizes[si] > max_n ? o.sizes[si] : max_n;
   VkDeviceSize largest_internal = 0;
-  for (uint32_t ai = 0; ai < nalgos; ai++) {
-    splatsort_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .algorithm = algos[ai],
-                                .enabled_features = ctx.sort_features, .log = vkh_sort_log};
+  for (uint32_t ai = 0; ai < o.nalgos; ai++) {
+    splatsort_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .algorithm = o.algos[ai],
+                                .enabled_features = ctx.sort_features, .log = vkh_sort_log,
+                                .flags = ctx.pipeline_statistics ? SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT : 0};
     VkResult r = splatsort_create(&ci, &sorters[ai]);
     if (r != VK_SUCCESS) {
-      fprintf(stderr, "sortbench: %s is not available on this device (%s)\n", splatsort_algorithm_name(algos[ai]),
+      fprintf(stderr, "sortbench: %s is not available on this device (%s)\n", splatsort_algorithm_name(o.algos[ai]),
               vkh_result_name(r));
       all_ok = false;
       continue;
@@ -248,48 +660,23 @@ int main(int argc, char **argv) {
     if (mr.internal_size >= largest_internal) largest_internal = mr.internal_size, largest = sorters[ai];
   }
   bench_buffers bb = {0};
-  if (largest) {
-    sort_buffers_create(&ctx, largest, max_n, 0, false, &bb.sort);
-    bb.pristine = vkh_buffer_create(&ctx, 8ull * max_n, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, "pristine");
-  }
-  for (uint32_t ai = 0; ai < nalgos; ai++) {
+  if (largest) bench_buffers_create(&ctx, largest, max_n, o.alloc, &bb);
+  for (uint32_t ai = 0; ai < o.nalgos; ai++) {
     splatsort *sorter = sorters[ai];
     if (!sorter) continue;
     const char *aname = splatsort_algorithm_name(splatsort_get_algorithm(sorter));
-    for (uint32_t si = 0; si < nsizes; si++)
-      for (uint32_t bi = 0; bi < nbits; bi++)
-        for (uint32_t di = 0; di < ndists; di++) {
-          row rw = {.n = sizes[si], .key_bits = bits[bi], .algo = aname, .dist = key_dist_name(dists[di])};
-          all_ok &= run_one(&ctx, sorter, &bb, sizes[si], bits[bi], dists[di], warmup, runs, seed + si * 31 + di, &rw);
-          double mps = rw.median > 0 ? rw.n / (rw.median * 1e3) : 0;
-          if (csv)
-            printf("\"%s\",%u,%s,%u,%s,%.4f,%.4f,%.4f,%.1f,%s\n", ctx.props.deviceName, rw.n, rw.algo, rw.key_bits,
-                   rw.dist, rw.median, rw.min, rw.max, mps, rw.verified ? "yes" : "NO");
-          else if (json)
-            printf("%s  {\"device\": \"%s\", \"n\": %u, \"algo\": \"%s\", \"key_bits\": %u, \"dist\": \"%s\", "
-                   "\"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, \"mpairs_per_s\": %.1f, "
-                   "\"verified\": %s}",
-                   first ? "" : ",\n", ctx.props.deviceName, rw.n, rw.algo, rw.key_bits, rw.dist, rw.median, rw.min,
-                   rw.max, mps, rw.verified ? "true" : "false");
-          else
-            printf("%10u  %-10s  %4u  %-11s  %9.4f  %9.4f  %9.4f  %10.1f  %s\n", rw.n, rw.algo, rw.key_bits, rw.dist,
-                   rw.median, rw.min, rw.max, mps, rw.verified ? "yes" : "NO");
-          if (stages && !csv && !json) {
-            printf("            stages (median ms):");
-            for (uint32_t s = 0; s < rw.stages; s++)
-              printf(" %s=%.4f", splatsort_timestamp_label(sorter, rw.key_bits, s + 1), rw.stage_median[s]);
-            printf("\n");
-          }
+    for (uint32_t si = 0; si < o.nsizes; si++)
+      for (uint32_t bi = 0; bi < o.nbits; bi++)
+        for (uint32_t di = 0; di < o.ndists; di++) {
+          row rw = {.n = o.sizes[si], .key_bits = o.bits[bi], .algo = aname, .dist = key_dist_name(o.dists[di])};
+          all_ok &= run_one(&ctx, sorter, &bb, &o, o.sizes[si], o.bits[bi], o.dists[di], o.seed + si * 31 + di, &rw);
+          print_row(&ctx, &o, sorter, &rw, first);
           first = false;
-          fflush(stdout);
         }
     splatsort_destroy(sorter);
   }
-  if (json) printf("\n]\n");
-  if (largest) {
-    sort_buffers_destroy(&ctx, &bb.sort);
-    vkh_buffer_destroy(&ctx, &bb.pristine);
-  }
+  if (o.json) printf("\n]\n");
+  if (largest) bench_buffers_destroy(&ctx, &bb);
   vkh_destroy(&ctx);
   if (ctx.validation_messages) {
     fprintf(stderr, "sortbench: %u validation messages\n", ctx.validation_messages);
