@@ -25,6 +25,7 @@ layout(constant_id = OS_SPEC_FORCE_FALLBACK) const uint FORCE_FALLBACK = 0;
 layout(constant_id = OS_SPEC_MAX_SUBGROUPS) const uint MAX_SG = 128;
 layout(constant_id = OS_SPEC_WIDE_BALLOT) const uint WIDE_BALLOT = 0;
 layout(constant_id = OS_SPEC_STATS) const uint STATS = 0;
+layout(constant_id = OS_SPEC_VARIANT) const uint VARIANT = OS_VARIANT_DEFAULT;
 layout(local_size_x_id = OS_SPEC_WORKGROUP) in;
 
 // Descriptors are read and written by other workgroups while this one runs: every read must go
@@ -34,6 +35,9 @@ layout(push_constant) uniform Push { os_push pc; };
 
 const uint TILE = WG * K;
 const uint REGION = TILE > ARRAYS * OS_RADIX ? TILE : ARRAYS * OS_RADIX;
+const bool STEP_LOOKBACK = (VARIANT & OS_VARIANT_STEP_LOOKBACK) != 0;
+const bool EARLY_VALUES = (VARIANT & OS_VARIANT_EARLY_VALUES) != 0;
+const bool PLAIN_COUNTERS = (VARIANT & OS_VARIANT_PLAIN_COUNTERS) != 0;
 
 // Per-array digit counters while ranking, then the tile's keys (and later its payloads) in
 // digit order.
@@ -61,51 +65,94 @@ uvec2 scan256(uvec2 v) {
   return ex;
 }
 
+// One read of WINDOW descriptors of digit `desc` from tile `pos` down: adds what they give to
+// excl and moves pos past every AGGREGATE; needs turns false at the first PREFIX (or tile 0).
+void lookback_read(uint desc, inout int pos, inout uint excl, inout bool needs) {
+  uint v[WINDOW];
+  for (uint w = 0; w < WINDOW; w++) {
+    v[w] = 0;
+    if (pos >= int(w)) v[w] = data[desc + uint(pos - int(w)) * OS_RADIX];
+  }
+  for (uint w = 0; w < WINDOW && needs; w++) {
+    if (v[w] == 0) break; // not published yet: read it again next time
+    if ((v[w] & OS_FLAG_PREFIX) != 0) {
+      excl += v[w] & ~OS_FLAG_PREFIX;
+      needs = false;
+    } else {
+      excl += v[w] - 1u;
+      needs = --pos >= 0;
+    }
+  }
+}
+
+// The workgroup counts the digits of tile `stall_tile` (a full tile: only the last tile is
+// partial, and it is nobody's predecessor) and publishes them as its AGGREGATE; each digit
+// still waiting on exactly that tile takes its count.
+void count_stalled_tile(uint t, uint desc, uint stall_tile, inout int pos, inout uint excl, inout bool needs) {
+  if (t < OS_RADIX) s_fallback[t] = 0;
+  barrier();
+  uint base = stall_tile * TILE + t;
+  for (uint m = 0; m < K; m++) atomicAdd(s_fallback[digit_of(keys_in[base + m * WG])], 1u);
+  barrier();
+  if (t < OS_RADIX) {
+    uint c = s_fallback[t];
+    if (needs && pos == int(stall_tile)) {
+      excl += c;
+      needs = --pos >= 0;
+    }
+    atomicMax(data[desc + stall_tile * OS_RADIX], c + 1u); // never lowers a PREFIX
+  }
+}
+
 // For digit t (t < 256): the count of the digit in all tiles before `tile`.
 //
-// Each invocation walks back over its digit's descriptors on its own, reading WINDOW tiles per
-// step (one memory latency instead of WINDOW), and stops at the first PREFIX. A digit that
-// makes no progress for SPIN steps is stalled: the workgroup then counts the nearest stalled
-// tile's keys itself (every stalled digit of that tile takes its count) and publishes the
-// counts as that tile's AGGREGATE, so the sort never waits on a workgroup that may not be
-// running. Steps are workgroup-uniform (one barrier each) so that the fallback can be done
-// by the whole workgroup.
+// Each digit's invocation walks back over its digit's descriptors on its own, reading WINDOW
+// tiles per read (one memory latency instead of WINDOW), and stops at the first PREFIX, with
+// no workgroup barrier while it makes progress. A digit that makes no progress for SPIN reads
+// is stalled: once every digit is done or stalled, the workgroup counts the nearest stalled
+// tile's keys itself (every stalled digit of that tile takes its count) and publishes them as
+// that tile's AGGREGATE, so the sort never waits on a workgroup that may not be running. The
+// common case costs one workgroup barrier.
+//
+// STEP_LOOKBACK (the previous design, kept for measurements): every read is a workgroup-wide
+// step with a barrier, and stalls are counted in steps without progress.
 uint lookback(uint tile, uint t) {
   uint excl = 0;
   bool needs = t < OS_RADIX;
   int pos = int(tile) - 1; // the next tile whose count this digit needs
-  uint idle = 0;           // steps without progress
+  uint idle = 0;           // reads without progress
   uint desc = OS_DESC + (pc.pass & 1u) * pc.desc_stride + t;
-  uint fallbacks = 0;
-  for (uint step = 0;; step++) {
+  uint reads = 0, fallbacks = 0;
+  for (uint round = 0;; round++) {
     bool stalled = false;
-    if (needs) {
-      if (FORCE_FALLBACK == 0) {
-        uint v[WINDOW];
-        for (uint w = 0; w < WINDOW; w++) {
-          v[w] = 0;
-          if (pos >= int(w)) v[w] = data[desc + uint(pos - int(w)) * OS_RADIX];
+    if (STEP_LOOKBACK) {
+      if (needs) {
+        if (FORCE_FALLBACK == 0) {
+          int from = pos;
+          lookback_read(desc, pos, excl, needs);
+          reads++;
+          idle = needs && pos == from ? idle + 1u : 0u;
+          stalled = idle >= SPIN;
+        } else {
+          stalled = true;
+        }
+      }
+    } else {
+      idle = 0;
+      while (needs) {
+        if (FORCE_FALLBACK != 0 || idle >= SPIN) {
+          stalled = true;
+          break;
         }
         int from = pos;
-        for (uint w = 0; w < WINDOW && needs; w++) {
-          if (v[w] == 0) break; // not published yet: read it again next step
-          if ((v[w] & OS_FLAG_PREFIX) != 0) {
-            excl += v[w] & ~OS_FLAG_PREFIX;
-            needs = false;
-          } else {
-            excl += v[w] - 1u;
-            needs = --pos >= 0;
-          }
-        }
-        idle = needs && pos == from ? idle + 1u : 0u;
-        stalled = idle >= SPIN;
-      } else {
-        stalled = needs;
+        lookback_read(desc, pos, excl, needs);
+        reads++;
+        idle = pos == from ? idle + 1u : 0u;
       }
     }
-    // Three vote slots in rotation: this step's, the next one's (cleared a step ago) and the
+    // Three vote slots in rotation: this round's, the next one's (cleared a round ago) and the
     // one cleared now, which nobody touches again before a barrier has passed.
-    uint slot = step % 3u;
+    uint slot = round % 3u;
     if (needs) atomicOr(s_vote[slot], 1u);
     if (stalled) {
       atomicOr(s_vote[slot], 2u);
@@ -115,34 +162,19 @@ uint lookback(uint tile, uint t) {
     uint vote = s_vote[slot];
     uint stall_tile = s_stall[slot];
     if (t == 0) {
-      s_vote[(step + 2u) % 3u] = 0;
-      s_stall[(step + 2u) % 3u] = 0;
+      s_vote[(round + 2u) % 3u] = 0;
+      s_stall[(round + 2u) % 3u] = 0;
     }
-    if (vote == 0) {
-      if (STATS != 0 && t == 0) {
-        atomicAdd(data[OS_H_STAT_STEPS], step + 1u);
-        atomicAdd(data[OS_H_STAT_FALLBACKS], fallbacks);
-      }
-      break;
-    }
+    if (vote == 0) break;
     if ((vote & 2u) != 0) {
       fallbacks++;
-      // Count the stalled tile's keys here (a full tile: only the last tile is partial).
-      if (t < OS_RADIX) s_fallback[t] = 0;
-      barrier();
-      uint base = stall_tile * TILE + t;
-      for (uint m = 0; m < K; m++) atomicAdd(s_fallback[digit_of(keys_in[base + m * WG])], 1u);
-      barrier();
-      if (t < OS_RADIX) {
-        uint c = s_fallback[t];
-        if (needs && pos == int(stall_tile)) {
-          excl += c;
-          needs = --pos >= 0;
-          idle = 0;
-        }
-        atomicMax(data[desc + stall_tile * OS_RADIX], c + 1u); // never lowers a PREFIX
-      }
+      count_stalled_tile(t, desc, stall_tile, pos, excl, needs);
+      idle = 0;
     }
+  }
+  if (STATS != 0) {
+    if (t < OS_RADIX && reads != 0) atomicAdd(data[OS_H_STAT_STEPS], reads);
+    if (t == 0 && fallbacks != 0) atomicAdd(data[OS_H_STAT_FALLBACKS], fallbacks);
   }
   return excl;
 }
@@ -180,28 +212,29 @@ void main() {
   uint per_array = (gl_NumSubgroups + ARRAYS - 1u) / ARRAYS;
   uint counters = (sg / per_array) * OS_RADIX;
 
-  bool full = valid_n == TILE;
+  // The last tile is padded with all-ones keys: they rank after every real key (highest
+  // digit, last in input order), so they take the slots from valid_n on, which are never
+  // written out, and no key needs a validity test while ranking.
   uint keys[K];
   uint rank[K];
   for (uint i = 0; i < K; i++) {
     uint local = seg + i * lanes + lane;
-    keys[i] = 0;
-    if (local < valid_n) keys[i] = keys_in[tile_base + local];
+    keys[i] = local < valid_n ? keys_in[tile_base + local] : ~0u;
   }
 
   // Rank: rank[i] = earlier keys of the same digit in this subgroup's counter array. Peers
-  // (same digit, same item) are found with one ballot per digit bit; the lowest peer bumps
-  // the counter and hands the old value to the others.
+  // (same digit, same item) are found with one ballot per digit bit; the lowest peer adds
+  // their number to the counter and hands the old value to the others. The atomic's result
+  // feeds the shuffle, so the next item's update of the same counter comes after it without
+  // a subgroup barrier.
   for (uint phase = 0; phase < per_array; phase++) {
     if (phase > 0) barrier();
     if (sg % per_array != phase) continue;
     if (WIDE_BALLOT == 0 && gl_SubgroupSize <= 32) {
       uint lower = gl_SubgroupLtMask.x;
       for (uint i = 0; i < K; i++) {
-        bool valid = seg + i * lanes + lane < valid_n;
         uint d = digit_of(keys[i]);
         uint peers = everyone.x;
-        if (!full) peers = subgroupBallot(valid).x;
         for (uint b = 0; b < 8; b++) {
           bool bit = ((d >> b) & 1u) != 0;
           uint vote = subgroupBallot(bit).x;
@@ -209,20 +242,21 @@ void main() {
         }
         uint below = bitCount(peers & lower);
         uint before = 0;
-        if (valid && below == 0) {
-          before = s_region[counters + d];
-          s_region[counters + d] = before + bitCount(peers);
+        if (below == 0) {
+          if (PLAIN_COUNTERS) {
+            before = s_region[counters + d];
+            s_region[counters + d] = before + bitCount(peers);
+          } else {
+            before = atomicAdd(s_region[counters + d], bitCount(peers));
+          }
         }
-        before = subgroupShuffle(before, valid ? uint(findLSB(peers)) : 0u);
-        rank[i] = before + below;
-        subgroupBarrier();
+        rank[i] = subgroupShuffle(before, uint(findLSB(peers))) + below;
+        if (PLAIN_COUNTERS) subgroupBarrier();
       }
     } else {
       for (uint i = 0; i < K; i++) {
-        bool valid = seg + i * lanes + lane < valid_n;
         uint d = digit_of(keys[i]);
         uvec4 peers = everyone;
-        if (!full) peers = subgroupBallot(valid);
         for (uint b = 0; b < 8; b++) {
           bool bit = ((d >> b) & 1u) != 0;
           uvec4 vote = subgroupBallot(bit);
@@ -230,20 +264,24 @@ void main() {
         }
         uint below = subgroupBallotExclusiveBitCount(peers);
         uint before = 0;
-        if (valid && below == 0) {
-          before = s_region[counters + d];
-          s_region[counters + d] = before + subgroupBallotBitCount(peers);
+        if (below == 0) {
+          if (PLAIN_COUNTERS) {
+            before = s_region[counters + d];
+            s_region[counters + d] = before + subgroupBallotBitCount(peers);
+          } else {
+            before = atomicAdd(s_region[counters + d], subgroupBallotBitCount(peers));
+          }
         }
-        before = subgroupShuffle(before, valid ? subgroupBallotFindLSB(peers) : 0u);
-        rank[i] = before + below;
-        subgroupBarrier();
+        rank[i] = subgroupShuffle(before, subgroupBallotFindLSB(peers)) + below;
+        if (PLAIN_COUNTERS) subgroupBarrier();
       }
     }
   }
   barrier();
 
   // Per digit: exclusive prefix over the counter arrays (in segment order), the tile total,
-  // published at once so that later tiles can look back past this one.
+  // published at once so that later tiles can look back past this one. Padding keys are
+  // counted too; they sit in the last tile, which no tile looks back at.
   uint arrays = (gl_NumSubgroups + per_array - 1u) / per_array;
   uint total = 0;
   uint desc = OS_DESC + (pc.pass & 1u) * pc.desc_stride + tile * OS_RADIX + t;
@@ -261,20 +299,20 @@ void main() {
 
   // Position of each key in the tile, in digit order (stable).
   for (uint i = 0; i < K; i++) {
-    if (seg + i * lanes + lane < valid_n) {
-      uint d = digit_of(keys[i]);
-      rank[i] += s_digit[d] + s_region[counters + d];
-    }
+    uint d = digit_of(keys[i]);
+    rank[i] += s_digit[d] + s_region[counters + d];
   }
   barrier();
-  for (uint i = 0; i < K; i++)
-    if (seg + i * lanes + lane < valid_n) s_region[rank[i]] = keys[i];
-  // The payloads load while the lookback waits on other workgroups.
+  for (uint i = 0; i < K; i++) s_region[rank[i]] = keys[i];
+
   uint vals[K];
-  for (uint i = 0; i < K; i++) {
-    uint local = seg + i * lanes + lane;
-    vals[i] = 0;
-    if (local < valid_n) vals[i] = values_in[tile_base + local];
+  if (EARLY_VALUES) {
+    // The payloads load while the lookback waits on other workgroups (more registers live
+    // across it).
+    for (uint i = 0; i < K; i++) {
+      uint local = seg + i * lanes + lane;
+      vals[i] = local < valid_n ? values_in[tile_base + local] : 0u;
+    }
   }
 
   uint excl = 0;
@@ -282,6 +320,13 @@ void main() {
   if (t < OS_RADIX) {
     if (tile != 0) atomicMax(data[desc], OS_FLAG_PREFIX | (excl + total));
     s_digit[t] = offsets.y + excl - offsets.x; // modular: + local index >= offsets.x
+  }
+  if (!EARLY_VALUES) {
+    // The payloads load while the keys go out.
+    for (uint i = 0; i < K; i++) {
+      uint local = seg + i * lanes + lane;
+      vals[i] = local < valid_n ? values_in[tile_base + local] : 0u;
+    }
   }
   barrier();
 
@@ -291,16 +336,13 @@ void main() {
   for (uint w = 0; w < (K + 3) / 4; w++) slot_digits[w] = 0;
   for (uint m = 0; m < K; m++) {
     uint j = m * WG + t;
-    if (j < valid_n) {
-      uint key = s_region[j];
-      uint d = digit_of(key);
-      slot_digits[m / 4] |= d << (8 * (m % 4));
-      keys_out[s_digit[d] + j] = key;
-    }
+    uint key = s_region[j];
+    uint d = digit_of(key);
+    slot_digits[m / 4] |= d << (8 * (m % 4));
+    if (j < valid_n) keys_out[s_digit[d] + j] = key;
   }
   barrier();
-  for (uint i = 0; i < K; i++)
-    if (seg + i * lanes + lane < valid_n) s_region[rank[i]] = vals[i];
+  for (uint i = 0; i < K; i++) s_region[rank[i]] = vals[i];
   barrier();
   for (uint m = 0; m < K; m++) {
     uint j = m * WG + t;

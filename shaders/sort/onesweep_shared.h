@@ -20,7 +20,7 @@
 #define OS_H_HIST_CHUNK 3u     /* keys per histogram workgroup (a multiple of its size) */
 #define OS_H_TILE_COUNTER 4u   /* [OS_MAX_PASSES] tiles taken so far, per pass */
 #define OS_H_DISPATCH_HIST 8u  /* VkDispatchIndirectCommand of the histogram kernel */
-#define OS_H_STAT_STEPS 11u    /* with OS_SPEC_STATS: lookback steps of all tiles of the last sort */
+#define OS_H_STAT_STEPS 11u    /* with OS_SPEC_STATS: descriptor reads (window reads, all digits) of the last sort */
 #define OS_H_DISPATCH_TILES 12u /* VkDispatchIndirectCommand of the pass kernel */
 #define OS_H_STAT_FALLBACKS 15u /* with OS_SPEC_STATS: tiles counted by a fallback in the last sort */
 #define OS_GLOBAL_HIST 16u     /* [OS_MAX_PASSES][256] digit counts of all keys */
@@ -44,7 +44,15 @@
 #define OS_SPEC_MAX_SUBGROUPS 5u  /* upper bound on gl_NumSubgroups (workgroup / min size) */
 #define OS_SPEC_WIDE_BALLOT 6u    /* 1: use the uvec4 ballot path at every subgroup size (testing) */
 #define OS_SPEC_LOOKBACK_WINDOW 7u /* lookback: descriptors read per step */
-#define OS_SPEC_STATS 8u          /* 1: count lookback steps and fallbacks (diagnosis) */
+#define OS_SPEC_STATS 8u          /* 1: count lookback reads and fallbacks (diagnosis) */
+#define OS_SPEC_VARIANT 9u        /* OS_VARIANT_* bits: earlier designs, kept for A/B measurements */
+
+/* Pass-kernel variants (OS_SPEC_VARIANT). 0 is the default; each bit brings back one earlier
+ * design so that a benchmark can measure the change it undid, in the same run. */
+#define OS_VARIANT_DEFAULT 0u
+#define OS_VARIANT_STEP_LOOKBACK 1u   /* lookback in workgroup-wide steps, a barrier per read */
+#define OS_VARIANT_EARLY_VALUES 2u    /* payloads loaded before the lookback (live across it) */
+#define OS_VARIANT_PLAIN_COUNTERS 4u  /* ranking counters read and written, subgroup barrier per key */
 #define OS_SPEC_HIST_WORKGROUP 0u /* histogram kernel: invocations per workgroup */
 #define OS_SPEC_HIST_UNROLL 1u    /* histogram kernel: keys loaded per invocation per step */
 #define OS_SPEC_HIST_COPIES 2u    /* histogram kernel: copies of each counter (power of two) */

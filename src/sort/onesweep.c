@@ -36,7 +36,8 @@ typedef struct os_tuning {
   uint32_t hist_copies;   /* histogram kernel: copies of each shared counter (power of two) */
   uint32_t wide_ballot;   /* 1: uvec4 ballots even where one word would do (testing) */
   uint32_t subgroup_size; /* required subgroup size where allowed (speed only); 0 = any */
-  uint32_t stats;         /* 1: count lookback steps and fallbacks into the internal buffer */
+  uint32_t stats;         /* 1: count lookback reads and fallbacks into the internal buffer */
+  uint32_t variant;       /* OS_VARIANT_* bits (A/B measurements of earlier designs) */
 } os_tuning;
 
 static const VkSubgroupFeatureFlags os_needed_ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
@@ -95,7 +96,8 @@ static os_tuning default_tuning(const ss_device_info *dev) {
  * applies). wg: pass workgroup size; keys: keys per invocation; spin: lookback steps without
  * progress before the fallback; window: descriptors read per lookback step; hu, hc: histogram
  * unroll and counter copies; sg: required subgroup size where the host enabled size control;
- * wide=1: uvec4 ballots at every subgroup size; stats=1: count lookback steps and fallbacks
+ * wide=1: uvec4 ballots at every subgroup size; variant: OS_VARIANT_* bits (earlier designs,
+ * for A/B runs); stats=1: count lookback reads and fallbacks
  * (OS_H_STAT_* words of the internal buffer, read by sortbench --lookback-stats). */
 static bool env_tuning(splatsort *s, os_tuning *t) {
   const char *env = getenv("SPLATSORT_ONESWEEP_TUNING");
@@ -106,7 +108,7 @@ static bool env_tuning(splatsort *s, os_tuning *t) {
     char *eq = strchr(tok, '=');
     char *end = NULL;
     unsigned long v = eq ? strtoul(eq + 1, &end, 10) : 0;
-    if (!eq || end == eq + 1 || *end || v == 0 || v > 65536) {
+    if (!eq || end == eq + 1 || *end || (v == 0 && strncmp(tok, "variant=", 8)) || v > 65536) {
       ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: bad entry '%s'", tok);
       return false;
     }
@@ -120,14 +122,16 @@ static bool env_tuning(splatsort *s, os_tuning *t) {
     else if (!strcmp(tok, "sg")) t->subgroup_size = (uint32_t)v;
     else if (!strcmp(tok, "wide")) t->wide_ballot = 1;
     else if (!strcmp(tok, "stats")) t->stats = 1;
+    else if (!strcmp(tok, "variant")) t->variant = (uint32_t)v;
     else {
-      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: unknown key '%s' (wg, keys, spin, window, hu, hc, sg, wide, stats)", tok);
+      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: unknown key '%s' (wg, keys, spin, window, hu, hc, sg, wide, stats, variant)", tok);
       return false;
     }
   }
   if (t->workgroup < OS_RADIX || t->workgroup > s->dev.max_workgroup_invocations || t->hist_unroll > 64 ||
-      t->keys > 64 || t->window > 64 || t->hist_copies > 32 || (t->hist_copies & (t->hist_copies - 1))) {
-    ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: wg must be 256..%u, keys, window and hu <= 64, hc a power of two <= 32",
+      t->keys > 64 || t->window > 64 || t->hist_copies > 32 || (t->hist_copies & (t->hist_copies - 1)) ||
+      t->variant > 7) {
+    ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: wg must be 256..%u, keys, window and hu <= 64, hc a power of two <= 32, variant <= 7",
            s->dev.max_workgroup_invocations);
     return false;
   }
@@ -177,12 +181,12 @@ static VkResult os_create(splatsort *s) {
 
   uint32_t force = (s->flags & SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT) != 0;
   /* Entries i: constant_id i (OS_SPEC_*), the i-th word of the values. */
-  const uint32_t pass_values[] = {t.workgroup,     t.keys,        t.arrays, t.spin, force,
-                                  t.max_subgroups, t.wide_ballot, t.window, t.stats};
+  const uint32_t pass_values[] = {t.workgroup,     t.keys,        t.arrays, t.spin,  force,
+                                  t.max_subgroups, t.wide_ballot, t.window, t.stats, t.variant};
   const uint32_t hist_values[] = {OS_HIST_WORKGROUP, t.hist_unroll, t.hist_copies};
-  VkSpecializationMapEntry map[9];
-  for (uint32_t i = 0; i < 9; i++) map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
-  VkSpecializationInfo pass_spec = {9, map, sizeof pass_values, pass_values};
+  VkSpecializationMapEntry map[10];
+  for (uint32_t i = 0; i < 10; i++) map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
+  VkSpecializationInfo pass_spec = {10, map, sizeof pass_values, pass_values};
   VkSpecializationInfo hist_spec = {3, map, sizeof hist_values, hist_values};
 
   VkResult r = ss_create_pipeline(s, splatsort_spv_onesweep_setup_comp, splatsort_spv_onesweep_setup_comp_size, NULL,
