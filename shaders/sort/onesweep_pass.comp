@@ -38,6 +38,18 @@ const uint REGION = TILE > ARRAYS * OS_RADIX ? TILE : ARRAYS * OS_RADIX;
 const bool STEP_LOOKBACK = (VARIANT & OS_VARIANT_STEP_LOOKBACK) != 0;
 const bool EARLY_VALUES = (VARIANT & OS_VARIANT_EARLY_VALUES) != 0;
 const bool PLAIN_COUNTERS = (VARIANT & OS_VARIANT_PLAIN_COUNTERS) != 0;
+const bool WIDE_RANKS = (VARIANT & OS_VARIANT_WIDE_RANKS) != 0;
+
+// Ranks are below TILE <= 65536: two to a register (fewer registers, more workgroups per SM),
+// or one each (WIDE_RANKS). Indices are constants once the loops are unrolled.
+#define RANK_GET(i) (WIDE_RANKS ? rk[i] : bitfieldExtract(rk[(i) >> 1], int(((i)&1u) * 16u), 16))
+#define RANK_SET(i, v)                                                              \
+  {                                                                                 \
+    if (WIDE_RANKS)                                                                 \
+      rk[i] = (v);                                                                  \
+    else                                                                            \
+      rk[(i) >> 1] = bitfieldInsert(rk[(i) >> 1], (v), int(((i)&1u) * 16u), 16);    \
+  }
 
 // Per-array digit counters while ranking, then the tile's keys (and later its payloads) in
 // digit order.
@@ -173,7 +185,8 @@ uint lookback(uint tile, uint t) {
     }
   }
   if (STATS != 0) {
-    if (t < OS_RADIX && reads != 0) atomicAdd(data[OS_H_STAT_STEPS], reads);
+    uint sg_reads = subgroupAdd(reads); // one atomic per subgroup: the counters stay cheap
+    if (subgroupElect() && sg_reads != 0) atomicAdd(data[OS_H_STAT_STEPS], sg_reads);
     if (t == 0 && fallbacks != 0) atomicAdd(data[OS_H_STAT_FALLBACKS], fallbacks);
   }
   return excl;
@@ -216,13 +229,14 @@ void main() {
   // digit, last in input order), so they take the slots from valid_n on, which are never
   // written out, and no key needs a validity test while ranking.
   uint keys[K];
-  uint rank[K];
+  uint rk[K]; // see RANK_GET
+  for (uint i = 0; i < K; i++) rk[i] = 0;
   for (uint i = 0; i < K; i++) {
     uint local = seg + i * lanes + lane;
     keys[i] = local < valid_n ? keys_in[tile_base + local] : ~0u;
   }
 
-  // Rank: rank[i] = earlier keys of the same digit in this subgroup's counter array. Peers
+  // Rank: rank i = earlier keys of the same digit in this subgroup's counter array. Peers
   // (same digit, same item) are found with one ballot per digit bit; the lowest peer adds
   // their number to the counter and hands the old value to the others. The atomic's result
   // feeds the shuffle, so the next item's update of the same counter comes after it without
@@ -250,7 +264,7 @@ void main() {
             before = atomicAdd(s_region[counters + d], bitCount(peers));
           }
         }
-        rank[i] = subgroupShuffle(before, uint(findLSB(peers))) + below;
+        RANK_SET(i, subgroupShuffle(before, uint(findLSB(peers))) + below);
         if (PLAIN_COUNTERS) subgroupBarrier();
       }
     } else {
@@ -272,7 +286,7 @@ void main() {
             before = atomicAdd(s_region[counters + d], subgroupBallotBitCount(peers));
           }
         }
-        rank[i] = subgroupShuffle(before, subgroupBallotFindLSB(peers)) + below;
+        RANK_SET(i, subgroupShuffle(before, subgroupBallotFindLSB(peers)) + below);
         if (PLAIN_COUNTERS) subgroupBarrier();
       }
     }
@@ -300,10 +314,10 @@ void main() {
   // Position of each key in the tile, in digit order (stable).
   for (uint i = 0; i < K; i++) {
     uint d = digit_of(keys[i]);
-    rank[i] += s_digit[d] + s_region[counters + d];
+    RANK_SET(i, RANK_GET(i) + s_digit[d] + s_region[counters + d]);
   }
   barrier();
-  for (uint i = 0; i < K; i++) s_region[rank[i]] = keys[i];
+  for (uint i = 0; i < K; i++) s_region[RANK_GET(i)] = keys[i];
 
   uint vals[K];
   if (EARLY_VALUES) {
@@ -342,7 +356,7 @@ void main() {
     if (j < valid_n) keys_out[s_digit[d] + j] = key;
   }
   barrier();
-  for (uint i = 0; i < K; i++) s_region[rank[i]] = vals[i];
+  for (uint i = 0; i < K; i++) s_region[RANK_GET(i)] = vals[i];
   barrier();
   for (uint m = 0; m < K; m++) {
     uint j = m * WG + t;

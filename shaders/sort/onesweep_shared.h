@@ -53,6 +53,7 @@
 #define OS_VARIANT_STEP_LOOKBACK 1u   /* lookback in workgroup-wide steps, a barrier per read */
 #define OS_VARIANT_EARLY_VALUES 2u    /* payloads loaded before the lookback (live across it) */
 #define OS_VARIANT_PLAIN_COUNTERS 4u  /* ranking counters read and written, subgroup barrier per key */
+#define OS_VARIANT_WIDE_RANKS 8u      /* one rank per register instead of two */
 #define OS_SPEC_HIST_WORKGROUP 0u /* histogram kernel: invocations per workgroup */
 #define OS_SPEC_HIST_UNROLL 1u    /* histogram kernel: keys loaded per invocation per step */
 #define OS_SPEC_HIST_COPIES 2u    /* histogram kernel: copies of each counter (power of two) */

@@ -72,8 +72,8 @@ static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
     t->keys--;
 }
 
-/* Defaults by device. NVIDIA (subgroup 32, 48 KiB): 512 x 15 = 7680-key tiles, one counter
- * array per warp, ~33 KiB of shared memory, two workgroups per SM. The spin bound (lookback
+/* Defaults by device. NVIDIA (subgroup 32, 48 KiB): 256 x 12 = 3072-key tiles, one counter
+ * array per warp, ~15 KiB of shared memory, three workgroups per SM. The spin bound (lookback
  * steps without progress before the fallback counts a tile itself) is long enough that a
  * predecessor that is merely slow is never taken for a stalled one: at 64 steps an H200
  * sometimes fell back on running tiles. Small-subgroup devices
@@ -83,7 +83,11 @@ static os_tuning default_tuning(const ss_device_info *dev) {
   if (dev->subgroup_size >= 32 && dev->max_workgroup_invocations >= 512) t.workgroup = 512;
   if (dev->vendor_id == 0x10DE) {
     /* Measured on an H200 (README, Performance): 4-tile lookback windows and one histogram
-     * counter copy were fastest at 3M-16M keys. */
+     * counter copy were fastest at 3M-16M keys. On an H100 (results/2026-11-23-h100/ab_run5):
+     * 256 x 12-key tiles, whose 80 registers let three workgroups share an SM, beat 512 x 15
+     * (one workgroup per SM) by 5-10% at 3M-16M and 12% at 64K-256K. */
+    t.workgroup = 256;
+    t.keys = 12;
     t.window = 4;
     t.hist_copies = 1;
   }
@@ -130,8 +134,8 @@ static bool env_tuning(splatsort *s, os_tuning *t) {
   }
   if (t->workgroup < OS_RADIX || t->workgroup > s->dev.max_workgroup_invocations || t->hist_unroll > 64 ||
       t->keys > 64 || t->window > 64 || t->hist_copies > 32 || (t->hist_copies & (t->hist_copies - 1)) ||
-      t->variant > 7) {
-    ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: wg must be 256..%u, keys, window and hu <= 64, hc a power of two <= 32, variant <= 7",
+      t->variant > 15) {
+    ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: wg must be 256..%u, keys, window and hu <= 64, hc a power of two <= 32, variant <= 15",
            s->dev.max_workgroup_invocations);
     return false;
   }

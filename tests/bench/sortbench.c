@@ -41,6 +41,7 @@ typedef struct options {
   splatsort_algorithm algos[3];
   uint32_t nalgos;
   uint32_t runs, warmup, processes;
+  double warmup_ms;
   uint64_t seed;
   bool csv, json, stages, copy, lookback, pipeline_stats, transient_staging;
   bool cpu_reference, readback; /* --verify: full = both, cpu-only, readback-only, none */
@@ -78,14 +79,16 @@ static spread summarise(double *v, uint32_t n) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: sortbench [--n 1M,4M,16M] [--algo quaternary,onesweep|all] [--key-bits 32,24,16]\n"
-          "                 [--dist uniform,...|all] [--runs 50] [--warmup 5] [--seed S]\n"
+          "                 [--dist uniform,...|all] [--runs 50] [--warmup 5] [--warmup-ms 200] [--seed S]\n"
           "                 [--csv | --json] [--stages] [--copy] [--alloc one|separate|dedicated]\n"
           "                 [--lookback-stats] [--pipeline-stats] [--processes K] [--timeline FILE]\n"
           "                 [--idle-ms MS] [--verify full|cpu-only|readback-only|none]\n"
           "                 [--staging persistent|transient] [--host-memory keep|fresh]\n"
           "  sizes take K/M suffixes (binary); distributions: uniform equal sorted reverse few-unique\n"
           "  top-bits bottom-bits float-depth. Times are GPU timestamps around each sort, in ms;\n"
-          "  p50/p90/p99/max are over the timed runs (nearest rank).\n"
+          "  p50/p90/p99/max are over the timed runs (nearest rank). Keys and CPU references of every\n"
+          "  configuration are made before the first measurement; each configuration is warmed up\n"
+          "  with --warmup sorts and then until --warmup-ms of GPU time have passed.\n"
           "  --copy            also time the copy that restores the input before each sort (same bytes,\n"
           "                    same command buffer): tells memory slowdowns from kernel slowdowns\n"
           "  --alloc           one buffer with four regions (default, as a renderer does), four buffers\n"
@@ -160,16 +163,74 @@ static void copy_input(VkCommandBuffer cmd, bench_buffers *bb, const splatsort_s
   vkCmdCopyBuffer(cmd, bb->pristine.buffer, info->values.buffer, 1, &cv);
 }
 
+/* One configuration's input and expected output, made before any GPU measurement: host work
+ * between measurements was measured to slow the GPU's memory traffic that follows
+ * (results/2026-11-23-h100/SLOWMODE.md). */
+typedef struct prepared {
+  uint32_t *keys, *vals, *ref_k, *ref_v;
+} prepared;
+
+static void prepare(const options *o, uint32_t n, uint32_t key_bits, key_dist dist, uint64_t seed, prepared *p) {
+  p->keys = malloc(sizeof(uint32_t) * (n ? n : 1) * 4);
+  p->vals = p->keys + n, p->ref_k = p->vals + n, p->ref_v = p->ref_k + n;
+  gen_keys(p->keys, n, dist, seed);
+  for (uint32_t i = 0; i < n; i++) p->vals[i] = i;
+  if (o->cpu_reference) cpu_sort_pairs(p->keys, p->vals, n, key_bits, p->ref_k, p->ref_v);
+}
+
+static void record_sort_run(VkCommandBuffer cmd, splatsort *sorter, bench_buffers *bb, splatsort_sort_info *info,
+                            uint32_t n, VkQueryPool copy_pool, uint32_t copy_query) {
+  if (copy_pool) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, copy_pool, copy_query);
+  if (n) copy_input(cmd, bb, info, n);
+  if (copy_pool) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, copy_pool, copy_query + 1);
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+  VK_CHECK(splatsort_cmd_sort(sorter, cmd, info, NULL));
+  VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                           .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &after, 0,
+                       NULL, 0, NULL);
+}
+
+/* Warm-up: `warmup` sorts, then more submissions until at least warmup_ms of GPU time have
+ * passed (a slowdown after host work was seen to last up to ~0.2 s of GPU work). */
+static void warm_up(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, const options *o, splatsort_sort_info info,
+                    uint32_t n) {
+  VkQueryPool pool;
+  VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                               .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
+  VK_CHECK(vkCreateQueryPool(ctx->device, &qpi, NULL, &pool));
+  info.query_pool = VK_NULL_HANDLE;
+  double elapsed = 0, period = ctx->props.limits.timestampPeriod * 1e-6;
+  uint32_t reps = o->warmup;
+  for (uint32_t round = 0; round < 20 && reps; round++) {
+    VkCommandBuffer cmd = vkh_begin(ctx);
+    vkCmdResetQueryPool(cmd, pool, 0, 2);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pool, 0);
+    for (uint32_t r = 0; r < reps; r++) record_sort_run(cmd, sorter, bb, &info, n, VK_NULL_HANDLE, 0);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 1);
+    vkh_submit_wait(ctx, cmd);
+    uint64_t ts[2];
+    VK_CHECK(vkGetQueryPoolResults(ctx->device, pool, 0, 2, sizeof ts, ts, 8,
+                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+    double ms = (double)(ts[1] - ts[0]) * period;
+    elapsed += ms;
+    if (elapsed >= o->warmup_ms || ms <= 0) break;
+    double per = ms / reps, want = (o->warmup_ms - elapsed) / per + 1;
+    reps = want > 2000 ? 2000 : (uint32_t)want;
+  }
+  vkDestroyQueryPool(ctx->device, pool, NULL);
+}
+
 static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, const options *o, uint32_t n,
-                    uint32_t key_bits, key_dist dist, uint64_t seed, row *out) {
-  uint32_t warmup = o->warmup, runs = o->runs;
-  uint32_t *keys = malloc(sizeof(uint32_t) * (n ? n : 1) * 4);
-  uint32_t *vals = keys + n, *ref_k = vals + n, *ref_v = ref_k + n;
-  gen_keys(keys, n, dist, seed);
-  for (uint32_t i = 0; i < n; i++) vals[i] = i;
-  if (o->cpu_reference) cpu_sort_pairs(keys, vals, n, key_bits, ref_k, ref_v);
-  vkh_buffer_write(ctx, &bb->pristine, 0, keys, 4ull * n);
-  vkh_buffer_write(ctx, &bb->pristine, 4ull * n, vals, 4ull * n);
+                    uint32_t key_bits, key_dist dist, const prepared *p, row *out) {
+  uint32_t warmup = 0, runs = o->runs;
+  vkh_buffer_write(ctx, &bb->pristine, 0, p->keys, 4ull * n);
+  vkh_buffer_write(ctx, &bb->pristine, 4ull * n, p->vals, 4ull * n);
+  const uint32_t *ref_k = p->ref_k, *ref_v = p->ref_v;
 
   uint32_t tc = splatsort_timestamp_count(sorter, key_bits);
   uint32_t total = warmup + runs;
@@ -187,23 +248,12 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, cons
   info.query_pool = pool;
   splatsort_result where = splatsort_result_location(sorter, &info);
 
+  warm_up(ctx, sorter, bb, o, info, n);
   VkCommandBuffer cmd = vkh_begin(ctx);
   if (copy_pool) vkCmdResetQueryPool(cmd, copy_pool, 0, 2 * total);
   for (uint32_t r = 0; r < total; r++) {
-    if (copy_pool) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, copy_pool, 2 * r);
-    if (n) copy_input(cmd, bb, &info, n);
-    if (copy_pool) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, copy_pool, 2 * r + 1);
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                          .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
     info.first_query = r * tc;
-    VK_CHECK(splatsort_cmd_sort(sorter, cmd, &info, NULL));
-    VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                             .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &after, 0,
-                         NULL, 0, NULL);
+    record_sort_run(cmd, sorter, bb, &info, n, copy_pool, 2 * r);
   }
   if (o->idle_ms) usleep(1000u * o->idle_ms);
   vkh_submit_wait(ctx, cmd);
@@ -273,7 +323,6 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, cons
   }
   free(ms);
   free(ts);
-  free(keys);
   vkDestroyQueryPool(ctx->device, pool, NULL);
   return out->verified;
 }
@@ -341,7 +390,7 @@ static void print_row(const vkh_context *ctx, const options *o, splatsort *sorte
 static bool parse_args(int argc, char **argv, options *o, int *status) {
   *o = (options){.sizes = {1u << 20}, .nsizes = 1, .bits = {32}, .nbits = 1, .dists = {DIST_UNIFORM}, .ndists = 1,
                  .algos = {SPLATSORT_ALGORITHM_QUATERNARY, SPLATSORT_ALGORITHM_ONESWEEP}, .nalgos = 2, .runs = 50,
-                 .warmup = 5, .seed = 1, .cpu_reference = true, .readback = true};
+                 .warmup = 5, .warmup_ms = 200, .seed = 1, .cpu_reference = true, .readback = true};
   *status = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -409,6 +458,9 @@ static bool parse_args(int argc, char **argv, options *o, int *status) {
       i++;
     } else if (!strcmp(a, "--warmup") && v) {
       o->warmup = (uint32_t)strtoul(v, NULL, 10);
+      i++;
+    } else if (!strcmp(a, "--warmup-ms") && v) {
+      o->warmup_ms = strtod(v, NULL);
       i++;
     } else if (!strcmp(a, "--processes") && v) {
       o->processes = (uint32_t)strtoul(v, NULL, 10);
@@ -661,6 +713,12 @@ int main(int argc, char **argv) {
   }
   bench_buffers bb = {0};
   if (largest) bench_buffers_create(&ctx, largest, max_n, o.alloc, &bb);
+  prepared *prep = calloc((size_t)o.nsizes * o.nbits * o.ndists, sizeof *prep);
+  for (uint32_t si = 0; si < o.nsizes; si++)
+    for (uint32_t bi = 0; bi < o.nbits; bi++)
+      for (uint32_t di = 0; di < o.ndists; di++)
+        prepare(&o, o.sizes[si], o.bits[bi], o.dists[di], o.seed + si * 31 + di,
+                &prep[(si * o.nbits + bi) * o.ndists + di]);
   for (uint32_t ai = 0; ai < o.nalgos; ai++) {
     splatsort *sorter = sorters[ai];
     if (!sorter) continue;
@@ -669,13 +727,16 @@ int main(int argc, char **argv) {
       for (uint32_t bi = 0; bi < o.nbits; bi++)
         for (uint32_t di = 0; di < o.ndists; di++) {
           row rw = {.n = o.sizes[si], .key_bits = o.bits[bi], .algo = aname, .dist = key_dist_name(o.dists[di])};
-          all_ok &= run_one(&ctx, sorter, &bb, &o, o.sizes[si], o.bits[bi], o.dists[di], o.seed + si * 31 + di, &rw);
+          all_ok &= run_one(&ctx, sorter, &bb, &o, o.sizes[si], o.bits[bi], o.dists[di],
+                            &prep[(si * o.nbits + bi) * o.ndists + di], &rw);
           print_row(&ctx, &o, sorter, &rw, first);
           first = false;
         }
     splatsort_destroy(sorter);
   }
   if (o.json) printf("\n]\n");
+  for (uint32_t i = 0; i < o.nsizes * o.nbits * o.ndists; i++) free(prep[i].keys);
+  free(prep);
   if (largest) bench_buffers_destroy(&ctx, &bb);
   vkh_destroy(&ctx);
   if (ctx.validation_messages) {
