@@ -24,3 +24,6 @@ onesweep_gpu_test(onesweep_cases_fallback "" "128;256;512" $<TARGET_FILE:test_on
 # 2^25 keys (lavapipe's maximum): thousands of tiles in one lookback chain, once.
 add_test(NAME sort_onesweep_large COMMAND test_sort --algo onesweep --suite large)
 set_tests_properties(sort_onesweep_large PROPERTIES ENVIRONMENT "SPLATSORT_VALIDATION=1" LABELS "gpu" TIMEOUT 900)
+# The earlier pass-kernel designs kept for A/B measurements (tests/bench/ab_onesweep.sh) must
+# stay correct too: every OS_VARIANT_* bit at once.
+onesweep_gpu_test(sort_onesweep_variants "SPLATSORT_ONESWEEP_TUNING=variant=15" "256" $<TARGET_FILE:test_sort> --algo onesweep --suite quick)
