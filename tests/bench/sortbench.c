@@ -227,13 +227,13 @@ static void warm_up(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, cons
 
 static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, const options *o, uint32_t n,
                     uint32_t key_bits, key_dist dist, const prepared *p, row *out) {
-  uint32_t warmup = 0, runs = o->runs;
+  uint32_t runs = o->runs; /* warm_up() runs before, in submissions of its own */
   vkh_buffer_write(ctx, &bb->pristine, 0, p->keys, 4ull * n);
   vkh_buffer_write(ctx, &bb->pristine, 4ull * n, p->vals, 4ull * n);
   const uint32_t *ref_k = p->ref_k, *ref_v = p->ref_v;
 
   uint32_t tc = splatsort_timestamp_count(sorter, key_bits);
-  uint32_t total = warmup + runs;
+  uint32_t total = runs;
   VkQueryPool pool, copy_pool = VK_NULL_HANDLE;
   VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = tc * total};
@@ -266,7 +266,7 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, cons
   out->stages = tc - 1 < MAX_STAGES ? tc - 1 : MAX_STAGES;
   for (uint32_t s = 0; s <= out->stages; s++) {
     for (uint32_t r = 0; r < runs; r++) {
-      const uint64_t *t = ts + (size_t)(warmup + r) * tc;
+      const uint64_t *t = ts + (size_t)r * tc;
       ms[r] = s == 0 ? (double)(t[tc - 1] - t[0]) * period : (double)(t[s] - t[s - 1]) * period;
     }
     spread sp = summarise(ms, runs);
@@ -281,13 +281,13 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, cons
     VK_CHECK(vkGetQueryPoolResults(ctx->device, copy_pool, 0, 2 * total, sizeof(uint64_t) * 2 * total, cts, 8,
                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
     for (uint32_t r = 0; r < runs; r++)
-      ms[r] = (double)(cts[2 * (warmup + r) + 1] - cts[2 * (warmup + r)]) * period;
+      ms[r] = (double)(cts[2 * r + 1] - cts[2 * r]) * period;
     out->copy = summarise(ms, runs);
     out->has_copy = true;
     vkDestroyQueryPool(ctx->device, copy_pool, NULL);
   }
   if (o->timeline) {
-    /* Every run, warm-up included: when in the submission a slowdown starts and ends. */
+    /* Every timed run (the warm-up is a separate submission): when a slowdown starts and ends. */
     FILE *tl = fopen(o->timeline, "a");
     if (!tl) {
       fprintf(stderr, "sortbench: --timeline: cannot open '%s'\n", o->timeline);

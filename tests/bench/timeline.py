@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where in time the slow runs are: reads `sortbench --timeline` CSV (n, algo, key_bits, dist,
-pid, run, sort_ms, copy_ms, stage ms...; warm-up runs included) and prints, per process and
+pid, run, sort_ms, copy_ms, stage ms...; timed runs only) and prints, per process and
 configuration, how many runs took over 1.3x the fastest run of that configuration anywhere in
 the file, where the first and last of them were, and the sort and copy times of the runs
 around them.
