@@ -12,6 +12,11 @@ add_executable(test_sort_api ${CMAKE_CURRENT_LIST_DIR}/test_sort_api.c)
 target_link_libraries(test_sort_api PRIVATE sort_testlib)
 target_compile_options(test_sort_api PRIVATE ${SPLATSORT_WARNINGS})
 
+add_executable(test_sort_check ${CMAKE_CURRENT_LIST_DIR}/test_sort_check.c)
+target_link_libraries(test_sort_check PRIVATE sort_testlib)
+target_compile_options(test_sort_check PRIVATE ${SPLATSORT_WARNINGS})
+add_test(NAME sort_check COMMAND test_sort_check)
+
 add_executable(sortbench ${CMAKE_CURRENT_LIST_DIR}/bench/sortbench.c)
 target_link_libraries(sortbench PRIVATE sort_testlib m)
 # The internal-buffer layout, for --lookback-stats.

@@ -91,6 +91,27 @@ void cpu_sort_pairs(const uint32_t *keys, const uint32_t *values, uint32_t n, ui
   }
 }
 
+uint32_t check_sorted_indices(const uint32_t *keys, uint32_t n, uint32_t key_bits, const uint32_t *out_keys,
+                              const uint32_t *out_values) {
+  uint32_t mask = key_bits >= 32 ? 0xFFFFFFFFu : (1u << key_bits) - 1u;
+  uint8_t *seen = calloc((size_t)n / 8 + 1, 1);
+  uint32_t bad = n;
+  for (uint32_t i = 0; i < n && bad == n; i++) {
+    uint32_t v = out_values[i];
+    if (v >= n || (seen[v >> 3] >> (v & 7)) & 1u || keys[v] != out_keys[i]) {
+      bad = i;
+      break;
+    }
+    seen[v >> 3] |= (uint8_t)(1u << (v & 7));
+    if (i > 0) {
+      uint32_t a = out_keys[i - 1] & mask, b = out_keys[i] & mask;
+      if (a > b || (a == b && out_values[i - 1] >= v)) bad = i;
+    }
+  }
+  free(seen);
+  return bad;
+}
+
 splatsort *sort_create_or_die(vkh_context *ctx, splatsort_algorithm algorithm, uint32_t flags) {
   splatsort_create_info ci = {.physical_device = ctx->physical_device, .device = ctx->device,
                               .algorithm = algorithm, .enabled_features = ctx->sort_features,

@@ -33,6 +33,14 @@ uint32_t float_to_sortable(float f);
 void cpu_sort_pairs(const uint32_t *keys, const uint32_t *values, uint32_t n, uint32_t key_bits,
                     uint32_t *out_keys, uint32_t *out_values);
 
+/* Checks that (out_keys, out_values) is the stable sort by the low key_bits bits of keys paired
+ * with the values 0..n-1 (each value the element's input index), in O(n) time and without
+ * sorting on the CPU: the values must be a permutation, each key the input key of its value,
+ * and (masked key, value) strictly increasing. That output is unique, so this is exactly
+ * comparing with cpu_sort_pairs(). Returns the first bad position, or n when it is right. */
+uint32_t check_sorted_indices(const uint32_t *keys, uint32_t n, uint32_t key_bits, const uint32_t *out_keys,
+                              const uint32_t *out_values);
+
 typedef struct sort_buffers {
   uint32_t max_count;
   VkDeviceSize pad;            /* offset of the first region (tests non-zero offsets) */

@@ -32,6 +32,10 @@ if has spread; then
   "$build/tests/sortbench" --n 16M,32M --algo onesweep,quaternary --runs 50 --processes 8 --csv \
     > "$out/spread.csv" 2> "$out/spread.err"
   python3 "$here/spread.py" "$out/spread.csv" | tee -a "$out/summary.txt"
+  log "the same with --verify full (a CPU reference sort of every configuration before measuring)"
+  "$build/tests/sortbench" --n 16M,32M --algo onesweep,quaternary --runs 50 --processes 8 --csv --verify full \
+    > "$out/spread_full.csv" 2> "$out/spread_full.err"
+  python3 "$here/spread.py" "$out/spread_full.csv" | tee -a "$out/summary.txt"
   log "per-stage medians"
   "$build/tests/sortbench" --n 64K,256K,1M,3M,6M,16M,32M --algo onesweep,quaternary --runs 50 --stages --copy \
     --pipeline-stats 2>&1 | tee "$out/stages.txt" >> "$out/summary.txt"

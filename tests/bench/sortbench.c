@@ -45,6 +45,7 @@ typedef struct options {
   uint64_t seed;
   bool csv, json, stages, copy, lookback, pipeline_stats, transient_staging;
   bool cpu_reference, readback; /* --verify: full = both, cpu-only, readback-only, none */
+  bool linear_check;            /* --verify check: read-back checked in O(n), no CPU sort */
   bool fresh_host_memory;       /* --host-memory fresh: glibc's default, large blocks go back to the OS */
   uint32_t idle_ms;
   const char *timeline;
@@ -82,7 +83,7 @@ static void usage(FILE *f) {
           "                 [--dist uniform,...|all] [--runs 50] [--warmup 5] [--warmup-ms 200] [--seed S]\n"
           "                 [--csv | --json] [--stages] [--copy] [--alloc one|separate|dedicated]\n"
           "                 [--lookback-stats] [--pipeline-stats] [--processes K] [--timeline FILE]\n"
-          "                 [--idle-ms MS] [--verify full|cpu-only|readback-only|none]\n"
+          "                 [--idle-ms MS] [--verify check|full|cpu-only|readback-only|none]\n"
           "                 [--staging persistent|transient] [--host-memory keep|fresh]\n"
           "  sizes take K/M suffixes (binary); distributions: uniform equal sorted reverse few-unique\n"
           "  top-bits bottom-bits float-depth. Times are GPU timestamps around each sort, in ms;\n"
@@ -97,8 +98,11 @@ static void usage(FILE *f) {
           "  --pipeline-stats  print the driver's statistics of each sort pipeline (registers, ...)\n"
           "  --timeline FILE   append every run's times (sort, copy, stages) to FILE as CSV\n"
           "  --idle-ms MS      leave the GPU idle for MS ms before each configuration's timed runs\n"
-          "  --verify MODE     full (default): CPU reference sort and read-back of the result;\n"
-          "                    the others leave out one or both (the result is reported as 'skip')\n"
+          "  --verify MODE     check (default): the result is read back and checked in one linear\n"
+          "                    pass (a permutation of the inputs, ordered by key then input index:\n"
+          "                    the stable sort) without sorting on the CPU; full: compared with a\n"
+          "                    CPU reference sort made before measuring; the others leave out one\n"
+          "                    or both (the result is reported as 'skip')\n"
           "  --staging MODE    uploads and read-backs through one kept host-visible buffer (default)\n"
           "                    or a fresh one per copy (transient; slow-mode experiment)\n"
           "  --host-memory     keep (default): host memory freed between configurations stays in the\n"
@@ -163,15 +167,15 @@ static void copy_input(VkCommandBuffer cmd, bench_buffers *bb, const splatsort_s
   vkCmdCopyBuffer(cmd, bb->pristine.buffer, info->values.buffer, 1, &cv);
 }
 
-/* One configuration's input and expected output, made before any GPU measurement: host work
- * between measurements was measured to slow the GPU's memory traffic that follows
- * (results/2026-11-23-h100/SLOWMODE.md). */
+/* One configuration's input (and, with --verify full, expected output), made before any GPU
+ * measurement: host work between measurements was measured to slow the GPU's memory traffic
+ * that follows (results/2026-11-23-h100/SLOWMODE.md). */
 typedef struct prepared {
   uint32_t *keys, *vals, *ref_k, *ref_v;
 } prepared;
 
 static void prepare(const options *o, uint32_t n, uint32_t key_bits, key_dist dist, uint64_t seed, prepared *p) {
-  p->keys = malloc(sizeof(uint32_t) * (n ? n : 1) * 4);
+  p->keys = malloc(sizeof(uint32_t) * (n ? n : 1) * (o->cpu_reference ? 4 : 2));
   p->vals = p->keys + n, p->ref_k = p->vals + n, p->ref_v = p->ref_k + n;
   gen_keys(p->keys, n, dist, seed);
   for (uint32_t i = 0; i < n; i++) p->vals[i] = i;
@@ -313,12 +317,13 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, cons
   }
   /* verify the last run's output */
   out->verified = true;
-  out->skipped = !o->cpu_reference || !o->readback;
+  out->skipped = !(o->cpu_reference || o->linear_check) || !o->readback;
   if (o->readback) {
     uint32_t *gk = malloc(sizeof(uint32_t) * (n ? n : 1) * 2), *gv = gk + n;
     vkh_buffer_read(ctx, owner(bb, where.keys.buffer), where.keys.offset, gk, 4ull * n);
     vkh_buffer_read(ctx, owner(bb, where.values.buffer), where.values.offset, gv, 4ull * n);
     if (o->cpu_reference) out->verified = memcmp(gk, ref_k, 4ull * n) == 0 && memcmp(gv, ref_v, 4ull * n) == 0;
+    if (o->linear_check) out->verified = check_sorted_indices(p->keys, n, key_bits, gk, gv) == n;
     free(gk);
   }
   free(ms);
@@ -390,7 +395,7 @@ static void print_row(const vkh_context *ctx, const options *o, splatsort *sorte
 static bool parse_args(int argc, char **argv, options *o, int *status) {
   *o = (options){.sizes = {1u << 20}, .nsizes = 1, .bits = {32}, .nbits = 1, .dists = {DIST_UNIFORM}, .ndists = 1,
                  .algos = {SPLATSORT_ALGORITHM_QUATERNARY, SPLATSORT_ALGORITHM_ONESWEEP}, .nalgos = 2, .runs = 50,
-                 .warmup = 5, .warmup_ms = 200, .seed = 1, .cpu_reference = true, .readback = true};
+                 .warmup = 5, .warmup_ms = 200, .seed = 1, .linear_check = true, .readback = true};
   *status = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -495,10 +500,12 @@ static bool parse_args(int argc, char **argv, options *o, int *status) {
     } else if (!strcmp(a, "--pipeline-stats")) {
       o->pipeline_stats = true;
     } else if (!strcmp(a, "--verify") && v) {
+      o->linear_check = !strcmp(v, "check");
       o->cpu_reference = !strcmp(v, "full") || !strcmp(v, "cpu-only");
-      o->readback = !strcmp(v, "full") || !strcmp(v, "readback-only");
+      o->readback = o->linear_check || !strcmp(v, "full") || !strcmp(v, "readback-only");
       if (!o->cpu_reference && !o->readback && strcmp(v, "none")) {
-        fprintf(stderr, "sortbench: --verify: expected full, cpu-only, readback-only or none, got '%s'\n", v);
+        fprintf(stderr, "sortbench: --verify: expected check, full, cpu-only, readback-only or none, got '%s'\n",
+                v);
         return false;
       }
       i++;
