@@ -33,3 +33,14 @@ add_test(NAME viewer_window
                  ${viewer_test_dir} ${viewer_drop_args})
 set_tests_properties(viewer_window PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 300
                      ENVIRONMENT "SPLATSORT_VALIDATION=1")
+
+# --bench leaves its warm-up frames out of the statistics (and says so); a bad --warmup is named.
+add_test(NAME viewer_bench_warmup
+         COMMAND splatview --headless ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply --bench --frames 12
+                 --size 160x120)
+set_tests_properties(viewer_bench_warmup PROPERTIES LABELS gpu TIMEOUT 300 ENVIRONMENT "SPLATSORT_VALIDATION=1"
+                     PASS_REGULAR_EXPRESSION "9 frames after 3 warm-up frames.*first frame: projection")
+add_test(NAME viewer_bad_warmup
+         COMMAND splatview --headless ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply --bench --frames 4 --warmup 4)
+set_tests_properties(viewer_bad_warmup PROPERTIES LABELS cpu
+                     PASS_REGULAR_EXPRESSION "--warmup 4: must be below --frames \\(4\\)")

@@ -80,6 +80,8 @@ int app_bench_camera(const splatview_options *o, const splat_orbit *orbit, const
 }
 
 void app_stats_add(app_stats *s, const splat_timings *t) {
+  if (s->seen++ == 0) s->first = *t;
+  if (s->seen <= s->skip) return;
   if (s->count == s->capacity) {
     uint32_t cap = s->capacity ? s->capacity * 2 : 256;
     double **arrs[4] = {&s->projection, &s->sort, &s->raster, &s->total};
@@ -116,13 +118,20 @@ double app_percentile(const double *values, uint32_t count, double p) {
 }
 
 void app_stats_print(const app_stats *s, FILE *f, const char *title) {
-  fprintf(f, "%s (%u frames, GPU timestamps, ms)\n", title, s->count);
-  fprintf(f, "  %-11s %9s %9s %9s\n", "stage", "median", "p95", "max");
+  if (s->skip)
+    fprintf(f, "%s (%u frames after %u warm-up frames, GPU timestamps, ms)\n", title, s->count, s->skip);
+  else
+    fprintf(f, "%s (%u frames, GPU timestamps, ms)\n", title, s->count);
+  fprintf(f, "  %-11s %9s %9s %9s %9s\n", "stage", "median", "p95", "p99", "max");
   const char *names[4] = {"projection", "sort", "raster", "total"};
   const double *arrs[4] = {s->projection, s->sort, s->raster, s->total};
   for (int k = 0; k < 4; k++)
-    fprintf(f, "  %-11s %9.3f %9.3f %9.3f\n", names[k], app_percentile(arrs[k], s->count, 0.5),
-            app_percentile(arrs[k], s->count, 0.95), app_percentile(arrs[k], s->count, 1.0));
+    fprintf(f, "  %-11s %9.3f %9.3f %9.3f %9.3f\n", names[k], app_percentile(arrs[k], s->count, 0.5),
+            app_percentile(arrs[k], s->count, 0.95), app_percentile(arrs[k], s->count, 0.99),
+            app_percentile(arrs[k], s->count, 1.0));
+  if (s->skip)
+    fprintf(f, "  first frame: projection %.3f, sort %.3f, raster %.3f, total %.3f\n", s->first.projection_ms,
+            s->first.sort_ms, s->first.raster_ms, s->first.total_ms);
   double med = app_percentile(s->total, s->count, 0.5);
   if (med > 0) fprintf(f, "  GPU frame rate at the median: %.1f frames/s\n", 1000.0 / med);
 }

@@ -34,6 +34,8 @@ int app_bench_camera(const splatview_options *o, const splat_orbit *orbit, const
 typedef struct app_stats {
   double *projection, *sort, *raster, *total;
   uint32_t count, capacity;
+  uint32_t skip, seen;  /* the first `skip` frames are warm-up: kept out of the statistics */
+  splat_timings first;  /* frame 0, printed on its own */
 } app_stats;
 void app_stats_add(app_stats *s, const splat_timings *t);
 void app_stats_print(const app_stats *s, FILE *f, const char *title);

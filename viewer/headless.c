@@ -72,7 +72,7 @@ int splatview_run_headless(const splatview_options *o) {
   vkh_buffer readback = {0};
   if (o->out) readback = vkh_buffer_create(&ctx, (VkDeviceSize)width * height * 8, 0, true, "readback");
 
-  app_stats stats = {0};
+  app_stats stats = {.skip = o->warmup};
   splat_timings t = {0};
   for (uint32_t frame = 0; frame < o->frames; frame++) {
     splat_camera frame_cam;

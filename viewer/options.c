@@ -29,6 +29,8 @@ void splatview_usage(FILE *f) {
           "  --background R,G,B      background colour in 0..1 (default 0,0,0)\n"
           "  --frames N              frames to render, then exit (default: 1 headless; windowed:\n"
           "                          until the window is closed)\n"
+          "  --warmup N              frames left out of the printed statistics (still in --timings;\n"
+          "                          default 3 with --bench when --frames > 10, else 0)\n"
           "  --timings FILE.csv      one row per frame: stage times in ms, visible count\n"
           "  --bench                 render a fixed orbit of --frames frames (default 300) as fast\n"
           "                          as possible (vsync off), print per-stage median/p95/max and\n"
@@ -89,7 +91,7 @@ int splatview_parse(int argc, char **argv, splatview_options *o, char *err, size
   o->key_bits = 32;
   o->sh_degree = -1;
   o->vsync = true;
-  bool have_target = false, frames_given = false;
+  bool have_target = false, frames_given = false, warmup_given = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -188,6 +190,13 @@ int splatview_parse(int argc, char **argv, splatview_options *o, char *err, size
         return -1;
       }
       frames_given = true;
+    } else if (!strcmp(a, "--warmup")) {
+      NEED_VALUE();
+      if (parse_uint(v, 0, 10000000, &o->warmup)) {
+        snprintf(err, n, "--warmup '%s': expected a number of frames", v);
+        return -1;
+      }
+      warmup_given = true;
     } else if (!strcmp(a, "--vsync")) {
       NEED_VALUE();
       if (strcmp(v, "on") && strcmp(v, "off")) {
@@ -228,5 +237,10 @@ int splatview_parse(int argc, char **argv, splatview_options *o, char *err, size
     return -1;
   }
   if (!frames_given) o->frames = o->bench ? 300 : (o->headless ? 1 : 0);
+  if (!warmup_given) o->warmup = o->bench && o->frames > 10 ? 3 : 0;
+  if (o->warmup && o->warmup >= o->frames) {
+    snprintf(err, n, "--warmup %u: must be below --frames (%u)", o->warmup, o->frames);
+    return -1;
+  }
   return 0;
 }

@@ -25,6 +25,7 @@ typedef struct splatview_options {
   int sh_degree;            /* -1: the scene's */
   float background[3];
   uint32_t frames;
+  uint32_t warmup;          /* first frames left out of the statistics */
   const char *timings;      /* CSV, one row per frame */
   const char *screenshot;   /* windowed: save this PNG after the last frame (tests) */
 } splatview_options;

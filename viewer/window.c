@@ -663,6 +663,7 @@ int splatview_run_window(const splatview_options *o) {
   }
 
   v->keep_stats = o->bench || o->frames > 0;
+  v->stats.skip = o->warmup;
   if (o->timings && !(v->csv = app_timings_open(o->timings, err, sizeof err))) {
     fprintf(stderr, "splatview: %s\n", err);
     return 1;
