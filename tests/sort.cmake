@@ -20,7 +20,7 @@ add_test(NAME sort_check COMMAND test_sort_check)
 add_executable(sortbench ${CMAKE_CURRENT_LIST_DIR}/bench/sortbench.c)
 target_link_libraries(sortbench PRIVATE sort_testlib m)
 # The internal-buffer layout, for --lookback-stats.
-target_include_directories(sortbench PRIVATE ${PROJECT_SOURCE_DIR}/shaders/sort)
+target_include_directories(sortbench PRIVATE ${PROJECT_SOURCE_DIR}/src/sort/shaders)
 target_compile_options(sortbench PRIVATE ${SPLATSORT_WARNINGS})
 
 splatsort_lavapipe_test(sort_quaternary COMMAND test_sort --algo quaternary --suite full)

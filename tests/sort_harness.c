@@ -2,6 +2,8 @@
 #include "sort_harness.h"
 
 #include <ctype.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,10 +114,74 @@ uint32_t check_sorted_indices(const uint32_t *keys, uint32_t n, uint32_t key_bit
   return bad;
 }
 
+bool sort_tuning_parse(const char *text, splatsort_onesweep_tuning *t, char *err, size_t err_size) {
+  static const struct {
+    const char *key;
+    size_t offset;
+  } keys[] = {
+      {"wg", offsetof(splatsort_onesweep_tuning, workgroup_size)},
+      {"keys", offsetof(splatsort_onesweep_tuning, keys_per_invocation)},
+      {"spin", offsetof(splatsort_onesweep_tuning, lookback_spin)},
+      {"window", offsetof(splatsort_onesweep_tuning, lookback_window)},
+      {"hu", offsetof(splatsort_onesweep_tuning, histogram_unroll)},
+      {"hc", offsetof(splatsort_onesweep_tuning, histogram_copies)},
+      {"sg", offsetof(splatsort_onesweep_tuning, required_subgroup_size)},
+      {"variant", offsetof(splatsort_onesweep_tuning, variant)},
+      {"maxx", offsetof(splatsort_onesweep_tuning, max_workgroups_x)},
+  };
+  memset(t, 0, sizeof *t);
+  t->type = SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", text);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(tok, '='), *end = NULL;
+    unsigned long v = eq ? strtoul(eq + 1, &end, 10) : 0;
+    if (!eq || end == eq + 1 || *end || v > 65536) {
+      snprintf(err, err_size, "tuning: bad entry '%s' (expected key=number)", tok);
+      return false;
+    }
+    *eq = 0;
+    bool known = false;
+    for (size_t k = 0; k < sizeof keys / sizeof *keys && !known; k++)
+      if (!strcmp(tok, keys[k].key)) {
+        *(uint32_t *)((char *)t + keys[k].offset) = (uint32_t)v;
+        known = true;
+      }
+    if (!strcmp(tok, "wide") || !strcmp(tok, "stats")) {
+      uint32_t bit = tok[0] == 'w' ? SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT : SPLATSORT_ONESWEEP_STATISTICS_BIT;
+      t->flags = v ? t->flags | bit : t->flags & ~bit;
+      known = true;
+    }
+    if (!known) {
+      snprintf(err, err_size, "tuning: unknown key '%s' (wg, keys, spin, window, hu, hc, sg, wide, stats, variant, maxx)",
+               tok);
+      return false;
+    }
+  }
+  return true;
+}
+
+splatsort_onesweep_tuning *sort_tuning_from_env(void) {
+  static splatsort_onesweep_tuning t;
+  const char *env = getenv("SPLATSORT_ONESWEEP_TUNING");
+  if (!env || !*env) return NULL;
+  char err[256];
+  if (!sort_tuning_parse(env, &t, err, sizeof err)) {
+    fprintf(stderr, "error: SPLATSORT_ONESWEEP_TUNING: %s\n", err);
+    exit(2);
+  }
+  return &t;
+}
+
 splatsort *sort_create_or_die(vkh_context *ctx, splatsort_algorithm algorithm, uint32_t flags) {
-  splatsort_create_info ci = {.physical_device = ctx->physical_device, .device = ctx->device,
+  return sort_create_tuned_or_die(ctx, algorithm, flags, sort_tuning_from_env());
+}
+
+splatsort *sort_create_tuned_or_die(vkh_context *ctx, splatsort_algorithm algorithm, uint32_t flags,
+                                    const splatsort_onesweep_tuning *tuning) {
+  splatsort_create_info ci = {.next = tuning, .physical_device = ctx->physical_device, .device = ctx->device,
                               .algorithm = algorithm, .enabled_features = ctx->sort_features,
-                              .flags = flags, .log = vkh_sort_log};
+                              .flags = flags | vkh_sort_flags(ctx), .log = vkh_sort_log};
   splatsort *s = NULL;
   VkResult r = splatsort_create(&ci, &s);
   if (r != VK_SUCCESS) {

@@ -7,7 +7,6 @@
  *
  * usage: test_onesweep [--force-fallback] [--seed S] */
 #include "sort_harness.h"
-#include "sort_internal.h" /* the tile size, and the device limit the 2D dispatch case lowers */
 
 #include <string.h>
 
@@ -200,10 +199,10 @@ int main(int argc, char **argv) {
   vkh_init(&ctx, &o);
   onesweep = sort_create_or_die(&ctx, SPLATSORT_ALGORITHM_ONESWEEP, flags);
   quaternary = sort_create_or_die(&ctx, SPLATSORT_ALGORITHM_QUATERNARY, 0);
-  tile = onesweep->tile_size;
+  tile = splatsort_get_tile_size(onesweep);
   const uint32_t T = tile;
-  printf("device: %s, subgroup size %u, onesweep tile %u (workgroup %u)%s, seed %llu\n", ctx.props.deviceName,
-         ctx.subgroup_size, T, onesweep->workgroup_size, flags ? ", forced fallback" : "",
+  printf("device: %s, subgroup size %u, onesweep tile %u%s, seed %llu\n", ctx.props.deviceName,
+         ctx.subgroup_size, T, flags ? ", forced fallback" : "",
          (unsigned long long)base_seed);
 
   /* Tile boundaries: the last tile full, one short, one key into a new tile. */
@@ -240,11 +239,18 @@ int main(int argc, char **argv) {
 
   /* Dispatches split over x and y: pretend the device allows 2 workgroups in x (the shader
    * takes tiles from a counter, so extra workgroups must find nothing to do). */
-  uint32_t max_x = onesweep->dev.max_workgroup_count_x;
-  onesweep->dev.max_workgroup_count_x = 2;
+  splatsort_onesweep_tuning narrow = {.type = SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING, .max_workgroups_x = 2};
+  const splatsort_onesweep_tuning *env = sort_tuning_from_env();
+  if (env) {
+    narrow = *env;
+    narrow.max_workgroups_x = 2;
+  }
+  splatsort *wide_sorter = onesweep;
+  onesweep = sort_create_tuned_or_die(&ctx, SPLATSORT_ALGORITHM_ONESWEEP, flags, &narrow);
   run("2D dispatch", (job){.n = 8 * T + 1, .dist = DIST_UNIFORM}, false);
   run("2D dispatch", (job){.n = 9 * T, .key_bits = 20, .dist = DIST_UNIFORM}, false);
-  onesweep->dev.max_workgroup_count_x = max_x;
+  splatsort_destroy(onesweep);
+  onesweep = wide_sorter;
 
   splatsort_destroy(onesweep);
   splatsort_destroy(quaternary);

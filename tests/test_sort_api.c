@@ -80,6 +80,22 @@ int main(void) {
   bad = ci;
   bad.flags = 0x80;
   EXPECT(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL, "flags");
+  /* OneSweep tuning on next: out-of-range values and repeated structures are named */
+  splatsort_onesweep_tuning tune = {.type = SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING, .workgroup_size = 7};
+  bad = ci;
+  bad.algorithm = SPLATSORT_ALGORITHM_ONESWEEP;
+  bad.next = &tune;
+  last_log[0] = 0;
+  r = splatsort_create(&bad, &s);
+  EXPECT((r == VK_ERROR_VALIDATION_FAILED_EXT || r == VK_ERROR_FEATURE_NOT_PRESENT) && s == NULL &&
+             (r == VK_ERROR_FEATURE_NOT_PRESENT || strstr(last_log, "workgroup_size")),
+         "tuning workgroup_size 7: %s %s", vkh_result_name(r), last_log);
+  splatsort_onesweep_tuning twice = {.type = SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING, .next = &tune};
+  tune.workgroup_size = 0;
+  bad.next = &twice;
+  r = splatsort_create(&bad, &s);
+  EXPECT(r == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL && strstr(last_log, "repeated"), "tuning twice: %s",
+         last_log);
   splatsort_destroy(NULL); /* accepted */
 
   ci.algorithm = SPLATSORT_ALGORITHM_QUATERNARY;

@@ -95,55 +95,37 @@ static os_tuning default_tuning(const ss_device_info *dev) {
   return t;
 }
 
-/* SPLATSORT_ONESWEEP_TUNING="wg=512,keys=15,spin=64,window=8,hu=8,hc=4,sg=32,wide=1,stats=1" overrides
- * the defaults, for tuning runs and tests (every value is checked; the shared-memory fit still
- * applies). wg: pass workgroup size; keys: keys per invocation; spin: lookback steps without
- * progress before the fallback; window: descriptors read per lookback step; hu, hc: histogram
- * unroll and counter copies; sg: required subgroup size where the host enabled size control;
- * wide=1: uvec4 ballots at every subgroup size; variant: OS_VARIANT_* bits (earlier designs,
- * for A/B runs); stats=1: count lookback reads and fallbacks
- * (OS_H_STAT_* words of the internal buffer, read by sortbench --lookback-stats). */
-static bool env_tuning(splatsort *s, os_tuning *t) {
-  const char *env = getenv("SPLATSORT_ONESWEEP_TUNING");
-  if (!env || !*env) return true;
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", env);
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-    char *eq = strchr(tok, '=');
-    char *end = NULL;
-    unsigned long v = eq ? strtoul(eq + 1, &end, 10) : 0;
-    if (!eq || end == eq + 1 || *end || (v == 0 && strncmp(tok, "variant=", 8)) || v > 65536) {
-      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: bad entry '%s'", tok);
-      return false;
-    }
-    *eq = 0;
-    if (!strcmp(tok, "wg")) t->workgroup = (uint32_t)v;
-    else if (!strcmp(tok, "keys")) t->keys = (uint32_t)v;
-    else if (!strcmp(tok, "spin")) t->spin = (uint32_t)v;
-    else if (!strcmp(tok, "window")) t->window = (uint32_t)v;
-    else if (!strcmp(tok, "hu")) t->hist_unroll = (uint32_t)v;
-    else if (!strcmp(tok, "hc")) t->hist_copies = (uint32_t)v;
-    else if (!strcmp(tok, "sg")) t->subgroup_size = (uint32_t)v;
-    else if (!strcmp(tok, "wide")) t->wide_ballot = 1;
-    else if (!strcmp(tok, "stats")) t->stats = 1;
-    else if (!strcmp(tok, "variant")) t->variant = (uint32_t)v;
-    else {
-      ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: unknown key '%s' (wg, keys, spin, window, hu, hc, sg, wide, stats, variant)", tok);
-      return false;
-    }
-  }
+/* Applies the host's splatsort_onesweep_tuning (chained on the create info's next): every
+ * non-zero field replaces the default, checked against what the kernels and device allow. */
+static bool host_tuning(splatsort *s, os_tuning *t) {
+  const splatsort_onesweep_tuning *h = s->tuning;
+  if (!h) return true;
+  if (h->workgroup_size) t->workgroup = h->workgroup_size;
+  if (h->keys_per_invocation) t->keys = h->keys_per_invocation;
+  if (h->lookback_spin) t->spin = h->lookback_spin;
+  if (h->lookback_window) t->window = h->lookback_window;
+  if (h->histogram_unroll) t->hist_unroll = h->histogram_unroll;
+  if (h->histogram_copies) t->hist_copies = h->histogram_copies;
+  if (h->required_subgroup_size) t->subgroup_size = h->required_subgroup_size;
+  t->variant = h->variant;
+  t->wide_ballot = (h->flags & SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT) != 0;
+  t->stats = (h->flags & SPLATSORT_ONESWEEP_STATISTICS_BIT) != 0;
   if (t->workgroup < OS_RADIX || t->workgroup > s->dev.max_workgroup_invocations || t->hist_unroll > 64 ||
       t->keys > 64 || t->window > 64 || t->hist_copies > 32 || (t->hist_copies & (t->hist_copies - 1)) ||
-      t->variant > 15) {
-    ss_log(s, "splatsort: SPLATSORT_ONESWEEP_TUNING: wg must be 256..%u, keys, window and hu <= 64, hc a power of two <= 32, variant <= 15",
-           s->dev.max_workgroup_invocations);
+      t->variant > 15 || t->spin > 65536 || t->subgroup_size > 128 ||
+      (h->flags & ~(uint32_t)(SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT | SPLATSORT_ONESWEEP_STATISTICS_BIT))) {
+    ss_log(s, "splatsort_create: onesweep tuning: workgroup_size must be %u..%u; keys_per_invocation, "
+              "lookback_window and histogram_unroll <= 64; histogram_copies a power of two <= 32; "
+              "lookback_spin <= 65536; variant <= 15; known flags only",
+           OS_RADIX, s->dev.max_workgroup_invocations);
     return false;
   }
+  if (h->max_workgroups_x) s->max_groups_x = h->max_workgroups_x;
   fit_tuning(&s->dev, t);
   return true;
 }
 
-bool ss_onesweep_supported(const ss_device_info *dev) {
+static bool os_supported(const ss_device_info *dev) {
   if ((dev->subgroup_ops & os_needed_ops) != os_needed_ops) return false;
   if (dev->max_workgroup_invocations < OS_RADIX || dev->subgroup_size > 128) return false;
   os_tuning t = {.workgroup = OS_RADIX, .keys = OS_MIN_KEYS};
@@ -167,16 +149,16 @@ static VkDeviceSize os_internal_size(const splatsort *s, uint32_t max_count) {
 }
 
 static VkResult os_create(splatsort *s) {
-  if (!ss_onesweep_supported(&s->dev)) {
-    ss_log(s, "splatsort: OneSweep needs subgroup basic, ballot, shuffle and arithmetic operations in compute, "
+  if (!os_supported(&s->dev)) {
+    ss_log(s, "OneSweep needs subgroup basic, ballot, shuffle and arithmetic operations in compute, "
               "256 invocations per workgroup and %u bytes of shared memory",
            pass_shared_bytes(OS_RADIX, OS_MIN_KEYS, OS_MAX_ARRAYS, OS_RADIX / min_subgroup(&s->dev)));
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
   os_tuning t = default_tuning(&s->dev);
-  if (!env_tuning(s, &t)) return VK_ERROR_INITIALIZATION_FAILED;
+  if (!host_tuning(s, &t)) return VK_ERROR_VALIDATION_FAILED_EXT;
   if (pass_shared_bytes(t.workgroup, t.keys, t.arrays, t.max_subgroups) > s->dev.max_shared_memory) {
-    ss_log(s, "splatsort: OneSweep workgroup %u does not fit in %u bytes of shared memory", t.workgroup,
+    ss_log(s, "OneSweep workgroup %u does not fit in %u bytes of shared memory", t.workgroup,
            s->dev.max_shared_memory);
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
@@ -206,9 +188,8 @@ static VkResult os_create(splatsort *s) {
   return VK_SUCCESS;
 }
 
-static void os_record(splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits) {
+static void os_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits) {
   bool indirect = info->count_buffer.buffer != VK_NULL_HANDLE;
-  VkDeviceSize count_base = indirect ? info->count_buffer.offset / s->dev.storage_alignment * s->dev.storage_alignment : 0;
   uint32_t passes = os_pass_count(key_bits);
   struct os_push pc = {
       .key_bits = key_bits,
@@ -216,17 +197,17 @@ static void os_record(splatsort *s, VkCommandBuffer cmd, const splatsort_sort_in
       .desc_stride = max_tiles(s, info->max_count) * OS_RADIX,
       .count = info->count,
       .indirect = indirect,
-      .count_index = indirect ? (uint32_t)((info->count_buffer.offset - count_base) / 4u) : 0,
+      .count_index = ss_count_index(s, info),
       .max_count = info->max_count,
       .tile = s->tile_size,
       .hist_workgroup = OS_HIST_WORKGROUP,
       .hist_min_keys = OS_HIST_MIN_KEYS,
       .hist_max_groups = OS_HIST_MAX_GROUPS,
-      .max_groups_x = s->dev.max_workgroup_count_x,
+      .max_groups_x = s->max_groups_x,
   };
   VkDeviceSize args = info->internal.offset;
 
-  ss_label_begin(s, cmd, "onesweep histogram");
+  ssvk_label_begin(&s->vk, cmd, "onesweep histogram");
   ss_bind(s, cmd, s->pipelines[OS_SETUP], info, 0);
   ss_push(s, cmd, &pc, sizeof pc);
   vkCmdDispatch(cmd, 1, 1, 1);
@@ -236,22 +217,23 @@ static void os_record(splatsort *s, VkCommandBuffer cmd, const splatsort_sort_in
   vkCmdDispatchIndirect(cmd, info->internal.buffer, args + 4u * OS_H_DISPATCH_HIST);
   ss_barrier(cmd);
   ss_timestamp(cmd, info, 1);
-  ss_label_end(s, cmd);
+  ssvk_label_end(&s->vk, cmd);
 
   for (uint32_t p = 0; p < passes; p++) {
     static const char *labels[] = {"onesweep pass 0", "onesweep pass 1", "onesweep pass 2", "onesweep pass 3"};
-    ss_label_begin(s, cmd, labels[p]);
+    ssvk_label_begin(&s->vk, cmd, labels[p]);
     pc.pass = p;
     ss_bind(s, cmd, s->pipelines[OS_PASS], info, p);
     ss_push(s, cmd, &pc, sizeof pc);
     vkCmdDispatchIndirect(cmd, info->internal.buffer, args + 4u * OS_H_DISPATCH_TILES);
     ss_barrier(cmd);
     ss_timestamp(cmd, info, p + 2);
-    ss_label_end(s, cmd);
+    ssvk_label_end(&s->vk, cmd);
   }
 }
 
 const ss_algorithm_ops ss_onesweep_ops = {
+    .supported = os_supported,
     .create = os_create,
     .internal_size = os_internal_size,
     .pass_count = os_pass_count,

@@ -52,7 +52,7 @@ static VkResult q_create(splatsort *s) {
       [Q_SHUFFLE] = {splatsort_spv_q_shuffle_comp, &splatsort_spv_q_shuffle_comp_size, "splatsort quaternary shuffle"},
   };
   if (s->dev.max_workgroup_invocations < QS_WORKGROUP) {
-    ss_log(s, "splatsort: the quaternary sort needs %u invocations per workgroup, the device has %u", QS_WORKGROUP,
+    ss_log(s, "the quaternary sort needs %u invocations per workgroup, the device has %u", QS_WORKGROUP,
            s->dev.max_workgroup_invocations);
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
@@ -70,19 +70,20 @@ static void dispatch(const splatsort_sort_info *info, VkCommandBuffer cmd, uint3
   vkCmdDispatchIndirect(cmd, info->internal.buffer, info->internal.offset + 4u * (QS_H_DISPATCH + 4u * entry));
 }
 
-static void q_record(splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits) {
+static bool q_supported(const ss_device_info *dev) { return dev->max_workgroup_invocations >= QS_WORKGROUP; }
+
+static void q_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits) {
   uint32_t offsets[QS_MAX_LEVELS + 1];
   uint32_t levels = scan_levels(info->max_count, offsets);
   bool indirect = info->count_buffer.buffer != VK_NULL_HANDLE;
-  VkDeviceSize count_base = indirect ? info->count_buffer.offset / s->dev.storage_alignment * s->dev.storage_alignment : 0;
 
   struct qs_push pc = {
       .count = info->count,
       .indirect = indirect,
-      .count_index = indirect ? (uint32_t)((info->count_buffer.offset - count_base) / 4u) : 0,
+      .count_index = ss_count_index(s, info),
       .max_count = info->max_count,
       .levels = levels,
-      .max_groups_x = s->dev.max_workgroup_count_x,
+      .max_groups_x = s->max_groups_x,
   };
   ss_bind(s, cmd, s->pipelines[Q_SETUP], info, 0);
   ss_push(s, cmd, &pc, sizeof pc);
@@ -124,6 +125,7 @@ static void q_record(splatsort *s, VkCommandBuffer cmd, const splatsort_sort_inf
 }
 
 const ss_algorithm_ops ss_quaternary_ops = {
+    .supported = q_supported,
     .create = q_create,
     .internal_size = q_internal_size,
     .pass_count = q_pass_count,

@@ -3,23 +3,12 @@
 #ifndef SPLATSORT_INTERNAL_H
 #define SPLATSORT_INTERNAL_H
 
+#include "sort_bindings.h"
 #include "splatsort.h"
+#include "ssvk.h"
 
 #include <stdbool.h>
 #include <stddef.h>
-
-/* Descriptor bindings shared by every sort pipeline (one push-descriptor set):
- * ping-pong input/output key and value buffers, the internal scratch buffer and the
- * caller's count buffer (the internal buffer again for direct sorts). */
-enum {
-  SS_BIND_KEYS_IN = 0,
-  SS_BIND_VALUES_IN = 1,
-  SS_BIND_KEYS_OUT = 2,
-  SS_BIND_VALUES_OUT = 3,
-  SS_BIND_INTERNAL = 4,
-  SS_BIND_COUNT = 5,
-  SS_BIND_COUNT_OF = 6,
-};
 
 /* Every pipeline shares one layout with this much push-constant space (the minimum any
  * Vulkan device guarantees). */
@@ -46,21 +35,15 @@ typedef struct ss_device_info {
 struct ss_algorithm_ops;
 
 struct splatsort {
-  VkDevice device;
-  VkPhysicalDevice physical_device;
-  VkPipelineCache pipeline_cache;
-  const VkAllocationCallbacks *allocator;
+  ssvk_device vk;
   splatsort_algorithm algorithm;
   uint32_t flags;
-  splatsort_log_fn log;
-  void *log_user;
   ss_device_info dev;
+  const splatsort_onesweep_tuning *tuning; /* the host's chain entry, during create only */
+  uint32_t max_groups_x;                   /* dispatch split: the device's limit or the tuning's */
 
   VkDescriptorSetLayout set_layout;
   VkPipelineLayout layout;
-  PFN_vkCmdPushDescriptorSetKHR push_descriptor_set;
-  PFN_vkCmdBeginDebugUtilsLabelEXT begin_label; /* NULL when debug utils are absent */
-  PFN_vkCmdEndDebugUtilsLabelEXT end_label;
 
   const struct ss_algorithm_ops *ops;
   VkPipeline pipelines[SS_MAX_PIPELINES];
@@ -72,6 +55,8 @@ struct splatsort {
 
 /* What each algorithm provides. */
 typedef struct ss_algorithm_ops {
+  /* True when the device has what the algorithm needs. */
+  bool (*supported)(const ss_device_info *dev);
   /* Creates the algorithm's pipelines into sorter->pipelines (through ss_create_pipeline). */
   VkResult (*create)(splatsort *sorter);
   /* Bytes of internal scratch for max_count elements. */
@@ -82,15 +67,12 @@ typedef struct ss_algorithm_ops {
   const char *(*timestamp_label)(uint32_t key_bits, uint32_t index);
   /* Records the sort. Arguments are already validated; key_bits is 1..32. The ping-pong
    * bindings are made with ss_bind(). */
-  void (*record)(splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info,
+  void (*record)(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info,
                  uint32_t key_bits);
 } ss_algorithm_ops;
 
 extern const ss_algorithm_ops ss_quaternary_ops;
 extern const ss_algorithm_ops ss_onesweep_ops;
-/* True when the device has what OneSweep needs (subgroup basic + ballot in compute). */
-bool ss_onesweep_supported(const ss_device_info *dev);
-
 /* Creates a compute pipeline from embedded SPIR-V with the shared layout.
  * spec: optional specialization constants. required_subgroup_size: 0 = none; otherwise
  * used only where the host enabled subgroup size control and the size is in range.
@@ -101,22 +83,18 @@ VkResult ss_create_pipeline(splatsort *sorter, const uint32_t *code, size_t code
 
 /* Binds a pipeline and pushes the descriptors for pass `pass` (even: input -> tmp,
  * odd: tmp -> input). */
-void ss_bind(splatsort *sorter, VkCommandBuffer cmd, VkPipeline pipeline,
-             const splatsort_sort_info *info, uint32_t pass);
-void ss_push(splatsort *sorter, VkCommandBuffer cmd, const void *data, uint32_t size);
+void ss_bind(const splatsort *sorter, VkCommandBuffer cmd, VkPipeline pipeline, const splatsort_sort_info *info,
+             uint32_t pass);
+void ss_push(const splatsort *sorter, VkCommandBuffer cmd, const void *data, uint32_t size);
 /* Compute writes -> compute reads/writes and indirect-argument reads. */
 void ss_barrier(VkCommandBuffer cmd);
 /* Writes timestamp `index` (relative to info->first_query) when timestamps are requested. */
 void ss_timestamp(VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t index);
-void ss_label_begin(splatsort *sorter, VkCommandBuffer cmd, const char *name);
-void ss_label_end(splatsort *sorter, VkCommandBuffer cmd);
-void ss_log(const splatsort *sorter, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+/* Word index of an indirect count in the count binding (0 for direct sorts). */
+uint32_t ss_count_index(const splatsort *sorter, const splatsort_sort_info *info);
+#define ss_log(sorter, ...) ssvk_log(&(sorter)->vk, __VA_ARGS__)
 
-static inline uint32_t ss_div_up(uint32_t a, uint32_t b) { return a / b + (a % b != 0); }
-static inline VkDeviceSize ss_align(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+static inline uint32_t ss_div_up(uint32_t a, uint32_t b) { return ssvk_div_up(a, b); }
+static inline VkDeviceSize ss_align(VkDeviceSize v, VkDeviceSize a) { return ssvk_align(v, a); }
 
 #endif /* SPLATSORT_INTERNAL_H */

@@ -9,16 +9,6 @@
 
 #define SS_PUSH_DESCRIPTOR_EXT "VK_KHR_push_descriptor"
 
-void ss_log(const splatsort *sorter, const char *fmt, ...) {
-  if (!sorter || !sorter->log) return;
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  sorter->log(sorter->log_user, msg);
-}
-
 const char *splatsort_algorithm_name(splatsort_algorithm algorithm) {
   switch (algorithm) {
   case SPLATSORT_ALGORITHM_AUTO: return "auto";
@@ -76,9 +66,13 @@ static void query_device(VkPhysicalDevice pd, ss_device_info *dev) {
   }
 }
 
+static const ss_algorithm_ops *algorithm_ops(splatsort_algorithm algorithm) {
+  return algorithm == SPLATSORT_ALGORITHM_ONESWEEP ? &ss_onesweep_ops : &ss_quaternary_ops;
+}
+
 static splatsort_algorithm resolve_algorithm(const ss_device_info *dev, splatsort_algorithm algorithm) {
   if (algorithm != SPLATSORT_ALGORITHM_AUTO) return algorithm;
-  return ss_onesweep_supported(dev) ? SPLATSORT_ALGORITHM_ONESWEEP : SPLATSORT_ALGORITHM_QUATERNARY;
+  return ss_onesweep_ops.supported(dev) ? SPLATSORT_ALGORITHM_ONESWEEP : SPLATSORT_ALGORITHM_QUATERNARY;
 }
 
 static bool valid_algorithm(splatsort_algorithm a) {
@@ -94,7 +88,7 @@ VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device, spl
   req->api_version = VK_API_VERSION_1_1;
   req->subgroup_size_control = alg == SPLATSORT_ALGORITHM_ONESWEEP && dev.min_subgroup_size != dev.max_subgroup_size;
   if (dev.api_version < VK_API_VERSION_1_1) return VK_ERROR_FEATURE_NOT_PRESENT;
-  if (alg == SPLATSORT_ALGORITHM_ONESWEEP && !ss_onesweep_supported(&dev)) return VK_ERROR_FEATURE_NOT_PRESENT;
+  if (!algorithm_ops(alg)->supported(&dev)) return VK_ERROR_FEATURE_NOT_PRESENT;
 
   const char *needed[2];
   uint32_t n = 0;
@@ -116,28 +110,19 @@ VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device, spl
   return written < n ? VK_INCOMPLETE : VK_SUCCESS;
 }
 
-static void name_object(splatsort *s, VkObjectType type, uint64_t handle, const char *name) {
-  PFN_vkSetDebugUtilsObjectNameEXT set_name =
-      (PFN_vkSetDebugUtilsObjectNameEXT)vkGetDeviceProcAddr(s->device, "vkSetDebugUtilsObjectNameEXT");
-  if (!set_name || !name) return;
-  VkDebugUtilsObjectNameInfoEXT info = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
-                                        .objectType = type, .objectHandle = handle, .pObjectName = name};
-  set_name(s->device, &info);
-}
-
 /* One log line with every statistic the driver reports for the pipeline's executables. */
 static void log_pipeline_statistics(splatsort *s, VkPipeline pipeline, const char *name) {
   PFN_vkGetPipelineExecutablePropertiesKHR get_props =
-      (PFN_vkGetPipelineExecutablePropertiesKHR)vkGetDeviceProcAddr(s->device, "vkGetPipelineExecutablePropertiesKHR");
+      (PFN_vkGetPipelineExecutablePropertiesKHR)vkGetDeviceProcAddr(s->vk.device, "vkGetPipelineExecutablePropertiesKHR");
   PFN_vkGetPipelineExecutableStatisticsKHR get_stats =
-      (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(s->device, "vkGetPipelineExecutableStatisticsKHR");
+      (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(s->vk.device, "vkGetPipelineExecutableStatisticsKHR");
   if (!get_props || !get_stats) {
-    ss_log(s, "splatsort: %s: no pipeline statistics (VK_KHR_pipeline_executable_properties not enabled)", name);
+    ss_log(s, "%s: no pipeline statistics (VK_KHR_pipeline_executable_properties not enabled)", name);
     return;
   }
   VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = pipeline};
   uint32_t execs = 0;
-  if (get_props(s->device, &pi, &execs, NULL) != VK_SUCCESS) return;
+  if (get_props(s->vk.device, &pi, &execs, NULL) != VK_SUCCESS) return;
   for (uint32_t e = 0; e < execs; e++) {
     VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR, .pipeline = pipeline,
                                       .executableIndex = e};
@@ -145,10 +130,10 @@ static void log_pipeline_statistics(splatsort *s, VkPipeline pipeline, const cha
     uint32_t n = 32;
     for (uint32_t i = 0; i < n; i++) st[i] = (VkPipelineExecutableStatisticKHR){
         .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
-    VkResult r = get_stats(s->device, &ei, &n, st);
+    VkResult r = get_stats(s->vk.device, &ei, &n, st);
     if (r != VK_SUCCESS && r != VK_INCOMPLETE) continue;
     char line[480];
-    int len = snprintf(line, sizeof line, "splatsort: %s statistics:", name);
+    int len = snprintf(line, sizeof line, "%s statistics:", name);
     for (uint32_t i = 0; i < n && len > 0 && (size_t)len < sizeof line; i++) {
       const VkPipelineExecutableStatisticKHR *x = &st[i];
       if (x->format == VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR)
@@ -167,150 +152,127 @@ static void log_pipeline_statistics(splatsort *s, VkPipeline pipeline, const cha
 
 VkResult ss_create_pipeline(splatsort *s, const uint32_t *code, size_t code_size, const VkSpecializationInfo *spec,
                             uint32_t required_subgroup_size, const char *name, VkPipeline *out) {
-  *out = VK_NULL_HANDLE;
-  VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = code_size, .pCode = code};
-  VkShaderModule module;
-  VkResult r = vkCreateShaderModule(s->device, &mci, s->allocator, &module);
-  if (r != VK_SUCCESS) {
-    ss_log(s, "splatsort: vkCreateShaderModule(%s) failed (%d)", name, r);
-    return r;
-  }
-  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo size_info = {
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
-      .requiredSubgroupSize = required_subgroup_size};
   bool use_size = required_subgroup_size && s->dev.size_control &&
                   (s->dev.required_size_stages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                   required_subgroup_size >= s->dev.min_subgroup_size &&
                   required_subgroup_size <= s->dev.max_subgroup_size;
-  VkComputePipelineCreateInfo ci = {
-      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                .pNext = use_size ? &size_info : NULL,
-                .flags = use_size ? VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT : 0,
-                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                .module = module,
-                .pName = "main",
-                .pSpecializationInfo = spec},
-      .layout = s->layout};
   bool stats = (s->flags & SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT) != 0;
-  if (stats) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-  r = vkCreateComputePipelines(s->device, s->pipeline_cache, 1, &ci, s->allocator, out);
-  vkDestroyShaderModule(s->device, module, s->allocator);
-  if (r != VK_SUCCESS) {
-    *out = VK_NULL_HANDLE;
-    ss_log(s, "splatsort: creating pipeline %s failed (%d)", name, r);
-    return r;
-  }
-  name_object(s, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, name);
-  if (stats) log_pipeline_statistics(s, *out, name);
-  return VK_SUCCESS;
+  ssvk_compute_desc desc = {.code = code, .code_size = code_size, .layout = s->layout, .spec = spec,
+                            .required_subgroup_size = use_size ? required_subgroup_size : 0,
+                            .flags = stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0, .name = name};
+  VkResult r = ssvk_compute_pipeline(&s->vk, &desc, out);
+  if (r == VK_SUCCESS && stats) log_pipeline_statistics(s, *out, name);
+  return r;
 }
 
 void splatsort_destroy(splatsort *s) {
   if (!s) return;
+  VkDevice d = s->vk.device;
+  const VkAllocationCallbacks *a = s->vk.allocator;
   for (uint32_t i = 0; i < SS_MAX_PIPELINES; i++)
-    if (s->pipelines[i]) vkDestroyPipeline(s->device, s->pipelines[i], s->allocator);
-  if (s->layout) vkDestroyPipelineLayout(s->device, s->layout, s->allocator);
-  if (s->set_layout) vkDestroyDescriptorSetLayout(s->device, s->set_layout, s->allocator);
-  const VkAllocationCallbacks *a = s->allocator;
+    if (s->pipelines[i]) vkDestroyPipeline(d, s->pipelines[i], a);
+  if (s->layout) vkDestroyPipelineLayout(d, s->layout, a);
+  if (s->set_layout) vkDestroyDescriptorSetLayout(d, s->set_layout, a);
   if (a && a->pfnFree)
     a->pfnFree(a->pUserData, s);
   else
     free(s);
 }
 
-VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
-  if (out) *out = NULL;
-  if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
-  splatsort probe = {.log = info->log, .log_user = info->log_user};
-  if (info->next) {
-    ss_log(&probe, "splatsort_create: next must be NULL");
-    return VK_ERROR_VALIDATION_FAILED_EXT;
+#define SS_KNOWN_FLAGS                                                                          \
+  (SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT | SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT | \
+   SPLATSORT_CREATE_DEBUG_UTILS_BIT)
+
+/* Checks the create info and finds the OneSweep tuning on its next chain. */
+static bool check_create_info(const splatsort_create_info *info, const splatsort_onesweep_tuning **tuning) {
+  *tuning = NULL;
+  for (const splatsort_onesweep_tuning *n = info->next; n; n = n->next) {
+    if (n->type != SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING || *tuning) {
+      ssvk_log_to(info->log, info->log_user, "splatsort_create: next: unknown or repeated structure type %d",
+                  (int)n->type);
+      return false;
+    }
+    *tuning = n;
   }
   if (!info->physical_device || !info->device) {
-    ss_log(&probe, "splatsort_create: physical_device and device are required");
-    return VK_ERROR_VALIDATION_FAILED_EXT;
+    ssvk_log_to(info->log, info->log_user, "splatsort_create: physical_device and device are required");
+    return false;
   }
   if (!valid_algorithm(info->algorithm)) {
-    ss_log(&probe, "splatsort_create: unknown algorithm %d", (int)info->algorithm);
-    return VK_ERROR_VALIDATION_FAILED_EXT;
+    ssvk_log_to(info->log, info->log_user, "splatsort_create: unknown algorithm %d", (int)info->algorithm);
+    return false;
   }
-  if (info->flags & ~(uint32_t)(SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT |
-                                 SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT) ||
+  if (info->flags & ~(uint32_t)SS_KNOWN_FLAGS ||
       info->enabled_features & ~(uint32_t)SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT) {
-    ss_log(&probe, "splatsort_create: unknown bits in flags or enabled_features");
-    return VK_ERROR_VALIDATION_FAILED_EXT;
+    ssvk_log_to(info->log, info->log_user, "splatsort_create: unknown bits in flags or enabled_features");
+    return false;
   }
+  return true;
+}
 
-  const VkAllocationCallbacks *a = info->allocator;
+static splatsort *sorter_alloc(const VkAllocationCallbacks *a) {
   splatsort *s = a && a->pfnAllocation
                      ? a->pfnAllocation(a->pUserData, sizeof *s, 16, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT)
                      : malloc(sizeof *s);
-  if (!s) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  memset(s, 0, sizeof *s);
-  s->device = info->device;
-  s->physical_device = info->physical_device;
-  s->pipeline_cache = info->pipeline_cache;
-  s->allocator = a;
-  s->flags = info->flags;
-  s->log = info->log;
-  s->log_user = info->log_user;
-  query_device(info->physical_device, &s->dev);
-  s->dev.size_control = (info->enabled_features & SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT) != 0;
-  s->algorithm = resolve_algorithm(&s->dev, info->algorithm);
+  if (s) memset(s, 0, sizeof *s);
+  return s;
+}
 
-  VkResult r = VK_SUCCESS;
+/* The device can run the chosen algorithm: Vulkan 1.1, its own needs, push descriptors. */
+static VkResult check_device(splatsort *s) {
   if (s->dev.api_version < VK_API_VERSION_1_1) {
     ss_log(s, "splatsort_create: the device's Vulkan version is below 1.1");
-    r = VK_ERROR_FEATURE_NOT_PRESENT;
-    goto fail;
+    return VK_ERROR_FEATURE_NOT_PRESENT;
   }
-  if (s->algorithm == SPLATSORT_ALGORITHM_ONESWEEP && !ss_onesweep_supported(&s->dev)) {
-    ss_log(s, "splatsort_create: OneSweep needs subgroup basic, ballot, shuffle and arithmetic operations in compute "
-               "shaders, 256 invocations per workgroup and enough shared memory");
-    r = VK_ERROR_FEATURE_NOT_PRESENT;
-    goto fail;
+  if (!s->ops->supported(&s->dev)) {
+    ss_log(s, "splatsort_create: the device cannot run the %s sort (%s)", splatsort_algorithm_name(s->algorithm),
+           s->algorithm == SPLATSORT_ALGORITHM_ONESWEEP
+               ? "it needs subgroup basic, ballot, shuffle and arithmetic operations in compute shaders, 256 "
+                 "invocations per workgroup and enough shared memory"
+               : "it needs 512 invocations per workgroup");
+    return VK_ERROR_FEATURE_NOT_PRESENT;
   }
-  s->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(s->device, "vkCmdPushDescriptorSetKHR");
-  if (!s->push_descriptor_set) /* Vulkan 1.4 core name, same signature */
-    s->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(s->device, "vkCmdPushDescriptorSet");
-  if (!s->push_descriptor_set) {
+  if (!s->vk.push_descriptor_set) {
     ss_log(s, "splatsort_create: " SS_PUSH_DESCRIPTOR_EXT " is not enabled on the device");
-    r = VK_ERROR_EXTENSION_NOT_PRESENT;
-    goto fail;
+    return VK_ERROR_EXTENSION_NOT_PRESENT;
   }
-  s->begin_label = (PFN_vkCmdBeginDebugUtilsLabelEXT)vkGetDeviceProcAddr(s->device, "vkCmdBeginDebugUtilsLabelEXT");
-  s->end_label = (PFN_vkCmdEndDebugUtilsLabelEXT)vkGetDeviceProcAddr(s->device, "vkCmdEndDebugUtilsLabelEXT");
-  if (!s->begin_label || !s->end_label) s->begin_label = NULL, s->end_label = NULL;
+  return VK_SUCCESS;
+}
 
-  VkDescriptorSetLayoutBinding bindings[SS_BIND_COUNT_OF];
-  for (uint32_t i = 0; i < SS_BIND_COUNT_OF; i++)
-    bindings[i] = (VkDescriptorSetLayoutBinding){.binding = i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                                 .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
-  VkDescriptorSetLayoutCreateInfo dsl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                         .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
-                                         .bindingCount = SS_BIND_COUNT_OF, .pBindings = bindings};
-  r = vkCreateDescriptorSetLayout(s->device, &dsl, s->allocator, &s->set_layout);
-  if (r != VK_SUCCESS) goto fail;
-  VkPushConstantRange range = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = SS_PUSH_SIZE};
-  VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
-                                   .pSetLayouts = &s->set_layout, .pushConstantRangeCount = 1,
-                                   .pPushConstantRanges = &range};
-  r = vkCreatePipelineLayout(s->device, &pl, s->allocator, &s->layout);
-  if (r != VK_SUCCESS) goto fail;
-  name_object(s, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)s->layout, "splatsort layout");
+VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
+  if (out) *out = NULL;
+  if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
+  const splatsort_onesweep_tuning *tuning;
+  if (!check_create_info(info, &tuning)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  splatsort *s = sorter_alloc(info->allocator);
+  if (!s) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  ssvk_device_init(&s->vk, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
+                   info->log_user, "splatsort", (info->flags & SPLATSORT_CREATE_DEBUG_UTILS_BIT) != 0);
+  s->flags = info->flags;
+  s->tuning = tuning;
+  query_device(info->physical_device, &s->dev);
+  s->dev.size_control = (info->enabled_features & SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT) != 0;
+  s->max_groups_x = s->dev.max_workgroup_count_x;
+  s->algorithm = resolve_algorithm(&s->dev, info->algorithm);
+  s->ops = algorithm_ops(s->algorithm);
 
-  s->ops = s->algorithm == SPLATSORT_ALGORITHM_ONESWEEP ? &ss_onesweep_ops : &ss_quaternary_ops;
-  r = s->ops->create(s);
-  if (r != VK_SUCCESS) goto fail;
+  VkResult r = check_device(s);
+  if (r == VK_SUCCESS)
+    r = ssvk_push_layout(&s->vk, SS_BIND_COUNT_OF, VK_SHADER_STAGE_COMPUTE_BIT, SS_PUSH_SIZE,
+                         VK_SHADER_STAGE_COMPUTE_BIT, "splatsort layout", &s->set_layout, &s->layout);
+  if (r == VK_SUCCESS) r = s->ops->create(s);
+  s->tuning = NULL; /* the host's chain need not outlive create */
+  if (r != VK_SUCCESS) {
+    splatsort_destroy(s);
+    return r;
+  }
   *out = s;
   return VK_SUCCESS;
-fail:
-  splatsort_destroy(s);
-  return r;
 }
 
 splatsort_algorithm splatsort_get_algorithm(const splatsort *s) { return s ? s->algorithm : SPLATSORT_ALGORITHM_AUTO; }
+
+uint32_t splatsort_get_tile_size(const splatsort *s) { return s ? s->tile_size : 0; }
 
 uint32_t splatsort_max_count(const splatsort *s) {
   if (!s) return 0;
@@ -370,7 +332,7 @@ static bool check_buffer(const splatsort *s, splatsort_buffer b, const char *nam
   return true;
 }
 
-VkResult splatsort_cmd_sort(splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info,
+VkResult splatsort_cmd_sort(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info,
                             splatsort_result *result) {
   if (!s || !cmd || !info) return VK_ERROR_VALIDATION_FAILED_EXT;
   if (info->next) {
@@ -401,71 +363,59 @@ VkResult splatsort_cmd_sort(splatsort *s, VkCommandBuffer cmd, const splatsort_s
     return VK_ERROR_VALIDATION_FAILED_EXT;
 
   uint32_t bits = effective_bits(info->key_bits);
-  ss_label_begin(s, cmd, "splatsort");
+  ssvk_label_begin(&s->vk, cmd, "splatsort");
   if (info->query_pool) {
     vkCmdResetQueryPool(cmd, info->query_pool, info->first_query, s->ops->timestamp_count(bits));
     ss_timestamp(cmd, info, 0);
   }
   s->ops->record(s, cmd, info, bits);
-  ss_label_end(s, cmd);
+  ssvk_label_end(&s->vk, cmd);
   if (result) *result = splatsort_result_location(s, info);
   return VK_SUCCESS;
 }
 
 /* ---- recording helpers ---- */
 
-void ss_bind(splatsort *s, VkCommandBuffer cmd, VkPipeline pipeline, const splatsort_sort_info *info, uint32_t pass) {
+uint32_t ss_count_index(const splatsort *s, const splatsort_sort_info *info) {
+  if (!info->count_buffer.buffer) return 0;
+  return ssvk_count_word(info->count_buffer.offset, s->dev.storage_alignment, NULL, NULL);
+}
+
+void ss_bind(const splatsort *s, VkCommandBuffer cmd, VkPipeline pipeline, const splatsort_sort_info *info,
+             uint32_t pass) {
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   VkDeviceSize kv = (VkDeviceSize)info->max_count * 4u;
   bool odd = pass & 1u;
   splatsort_buffer kin = odd ? info->tmp_keys : info->keys, vin = odd ? info->tmp_values : info->values;
   splatsort_buffer kout = odd ? info->keys : info->tmp_keys, vout = odd ? info->values : info->tmp_values;
   VkDescriptorBufferInfo bi[SS_BIND_COUNT_OF] = {
-      {kin.buffer, kin.offset, kv},
-      {vin.buffer, vin.offset, kv},
-      {kout.buffer, kout.offset, kv},
-      {vout.buffer, vout.offset, kv},
-      {info->internal.buffer, info->internal.offset, s->ops->internal_size(s, info->max_count)},
-      {info->internal.buffer, info->internal.offset, 16},
+      [SS_BIND_KEYS_IN] = {kin.buffer, kin.offset, kv},
+      [SS_BIND_VALUES_IN] = {vin.buffer, vin.offset, kv},
+      [SS_BIND_KEYS_OUT] = {kout.buffer, kout.offset, kv},
+      [SS_BIND_VALUES_OUT] = {vout.buffer, vout.offset, kv},
+      [SS_BIND_INTERNAL] = {info->internal.buffer, info->internal.offset, s->ops->internal_size(s, info->max_count)},
+      [SS_BIND_COUNT] = {info->internal.buffer, info->internal.offset, 16},
   };
   if (info->count_buffer.buffer) {
-    /* Bound at the aligned offset below the count; the shader gets the word index. */
-    VkDeviceSize base = info->count_buffer.offset / s->dev.storage_alignment * s->dev.storage_alignment;
-    bi[SS_BIND_COUNT] = (VkDescriptorBufferInfo){info->count_buffer.buffer, base, info->count_buffer.offset - base + 4};
+    VkDeviceSize base, range;
+    ssvk_count_word(info->count_buffer.offset, s->dev.storage_alignment, &base, &range);
+    bi[SS_BIND_COUNT] = (VkDescriptorBufferInfo){info->count_buffer.buffer, base, range};
   }
-  VkWriteDescriptorSet w[SS_BIND_COUNT_OF];
-  for (uint32_t i = 0; i < SS_BIND_COUNT_OF; i++)
-    w[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = i,
-                                  .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  .pBufferInfo = &bi[i]};
-  s->push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, 0, SS_BIND_COUNT_OF, w);
+  ssvk_push_buffers(&s->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, bi, SS_BIND_COUNT_OF);
 }
 
-void ss_push(splatsort *s, VkCommandBuffer cmd, const void *data, uint32_t size) {
+void ss_push(const splatsort *s, VkCommandBuffer cmd, const void *data, uint32_t size) {
   vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, size, data);
 }
 
 void ss_barrier(VkCommandBuffer cmd) {
-  VkMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                       .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                       .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                                        VK_ACCESS_INDIRECT_COMMAND_READ_BIT};
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &b, 0, NULL,
-                       0, NULL);
+  ssvk_memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
 }
 
 void ss_timestamp(VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t index) {
   if (info->query_pool)
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->query_pool, info->first_query + index);
-}
-
-void ss_label_begin(splatsort *s, VkCommandBuffer cmd, const char *name) {
-  if (!s->begin_label) return;
-  VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
-  s->begin_label(cmd, &label);
-}
-
-void ss_label_end(splatsort *s, VkCommandBuffer cmd) {
-  if (s->end_label) s->end_label(cmd);
 }

@@ -61,13 +61,50 @@ typedef enum splatsort_create_flag_bits {
    * example registers and shared memory per invocation) and sends them to the log callback,
    * one line per pipeline. */
   SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT = 1u << 1,
+  /* The host enabled VK_EXT_debug_utils on its instance: the library names its pipelines
+   * and labels the regions it records (for captures and validation messages). Without this
+   * bit it calls no debug-utils function. */
+  SPLATSORT_CREATE_DEBUG_UTILS_BIT = 1u << 2,
 } splatsort_create_flag_bits;
+
+/* Identifies a structure chained on splatsort_create_info::next. */
+typedef enum splatsort_structure_type {
+  SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING = 1,
+} splatsort_structure_type;
+
+typedef enum splatsort_onesweep_tuning_flag_bits {
+  /* uvec4 ballots at every subgroup size (tests the wide path on small-subgroup devices). */
+  SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT = 1u << 0,
+  /* Count the lookback's descriptor reads and fallbacks into the internal buffer (words
+   * OS_H_STAT_* of src/sort/shaders/onesweep_shared.h; slower, for diagnosis). */
+  SPLATSORT_ONESWEEP_STATISTICS_BIT = 1u << 1,
+} splatsort_onesweep_tuning_flag_bits;
+
+/* Optional OneSweep tuning, chained on splatsort_create_info::next (ignored by the quaternary
+ * sort). Every field 0 means the library's choice for the device; a value that the device
+ * cannot run is an error (VK_ERROR_VALIDATION_FAILED_EXT with a log message), except that
+ * keys_per_invocation is lowered until the tile fits in shared memory. For tuning runs and
+ * tests; production hosts leave it out. */
+typedef struct splatsort_onesweep_tuning {
+  splatsort_structure_type type;  /* SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING */
+  const void *next;
+  uint32_t workgroup_size;        /* pass kernel invocations per workgroup: 256..device max */
+  uint32_t keys_per_invocation;   /* tile = workgroup_size * keys_per_invocation; <= 64 */
+  uint32_t lookback_spin;         /* lookback steps without progress before the fallback */
+  uint32_t lookback_window;       /* descriptors read per lookback step; <= 64 */
+  uint32_t histogram_unroll;      /* histogram kernel: keys in flight per invocation; <= 64 */
+  uint32_t histogram_copies;      /* histogram kernel: shared counter copies, power of two <= 32 */
+  uint32_t required_subgroup_size;/* where the host enabled subgroup size control */
+  uint32_t variant;               /* OS_VARIANT_* bits: earlier pass-kernel designs (A/B); <= 15 */
+  uint32_t max_workgroups_x;      /* testing: split dispatches over y beyond this many in x */
+  uint32_t flags;                 /* splatsort_onesweep_tuning_flag_bits */
+} splatsort_onesweep_tuning;
 
 /* Optional log sink for error details. `message` is one line without a newline. */
 typedef void (*splatsort_log_fn)(void *user, const char *message);
 
 typedef struct splatsort_create_info {
-  const void *next;                        /* reserved: must be NULL */
+  const void *next;                        /* NULL or a splatsort_onesweep_tuning chain */
   VkPhysicalDevice physical_device;        /* required */
   VkDevice device;                         /* required; must outlive the sorter */
   VkPipelineCache pipeline_cache;          /* optional */
@@ -109,9 +146,9 @@ VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device,
                                            splatsort_device_requirements *requirements);
 
 /* Creates a sorter. On failure *out is NULL and nothing stays allocated.
- * VK_ERROR_VALIDATION_FAILED_EXT: bad argument (NULL info/out/device, next != NULL, unknown
- * algorithm or flag). VK_ERROR_FEATURE_NOT_PRESENT: the device cannot run the algorithm.
- * Other errors come from Vulkan (out of memory, pipeline creation). */
+ * VK_ERROR_VALIDATION_FAILED_EXT: bad argument (NULL info/out/device, an unknown structure on
+ * next or a tuning value out of range, unknown algorithm or flag).
+ * VK_ERROR_FEATURE_NOT_PRESENT: the device cannot run the algorithm. Other errors come from Vulkan (out of memory, pipeline creation). */
 VkResult splatsort_create(const splatsort_create_info *info, splatsort **out);
 
 /* Destroys the sorter's pipelines and layouts. Accepts NULL. The caller must make sure no
@@ -120,6 +157,11 @@ void splatsort_destroy(splatsort *sorter);
 
 /* The algorithm the sorter runs (AUTO resolved). */
 splatsort_algorithm splatsort_get_algorithm(const splatsort *sorter);
+
+/* Keys per tile of the sorter's main pass (OneSweep: workgroup size x keys per invocation;
+ * quaternary: its 512-key chunk). Sizes at tile boundaries are where sorts go wrong, so tests
+ * and tuning runs use it; hosts need not. 0 for NULL. */
+uint32_t splatsort_get_tile_size(const splatsort *sorter);
 
 /* Buffers the caller must provide to sort up to max_count pairs. Every buffer is bound as a
  * storage buffer with the given offset and the size below; offsets must be multiples of
@@ -200,8 +242,9 @@ typedef struct splatsort_result {
  *
  * Errors (nothing is recorded): VK_ERROR_VALIDATION_FAILED_EXT for a NULL sorter/cmd/info,
  * max_count 0 or above splatsort_max_count, direct count > max_count, key_bits > 32, a missing
- * buffer, a misaligned offset, next != NULL. */
-VkResult splatsort_cmd_sort(splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info,
+ * buffer, a misaligned offset, next != NULL. The sorter is only read: several threads may
+ * record with one sorter at the same time (into different command buffers). */
+VkResult splatsort_cmd_sort(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info,
                             splatsort_result *result);
 
 /* Where the sorted pairs will be for a sort of key_bits (0 = 32), given the input and tmp

@@ -75,8 +75,7 @@ static bool device_has_extension(VkPhysicalDevice pd, const char *name) {
   return found;
 }
 
-void vkh_init(vkh_context *ctx, const vkh_options *o) {
-  memset(ctx, 0, sizeof *ctx);
+static void create_instance(vkh_context *ctx, const vkh_options *o) {
   const char *exts[16];
   uint32_t next = 0;
   for (uint32_t i = 0; i < o->instance_extension_count && next < 12; i++) exts[next++] = o->instance_extensions[i];
@@ -117,7 +116,11 @@ void vkh_init(vkh_context *ctx, const vkh_options *o) {
         (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(ctx->instance, "vkCreateDebugUtilsMessengerEXT");
     VK_CHECK(create(ctx->instance, &mci, NULL, &ctx->messenger));
   }
+}
 
+/* SPLATSORT_DEVICE's index, else the first discrete GPU, else the first device. */
+static void pick_device(vkh_context *ctx, const vkh_options *o) {
+  VkResult r;
   uint32_t count = 0;
   VK_CHECK(vkEnumeratePhysicalDevices(ctx->instance, &count, NULL));
   if (count == 0) {
@@ -152,7 +155,9 @@ void vkh_init(vkh_context *ctx, const vkh_options *o) {
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sub};
   vkGetPhysicalDeviceProperties2(ctx->physical_device, &p2);
   ctx->subgroup_size = sub.subgroupSize;
+}
 
+static void pick_queue_family(vkh_context *ctx) {
   uint32_t qf_count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &qf_count, NULL);
   VkQueueFamilyProperties qf[16];
@@ -165,7 +170,11 @@ void vkh_init(vkh_context *ctx, const vkh_options *o) {
     fprintf(stderr, "error: the device has no graphics+compute queue\n");
     exit(1);
   }
+}
 
+/* The device with what the sort library asks for (merged as a host would), the swapchain
+ * where wanted, pipeline statistics where offered and the Vulkan 1.3 features we use. */
+static void create_device(vkh_context *ctx, const vkh_options *o) {
   /* What the sort library needs, merged into our device create info as a host would. */
   splatsort_device_requirements req = {0};
   VK_CHECK(splatsort_get_device_requirements(ctx->physical_device, SPLATSORT_ALGORITHM_AUTO, &req));
@@ -226,6 +235,18 @@ void vkh_init(vkh_context *ctx, const vkh_options *o) {
   VK_CHECK(vkCreateCommandPool(ctx->device, &pci, NULL, &ctx->pool));
 }
 
+void vkh_init(vkh_context *ctx, const vkh_options *o) {
+  memset(ctx, 0, sizeof *ctx);
+  create_instance(ctx, o);
+  pick_device(ctx, o);
+  pick_queue_family(ctx);
+  create_device(ctx, o);
+  ssvk_device_init(&ctx->vk, ctx->physical_device, ctx->device, NULL, VK_NULL_HANDLE, vkh_sort_log, NULL, "vkh",
+                   ctx->debug_utils);
+}
+
+uint32_t vkh_sort_flags(const vkh_context *ctx) { return ctx->debug_utils ? SPLATSORT_CREATE_DEBUG_UTILS_BIT : 0; }
+
 void vkh_destroy(vkh_context *ctx) {
   if (ctx->device) {
     vkDeviceWaitIdle(ctx->device);
@@ -244,19 +265,11 @@ void vkh_destroy(vkh_context *ctx) {
 }
 
 uint32_t vkh_memory_type(vkh_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags props) {
-  for (uint32_t i = 0; i < ctx->memory.memoryTypeCount; i++)
-    if ((type_bits & (1u << i)) && (ctx->memory.memoryTypes[i].propertyFlags & props) == props) return i;
-  return UINT32_MAX;
+  return ssvk_memory_type(ctx->physical_device, type_bits, props);
 }
 
 void vkh_name(vkh_context *ctx, VkObjectType type, uint64_t handle, const char *name) {
-  if (!ctx->debug_utils || !name) return;
-  PFN_vkSetDebugUtilsObjectNameEXT set =
-      (PFN_vkSetDebugUtilsObjectNameEXT)vkGetDeviceProcAddr(ctx->device, "vkSetDebugUtilsObjectNameEXT");
-  if (!set) return;
-  VkDebugUtilsObjectNameInfoEXT info = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
-                                        .objectType = type, .objectHandle = handle, .pObjectName = name};
-  set(ctx->device, &info);
+  ssvk_name(&ctx->vk, type, handle, name);
 }
 
 vkh_buffer vkh_buffer_create(vkh_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
@@ -266,36 +279,15 @@ vkh_buffer vkh_buffer_create(vkh_context *ctx, VkDeviceSize size, VkBufferUsageF
 
 vkh_buffer vkh_buffer_create_ex(vkh_context *ctx, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
                                 bool dedicated, const char *name) {
-  vkh_buffer b = {.size = size};
-  if (size == 0) size = 4;
-  VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
-                            .usage = usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-  VK_CHECK(vkCreateBuffer(ctx->device, &bci, NULL, &b.buffer));
-  VkMemoryRequirements mr;
-  vkGetBufferMemoryRequirements(ctx->device, b.buffer, &mr);
-  VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-                                            : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-  uint32_t type = vkh_memory_type(ctx, mr.memoryTypeBits, want);
-  if (type == UINT32_MAX) {
-    fprintf(stderr, "error: no memory type for buffer %s\n", name ? name : "");
-    exit(1);
-  }
-  VkMemoryDedicatedAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, .buffer = b.buffer};
-  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .pNext = dedicated ? &dai : NULL,
-                              .allocationSize = mr.size, .memoryTypeIndex = type};
-  VK_CHECK(vkAllocateMemory(ctx->device, &mai, NULL, &b.memory));
-  VK_CHECK(vkBindBufferMemory(ctx->device, b.buffer, b.memory, 0));
-  if (host_visible) VK_CHECK(vkMapMemory(ctx->device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped));
-  vkh_name(ctx, VK_OBJECT_TYPE_BUFFER, (uint64_t)b.buffer, name);
+  vkh_buffer b;
+  VK_CHECK(ssvk_buffer_create(&ctx->vk, size ? size : 4,
+                              usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, host_visible,
+                              dedicated, name, &b));
+  b.size = size;
   return b;
 }
 
-void vkh_buffer_destroy(vkh_context *ctx, vkh_buffer *b) {
-  if (b->buffer) vkDestroyBuffer(ctx->device, b->buffer, NULL);
-  if (b->memory) vkFreeMemory(ctx->device, b->memory, NULL);
-  *b = (vkh_buffer){0};
-}
+void vkh_buffer_destroy(vkh_context *ctx, vkh_buffer *b) { ssvk_buffer_destroy(&ctx->vk, b); }
 
 /* Staged copies go through one host-visible buffer per context, kept and grown as needed:
  * freeing large host-visible allocations was measured to slow the GPU's memory traffic for

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <vulkan/vulkan.h>
 
+#include "ssvk.h"
+
 const char *vkh_result_name(VkResult r);
 
 #define VK_CHECK(expr)                                                                        \
@@ -31,12 +33,8 @@ typedef struct vkh_options {
   bool pipeline_statistics;        /* enable VK_KHR_pipeline_executable_properties where offered */
 } vkh_options;
 
-typedef struct vkh_buffer {
-  VkBuffer buffer;
-  VkDeviceMemory memory;
-  VkDeviceSize size;
-  void *mapped; /* non-NULL for host-visible buffers */
-} vkh_buffer;
+/* mapped is non-NULL for host-visible buffers */
+typedef ssvk_buffer vkh_buffer;
 
 typedef struct vkh_context {
   VkInstance instance;
@@ -57,6 +55,7 @@ typedef struct vkh_context {
   uint32_t validation_messages;    /* warnings and errors from the validation layer */
   vkh_buffer staging;              /* reused by vkh_buffer_write/read; grown when too small */
   bool transient_staging;          /* experiment: a fresh staging buffer for every copy */
+  ssvk_device vk;                  /* the private Vulkan layer, for the tools' own objects */
 } vkh_context;
 
 /* Options from the environment: SPLATSORT_VALIDATION=0/1 (default given), SPLATSORT_DEVICE=index. */
@@ -83,7 +82,9 @@ void vkh_submit_wait(vkh_context *ctx, VkCommandBuffer cmd);
 uint32_t vkh_memory_type(vkh_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags props);
 void vkh_name(vkh_context *ctx, VkObjectType type, uint64_t handle, const char *name);
 
-/* Log callback for splatsort_create_info::log: prints to stderr. */
+/* The one log callback of the tools, for every library's create info: prints to stderr. */
 void vkh_sort_log(void *user, const char *message);
+/* splatsort_create_flag_bits the context allows: debug utils when the instance has them. */
+uint32_t vkh_sort_flags(const vkh_context *ctx);
 
 #endif

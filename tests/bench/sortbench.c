@@ -667,12 +667,12 @@ int main(int argc, char **argv) {
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, -1);
   }
+  /* SPLATSORT_ONESWEEP_TUNING (tuning runs), plus the lookback statistics when asked for */
+  splatsort_onesweep_tuning stats_only = {.type = SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING};
+  splatsort_onesweep_tuning *tuning = sort_tuning_from_env();
   if (o.lookback) {
-    /* The statistics are a OneSweep specialization; ask for them through the tuning string. */
-    const char *t = getenv("SPLATSORT_ONESWEEP_TUNING");
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s%sstats=1", t && *t ? t : "", t && *t ? "," : "");
-    setenv("SPLATSORT_ONESWEEP_TUNING", buf, 1);
+    if (!tuning) tuning = &stats_only;
+    tuning->flags |= SPLATSORT_ONESWEEP_STATISTICS_BIT;
   }
 
   vkh_context ctx;
@@ -701,9 +701,10 @@ int main(int argc, char **argv) {
   for (uint32_t si = 0; si < o.nsizes; si++) max_n = o.sizes[si] > max_n ? o.sizes[si] : max_n;
   VkDeviceSize largest_internal = 0;
   for (uint32_t ai = 0; ai < o.nalgos; ai++) {
-    splatsort_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .algorithm = o.algos[ai],
-                                .enabled_features = ctx.sort_features, .log = vkh_sort_log,
-                                .flags = ctx.pipeline_statistics ? SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT : 0};
+    splatsort_create_info ci = {.next = tuning, .physical_device = ctx.physical_device, .device = ctx.device,
+                                .algorithm = o.algos[ai], .enabled_features = ctx.sort_features, .log = vkh_sort_log,
+                                .flags = vkh_sort_flags(&ctx) |
+                                         (ctx.pipeline_statistics ? SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT : 0)};
     VkResult r = splatsort_create(&ci, &sorters[ai]);
     if (r != VK_SUCCESS) {
       fprintf(stderr, "sortbench: %s is not available on this device (%s)\n", splatsort_algorithm_name(o.algos[ai]),

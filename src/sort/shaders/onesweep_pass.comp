@@ -30,7 +30,7 @@ layout(local_size_x_id = OS_SPEC_WORKGROUP) in;
 
 // Descriptors are read and written by other workgroups while this one runs: every read must go
 // to memory (volatile), writes are atomics.
-layout(std430, binding = 4) coherent volatile buffer Internal { uint data[]; };
+layout(std430, binding = SS_BIND_INTERNAL) coherent volatile buffer Internal { uint data[]; };
 layout(push_constant) uniform Push { os_push pc; };
 
 const uint TILE = WG * K;

@@ -11,7 +11,7 @@ layout(constant_id = OS_SPEC_HIST_WORKGROUP) const uint HWG = 256;
 layout(constant_id = OS_SPEC_HIST_UNROLL) const uint HU = 8;
 layout(constant_id = OS_SPEC_HIST_COPIES) const uint HC = 8;
 layout(local_size_x_id = OS_SPEC_HIST_WORKGROUP) in;
-layout(std430, binding = 4) buffer Internal { uint data[]; };
+layout(std430, binding = SS_BIND_INTERNAL) buffer Internal { uint data[]; };
 layout(push_constant) uniform Push { os_push pc; };
 
 shared uint s_hist[OS_MAX_PASSES * OS_RADIX * HC];

@@ -1,11 +1,12 @@
 // Bindings and helpers shared by every sort shader.
 #extension GL_GOOGLE_include_directive : require
+#include "sort_bindings.h"
 
-layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
-layout(std430, binding = 1) readonly buffer ValuesIn { uint values_in[]; };
-layout(std430, binding = 2) writeonly buffer KeysOut { uint keys_out[]; };
-layout(std430, binding = 3) writeonly buffer ValuesOut { uint values_out[]; };
-layout(std430, binding = 5) readonly buffer CountBuf { uint count_buf[]; };
+layout(std430, binding = SS_BIND_KEYS_IN) readonly buffer KeysIn { uint keys_in[]; };
+layout(std430, binding = SS_BIND_VALUES_IN) readonly buffer ValuesIn { uint values_in[]; };
+layout(std430, binding = SS_BIND_KEYS_OUT) writeonly buffer KeysOut { uint keys_out[]; };
+layout(std430, binding = SS_BIND_VALUES_OUT) writeonly buffer ValuesOut { uint values_out[]; };
+layout(std430, binding = SS_BIND_COUNT) readonly buffer CountBuf { uint count_buf[]; };
 
 // Linear workgroup index of a dispatch split over x and y (x is capped by the device).
 uint group_index() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }

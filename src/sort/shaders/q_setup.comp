@@ -5,7 +5,7 @@
 #include "common.glsl"
 #include "quaternary_shared.h"
 layout(local_size_x = 1) in;
-layout(std430, binding = 4) buffer Internal { uint data[]; };
+layout(std430, binding = SS_BIND_INTERNAL) buffer Internal { uint data[]; };
 layout(push_constant) uniform Push { qs_push pc; };
 
 void main() {

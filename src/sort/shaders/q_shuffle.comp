@@ -7,7 +7,7 @@
 #include "quaternary_shared.h"
 #include "scan512.glsl"
 layout(local_size_x = 256) in;
-layout(std430, binding = 4) readonly buffer Internal { uint data[]; };
+layout(std430, binding = SS_BIND_INTERNAL) readonly buffer Internal { uint data[]; };
 layout(push_constant) uniform Push { qs_push pc; };
 
 void scatter(uint i, uint key, uint d, uint prefix, uint local, uint chunk, uint chunks) {

@@ -6,7 +6,7 @@
 #include "common.glsl"
 #include "onesweep_shared.h"
 layout(local_size_x = 256) in;
-layout(std430, binding = 4) buffer Internal { uint data[]; };
+layout(std430, binding = SS_BIND_INTERNAL) buffer Internal { uint data[]; };
 layout(push_constant) uniform Push { os_push pc; };
 
 void main() {

@@ -1,0 +1,285 @@
+/* The private Vulkan layer (ssvk.h): the one place where splatsort, the splat renderer and
+ * the viewer's HUD build shader modules, pipelines, push-descriptor layouts and buffers. */
+#include "ssvk.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void ssvk_device_init(ssvk_device *d, VkPhysicalDevice physical_device, VkDevice device,
+                      const VkAllocationCallbacks *allocator, VkPipelineCache cache, splatsort_log_fn log,
+                      void *log_user, const char *log_prefix, bool debug_utils) {
+  memset(d, 0, sizeof *d);
+  d->device = device;
+  d->physical_device = physical_device;
+  d->allocator = allocator;
+  d->pipeline_cache = cache;
+  d->log = log;
+  d->log_user = log_user;
+  d->log_prefix = log_prefix ? log_prefix : "splatsort";
+  d->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(device, "vkCmdPushDescriptorSetKHR");
+  if (!d->push_descriptor_set) /* the Vulkan 1.4 core name, same signature */
+    d->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(device, "vkCmdPushDescriptorSet");
+  if (debug_utils) {
+    d->set_name = (PFN_vkSetDebugUtilsObjectNameEXT)vkGetDeviceProcAddr(device, "vkSetDebugUtilsObjectNameEXT");
+    d->begin_label = (PFN_vkCmdBeginDebugUtilsLabelEXT)vkGetDeviceProcAddr(device, "vkCmdBeginDebugUtilsLabelEXT");
+    d->end_label = (PFN_vkCmdEndDebugUtilsLabelEXT)vkGetDeviceProcAddr(device, "vkCmdEndDebugUtilsLabelEXT");
+    if (!d->begin_label || !d->end_label) d->begin_label = NULL, d->end_label = NULL;
+  }
+}
+
+static void vlog_to(splatsort_log_fn log, void *user, const char *prefix, const char *fmt, va_list ap) {
+  if (!log) return;
+  char msg[512];
+  int n = prefix ? snprintf(msg, sizeof msg, "%s: ", prefix) : 0;
+  if (n < 0 || (size_t)n >= sizeof msg) n = 0;
+  vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+  log(user, msg);
+}
+
+void ssvk_log(const ssvk_device *d, const char *fmt, ...) {
+  if (!d || !d->log) return;
+  /* messages that already name their function ("splatsort_create: ...") get no prefix */
+  const char *prefix = strncmp(fmt, d->log_prefix, strlen(d->log_prefix)) ? d->log_prefix : NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  vlog_to(d->log, d->log_user, prefix, fmt, ap);
+  va_end(ap);
+}
+
+void ssvk_log_to(splatsort_log_fn log, void *user, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vlog_to(log, user, NULL, fmt, ap);
+  va_end(ap);
+}
+
+void ssvk_name(const ssvk_device *d, VkObjectType type, uint64_t handle, const char *name) {
+  if (!d->set_name || !name || !handle) return;
+  VkDebugUtilsObjectNameInfoEXT info = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+                                        .objectType = type, .objectHandle = handle, .pObjectName = name};
+  d->set_name(d->device, &info);
+}
+
+void ssvk_label_begin(const ssvk_device *d, VkCommandBuffer cmd, const char *name) {
+  if (!d->begin_label) return;
+  VkDebugUtilsLabelEXT label = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
+  d->begin_label(cmd, &label);
+}
+
+void ssvk_label_end(const ssvk_device *d, VkCommandBuffer cmd) {
+  if (d->end_label) d->end_label(cmd);
+}
+
+VkResult ssvk_shader_module(const ssvk_device *d, const uint32_t *code, size_t size, const char *name,
+                            VkShaderModule *out) {
+  VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
+  VkResult r = vkCreateShaderModule(d->device, &ci, d->allocator, out);
+  if (r != VK_SUCCESS) {
+    *out = VK_NULL_HANDLE;
+    ssvk_log(d, "vkCreateShaderModule(%s) failed (%d)", name ? name : "?", r);
+  }
+  return r;
+}
+
+VkResult ssvk_push_layout(const ssvk_device *d, uint32_t count, VkShaderStageFlags stages, uint32_t push_size,
+                          VkShaderStageFlags push_stages, const char *name, VkDescriptorSetLayout *set_layout,
+                          VkPipelineLayout *layout) {
+  *set_layout = VK_NULL_HANDLE;
+  *layout = VK_NULL_HANDLE;
+  if (!d->push_descriptor_set) {
+    ssvk_log(d, "push descriptors are not available (enable VK_KHR_push_descriptor, or Vulkan 1.4)");
+    return VK_ERROR_EXTENSION_NOT_PRESENT;
+  }
+  VkDescriptorSetLayoutBinding bindings[16];
+  if (count > 16) return VK_ERROR_INITIALIZATION_FAILED;
+  for (uint32_t i = 0; i < count; i++)
+    bindings[i] = (VkDescriptorSetLayoutBinding){.binding = i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                 .descriptorCount = 1, .stageFlags = stages};
+  VkDescriptorSetLayoutCreateInfo dsl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                         .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+                                         .bindingCount = count, .pBindings = bindings};
+  VkResult r = vkCreateDescriptorSetLayout(d->device, &dsl, d->allocator, set_layout);
+  if (r != VK_SUCCESS) {
+    *set_layout = VK_NULL_HANDLE;
+    ssvk_log(d, "creating the descriptor set layout of %s failed (%d)", name, r);
+    return r;
+  }
+  VkPushConstantRange range = {.stageFlags = push_stages, .offset = 0, .size = push_size};
+  VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
+                                   .pSetLayouts = set_layout, .pushConstantRangeCount = push_size ? 1 : 0,
+                                   .pPushConstantRanges = &range};
+  r = vkCreatePipelineLayout(d->device, &pl, d->allocator, layout);
+  if (r != VK_SUCCESS) {
+    vkDestroyDescriptorSetLayout(d->device, *set_layout, d->allocator);
+    *set_layout = VK_NULL_HANDLE;
+    *layout = VK_NULL_HANDLE;
+    ssvk_log(d, "creating the pipeline layout of %s failed (%d)", name, r);
+    return r;
+  }
+  ssvk_name(d, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)*layout, name);
+  return VK_SUCCESS;
+}
+
+void ssvk_push_buffers(const ssvk_device *d, VkCommandBuffer cmd, VkPipelineBindPoint bind_point,
+                       VkPipelineLayout layout, const VkDescriptorBufferInfo *infos, uint32_t count) {
+  VkWriteDescriptorSet w[16];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < count && i < 16; i++) {
+    if (!infos[i].buffer) continue;
+    w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = i,
+                                    .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                    .pBufferInfo = &infos[i]};
+  }
+  d->push_descriptor_set(cmd, bind_point, layout, 0, n, w);
+}
+
+VkResult ssvk_compute_pipeline(const ssvk_device *d, const ssvk_compute_desc *desc, VkPipeline *out) {
+  *out = VK_NULL_HANDLE;
+  VkShaderModule module;
+  VkResult r = ssvk_shader_module(d, desc->code, desc->code_size, desc->name, &module);
+  if (r != VK_SUCCESS) return r;
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo size_info = {
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+      .requiredSubgroupSize = desc->required_subgroup_size};
+  bool sized = desc->required_subgroup_size != 0;
+  VkComputePipelineCreateInfo ci = {
+      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+      .flags = desc->flags,
+      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .pNext = sized ? &size_info : NULL,
+                .flags = sized ? VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT : 0,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = module,
+                .pName = "main",
+                .pSpecializationInfo = desc->spec},
+      .layout = desc->layout};
+  r = vkCreateComputePipelines(d->device, d->pipeline_cache, 1, &ci, d->allocator, out);
+  vkDestroyShaderModule(d->device, module, d->allocator);
+  if (r != VK_SUCCESS) {
+    *out = VK_NULL_HANDLE;
+    ssvk_log(d, "creating pipeline %s failed (%d)", desc->name ? desc->name : "?", r);
+    return r;
+  }
+  ssvk_name(d, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, desc->name);
+  return VK_SUCCESS;
+}
+
+VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *desc, VkPipeline *out) {
+  *out = VK_NULL_HANDLE;
+  VkShaderModule vs, fs;
+  VkResult r = ssvk_shader_module(d, desc->vert, desc->vert_size, desc->name, &vs);
+  if (r != VK_SUCCESS) return r;
+  r = ssvk_shader_module(d, desc->frag, desc->frag_size, desc->name, &fs);
+  if (r != VK_SUCCESS) {
+    vkDestroyShaderModule(d->device, vs, d->allocator);
+    return r;
+  }
+  VkPipelineShaderStageCreateInfo stages[2] = {
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT, .module = vs,
+       .pName = "main"},
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+       .module = fs, .pName = "main"}};
+  VkPipelineVertexInputStateCreateInfo no_input = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+                                               .topology = desc->topology};
+  VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+                                          .viewportCount = 1, .scissorCount = 1};
+  VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+                                               .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
+                                               .lineWidth = 1.0f};
+  VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+                                             .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+  /* "over": colour src * factor + dst * (1 - src alpha); alpha always premultiplied */
+  VkPipelineColorBlendAttachmentState blend = {
+      .blendEnable = VK_TRUE,
+      .srcColorBlendFactor = desc->src_color_factor,
+      .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+      .colorBlendOp = VK_BLEND_OP_ADD,
+      .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+      .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+      .alphaBlendOp = VK_BLEND_OP_ADD,
+      .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
+                        VK_COLOR_COMPONENT_A_BIT};
+  VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+                                            .attachmentCount = 1, .pAttachments = &blend};
+  VkDynamicState dyn[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  VkPipelineDynamicStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+                                         .dynamicStateCount = 2, .pDynamicStates = dyn};
+  VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+                                             .colorAttachmentCount = 1, .pColorAttachmentFormats = &desc->color_format};
+  VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .pNext = &rendering,
+                                      .stageCount = 2, .pStages = stages,
+                                      .pVertexInputState = desc->vertex_input ? desc->vertex_input : &no_input,
+                                      .pInputAssemblyState = &ia, .pViewportState = &vp, .pRasterizationState = &rs,
+                                      .pMultisampleState = &ms, .pColorBlendState = &cb, .pDynamicState = &ds,
+                                      .layout = desc->layout};
+  r = vkCreateGraphicsPipelines(d->device, d->pipeline_cache, 1, &gci, d->allocator, out);
+  vkDestroyShaderModule(d->device, vs, d->allocator);
+  vkDestroyShaderModule(d->device, fs, d->allocator);
+  if (r != VK_SUCCESS) {
+    *out = VK_NULL_HANDLE;
+    ssvk_log(d, "creating pipeline %s failed (%d; is dynamicRendering enabled?)", desc->name ? desc->name : "?", r);
+    return r;
+  }
+  ssvk_name(d, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, desc->name);
+  return VK_SUCCESS;
+}
+
+uint32_t ssvk_memory_type(VkPhysicalDevice physical_device, uint32_t type_bits, VkMemoryPropertyFlags props) {
+  VkPhysicalDeviceMemoryProperties mp;
+  vkGetPhysicalDeviceMemoryProperties(physical_device, &mp);
+  for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
+    if ((type_bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & props) == props) return i;
+  return UINT32_MAX;
+}
+
+void ssvk_buffer_destroy(const ssvk_device *d, ssvk_buffer *b) {
+  if (b->buffer) vkDestroyBuffer(d->device, b->buffer, d->allocator);
+  if (b->memory) vkFreeMemory(d->device, b->memory, d->allocator);
+  *b = (ssvk_buffer){0};
+}
+
+VkResult ssvk_buffer_create(const ssvk_device *d, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
+                            bool dedicated, const char *name, ssvk_buffer *b) {
+  *b = (ssvk_buffer){.size = size};
+  VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size ? size : 16, .usage = usage,
+                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+  VkResult r = vkCreateBuffer(d->device, &bci, d->allocator, &b->buffer);
+  if (r != VK_SUCCESS) {
+    b->buffer = VK_NULL_HANDLE;
+    ssvk_log(d, "creating buffer %s (%llu bytes) failed (%d)", name ? name : "?", (unsigned long long)size, r);
+    return r;
+  }
+  VkMemoryRequirements mr;
+  vkGetBufferMemoryRequirements(d->device, b->buffer, &mr);
+  VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                                            : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  uint32_t type = ssvk_memory_type(d->physical_device, mr.memoryTypeBits, want);
+  if (type == UINT32_MAX) {
+    ssvk_log(d, "no %s memory type for buffer %s", host_visible ? "host-visible" : "device-local", name ? name : "?");
+    ssvk_buffer_destroy(d, b);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  VkMemoryDedicatedAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, .buffer = b->buffer};
+  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .pNext = dedicated ? &dai : NULL,
+                              .allocationSize = mr.size, .memoryTypeIndex = type};
+  r = vkAllocateMemory(d->device, &mai, d->allocator, &b->memory);
+  if (r != VK_SUCCESS) b->memory = VK_NULL_HANDLE;
+  if (r == VK_SUCCESS) r = vkBindBufferMemory(d->device, b->buffer, b->memory, 0);
+  if (r == VK_SUCCESS && host_visible) r = vkMapMemory(d->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
+  if (r != VK_SUCCESS) {
+    ssvk_log(d, "allocating %llu bytes for buffer %s failed (%d)", (unsigned long long)mr.size, name ? name : "?", r);
+    ssvk_buffer_destroy(d, b);
+    return r;
+  }
+  ssvk_name(d, VK_OBJECT_TYPE_BUFFER, (uint64_t)b->buffer, name);
+  return VK_SUCCESS;
+}
+
+void ssvk_memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
+                         VkPipelineStageFlags dst, VkAccessFlags dst_access) {
+  VkMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = src_access,
+                       .dstAccessMask = dst_access};
+  vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &b, 0, NULL, 0, NULL);
+}

@@ -1,0 +1,125 @@
+/* ssvk.h: the private Vulkan layer of splatsort, compiled into the sort library and shared by
+ * the sort, the splat renderer and the viewer's HUD: pipeline and shader-module builders,
+ * push-descriptor layouts from a binding count, buffer allocation, debug names and labels, and
+ * log formatting. Not part of the public API and not installed. Library convention: every
+ * call returns a VkResult (or nothing) and reports detail through the log callback. */
+#ifndef SSVK_H
+#define SSVK_H
+
+#include "splatsort.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+/* What the layer needs of the host: its device, allocator, pipeline cache and log, and the
+ * entry points it resolved once. Debug-utils entry points stay NULL unless the host said it
+ * enabled the extension. */
+typedef struct ssvk_device {
+  VkDevice device;
+  VkPhysicalDevice physical_device;
+  const VkAllocationCallbacks *allocator;
+  VkPipelineCache pipeline_cache;
+  splatsort_log_fn log;
+  void *log_user;
+  const char *log_prefix; /* "splatsort", "splat renderer", ... */
+  PFN_vkCmdPushDescriptorSetKHR push_descriptor_set; /* NULL: push descriptors unavailable */
+  PFN_vkSetDebugUtilsObjectNameEXT set_name;
+  PFN_vkCmdBeginDebugUtilsLabelEXT begin_label;
+  PFN_vkCmdEndDebugUtilsLabelEXT end_label;
+} ssvk_device;
+
+/* Fills *d and resolves the device entry points (push descriptors under their extension or
+ * Vulkan 1.4 name; debug utils only when debug_utils is true). */
+void ssvk_device_init(ssvk_device *d, VkPhysicalDevice physical_device, VkDevice device,
+                      const VkAllocationCallbacks *allocator, VkPipelineCache cache, splatsort_log_fn log,
+                      void *log_user, const char *log_prefix, bool debug_utils);
+
+/* Formats "<prefix>: <message>" and hands it to the log callback (nothing without one). */
+void ssvk_log(const ssvk_device *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The same for a log callback without a device (argument checks before one exists). */
+void ssvk_log_to(splatsort_log_fn log, void *user, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+void ssvk_name(const ssvk_device *d, VkObjectType type, uint64_t handle, const char *name);
+void ssvk_label_begin(const ssvk_device *d, VkCommandBuffer cmd, const char *name);
+void ssvk_label_end(const ssvk_device *d, VkCommandBuffer cmd);
+
+VkResult ssvk_shader_module(const ssvk_device *d, const uint32_t *code, size_t size, const char *name,
+                            VkShaderModule *out);
+
+/* A push-descriptor set layout of `count` storage buffers (bindings 0..count-1, every one
+ * visible to `stages`) and a pipeline layout with it and one push-constant range. */
+VkResult ssvk_push_layout(const ssvk_device *d, uint32_t count, VkShaderStageFlags stages, uint32_t push_size,
+                          VkShaderStageFlags push_stages, const char *name, VkDescriptorSetLayout *set_layout,
+                          VkPipelineLayout *layout);
+/* Pushes storage-buffer descriptors infos[0..count-1] to set 0; entries with a null buffer are
+ * left out. */
+void ssvk_push_buffers(const ssvk_device *d, VkCommandBuffer cmd, VkPipelineBindPoint bind_point,
+                       VkPipelineLayout layout, const VkDescriptorBufferInfo *infos, uint32_t count);
+
+typedef struct ssvk_compute_desc {
+  const uint32_t *code;
+  size_t code_size;
+  VkPipelineLayout layout;
+  const VkSpecializationInfo *spec;        /* optional */
+  uint32_t required_subgroup_size;         /* 0: none (the caller checked it is allowed) */
+  VkPipelineCreateFlags flags;
+  const char *name;
+} ssvk_compute_desc;
+VkResult ssvk_compute_pipeline(const ssvk_device *d, const ssvk_compute_desc *desc, VkPipeline *out);
+
+/* A graphics pipeline for dynamic rendering into one colour attachment: no depth, no culling,
+ * dynamic viewport and scissor, one blend state. */
+typedef struct ssvk_graphics_desc {
+  const uint32_t *vert, *frag;
+  size_t vert_size, frag_size;
+  VkPipelineLayout layout;
+  VkFormat color_format;
+  VkPrimitiveTopology topology;
+  const VkPipelineVertexInputStateCreateInfo *vertex_input; /* NULL: no vertex buffers */
+  VkBlendFactor src_color_factor; /* ONE for premultiplied colour, SRC_ALPHA for straight */
+  const char *name;
+} ssvk_graphics_desc;
+VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *desc, VkPipeline *out);
+
+/* A buffer with its own memory: device-local, or host-visible, coherent and mapped. */
+typedef struct ssvk_buffer {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  VkDeviceSize size;
+  void *mapped;
+} ssvk_buffer;
+/* dedicated: allocate through VkMemoryDedicatedAllocateInfo (Vulkan 1.1). */
+VkResult ssvk_buffer_create(const ssvk_device *d, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
+                            bool dedicated, const char *name, ssvk_buffer *out);
+void ssvk_buffer_destroy(const ssvk_device *d, ssvk_buffer *b);
+/* A memory type in type_bits with the properties, or UINT32_MAX. */
+uint32_t ssvk_memory_type(VkPhysicalDevice physical_device, uint32_t type_bits, VkMemoryPropertyFlags props);
+
+/* A global memory barrier (the one most passes need between dispatches). */
+void ssvk_memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
+                         VkPipelineStageFlags dst, VkAccessFlags dst_access);
+
+/* A 4-byte count at `offset` of a storage buffer: the descriptor is bound at the largest
+ * multiple of `alignment` below it (*base, *range) and the shader reads word *index. */
+static inline uint32_t ssvk_count_word(VkDeviceSize offset, VkDeviceSize alignment, VkDeviceSize *base,
+                                       VkDeviceSize *range) {
+  VkDeviceSize b = offset / alignment * alignment;
+  if (base) *base = b;
+  if (range) *range = offset - b + 4;
+  return (uint32_t)((offset - b) / 4u);
+}
+
+static inline uint32_t ssvk_div_up(uint32_t a, uint32_t b) { return a / b + (a % b != 0); }
+static inline VkDeviceSize ssvk_align(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+#endif /* SSVK_H */
