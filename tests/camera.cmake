@@ -8,14 +8,14 @@ endif()
 add_library(splat_refrender STATIC ${CMAKE_CURRENT_SOURCE_DIR}/refrender.c
             ${CMAKE_CURRENT_SOURCE_DIR}/image.c)
 target_include_directories(splat_refrender PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
-target_link_libraries(splat_refrender PUBLIC splat PkgConfig::STB m)
+target_link_libraries(splat_refrender PUBLIC splat splat_tools PkgConfig::STB m)
 target_compile_options(splat_refrender PRIVATE ${SPLATSORT_WARNINGS})
 
 set(camera_test_dir ${CMAKE_CURRENT_BINARY_DIR}/camera_out)
 file(MAKE_DIRECTORY ${camera_test_dir})
 
 add_executable(test_camera ${CMAKE_CURRENT_SOURCE_DIR}/test_camera.c)
-target_link_libraries(test_camera PRIVATE splat m)
+target_link_libraries(test_camera PRIVATE splat_tools m)
 target_compile_options(test_camera PRIVATE ${SPLATSORT_WARNINGS})
 add_test(NAME camera COMMAND test_camera ${camera_test_dir})
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "camera.h"
+#include "view_control.h"
 
 #include "check.h"
 

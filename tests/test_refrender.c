@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "camera.h"
+#include "view_control.h"
 #include "image.h"
 #include "project.h"
 #include "refrender.h"

@@ -17,7 +17,7 @@
  * --optional-scene: skipped (exit 77 when no scene is left) when the file is absent.
  * Exit 0: pass, 1: fail, 77: skipped. On an image failure the GPU image, the reference and an
  * amplified diff are written to DIR as PNGs and their paths printed. */
-#include "camera.h"
+#include "view_control.h"
 #include "image.h"
 #include "project.h"
 #include "refrender.h"

@@ -3,7 +3,7 @@
 #ifndef SPLATVIEW_APP_H
 #define SPLATVIEW_APP_H
 
-#include "camera.h"
+#include "view_control.h"
 #include "options.h"
 #include "renderer.h"
 #include "scene.h"

@@ -6,7 +6,7 @@
 #ifndef SPLATVIEW_INPUT_H
 #define SPLATVIEW_INPUT_H
 
-#include "camera.h"
+#include "view_control.h"
 #include "splatsort.h"
 
 #include <stdbool.h>

@@ -1,5 +1,6 @@
-/* camera.h: pinhole cameras in the 3DGS/COLMAP convention, cameras.json (as written by
- * 3DGS training), framing a scene, and the orbit/fly controllers of the viewer.
+/* camera.h: pinhole cameras in the 3DGS/COLMAP convention (what the renderer and the
+ * projection need). cameras.json, framing a scene and the viewer's controllers are in the
+ * tools library (src/tools/view_control.h).
  *
  * Conventions, shared with the projection (project.h) and the GPU shaders:
  *  - Camera space is the 3DGS/COLMAP one: x right, y down, z forward; visible points
@@ -41,6 +42,11 @@ float splat_camera_tan_fovy(const splat_camera *cam);
 int splat_camera_look_at(splat_camera *cam, const float eye[3], const float target[3],
                          const float up[3], float fovy_deg, uint32_t width, uint32_t height);
 
+/* A centred pinhole camera with square pixels from its world axes (orthonormal: right, down,
+ * forward), eye and vertical field of view in degrees. No checks: callers validate. */
+void splat_camera_from_axes(splat_camera *cam, const float right[3], const float down[3], const float forward[3],
+                            const float eye[3], float fovy_deg, uint32_t width, uint32_t height);
+
 /* Camera from a cameras.json pose: `rotation` is the camera-to-world 3x3, row-major as the
  * file stores it (rotation[r*3 + c] = R[r][c]; R's columns are the camera's x right, y down,
  * z forward axes in world space; a float[3][3] passes as &rot[0][0]).
@@ -57,160 +63,6 @@ void splat_camera_projection(const splat_camera *cam, float znear, float zfar, f
 
 /* World-space axes of the camera: right (+x), down (+y), forward (+z). Any may be NULL. */
 void splat_camera_axes(const splat_camera *cam, float right[3], float down[3], float forward[3]);
-
-/* Robust extent of a point set: per axis the 2nd and 98th percentiles (sorted values at
- * floor(0.02 (n-1)) and ceil(0.98 (n-1))), ignoring non-finite values. Real scenes have
- * far-away outliers that would make a min/max box useless for framing.
- * Returns 0, or -1 (lo = hi = 0) when there is no finite point or memory runs out. */
-int splat_scene_robust_bounds(const float *positions, uint32_t count, float lo[3], float hi[3]);
-
-/* Distance from which a sphere of `radius` fits in a view of `fovy_deg` and aspect
- * width/height, with a 5% margin and at least radius + 0.25 (beyond the 0.2 near plane). */
-float splat_camera_fit_distance(float radius, float fovy_deg, uint32_t width, uint32_t height);
-
-/* Camera that frames the box [bmin, bmax] whole: it looks at the box centre along the world
- * direction perpendicular to `up` closest to +z (or +y when up is along z), from
- * splat_camera_fit_distance(half diagonal). Returns 0, or -1 for an empty or non-finite
- * box, a zero `up`, or the reasons of splat_camera_look_at. */
-int splat_camera_frame_bounds(splat_camera *cam, const float bmin[3], const float bmax[3],
-                              const float up[3], uint32_t width, uint32_t height, float fovy_deg);
-
-/* ---- cameras.json ---------------------------------------------------------------- */
-
-#define SPLAT_CAMERA_NAME_MAX 256
-
-/* One entry of a 3DGS cameras.json. */
-typedef struct splat_camera_desc {
-  int64_t id;
-  char name[SPLAT_CAMERA_NAME_MAX];  /* img_name, NUL-terminated UTF-8 */
-  uint32_t width, height;
-  float position[3];                 /* camera centre, world */
-  float rotation[3][3];              /* camera-to-world, rows as in the file */
-  float fx, fy;                      /* pixels, at width x height */
-} splat_camera_desc;
-
-/* Parses a cameras.json: a JSON array of objects with id (integer), img_name (string),
- * width, height (positive integers), position [3], rotation [[3],[3],[3]] (a rotation
- * matrix: |R^T R - I| <= 1e-2 per element, det > 0), fx, fy (positive); unknown members are
- * ignored, a known one given twice is an error. Strict JSON (RFC 8259; a leading UTF-8 BOM
- * is skipped), file at most 256 MiB, nesting at most 64 deep. On success *out is a malloc'd
- * array (free with splat_cameras_free) of *count entries (an empty array gives NULL, 0) and
- * 0 is returned. On failure returns -1, *out = NULL, *count = 0 and `err` (if not NULL)
- * holds one line "<file>:<line>:<col>: camera <i>: field \"<name>\": <what>" (the camera
- * and field parts where they apply). */
-int splat_cameras_load(const char *path, splat_camera_desc **out, uint32_t *count, char *err,
-                       size_t err_size);
-/* Same on a buffer in memory; `name` is used in messages. */
-int splat_cameras_parse(const char *name, const char *text, size_t size, splat_camera_desc **out,
-                        uint32_t *count, char *err, size_t err_size);
-void splat_cameras_free(splat_camera_desc *cams);
-
-/* Camera for a cameras.json entry rendered at width x height (0, 0: the entry's own size);
- * fx and fy scale with width/desc->width and height/desc->height. Returns 0 or -1. */
-int splat_camera_from_desc(splat_camera *cam, const splat_camera_desc *desc, uint32_t width,
-                           uint32_t height);
-
-/* ---- interactive controllers (viewer) ----------------------------------------------- */
-
-/* World direction that appears up on screen. 3DGS scenes come from COLMAP, whose world
- * y usually points down, hence the default -Y. */
-typedef enum splat_up_axis {
-  SPLAT_UP_NEG_Y = 0,
-  SPLAT_UP_POS_Y = 1,
-  SPLAT_UP_POS_Z = 2,
-} splat_up_axis;
-
-/* Unit world vectors for an up axis: `up`, and the horizontal `ahead` (yaw 0) and
- * `right` (yaw +90 degrees) directions; right = ahead x up. Any may be NULL. */
-void splat_up_basis(splat_up_axis axis, float up[3], float ahead[3], float right[3]);
-
-/* Yaw/pitch of a view direction relative to an up axis (radians): forward =
- * cos(pitch) (cos(yaw) ahead + sin(yaw) right) + sin(pitch) up. Pitch is clamped to
- * +-SPLAT_PITCH_LIMIT so the view never reaches a pole (no flip). */
-#define SPLAT_PITCH_LIMIT 1.5533430f /* 89 degrees */
-void splat_forward_from_angles(splat_up_axis axis, float yaw, float pitch, float forward[3]);
-void splat_angles_from_forward(splat_up_axis axis, const float forward[3], float *yaw,
-                               float *pitch);
-
-/* Orbit around `target` at `distance`; the eye is target - distance * forward. */
-typedef struct splat_orbit {
-  float target[3];
-  float distance;
-  float yaw, pitch;          /* radians, see splat_forward_from_angles */
-  splat_up_axis up;
-  float min_distance, max_distance;
-  float rotate_speed;        /* radians per pixel of mouse motion */
-  float zoom_step;           /* distance factor per wheel step, in (0,1) */
-} splat_orbit;
-
-/* Defaults: yaw = pitch = 0, distance limits [1e-3, 1e6], 0.005 rad/pixel, 0.9 per step. */
-void splat_orbit_init(splat_orbit *o, const float target[3], float distance, splat_up_axis up);
-/* Sets target, distance, yaw and pitch so the eye is at `eye` looking at `target` (roll
- * comes from the up axis; the pitch is clamped, so a view straight along the up axis
- * tilts slightly), widening the distance limits if needed. Returns -1 (o untouched) when
- * eye == target or a value is not finite. */
-int splat_orbit_look(splat_orbit *o, const float eye[3], const float target[3]);
-/* Mouse drag by (dx, dy) pixels (y down): the camera circles the target, the scene
- * appears to turn with the mouse. Pitch is clamped at the poles. */
-void splat_orbit_rotate(splat_orbit *o, float dx, float dy);
-/* Mouse drag by (dx, dy) pixels: moves the target in the screen plane so that a point at
- * the target's depth follows the cursor; `fy` is the camera's focal length in pixels. */
-void splat_orbit_pan(splat_orbit *o, float dx, float dy, float fy);
-/* Wheel: distance *= zoom_step^steps (positive steps zoom in), clamped to the limits. */
-void splat_orbit_zoom(splat_orbit *o, float steps);
-/* Changes the up axis keeping target, distance and (as far as the pitch limit allows)
- * the view direction. */
-void splat_orbit_set_up(splat_orbit *o, splat_up_axis up);
-void splat_orbit_eye(const splat_orbit *o, float eye[3]);
-/* The orbit's camera (as splat_camera_look_at from the eye to the target with the up
- * axis). Returns 0, or -1 for a zero size, fovy outside (0,180) or non-finite state. */
-int splat_orbit_camera(const splat_orbit *o, float fovy_deg, uint32_t width, uint32_t height,
-                       splat_camera *cam);
-/* Keeps yaw and pitch; sets the target to the centre of [bmin, bmax] and the distance to
- * splat_camera_fit_distance of its half diagonal, widening the distance limits when needed.
- * Returns -1 (o untouched) for an empty or non-finite box or bad view parameters. */
-int splat_orbit_frame_bounds(splat_orbit *o, const float bmin[3], const float bmax[3],
-                             float fovy_deg, uint32_t width, uint32_t height);
-
-/* Keys held for splat_fly_step. */
-enum {
-  SPLAT_FLY_FORWARD = 1u << 0,  /* W */
-  SPLAT_FLY_BACK = 1u << 1,     /* S */
-  SPLAT_FLY_LEFT = 1u << 2,     /* A */
-  SPLAT_FLY_RIGHT = 1u << 3,    /* D */
-  SPLAT_FLY_UP = 1u << 4,       /* E: along screen-up (camera -y) */
-  SPLAT_FLY_DOWN = 1u << 5,     /* Q */
-  SPLAT_FLY_FAST = 1u << 6,     /* shift: speed * fast_multiplier */
-};
-
-/* First-person camera. */
-typedef struct splat_fly {
-  float position[3];
-  float yaw, pitch;          /* radians, see splat_forward_from_angles */
-  splat_up_axis up;
-  float speed;               /* world units per second */
-  float fast_multiplier;
-  float look_speed;          /* radians per pixel */
-} splat_fly;
-
-/* Defaults: yaw = pitch = 0, speed 1, fast x4, 0.003 rad/pixel. */
-void splat_fly_init(splat_fly *f, const float position[3], splat_up_axis up);
-/* Moves along the camera axes (forward, right, screen-up) for the keys held, by
- * speed * dt (times fast_multiplier with SPLAT_FLY_FAST); several keys move along the
- * normalised sum, opposite keys cancel. */
-void splat_fly_step(splat_fly *f, uint32_t keys, float dt);
-/* Mouse look by (dx, dy) pixels: right turns right, down looks down; pitch clamped. */
-void splat_fly_look(splat_fly *f, float dx, float dy);
-void splat_fly_forward(const splat_fly *f, float forward[3]);
-int splat_fly_camera(const splat_fly *f, float fovy_deg, uint32_t width, uint32_t height,
-                     splat_camera *cam);
-
-/* Switching controllers keeps the view matrix: the fly camera takes the orbit's eye,
- * yaw, pitch and up axis (f's speed settings are kept); the orbit takes the fly camera's
- * yaw, pitch and up axis with its target `distance` ahead (clamped to the orbit's limits;
- * o's speed settings are kept). */
-void splat_fly_from_orbit(splat_fly *f, const splat_orbit *o);
-void splat_orbit_from_fly(splat_orbit *o, const splat_fly *f, float distance);
 
 #ifdef __cplusplus
 }

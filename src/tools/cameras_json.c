@@ -1,6 +1,6 @@
 /* cameras_json.c: a strict little JSON parser (RFC 8259) and the reader of the
  * cameras.json that 3DGS training writes (camera_to_JSON in utils/camera_utils.py). */
-#include "camera.h"
+#include "view_control.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,0 +1,345 @@
+/* view_control.c: framing a scene (robust bounds, fit distance) and the orbit/fly
+ * controllers of the viewer. Plain C maths. */
+#include "view_control.h"
+#include "vec3.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PI_F 3.14159265358979323846f
+
+/* ---- robust bounds ------------------------------------------------------------------ */
+
+static void swapf(float *a, float *b) {
+  float t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* k-th smallest of v[0..n) (quickselect with a three-way partition; reorders v; no NaN). */
+static float select_kth(float *v, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    float a = v[lo], b = v[mid], c = v[hi];
+    float pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+    /* [lo, lt) < pivot, [lt, i) == pivot, (gt, hi] > pivot. */
+    size_t lt = lo, i = lo, gt = hi;
+    while (i <= gt) {
+      if (v[i] < pivot) {
+        swapf(&v[lt++], &v[i++]);
+      } else if (v[i] > pivot) {
+        swapf(&v[i], &v[gt]);
+        gt--; /* cannot wrap: an element equal to the pivot lies at or below gt */
+      } else {
+        i++;
+      }
+    }
+    if (k < lt)
+      hi = lt - 1;
+    else if (k > gt)
+      lo = gt + 1;
+    else
+      return pivot;
+  }
+  return v[k];
+}
+
+int splat_scene_robust_bounds(const float *positions, uint32_t count, float lo[3], float hi[3]) {
+  for (int a = 0; a < 3; a++) lo[a] = hi[a] = 0.0f;
+  if (count == 0 || !positions) return -1;
+  float *v = malloc((size_t)count * sizeof *v);
+  if (!v) return -1;
+  float rlo[3], rhi[3];
+  for (int a = 0; a < 3; a++) {
+    size_t n = 0;
+    for (uint32_t i = 0; i < count; i++) {
+      const float *p = positions + (size_t)i * 3;
+      if (finite3(p)) v[n++] = p[a];
+    }
+    if (n == 0) {
+      free(v);
+      return -1;
+    }
+    size_t klo = (size_t)floor(0.02 * (double)(n - 1));
+    size_t khi = (size_t)ceil(0.98 * (double)(n - 1));
+    rlo[a] = select_kth(v, n, klo);
+    rhi[a] = select_kth(v, n, khi);
+  }
+  free(v);
+  memcpy(lo, rlo, sizeof rlo);
+  memcpy(hi, rhi, sizeof rhi);
+  return 0;
+}
+
+/* ---- framing -------------------------------------------------------------------------- */
+
+float splat_camera_fit_distance(float radius, float fovy_deg, uint32_t width, uint32_t height) {
+  float tan_y = tanf(fovy_deg * (PI_F / 360.0f));
+  float tan_x = tan_y * (float)width / (float)height;
+  float half = atanf(fminf(tan_x, tan_y));
+  /* A sphere of radius r seen from distance d subtends asin(r/d): it fits when
+   * d >= r / sin(half-angle). */
+  float d = 1.05f * radius / sinf(half);
+  return fmaxf(d, radius + 0.25f);
+}
+
+static int box_ok(const float bmin[3], const float bmax[3]) {
+  return finite3(bmin) && finite3(bmax) && bmin[0] <= bmax[0] && bmin[1] <= bmax[1] &&
+         bmin[2] <= bmax[2];
+}
+
+static void box_centre_radius(const float bmin[3], const float bmax[3], float centre[3],
+                              float *radius) {
+  float diag[3];
+  for (int k = 0; k < 3; k++) {
+    centre[k] = 0.5f * (bmin[k] + bmax[k]);
+    diag[k] = bmax[k] - bmin[k];
+  }
+  *radius = 0.5f * length3(diag);
+}
+
+int splat_camera_frame_bounds(splat_camera *cam, const float bmin[3], const float bmax[3],
+                              const float up[3], uint32_t width, uint32_t height, float fovy_deg) {
+  if (!box_ok(bmin, bmax) || !finite3(up) || width == 0 || height == 0 ||
+      !(fovy_deg > 0.0f && fovy_deg < 180.0f))
+    return -1;
+  float ulen = length3(up);
+  if (!(ulen > 0.0f)) return -1;
+  float u[3] = {up[0] / ulen, up[1] / ulen, up[2] / ulen};
+  /* View direction: the world +z (or +y) with its component along `up` removed. */
+  float fwd[3] = {-u[2] * u[0], -u[2] * u[1], 1.0f - u[2] * u[2]};
+  if (length3(fwd) < 0.1f) {
+    fwd[0] = -u[1] * u[0];
+    fwd[1] = 1.0f - u[1] * u[1];
+    fwd[2] = -u[1] * u[2];
+  }
+  float flen = length3(fwd);
+  for (int k = 0; k < 3; k++) fwd[k] /= flen;
+  float centre[3], radius;
+  box_centre_radius(bmin, bmax, centre, &radius);
+  float d = splat_camera_fit_distance(radius, fovy_deg, width, height);
+  float eye[3] = {centre[0] - d * fwd[0], centre[1] - d * fwd[1], centre[2] - d * fwd[2]};
+  return splat_camera_look_at(cam, eye, centre, u, fovy_deg, width, height);
+}
+
+/* ---- controllers ------------------------------------------------------------------------ */
+
+void splat_up_basis(splat_up_axis axis, float up[3], float ahead[3], float right[3]) {
+  /* right = ahead x up in every case, so yaw 0 / pitch 0 gives a right-handed
+   * (right, down, forward) frame. -Y up, looking +z is the identity camera (COLMAP). */
+  static const float table[3][3][3] = {
+      {{0, -1, 0}, {0, 0, 1}, {1, 0, 0}},   /* -Y up */
+      {{0, 1, 0}, {0, 0, -1}, {1, 0, 0}},   /* +Y up (OpenGL: look -z) */
+      {{0, 0, 1}, {0, 1, 0}, {1, 0, 0}},    /* +Z up: look +y */
+  };
+  int a = (axis == SPLAT_UP_POS_Y || axis == SPLAT_UP_POS_Z) ? (int)axis : 0;
+  if (up) memcpy(up, table[a][0], 3 * sizeof(float));
+  if (ahead) memcpy(ahead, table[a][1], 3 * sizeof(float));
+  if (right) memcpy(right, table[a][2], 3 * sizeof(float));
+}
+
+static float clamp_pitch(float p) {
+  if (!(p > -SPLAT_PITCH_LIMIT)) return -SPLAT_PITCH_LIMIT;
+  if (!(p < SPLAT_PITCH_LIMIT)) return SPLAT_PITCH_LIMIT;
+  return p;
+}
+
+/* Keeps yaw in (-pi, pi] so it never loses precision after long spinning. */
+static float wrap_angle(float a) {
+  if (!isfinite(a)) return 0.0f;
+  a = fmodf(a, 2.0f * PI_F);
+  if (a > PI_F) a -= 2.0f * PI_F;
+  if (a <= -PI_F) a += 2.0f * PI_F;
+  return a;
+}
+
+void splat_forward_from_angles(splat_up_axis axis, float yaw, float pitch, float forward[3]) {
+  float u[3], a[3], r[3];
+  splat_up_basis(axis, u, a, r);
+  float cp = cosf(pitch), sp = sinf(pitch), cy = cosf(yaw), sy = sinf(yaw);
+  for (int k = 0; k < 3; k++) forward[k] = cp * (cy * a[k] + sy * r[k]) + sp * u[k];
+}
+
+void splat_angles_from_forward(splat_up_axis axis, const float forward[3], float *yaw,
+                               float *pitch) {
+  float u[3], a[3], r[3];
+  splat_up_basis(axis, u, a, r);
+  float len = length3(forward);
+  if (!(len > 0.0f) || !isfinite(len)) {
+    *yaw = 0.0f;
+    *pitch = 0.0f;
+    return;
+  }
+  float s = dot3(forward, u) / len;
+  s = fmaxf(-1.0f, fminf(1.0f, s));
+  float y = dot3(forward, r), x = dot3(forward, a);
+  *yaw = (x == 0.0f && y == 0.0f) ? 0.0f : atan2f(y, x);
+  *pitch = clamp_pitch(asinf(s));
+}
+
+void splat_orbit_init(splat_orbit *o, const float target[3], float distance, splat_up_axis up) {
+  memset(o, 0, sizeof *o);
+  memcpy(o->target, target, sizeof o->target);
+  o->up = up;
+  o->min_distance = 1e-3f;
+  o->max_distance = 1e6f;
+  o->distance = fmaxf(o->min_distance, fminf(o->max_distance, distance));
+  if (!isfinite(o->distance)) o->distance = 1.0f;
+  o->rotate_speed = 0.005f;
+  o->zoom_step = 0.9f;
+}
+
+int splat_orbit_look(splat_orbit *o, const float eye[3], const float target[3]) {
+  float f[3] = {target[0] - eye[0], target[1] - eye[1], target[2] - eye[2]};
+  float d = length3(f);
+  if (!(d > 0.0f) || !isfinite(d) || !finite3(target)) return -1;
+  splat_angles_from_forward(o->up, f, &o->yaw, &o->pitch);
+  memcpy(o->target, target, sizeof o->target);
+  o->distance = d;
+  if (d < o->min_distance) o->min_distance = d;
+  if (d > o->max_distance) o->max_distance = d;
+  return 0;
+}
+
+void splat_orbit_rotate(splat_orbit *o, float dx, float dy) {
+  /* Yaw towards the right moves the eye left: the scene's near side follows the mouse. */
+  o->yaw = wrap_angle(o->yaw + dx * o->rotate_speed);
+  o->pitch = clamp_pitch(o->pitch - dy * o->rotate_speed);
+}
+
+void splat_orbit_eye(const splat_orbit *o, float eye[3]) {
+  float f[3];
+  splat_forward_from_angles(o->up, o->yaw, o->pitch, f);
+  for (int k = 0; k < 3; k++) eye[k] = o->target[k] - o->distance * f[k];
+}
+
+/* Camera axes (right, down) for yaw/pitch: the same as splat_camera_look_at builds. */
+static void view_axes(splat_up_axis axis, float yaw, float pitch, float right[3], float down[3],
+                      float fwd[3]) {
+  float u[3];
+  splat_up_basis(axis, u, NULL, NULL);
+  splat_forward_from_angles(axis, yaw, pitch, fwd);
+  cross3(fwd, u, right);
+  float rl = length3(right);
+  for (int k = 0; k < 3; k++) right[k] /= rl;
+  cross3(fwd, right, down);
+}
+
+void splat_orbit_pan(splat_orbit *o, float dx, float dy, float fy) {
+  if (!(fy > 0.0f)) return;
+  float right[3], down[3], fwd[3];
+  view_axes(o->up, o->yaw, o->pitch, right, down, fwd);
+  /* At depth `distance` one pixel spans distance/fy world units. Dragging right moves the
+   * scene right, i.e. the camera (and target) left; likewise for y. */
+  float k = o->distance / fy;
+  for (int c = 0; c < 3; c++) o->target[c] -= k * (dx * right[c] + dy * down[c]);
+}
+
+void splat_orbit_zoom(splat_orbit *o, float steps) {
+  float d = o->distance * powf(o->zoom_step, steps);
+  if (isnan(d)) d = o->distance; /* +-inf clamp to the limits below */
+  o->distance = fmaxf(o->min_distance, fminf(o->max_distance, d));
+}
+
+void splat_orbit_set_up(splat_orbit *o, splat_up_axis up) {
+  float f[3];
+  splat_forward_from_angles(o->up, o->yaw, o->pitch, f);
+  o->up = up;
+  splat_angles_from_forward(up, f, &o->yaw, &o->pitch);
+}
+
+/* Camera at `eye` looking along yaw/pitch: both controllers build their camera here, so
+ * switching between them gives exactly the same matrix. */
+static int camera_from_angles(splat_camera *cam, const float eye[3], splat_up_axis axis,
+                              float yaw, float pitch, float fovy_deg, uint32_t width,
+                              uint32_t height) {
+  if (!finite3(eye) || !isfinite(yaw) || !isfinite(pitch) || width == 0 || height == 0 ||
+      !(fovy_deg > 0.0f && fovy_deg < 180.0f))
+    return -1;
+  float right[3], down[3], fwd[3];
+  view_axes(axis, yaw, clamp_pitch(pitch), right, down, fwd);
+  splat_camera_from_axes(cam, right, down, fwd, eye, fovy_deg, width, height);
+  return 0;
+}
+
+int splat_orbit_camera(const splat_orbit *o, float fovy_deg, uint32_t width, uint32_t height,
+                       splat_camera *cam) {
+  float eye[3];
+  splat_orbit_eye(o, eye);
+  return camera_from_angles(cam, eye, o->up, o->yaw, o->pitch, fovy_deg, width, height);
+}
+
+int splat_orbit_frame_bounds(splat_orbit *o, const float bmin[3], const float bmax[3],
+                             float fovy_deg, uint32_t width, uint32_t height) {
+  if (!box_ok(bmin, bmax) || width == 0 || height == 0 ||
+      !(fovy_deg > 0.0f && fovy_deg < 180.0f))
+    return -1;
+  float centre[3], radius;
+  box_centre_radius(bmin, bmax, centre, &radius);
+  float d = splat_camera_fit_distance(radius, fovy_deg, width, height);
+  if (!isfinite(d)) return -1;
+  memcpy(o->target, centre, sizeof centre);
+  o->distance = d;
+  if (d < o->min_distance) o->min_distance = d;
+  if (d > o->max_distance) o->max_distance = d;
+  return 0;
+}
+
+void splat_fly_init(splat_fly *f, const float position[3], splat_up_axis up) {
+  memset(f, 0, sizeof *f);
+  memcpy(f->position, position, sizeof f->position);
+  f->up = up;
+  f->speed = 1.0f;
+  f->fast_multiplier = 4.0f;
+  f->look_speed = 0.003f;
+}
+
+void splat_fly_forward(const splat_fly *f, float forward[3]) {
+  splat_forward_from_angles(f->up, f->yaw, f->pitch, forward);
+}
+
+void splat_fly_step(splat_fly *f, uint32_t keys, float dt) {
+  float right[3], down[3], fwd[3];
+  view_axes(f->up, f->yaw, f->pitch, right, down, fwd);
+  float m[3] = {0, 0, 0};
+  float sf = (float)(!!(keys & SPLAT_FLY_FORWARD) - !!(keys & SPLAT_FLY_BACK));
+  float sr = (float)(!!(keys & SPLAT_FLY_RIGHT) - !!(keys & SPLAT_FLY_LEFT));
+  float sd = (float)(!!(keys & SPLAT_FLY_DOWN) - !!(keys & SPLAT_FLY_UP));
+  for (int k = 0; k < 3; k++) m[k] = sf * fwd[k] + sr * right[k] + sd * down[k];
+  float len = length3(m);
+  if (!(len > 0.0f)) return;
+  float step = f->speed * dt * ((keys & SPLAT_FLY_FAST) ? f->fast_multiplier : 1.0f);
+  if (!isfinite(step)) return;
+  for (int k = 0; k < 3; k++) f->position[k] += m[k] / len * step;
+}
+
+void splat_fly_look(splat_fly *f, float dx, float dy) {
+  f->yaw = wrap_angle(f->yaw + dx * f->look_speed);
+  f->pitch = clamp_pitch(f->pitch - dy * f->look_speed);
+}
+
+int splat_fly_camera(const splat_fly *f, float fovy_deg, uint32_t width, uint32_t height,
+                     splat_camera *cam) {
+  return camera_from_angles(cam, f->position, f->up, f->yaw, f->pitch, fovy_deg, width, height);
+}
+
+void splat_fly_from_orbit(splat_fly *f, const splat_orbit *o) {
+  splat_orbit_eye(o, f->position);
+  f->yaw = o->yaw;
+  f->pitch = o->pitch;
+  f->up = o->up;
+}
+
+void splat_orbit_from_fly(splat_orbit *o, const splat_fly *f, float distance) {
+  float fwd[3];
+  splat_fly_forward(f, fwd);
+  float d = fmaxf(o->min_distance, fminf(o->max_distance, distance));
+  if (!isfinite(d)) d = 1.0f;
+  for (int k = 0; k < 3; k++) o->target[k] = f->position[k] + d * fwd[k];
+  o->distance = d;
+  o->yaw = f->yaw;
+  o->pitch = f->pitch;
+  o->up = f->up;
+}
