@@ -1,6 +1,6 @@
 # The GPU splat renderer against the CPU projection (src/splat/project.h) and the CPU reference
 # renderer (tests/refrender.h), on lavapipe with validation on, at its three subgroup sizes.
-add_executable(test_render ${CMAKE_CURRENT_LIST_DIR}/test_render.c)
+add_executable(test_render ${CMAKE_CURRENT_LIST_DIR}/test_render.c ${CMAKE_CURRENT_LIST_DIR}/renderer_debug.c)
 target_include_directories(test_render PRIVATE ${PROJECT_SOURCE_DIR}/shaders/splat)
 target_link_libraries(test_render PRIVATE splat_refrender splatsort_vk m)
 target_compile_options(test_render PRIVATE ${SPLATSORT_WARNINGS})

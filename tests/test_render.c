@@ -63,6 +63,15 @@ static void renderer_log(void *user, const char *message) {
   fprintf(stderr, "  renderer says: %s\n", message);
 }
 
+static splatsort *sort_quaternary_or_null(void) {
+  splatsort_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                              .algorithm = SPLATSORT_ALGORITHM_QUATERNARY, .enabled_features = ctx.sort_features,
+                              .log = renderer_log};
+  splatsort *s = NULL;
+  VK_CHECK(splatsort_create(&ci, &s));
+  return s;
+}
+
 /* ---- random numbers, halves --------------------------------------------------------------- */
 
 static uint64_t rng_state;
@@ -726,6 +735,28 @@ static void test_api(const char *asset) {
   render_gpu(&cams[0], SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, first);
   CHECK(!image_is_blank(first, 160, 120), "blank image");
 
+  /* bad create infos are refused with a message and leave *out NULL: no sorters, two sorters
+   * of one algorithm */
+  {
+    splatsort *qs[2] = {NULL, NULL};
+    qs[0] = sort_quaternary_or_null();
+    qs[1] = qs[0];
+    splat_renderer_create_info bad = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                      .queue = ctx.queue, .queue_family = ctx.queue_family,
+                                      .sorters = (const splatsort *const *)qs, .sorter_count = 0,
+                                      .log = renderer_log};
+    splat_renderer *out = (splat_renderer *)(uintptr_t)1;
+    uint32_t before = log_messages;
+    CHECK(splat_renderer_create(&bad, &out) == VK_ERROR_VALIDATION_FAILED_EXT && out == NULL &&
+              log_messages > before, "no sorters accepted");
+    bad.sorter_count = 2;
+    out = (splat_renderer *)(uintptr_t)1;
+    before = log_messages;
+    CHECK(splat_renderer_create(&bad, &out) == VK_ERROR_VALIDATION_FAILED_EXT && out == NULL &&
+              log_messages > before, "two quaternary sorters accepted");
+    splatsort_destroy(qs[0]);
+  }
+
   /* bad scenes are refused with a message, and the previous scene stays */
   splat_scene empty;
   memset(&empty, 0, sizeof empty);
@@ -881,10 +912,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "test_render: the device has no dynamicRendering\n");
     return 1;
   }
+  splatsort *sorters[2];
+  uint32_t sorter_count = vkh_create_sorters(&ctx, sorters);
   splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
-                                   .queue_family = ctx.queue_family, .sort_features = ctx.sort_features,
-                                   .frame_slots = 1, .log = renderer_log};
+                                   .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)sorters,
+                                   .sorter_count = sorter_count, .frame_slots = 1,
+                                   .flags = ctx.debug_utils ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
+                                   .log = renderer_log};
   VK_CHECK(splat_renderer_create(&ci, &renderer));
+  splat_renderer_debug_enable(renderer);
   printf("test_render %s: %s, subgroup size %u, onesweep %s, validation %s, seed %llu\n", mode, ctx.props.deviceName,
          ctx.subgroup_size, splat_renderer_has_sort(renderer, SPLATSORT_ALGORITHM_ONESWEEP) ? "yes" : "no",
          ctx.validation ? "on" : "off", (unsigned long long)seed);
@@ -920,7 +956,9 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  vkDeviceWaitIdle(ctx.device);
   splat_renderer_destroy(renderer);
+  for (uint32_t i = 0; i < sorter_count; i++) splatsort_destroy(sorters[i]);
   vkh_destroy(&ctx);
   if (ctx.validation_messages) {
     printf("FAIL: %u validation messages\n", ctx.validation_messages);

@@ -6,11 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void log_stderr(void *user, const char *msg) {
-  (void)user;
-  fprintf(stderr, "splatview: %s\n", msg);
-}
-
 int splatview_run_headless(const splatview_options *o) {
   char err[1024];
   splat_scene scene;
@@ -49,9 +44,13 @@ int splatview_run_headless(const splatview_options *o) {
     fprintf(stderr, "splatview: the Vulkan device (%s) lacks dynamic rendering (Vulkan 1.3)\n", ctx.props.deviceName);
     return 1;
   }
+  splatsort *sorters[2];
+  uint32_t sorter_count = vkh_create_sorters(&ctx, sorters);
   splat_renderer_create_info ri = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
-                                   .queue_family = ctx.queue_family, .sort_features = ctx.sort_features,
-                                   .frame_slots = 1, .log = log_stderr};
+                                   .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)sorters,
+                                   .sorter_count = sorter_count, .frame_slots = 1,
+                                   .flags = ctx.debug_utils ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
+                                   .log = vkh_sort_log};
   splat_renderer *r;
   VK_CHECK(splat_renderer_create(&ri, &r));
   VkResult res = splat_renderer_set_scene(r, &scene);
@@ -112,7 +111,9 @@ int splatview_run_headless(const splatview_options *o) {
     vkh_buffer_destroy(&ctx, &readback);
   }
   app_stats_free(&stats);
+  vkDeviceWaitIdle(ctx.device);
   splat_renderer_destroy(r);
+  for (uint32_t i = 0; i < sorter_count; i++) splatsort_destroy(sorters[i]);
   vkh_destroy(&ctx);
   splat_cameras_free(cams);
   splat_scene_free(&scene);

@@ -71,8 +71,8 @@ typedef struct viewer {
   uint32_t drop_count;
   bool screenshot_wanted;
 
-  PFN_vkCmdBeginDebugUtilsLabelEXT label_begin;
-  PFN_vkCmdEndDebugUtilsLabelEXT label_end;
+  splatsort *sorters[2];
+  uint32_t sorter_count;
 } viewer;
 
 static void set_message(viewer *v, bool error, const char *fmt, ...)
@@ -97,22 +97,11 @@ static void on_signal(int sig) {
   quit_signal = 1;
 }
 
-static void log_stderr(void *user, const char *msg) {
-  (void)user;
-  fprintf(stderr, "splatview: %s\n", msg);
-}
-
 static void on_glfw_error(int code, const char *what) { fprintf(stderr, "splatview: GLFW error %d: %s\n", code, what); }
 
-static void label(viewer *v, VkCommandBuffer cmd, const char *name) {
-  if (!v->label_begin) return;
-  VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name};
-  v->label_begin(cmd, &l);
-}
+static void label(viewer *v, VkCommandBuffer cmd, const char *name) { ssvk_label_begin(&v->ctx.vk, cmd, name); }
 
-static void unlabel(viewer *v, VkCommandBuffer cmd) {
-  if (v->label_end) v->label_end(cmd);
-}
+static void unlabel(viewer *v, VkCommandBuffer cmd) { ssvk_label_end(&v->ctx.vk, cmd); }
 
 /* The file name of a path, cut to fit in `n` bytes. */
 static void set_name(char *dst, size_t n, const char *path) {
@@ -189,6 +178,7 @@ static void open_scene(viewer *v, const char *path) {
     splat_scene_free(&scene);
     return;
   }
+  drain(v); /* the renderer frees the old scene: no frame may still use it */
   VkResult res = splat_renderer_set_scene(v->r, &scene);
   if (res != VK_SUCCESS) {
     set_message(v, true, "%s: cannot upload %u splats to the GPU (%s); the current scene stays", path, scene.count,
@@ -600,16 +590,13 @@ int splatview_run_window(const splatview_options *o) {
             v->ctx.props.deviceName);
     return 1;
   }
-  if (v->ctx.debug_utils) {
-    v->label_begin =
-        (PFN_vkCmdBeginDebugUtilsLabelEXT)vkGetInstanceProcAddr(v->ctx.instance, "vkCmdBeginDebugUtilsLabelEXT");
-    v->label_end = (PFN_vkCmdEndDebugUtilsLabelEXT)vkGetInstanceProcAddr(v->ctx.instance, "vkCmdEndDebugUtilsLabelEXT");
-  }
-
+  v->sorter_count = vkh_create_sorters(&v->ctx, v->sorters);
   splat_renderer_create_info ri = {.physical_device = v->ctx.physical_device, .device = v->ctx.device,
                                    .queue = v->ctx.queue, .queue_family = v->ctx.queue_family,
-                                   .sort_features = v->ctx.sort_features, .frame_slots = FRAMES_IN_FLIGHT,
-                                   .log = log_stderr};
+                                   .sorters = (const splatsort *const *)v->sorters, .sorter_count = v->sorter_count,
+                                   .frame_slots = FRAMES_IN_FLIGHT,
+                                   .flags = v->ctx.debug_utils ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
+                                   .log = vkh_sort_log};
   VK_CHECK(splat_renderer_create(&ri, &v->r));
   VkResult res = splat_renderer_set_scene(v->r, &scene);
   if (res != VK_SUCCESS) {
@@ -743,6 +730,7 @@ int splatview_run_window(const splatview_options *o) {
     vkDestroySemaphore(v->ctx.device, fs->acquired, NULL);
   }
   splat_renderer_destroy(v->r);
+  for (uint32_t i = 0; i < v->sorter_count; i++) splatsort_destroy(v->sorters[i]);
   vkDestroySurfaceKHR(v->ctx.instance, v->surface, NULL);
   vkh_destroy(&v->ctx);
   glfwDestroyWindow(v->window);

@@ -8,11 +8,11 @@
 #extension GL_GOOGLE_include_directive : require
 #include "splat_shared.h"
 layout(local_size_x = SP_PROJECT_WORKGROUP) in;
-layout(std430, binding = 4) writeonly buffer Keys { uint keys[]; };
-layout(std430, binding = 5) writeonly buffer Values { uint values[]; };
-layout(std430, binding = 6) readonly buffer Draw { uint draw[]; };
-layout(std430, binding = 7) readonly buffer DepthKeys { uint depth_keys[]; };
-layout(std430, binding = 8) readonly buffer GroupOffsets { uint group_offsets[]; };
+layout(std430, binding = SP_BIND_KEYS) writeonly buffer Keys { uint keys[]; };
+layout(std430, binding = SP_BIND_VALUES) writeonly buffer Values { uint values[]; };
+layout(std430, binding = SP_BIND_DRAW) readonly buffer Draw { uint draw[]; };
+layout(std430, binding = SP_BIND_DEPTH_KEYS) readonly buffer DepthKeys { uint depth_keys[]; };
+layout(std430, binding = SP_BIND_GROUP_OFFSETS) readonly buffer GroupOffsets { uint group_offsets[]; };
 layout(push_constant) uniform Push { sp_project_push pc; };
 
 shared uint rank[SP_PROJECT_WORKGROUP];

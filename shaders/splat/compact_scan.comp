@@ -5,8 +5,8 @@
 #extension GL_GOOGLE_include_directive : require
 #include "splat_shared.h"
 layout(local_size_x = SP_PROJECT_WORKGROUP) in;
-layout(std430, binding = 6) buffer Draw { uint draw[]; };
-layout(std430, binding = 8) buffer GroupOffsets { uint group_offsets[]; };
+layout(std430, binding = SP_BIND_DRAW) buffer Draw { uint draw[]; };
+layout(std430, binding = SP_BIND_GROUP_OFFSETS) buffer GroupOffsets { uint group_offsets[]; };
 layout(push_constant) uniform Push { sp_project_push pc; };
 
 shared uint partial[SP_PROJECT_WORKGROUP];

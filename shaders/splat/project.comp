@@ -7,13 +7,13 @@
 #include "splat_shared.h"
 layout(local_size_x = SP_PROJECT_WORKGROUP) in;
 
-layout(std430, binding = 0) readonly buffer Pos { vec4 pos_opacity[]; };
-layout(std430, binding = 1) readonly buffer Cov { vec4 cov3d[]; };
-layout(std430, binding = 2) readonly buffer Sh { uint sh_half[]; };
-layout(std430, binding = 3) writeonly buffer Projected { uvec4 projected[]; }; // bits, see splat_shared.h
-layout(std430, binding = 6) buffer Draw { uint draw[]; };
-layout(std430, binding = 7) writeonly buffer DepthKeys { uint depth_keys[]; };
-layout(std430, binding = 8) writeonly buffer GroupCounts { uint group_counts[]; };
+layout(std430, binding = SP_BIND_POS) readonly buffer Pos { vec4 pos_opacity[]; };
+layout(std430, binding = SP_BIND_COV) readonly buffer Cov { vec4 cov3d[]; };
+layout(std430, binding = SP_BIND_SH) readonly buffer Sh { uint sh_half[]; };
+layout(std430, binding = SP_BIND_PROJECTED) writeonly buffer Projected { uvec4 projected[]; }; // bits, see splat_shared.h
+layout(std430, binding = SP_BIND_DRAW) buffer Draw { uint draw[]; };
+layout(std430, binding = SP_BIND_DEPTH_KEYS) writeonly buffer DepthKeys { uint depth_keys[]; };
+layout(std430, binding = SP_BIND_GROUP_OFFSETS) writeonly buffer GroupCounts { uint group_counts[]; };
 layout(push_constant) uniform Push { sp_project_push pc; };
 layout(constant_id = 0) const uint SH_WORDS = 1; // uint32 words of SH per splat
 

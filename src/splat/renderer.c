@@ -1,7 +1,6 @@
-/* The splat renderer: scene upload, projection + depth keys, GPU sort, back-to-front raster,
- * per-stage timestamps. See renderer.h for the contract. */
-#include "renderer.h"
-#include "renderer_debug.h"
+/* The splat renderer: scene upload, projection + depth keys, GPU sort (the host's sorters),
+ * back-to-front raster, per-stage timestamps. See renderer.h for the contract. */
+#include "renderer_internal.h"
 
 #include "project.h"
 #include "splat_shared.h"
@@ -9,202 +8,37 @@
 
 #include <math.h>
 #include <stdbool.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { TS_START, TS_PROJECTED, TS_SORTED, TS_RASTERED, TS_COUNT };
+#define rlog(r, ...) ssvk_log(&(r)->vk, __VA_ARGS__)
 
-typedef struct gpu_buffer {
-  VkBuffer buffer;
-  VkDeviceMemory memory;
-  VkDeviceSize size;
-  void *mapped;
-} gpu_buffer;
-
-/* Everything that depends on the scene: replaced as a whole by set_scene. */
-typedef struct scene_gpu {
-  uint32_t count, sh_degree, sh_words;
-  gpu_buffer pos, cov, sh, projected, keyvals, internal, draw;
-  VkDeviceSize region; /* bytes per key/value region in keyvals */
-  VkPipeline project;  /* specialised for sh_words */
-} scene_gpu;
-
-struct splat_renderer {
-  VkDevice device;
-  VkPhysicalDevice physical_device;
-  VkQueue queue;
-  uint32_t queue_family;
-  VkPhysicalDeviceMemoryProperties memory;
-  VkPhysicalDeviceProperties props;
-  splatsort_log_fn log;
-  void *log_user;
-  uint32_t slots;
-
-  splatsort *sorters[2]; /* quaternary, onesweep (NULL where unsupported) */
-  PFN_vkCmdPushDescriptorSetKHR push_descriptors;
-  VkDescriptorSetLayout set_layout;
-  VkPipelineLayout compute_layout, raster_layout;
-  VkPipeline compact_scan, compact, raster;
-  VkCommandPool upload_pool;
-
-  scene_gpu scene;
-
-  VkImage target;
-  VkDeviceMemory target_memory;
-  VkImageView target_view;
-  uint32_t width, height;
-
-  VkQueryPool queries;
-  gpu_buffer readback; /* visible count per slot */
-  bool recorded[SPLAT_MAX_FRAME_SLOTS];
-  uint32_t slot_bits[SPLAT_MAX_FRAME_SLOTS];
-  splatsort_algorithm slot_sort[SPLAT_MAX_FRAME_SLOTS];
-  splatsort_result last_sorted; /* where the last recorded frame's sorted pairs are */
-};
-
-static void rlog(const splat_renderer *r, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void rlog(const splat_renderer *r, const char *fmt, ...) {
-  if (!r->log) return;
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  r->log(r->log_user, msg);
+static void *host_alloc(const VkAllocationCallbacks *a, size_t size) {
+  void *p = a && a->pfnAllocation ? a->pfnAllocation(a->pUserData, size, 16, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT)
+                                  : malloc(size);
+  if (p) memset(p, 0, size);
+  return p;
 }
 
-static uint32_t memory_type(const splat_renderer *r, uint32_t bits, VkMemoryPropertyFlags want) {
-  for (uint32_t i = 0; i < r->memory.memoryTypeCount; i++)
-    if ((bits & (1u << i)) && (r->memory.memoryTypes[i].propertyFlags & want) == want) return i;
-  return UINT32_MAX;
-}
-
-static void buffer_destroy(splat_renderer *r, gpu_buffer *b) {
-  if (b->buffer) vkDestroyBuffer(r->device, b->buffer, NULL);
-  if (b->memory) vkFreeMemory(r->device, b->memory, NULL);
-  *b = (gpu_buffer){0};
-}
-
-static VkResult buffer_create(splat_renderer *r, VkDeviceSize size, VkBufferUsageFlags usage, bool host,
-                              gpu_buffer *b) {
-  *b = (gpu_buffer){.size = size};
-  VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size ? size : 16,
-                            .usage = usage, .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-  VkResult res = vkCreateBuffer(r->device, &bci, NULL, &b->buffer);
-  if (res != VK_SUCCESS) return res;
-  VkMemoryRequirements mr;
-  vkGetBufferMemoryRequirements(r->device, b->buffer, &mr);
-  VkMemoryPropertyFlags want = host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-                                    : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-  uint32_t type = memory_type(r, mr.memoryTypeBits, want);
-  if (type == UINT32_MAX) {
-    buffer_destroy(r, b);
-    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  }
-  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
-                              .memoryTypeIndex = type};
-  res = vkAllocateMemory(r->device, &mai, NULL, &b->memory);
-  if (res == VK_SUCCESS) res = vkBindBufferMemory(r->device, b->buffer, b->memory, 0);
-  if (res == VK_SUCCESS && host) res = vkMapMemory(r->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
-  if (res != VK_SUCCESS) buffer_destroy(r, b);
-  return res;
-}
-
-static VkResult shader_pipeline(splat_renderer *r, const uint32_t *code, size_t size, VkPipelineLayout layout,
-                                const VkSpecializationInfo *spec, VkPipeline *out) {
-  VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
-  VkShaderModule m;
-  VkResult res = vkCreateShaderModule(r->device, &mci, NULL, &m);
-  if (res != VK_SUCCESS) return res;
-  VkComputePipelineCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-                                    .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                                              .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = m, .pName = "main",
-                                              .pSpecializationInfo = spec},
-                                    .layout = layout};
-  res = vkCreateComputePipelines(r->device, VK_NULL_HANDLE, 1, &ci, NULL, out);
-  vkDestroyShaderModule(r->device, m, NULL);
-  return res;
-}
-
-static VkResult create_raster_pipeline(splat_renderer *r) {
-  VkShaderModule vs, fs;
-  VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                  .codeSize = splat_spv_splat_vert_size, .pCode = splat_spv_splat_vert};
-  VkResult res = vkCreateShaderModule(r->device, &mci, NULL, &vs);
-  if (res != VK_SUCCESS) return res;
-  mci.codeSize = splat_spv_splat_frag_size;
-  mci.pCode = splat_spv_splat_frag;
-  res = vkCreateShaderModule(r->device, &mci, NULL, &fs);
-  if (res != VK_SUCCESS) {
-    vkDestroyShaderModule(r->device, vs, NULL);
-    return res;
-  }
-  VkPipelineShaderStageCreateInfo stages[2] = {
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT, .module = vs,
-       .pName = "main"},
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-       .module = fs, .pName = "main"}};
-  VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-  VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-                                               .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP};
-  VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
-                                          .viewportCount = 1, .scissorCount = 1};
-  VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-                                               .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
-                                               .lineWidth = 1.0f};
-  VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-                                             .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
-  VkPipelineColorBlendAttachmentState blend = {
-      .blendEnable = VK_TRUE,
-      .srcColorBlendFactor = VK_BLEND_FACTOR_ONE,
-      .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-      .colorBlendOp = VK_BLEND_OP_ADD,
-      .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
-      .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-      .alphaBlendOp = VK_BLEND_OP_ADD,
-      .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
-                        VK_COLOR_COMPONENT_A_BIT};
-  VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-                                            .attachmentCount = 1, .pAttachments = &blend};
-  VkDynamicState dyn[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-  VkPipelineDynamicStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-                                         .dynamicStateCount = 2, .pDynamicStates = dyn};
-  VkFormat format = SPLAT_TARGET_FORMAT;
-  VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-                                             .colorAttachmentCount = 1, .pColorAttachmentFormats = &format};
-  VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .pNext = &rendering,
-                                      .stageCount = 2, .pStages = stages, .pVertexInputState = &vi,
-                                      .pInputAssemblyState = &ia, .pViewportState = &vp, .pRasterizationState = &rs,
-                                      .pMultisampleState = &ms, .pColorBlendState = &cb, .pDynamicState = &ds,
-                                      .layout = r->raster_layout};
-  res = vkCreateGraphicsPipelines(r->device, VK_NULL_HANDLE, 1, &gci, NULL, &r->raster);
-  vkDestroyShaderModule(r->device, vs, NULL);
-  vkDestroyShaderModule(r->device, fs, NULL);
-  return res;
+static void host_free(const VkAllocationCallbacks *a, void *p) {
+  if (a && a->pfnFree)
+    a->pfnFree(a->pUserData, p);
+  else
+    free(p);
 }
 
 static void scene_destroy(splat_renderer *r, scene_gpu *s) {
-  buffer_destroy(r, &s->pos);
-  buffer_destroy(r, &s->cov);
-  buffer_destroy(r, &s->sh);
-  buffer_destroy(r, &s->projected);
-  buffer_destroy(r, &s->keyvals);
-  buffer_destroy(r, &s->internal);
-  buffer_destroy(r, &s->draw);
-  if (s->project) vkDestroyPipeline(r->device, s->project, NULL);
+  ssvk_buffer *bufs[] = {&s->pos, &s->cov, &s->sh, &s->projected, &s->keyvals, &s->internal, &s->draw};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
+  if (s->project) vkDestroyPipeline(r->vk.device, s->project, r->vk.allocator);
   *s = (scene_gpu){0};
 }
 
 static void target_destroy(splat_renderer *r) {
-  if (r->target_view) vkDestroyImageView(r->device, r->target_view, NULL);
-  if (r->target) vkDestroyImage(r->device, r->target, NULL);
-  if (r->target_memory) vkFreeMemory(r->device, r->target_memory, NULL);
+  VkDevice d = r->vk.device;
+  if (r->target_view) vkDestroyImageView(d, r->target_view, r->vk.allocator);
+  if (r->target) vkDestroyImage(d, r->target, r->vk.allocator);
+  if (r->target_memory) vkFreeMemory(d, r->target_memory, r->vk.allocator);
   r->target_view = VK_NULL_HANDLE;
   r->target = VK_NULL_HANDLE;
   r->target_memory = VK_NULL_HANDLE;
@@ -213,111 +47,115 @@ static void target_destroy(splat_renderer *r) {
 
 void splat_renderer_destroy(splat_renderer *r) {
   if (!r) return;
-  vkDeviceWaitIdle(r->device);
+  VkDevice d = r->vk.device;
+  const VkAllocationCallbacks *a = r->vk.allocator;
   scene_destroy(r, &r->scene);
   target_destroy(r);
-  buffer_destroy(r, &r->readback);
-  if (r->queries) vkDestroyQueryPool(r->device, r->queries, NULL);
-  if (r->upload_pool) vkDestroyCommandPool(r->device, r->upload_pool, NULL);
-  if (r->raster) vkDestroyPipeline(r->device, r->raster, NULL);
-  if (r->compact_scan) vkDestroyPipeline(r->device, r->compact_scan, NULL);
-  if (r->compact) vkDestroyPipeline(r->device, r->compact, NULL);
-  if (r->raster_layout) vkDestroyPipelineLayout(r->device, r->raster_layout, NULL);
-  if (r->compute_layout) vkDestroyPipelineLayout(r->device, r->compute_layout, NULL);
-  if (r->set_layout) vkDestroyDescriptorSetLayout(r->device, r->set_layout, NULL);
-  splatsort_destroy(r->sorters[0]);
-  splatsort_destroy(r->sorters[1]);
-  free(r);
+  ssvk_buffer_destroy(&r->vk, &r->readback);
+  if (r->queries) vkDestroyQueryPool(d, r->queries, a);
+  if (r->upload_pool) vkDestroyCommandPool(d, r->upload_pool, a);
+  VkPipeline pipelines[] = {r->raster, r->compact_scan, r->compact};
+  for (int i = 0; i < 3; i++)
+    if (pipelines[i]) vkDestroyPipeline(d, pipelines[i], a);
+  if (r->raster_layout) vkDestroyPipelineLayout(d, r->raster_layout, a);
+  if (r->compute_layout) vkDestroyPipelineLayout(d, r->compute_layout, a);
+  if (r->raster_set_layout) vkDestroyDescriptorSetLayout(d, r->raster_set_layout, a);
+  if (r->set_layout) vkDestroyDescriptorSetLayout(d, r->set_layout, a);
+  host_free(a, r);
+}
+
+/* Sorters: 1..SPLAT_MAX_SORTERS, each of a different algorithm. */
+static bool take_sorters(splat_renderer *r, const splat_renderer_create_info *info) {
+  if (!info->sorters || info->sorter_count == 0 || info->sorter_count > SPLAT_MAX_SORTERS) {
+    rlog(r, "splat_renderer_create: sorters: expected 1..%d sorters, got %u", SPLAT_MAX_SORTERS, info->sorter_count);
+    return false;
+  }
+  for (uint32_t i = 0; i < info->sorter_count; i++) {
+    const splatsort *s = info->sorters[i];
+    for (uint32_t j = 0; j < i && s; j++)
+      if (splatsort_get_algorithm(r->sorters[j]) == splatsort_get_algorithm(s)) s = NULL;
+    if (!s) {
+      rlog(r, "splat_renderer_create: sorters[%u] is NULL or repeats an algorithm", i);
+      return false;
+    }
+    r->sorters[r->sorter_count++] = s;
+  }
+  return true;
+}
+
+static VkResult create_pipelines(splat_renderer *r) {
+  VkResult res = ssvk_push_layout(&r->vk, SP_BIND_COUNT_OF, VK_SHADER_STAGE_COMPUTE_BIT,
+                                  sizeof(struct sp_project_push), VK_SHADER_STAGE_COMPUTE_BIT, "splat compute",
+                                  &r->set_layout, &r->compute_layout);
+  if (res == VK_SUCCESS)
+    res = ssvk_push_layout(&r->vk, SP_BIND_COUNT_OF, VK_SHADER_STAGE_VERTEX_BIT, sizeof(struct sp_raster_push),
+                           VK_SHADER_STAGE_VERTEX_BIT, "splat raster", &r->raster_set_layout, &r->raster_layout);
+  if (res != VK_SUCCESS) return res;
+  ssvk_compute_desc cd = {.code = splat_spv_compact_scan_comp, .code_size = splat_spv_compact_scan_comp_size,
+                          .layout = r->compute_layout, .name = "splat compact scan"};
+  res = ssvk_compute_pipeline(&r->vk, &cd, &r->compact_scan);
+  if (res != VK_SUCCESS) return res;
+  cd = (ssvk_compute_desc){.code = splat_spv_compact_comp, .code_size = splat_spv_compact_comp_size,
+                           .layout = r->compute_layout, .name = "splat compact"};
+  res = ssvk_compute_pipeline(&r->vk, &cd, &r->compact);
+  if (res != VK_SUCCESS) return res;
+  /* premultiplied "over", back to front */
+  ssvk_graphics_desc gd = {.vert = splat_spv_splat_vert, .vert_size = splat_spv_splat_vert_size,
+                           .frag = splat_spv_splat_frag, .frag_size = splat_spv_splat_frag_size,
+                           .layout = r->raster_layout, .color_format = SPLAT_TARGET_FORMAT,
+                           .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, .src_color_factor = VK_BLEND_FACTOR_ONE,
+                           .name = "splat raster"};
+  return ssvk_graphics_pipeline(&r->vk, &gd, &r->raster);
 }
 
 VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_renderer **out) {
   if (out) *out = NULL;
-  if (!info || !out || !info->device || !info->physical_device || !info->queue ||
-      info->frame_slots > SPLAT_MAX_FRAME_SLOTS)
+  if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!info->device || !info->physical_device || !info->queue || info->frame_slots > SPLAT_MAX_FRAME_SLOTS) {
+    ssvk_log_to(info->log, info->log_user,
+                "splat_renderer_create: device, physical_device and queue are required, frame_slots <= %d",
+                SPLAT_MAX_FRAME_SLOTS);
     return VK_ERROR_VALIDATION_FAILED_EXT;
-  splat_renderer *r = calloc(1, sizeof *r);
+  }
+  splat_renderer *r = host_alloc(info->allocator, sizeof *r);
   if (!r) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  r->device = info->device;
-  r->physical_device = info->physical_device;
+  ssvk_device_init(&r->vk, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
+                   info->log_user, "splat renderer", (info->flags & SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT) != 0);
   r->queue = info->queue;
   r->queue_family = info->queue_family;
-  r->log = info->log;
-  r->log_user = info->log_user;
   r->slots = info->frame_slots ? info->frame_slots : 1;
-  vkGetPhysicalDeviceMemoryProperties(r->physical_device, &r->memory);
-  vkGetPhysicalDeviceProperties(r->physical_device, &r->props);
-
-  VkResult res;
-  splatsort_create_info sci = {.physical_device = r->physical_device, .device = r->device,
-                               .algorithm = SPLATSORT_ALGORITHM_QUATERNARY, .enabled_features = info->sort_features,
-                               .flags = info->sort_flags, .log = info->log, .log_user = info->log_user};
-  res = splatsort_create(&sci, &r->sorters[0]);
-  if (res != VK_SUCCESS) goto fail;
-  sci.algorithm = SPLATSORT_ALGORITHM_ONESWEEP;
-  sci.log = NULL; /* unsupported is fine: the quaternary path remains */
-  if (splatsort_create(&sci, &r->sorters[1]) != VK_SUCCESS) r->sorters[1] = NULL;
-
-  r->push_descriptors = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(r->device, "vkCmdPushDescriptorSetKHR");
-  if (!r->push_descriptors) /* core in Vulkan 1.4, where a host need not enable the extension */
-    r->push_descriptors = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(r->device, "vkCmdPushDescriptorSet");
-  if (!r->push_descriptors) {
-    rlog(r, "splat renderer: push descriptors are not available (enable VK_KHR_push_descriptor, or Vulkan 1.4)");
-    res = VK_ERROR_EXTENSION_NOT_PRESENT;
-    goto fail;
+  vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
+  if (!take_sorters(r, info)) {
+    splat_renderer_destroy(r);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
   }
-  VkDescriptorSetLayoutBinding bindings[SP_BIND_COUNT_OF];
-  for (uint32_t i = 0; i < SP_BIND_COUNT_OF; i++)
-    bindings[i] = (VkDescriptorSetLayoutBinding){.binding = i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                                 .descriptorCount = 1,
-                                                 .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT | VK_SHADER_STAGE_VERTEX_BIT};
-  VkDescriptorSetLayoutCreateInfo dsl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                         .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
-                                         .bindingCount = SP_BIND_COUNT_OF, .pBindings = bindings};
-  res = vkCreateDescriptorSetLayout(r->device, &dsl, NULL, &r->set_layout);
-  if (res != VK_SUCCESS) goto fail;
-  VkPushConstantRange cr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(struct sp_project_push)};
-  VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
-                                   .pSetLayouts = &r->set_layout, .pushConstantRangeCount = 1,
-                                   .pPushConstantRanges = &cr};
-  res = vkCreatePipelineLayout(r->device, &pl, NULL, &r->compute_layout);
-  if (res != VK_SUCCESS) goto fail;
-  VkPushConstantRange rr = {VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof(struct sp_raster_push)};
-  pl.pPushConstantRanges = &rr;
-  res = vkCreatePipelineLayout(r->device, &pl, NULL, &r->raster_layout);
-  if (res != VK_SUCCESS) goto fail;
-  res = shader_pipeline(r, splat_spv_compact_scan_comp, splat_spv_compact_scan_comp_size, r->compute_layout, NULL,
-                        &r->compact_scan);
-  if (res != VK_SUCCESS) goto fail;
-  res = shader_pipeline(r, splat_spv_compact_comp, splat_spv_compact_comp_size, r->compute_layout, NULL, &r->compact);
-  if (res != VK_SUCCESS) goto fail;
-  res = create_raster_pipeline(r);
-  if (res != VK_SUCCESS) {
-    rlog(r, "splat renderer: creating the raster pipeline failed (is dynamicRendering enabled?)");
-    goto fail;
-  }
+  VkResult res = create_pipelines(r);
   VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT, .queueFamilyIndex = r->queue_family};
-  res = vkCreateCommandPool(r->device, &cpi, NULL, &r->upload_pool);
-  if (res != VK_SUCCESS) goto fail;
+  if (res == VK_SUCCESS) res = vkCreateCommandPool(r->vk.device, &cpi, r->vk.allocator, &r->upload_pool);
   VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                .queryCount = TS_COUNT * r->slots};
-  res = vkCreateQueryPool(r->device, &qpi, NULL, &r->queries);
-  if (res != VK_SUCCESS) goto fail;
-  res = buffer_create(r, 16 * SPLAT_MAX_FRAME_SLOTS, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, &r->readback);
-  if (res != VK_SUCCESS) goto fail;
+  if (res == VK_SUCCESS) res = vkCreateQueryPool(r->vk.device, &qpi, r->vk.allocator, &r->queries);
+  if (res == VK_SUCCESS)
+    res = ssvk_buffer_create(&r->vk, 16 * SPLAT_MAX_FRAME_SLOTS, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, false,
+                             "splat visible counts", &r->readback);
+  if (res != VK_SUCCESS) {
+    rlog(r, "splat_renderer_create failed (%d)", res);
+    splat_renderer_destroy(r);
+    return res;
+  }
   *out = r;
   return VK_SUCCESS;
-fail:
-  if (res == VK_SUCCESS) res = VK_ERROR_INITIALIZATION_FAILED;
-  splat_renderer_destroy(r);
-  return res;
 }
 
-int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm a) {
-  if (!r) return 0;
-  if (a == SPLATSORT_ALGORITHM_ONESWEEP) return r->sorters[1] != NULL;
-  return 1;
+static const splatsort *find_sorter(const splat_renderer *r, splatsort_algorithm a) {
+  if (a == SPLATSORT_ALGORITHM_AUTO) return r->sorter_count ? r->sorters[0] : NULL;
+  for (uint32_t i = 0; i < r->sorter_count; i++)
+    if (splatsort_get_algorithm(r->sorters[i]) == a) return r->sorters[i];
+  return NULL;
 }
+
+int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm a) { return r && find_sorter(r, a); }
 
 uint32_t splat_renderer_scene_count(const splat_renderer *r) { return r ? r->scene.count : 0; }
 
@@ -342,107 +180,164 @@ static uint16_t to_half(float f) {
   return (uint16_t)(sign | h);
 }
 
-static VkResult upload(splat_renderer *r, gpu_buffer *dst, const void *data, VkDeviceSize size) {
-  gpu_buffer staging;
-  VkResult res = buffer_create(r, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, &staging);
+/* The scene's GPU arrays in one host allocation: positions + opacity, covariances, SH halves. */
+typedef struct scene_arrays {
+  float *pos, *cov;
+  uint16_t *sh;
+  VkDeviceSize pos_size, cov_size, sh_size;
+} scene_arrays;
+
+static bool pack_scene(const splat_scene *sc, uint32_t sh_words, scene_arrays *a) {
+  uint32_t n = sc->count, halves = sc->sh_coeffs * 3;
+  a->pos_size = 16ull * n, a->cov_size = 32ull * n, a->sh_size = 4ull * sh_words * n;
+  a->pos = malloc(a->pos_size);
+  a->cov = malloc(a->cov_size);
+  a->sh = calloc((size_t)sh_words * 2 * n, sizeof(uint16_t));
+  if (!a->pos || !a->cov || !a->sh) return false;
+  for (uint32_t i = 0; i < n; i++) {
+    memcpy(a->pos + 4 * i, sc->positions + 3 * i, 12);
+    a->pos[4 * i + 3] = sc->opacities[i];
+    float c[6];
+    splat_cov3d(sc->scales + 3 * i, sc->rotations + 4 * i, c);
+    float *o = a->cov + 8 * i;
+    o[0] = c[0], o[1] = c[1], o[2] = c[2], o[3] = c[3], o[4] = c[4], o[5] = c[5], o[6] = 0, o[7] = 0;
+    for (uint32_t h = 0; h < halves; h++)
+      a->sh[(size_t)i * sh_words * 2 + h] = to_half(sc->sh[(size_t)i * halves + h]);
+  }
+  return true;
+}
+
+static void free_arrays(scene_arrays *a) {
+  free(a->pos);
+  free(a->cov);
+  free(a->sh);
+}
+
+/* One staging buffer, three copies, one submission, waited for by its fence. */
+static VkResult upload(splat_renderer *r, scene_gpu *s, const scene_arrays *a) {
+  ssvk_buffer staging;
+  VkDeviceSize total = a->pos_size + a->cov_size + a->sh_size;
+  VkResult res = ssvk_buffer_create(&r->vk, total, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, false, "splat staging",
+                                    &staging);
   if (res != VK_SUCCESS) return res;
-  memcpy(staging.mapped, data, size);
+  memcpy(staging.mapped, a->pos, a->pos_size);
+  memcpy((char *)staging.mapped + a->pos_size, a->cov, a->cov_size);
+  memcpy((char *)staging.mapped + a->pos_size + a->cov_size, a->sh, a->sh_size);
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                     .commandPool = r->upload_pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
-  VkCommandBuffer cmd;
-  res = vkAllocateCommandBuffers(r->device, &ai, &cmd);
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  res = vkAllocateCommandBuffers(r->vk.device, &ai, &cmd);
+  if (res == VK_SUCCESS) res = vkCreateFence(r->vk.device, &fci, r->vk.allocator, &fence);
   if (res == VK_SUCCESS) {
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    vkBeginCommandBuffer(cmd, &bi);
-    VkBufferCopy region = {0, 0, size};
-    vkCmdCopyBuffer(cmd, staging.buffer, dst->buffer, 1, &region);
-    res = vkEndCommandBuffer(cmd);
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-    if (res == VK_SUCCESS) res = vkQueueSubmit(r->queue, 1, &si, VK_NULL_HANDLE);
-    if (res == VK_SUCCESS) res = vkQueueWaitIdle(r->queue);
-    vkFreeCommandBuffers(r->device, r->upload_pool, 1, &cmd);
+    res = vkBeginCommandBuffer(cmd, &bi);
   }
-  buffer_destroy(r, &staging);
+  if (res == VK_SUCCESS) {
+    VkBufferCopy c0 = {0, 0, a->pos_size}, c1 = {a->pos_size, 0, a->cov_size},
+                 c2 = {a->pos_size + a->cov_size, 0, a->sh_size};
+    vkCmdCopyBuffer(cmd, staging.buffer, s->pos.buffer, 1, &c0);
+    vkCmdCopyBuffer(cmd, staging.buffer, s->cov.buffer, 1, &c1);
+    vkCmdCopyBuffer(cmd, staging.buffer, s->sh.buffer, 1, &c2);
+    res = vkEndCommandBuffer(cmd);
+  }
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+  if (res == VK_SUCCESS) res = vkQueueSubmit(r->queue, 1, &si, fence);
+  if (res == VK_SUCCESS) res = vkWaitForFences(r->vk.device, 1, &fence, VK_TRUE, UINT64_MAX);
+  if (fence) vkDestroyFence(r->vk.device, fence, r->vk.allocator);
+  if (cmd) vkFreeCommandBuffers(r->vk.device, r->upload_pool, 1, &cmd);
+  ssvk_buffer_destroy(&r->vk, &staging);
   return res;
+}
+
+/* The largest of the sorters' memory requirements for n pairs. */
+static VkResult sort_requirements(const splat_renderer *r, uint32_t n, splatsort_memory_requirements *out) {
+  *out = (splatsort_memory_requirements){.alignment = 4};
+  for (uint32_t i = 0; i < r->sorter_count; i++) {
+    splatsort_memory_requirements m;
+    if (n > splatsort_max_count(r->sorters[i])) {
+      rlog(r, "%u splats is above this device's sort maximum %u", n, splatsort_max_count(r->sorters[i]));
+      return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    }
+    VkResult res = splatsort_get_memory_requirements(r->sorters[i], n, &m);
+    if (res != VK_SUCCESS) return res;
+    if (m.alignment > out->alignment) out->alignment = m.alignment;
+    if (m.keyval_size > out->keyval_size) out->keyval_size = m.keyval_size;
+    if (m.internal_size > out->internal_size) out->internal_size = m.internal_size;
+    out->keyval_usage |= m.keyval_usage;
+    out->internal_usage |= m.internal_usage;
+    out->count_usage |= m.count_usage;
+  }
+  return VK_SUCCESS;
+}
+
+static VkResult create_scene_buffers(splat_renderer *r, scene_gpu *s) {
+  uint32_t n = s->count;
+  splatsort_memory_requirements mq;
+  VkResult res = sort_requirements(r, n, &mq);
+  if (res != VK_SUCCESS) return res;
+  s->region = ssvk_align(mq.keyval_size, mq.alignment);
+  const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, dst = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  const VkBufferUsageFlags x = r->extra_usage;
+  struct {
+    ssvk_buffer *b;
+    VkDeviceSize size;
+    VkBufferUsageFlags usage;
+    const char *name;
+  } bufs[] = {
+      {&s->pos, 16ull * n, st | dst, "splat positions"},
+      {&s->cov, 32ull * n, st | dst, "splat covariances"},
+      {&s->sh, 4ull * s->sh_words * n, st | dst, "splat SH"},
+      {&s->projected, 32ull * n, st | x, "splat projected"},
+      {&s->keyvals, 4 * s->region, st | mq.keyval_usage | x, "splat sort keys/values"},
+      {&s->internal, mq.internal_size, mq.internal_usage, "splat sort internal"},
+      {&s->draw, 4 * SP_DRAW_WORDS, st | dst | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                        mq.count_usage | x, "splat draw"},
+  };
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs && res == VK_SUCCESS; i++)
+    res = ssvk_buffer_create(&r->vk, bufs[i].size, bufs[i].usage, false, false, bufs[i].name, bufs[i].b);
+  return res;
+}
+
+static bool check_scene(splat_renderer *r, const splat_scene *sc) {
+  if (!sc || sc->count == 0) {
+    rlog(r, "set_scene: the scene is %s; the previous scene stays", sc ? "empty" : "NULL");
+    return false;
+  }
+  if (sc->sh_degree > 3 || sc->sh_coeffs != (sc->sh_degree + 1) * (sc->sh_degree + 1) || !sc->positions ||
+      !sc->scales || !sc->rotations || !sc->opacities || !sc->sh) {
+    rlog(r, "set_scene: inconsistent scene (SH degree %u with %u coefficients, or a missing array); "
+            "the previous scene stays", sc->sh_degree, sc->sh_coeffs);
+    return false;
+  }
+  return true;
 }
 
 VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
   if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
-  if (!sc || sc->count == 0) {
-    rlog(r, "splat renderer: set_scene: the scene is %s; the previous scene stays", sc ? "empty" : "NULL");
-    return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!check_scene(r, sc)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  scene_gpu s = {.count = sc->count, .sh_degree = sc->sh_degree, .sh_words = (sc->sh_coeffs * 3 + 1) / 2};
+  scene_arrays a = {0};
+  VkResult res = pack_scene(sc, s.sh_words, &a) ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+  if (res == VK_SUCCESS) res = create_scene_buffers(r, &s);
+  if (res == VK_SUCCESS) res = upload(r, &s, &a);
+  free_arrays(&a);
+  if (res == VK_SUCCESS) {
+    VkSpecializationMapEntry entry = {0, 0, 4};
+    VkSpecializationInfo spec = {1, &entry, 4, &s.sh_words};
+    ssvk_compute_desc cd = {.code = splat_spv_project_comp, .code_size = splat_spv_project_comp_size,
+                            .layout = r->compute_layout, .spec = &spec, .name = "splat project"};
+    res = ssvk_compute_pipeline(&r->vk, &cd, &s.project);
   }
-  if (sc->sh_degree > 3 || sc->sh_coeffs != (sc->sh_degree + 1) * (sc->sh_degree + 1) || !sc->positions ||
-      !sc->scales || !sc->rotations || !sc->opacities || !sc->sh) {
-    rlog(r, "splat renderer: set_scene: inconsistent scene (SH degree %u with %u coefficients, or a missing array); "
-            "the previous scene stays", sc->sh_degree, sc->sh_coeffs);
-    return VK_ERROR_VALIDATION_FAILED_EXT;
-  }
-  uint32_t n = sc->count;
-  if (n > splatsort_max_count(r->sorters[0]) || (r->sorters[1] && n > splatsort_max_count(r->sorters[1]))) {
-    rlog(r, "splat renderer: %u splats is above this device's sort maximum %u", n, splatsort_max_count(r->sorters[0]));
-    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  }
-  scene_gpu s = {.count = n, .sh_degree = sc->sh_degree};
-  uint32_t halves = sc->sh_coeffs * 3;
-  s.sh_words = (halves + 1) / 2;
-  VkResult res = VK_SUCCESS;
-  float *pos = malloc(sizeof(float) * 4 * n), *cov = malloc(sizeof(float) * 8 * n);
-  uint16_t *sh = calloc((size_t)s.sh_words * 2 * n, sizeof(uint16_t));
-  if (!pos || !cov || !sh) {
-    res = VK_ERROR_OUT_OF_HOST_MEMORY;
-    goto done;
-  }
-  for (uint32_t i = 0; i < n; i++) {
-    memcpy(pos + 4 * i, sc->positions + 3 * i, 12);
-    pos[4 * i + 3] = sc->opacities[i];
-    float c[6];
-    splat_cov3d(sc->scales + 3 * i, sc->rotations + 4 * i, c);
-    float *o = cov + 8 * i;
-    o[0] = c[0], o[1] = c[1], o[2] = c[2], o[3] = c[3], o[4] = c[4], o[5] = c[5], o[6] = 0, o[7] = 0;
-    for (uint32_t h = 0; h < halves; h++) sh[(size_t)i * s.sh_words * 2 + h] = to_half(sc->sh[(size_t)i * halves + h]);
-  }
-  /* sort buffers: sized for every sorter the renderer may use */
-  splatsort_memory_requirements mq, mo = {0};
-  res = splatsort_get_memory_requirements(r->sorters[0], n, &mq);
-  if (res == VK_SUCCESS && r->sorters[1]) res = splatsort_get_memory_requirements(r->sorters[1], n, &mo);
-  if (res != VK_SUCCESS) goto done;
-  VkDeviceSize align = mq.alignment > mo.alignment ? mq.alignment : mo.alignment;
-  VkDeviceSize kv = mq.keyval_size > mo.keyval_size ? mq.keyval_size : mo.keyval_size;
-  s.region = (kv + align - 1) / align * align;
-  VkDeviceSize internal = mq.internal_size > mo.internal_size ? mq.internal_size : mo.internal_size;
-  const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, dst = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  if ((res = buffer_create(r, 16ull * n, st | dst, false, &s.pos)) != VK_SUCCESS ||
-      (res = buffer_create(r, 32ull * n, st | dst, false, &s.cov)) != VK_SUCCESS ||
-      (res = buffer_create(r, 4ull * s.sh_words * n, st | dst, false, &s.sh)) != VK_SUCCESS ||
-      /* TRANSFER_SRC: renderer_debug.h lets tests read these back */
-      (res = buffer_create(r, 32ull * n, st | VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, &s.projected)) != VK_SUCCESS ||
-      (res = buffer_create(r, 4 * s.region, st | mq.keyval_usage | mo.keyval_usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                           false, &s.keyvals)) != VK_SUCCESS ||
-      (res = buffer_create(r, internal, mq.internal_usage | mo.internal_usage, false, &s.internal)) != VK_SUCCESS ||
-      (res = buffer_create(r, 4 * SP_DRAW_WORDS, st | dst | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
-                                                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | mq.count_usage,
-                           false, &s.draw)) != VK_SUCCESS)
-    goto done;
-  if ((res = upload(r, &s.pos, pos, 16ull * n)) != VK_SUCCESS || (res = upload(r, &s.cov, cov, 32ull * n)) != VK_SUCCESS ||
-      (res = upload(r, &s.sh, sh, 4ull * s.sh_words * n)) != VK_SUCCESS)
-    goto done;
-  VkSpecializationMapEntry entry = {0, 0, 4};
-  VkSpecializationInfo spec = {1, &entry, 4, &s.sh_words};
-  res = shader_pipeline(r, splat_spv_project_comp, splat_spv_project_comp_size, r->compute_layout, &spec, &s.project);
-done:
-  free(pos);
-  free(cov);
-  free(sh);
   if (res != VK_SUCCESS) {
-    rlog(r, "splat renderer: uploading a scene of %u splats failed (%d); the previous scene stays", n, res);
+    rlog(r, "uploading a scene of %u splats failed (%d); the previous scene stays", s.count, res);
     scene_destroy(r, &s);
     return res;
   }
-  vkDeviceWaitIdle(r->device); /* the old scene may still be in use by submitted frames */
-  scene_destroy(r, &r->scene);
+  scene_destroy(r, &r->scene); /* the caller has made sure no frame still uses it */
   r->scene = s;
   r->last_sorted = (splatsort_result){0};
   return VK_SUCCESS;
@@ -451,50 +346,39 @@ done:
 static VkResult ensure_target(splat_renderer *r, uint32_t w, uint32_t h) {
   if (r->target && r->width == w && r->height == h) return VK_SUCCESS;
   target_destroy(r);
+  VkDevice d = r->vk.device;
   VkImageCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
                            .format = SPLAT_TARGET_FORMAT, .extent = {w, h, 1}, .mipLevels = 1, .arrayLayers = 1,
                            .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
                            .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                            .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
-  VkResult res = vkCreateImage(r->device, &ici, NULL, &r->target);
-  if (res != VK_SUCCESS) return res;
+  VkResult res = vkCreateImage(d, &ici, r->vk.allocator, &r->target);
+  if (res != VK_SUCCESS) {
+    r->target = VK_NULL_HANDLE;
+    return res;
+  }
   VkMemoryRequirements mr;
-  vkGetImageMemoryRequirements(r->device, r->target, &mr);
-  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
-                              .memoryTypeIndex = memory_type(r, mr.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
-  res = vkAllocateMemory(r->device, &mai, NULL, &r->target_memory);
-  if (res == VK_SUCCESS) res = vkBindImageMemory(r->device, r->target, r->target_memory, 0);
+  vkGetImageMemoryRequirements(d, r->target, &mr);
+  VkMemoryAllocateInfo mai = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
+      .memoryTypeIndex = ssvk_memory_type(r->vk.physical_device, mr.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
+  res = vkAllocateMemory(d, &mai, r->vk.allocator, &r->target_memory);
+  if (res != VK_SUCCESS) r->target_memory = VK_NULL_HANDLE;
+  if (res == VK_SUCCESS) res = vkBindImageMemory(d, r->target, r->target_memory, 0);
   VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = r->target,
                                .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = SPLAT_TARGET_FORMAT,
                                .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-  if (res == VK_SUCCESS) res = vkCreateImageView(r->device, &vci, NULL, &r->target_view);
+  if (res == VK_SUCCESS) res = vkCreateImageView(d, &vci, r->vk.allocator, &r->target_view);
   if (res != VK_SUCCESS) {
+    r->target_view = VK_NULL_HANDLE;
+    rlog(r, "creating the %ux%u target failed (%d)", w, h, res);
     target_destroy(r);
     return res;
   }
+  ssvk_name(&r->vk, VK_OBJECT_TYPE_IMAGE, (uint64_t)r->target, "splat target");
   r->width = w;
   r->height = h;
   return VK_SUCCESS;
-}
-
-static void push(splat_renderer *r, VkCommandBuffer cmd, VkPipelineBindPoint bp, VkPipelineLayout layout,
-                 const VkDescriptorBufferInfo *infos) {
-  VkWriteDescriptorSet w[SP_BIND_COUNT_OF];
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < SP_BIND_COUNT_OF; i++) {
-    if (!infos[i].buffer) continue;
-    w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = i,
-                                    .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                    .pBufferInfo = &infos[i]};
-  }
-  r->push_descriptors(cmd, bp, layout, 0, n, w);
-}
-
-static void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
-                           VkPipelineStageFlags dst, VkAccessFlags dst_access) {
-  VkMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = src_access,
-                       .dstAccessMask = dst_access};
-  vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &b, 0, NULL, 0, NULL);
 }
 
 static void dispatch_1d(splat_renderer *r, VkCommandBuffer cmd, uint32_t threads) {
@@ -504,52 +388,40 @@ static void dispatch_1d(splat_renderer *r, VkCommandBuffer cmd, uint32_t threads
   if (x) vkCmdDispatch(cmd, x, (groups + x - 1) / x, 1);
 }
 
-VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
-  if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
+static void timestamp(splat_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t which) {
+  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, slot * TS_COUNT + which);
+}
+
+/* Checks a frame and picks its sorter; NULL (with a log message) when it cannot be rendered. */
+static const splatsort *check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bits) {
   const splat_camera *cam = f->camera;
-  uint32_t key_bits = f->key_bits ? f->key_bits : 32;
   if (key_bits != 16 && key_bits != 24 && key_bits != 32) {
-    rlog(r, "splat renderer: key_bits must be 16, 24 or 32 (got %u)", key_bits);
-    return VK_ERROR_VALIDATION_FAILED_EXT;
+    rlog(r, "key_bits must be 16, 24 or 32 (got %u)", key_bits);
+    return NULL;
   }
   if (cam->width == 0 || cam->height == 0 || cam->width > 16384 || cam->height > 16384) {
-    rlog(r, "splat renderer: image size %ux%u is outside 1..16384", cam->width, cam->height);
-    return VK_ERROR_VALIDATION_FAILED_EXT;
-  }
-  splatsort *sorter = f->sort == SPLATSORT_ALGORITHM_QUATERNARY ? r->sorters[0]
-                      : f->sort == SPLATSORT_ALGORITHM_ONESWEEP ? r->sorters[1]
-                      : (r->sorters[1] ? r->sorters[1] : r->sorters[0]);
-  if (!sorter) {
-    rlog(r, "splat renderer: the %s sort is not available on this device", splatsort_algorithm_name(f->sort));
-    return VK_ERROR_FEATURE_NOT_PRESENT;
+    rlog(r, "image size %ux%u is outside 1..16384", cam->width, cam->height);
+    return NULL;
   }
   if (!r->scene.count) {
-    rlog(r, "splat renderer: no scene loaded");
-    return VK_ERROR_VALIDATION_FAILED_EXT;
+    rlog(r, "no scene loaded");
+    return NULL;
   }
-  VkResult res = ensure_target(r, cam->width, cam->height);
-  if (res != VK_SUCCESS) return res;
-  scene_gpu *s = &r->scene;
-  uint32_t q0 = f->slot * TS_COUNT;
+  const splatsort *sorter = find_sorter(r, f->sort);
+  if (!sorter) rlog(r, "no %s sorter was given to the renderer", splatsort_algorithm_name(f->sort));
+  return sorter;
+}
 
-  /* Earlier frames on the queue must be done with what this one overwrites: their reads
-   * (draw arguments, vertex fetch, sort, count copy) and their writes (write-after-write). */
-  memory_barrier(cmd,
-                 VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
-                     VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                 VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                 VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-  vkCmdResetQueryPool(cmd, r->queries, q0, TS_COUNT);
-  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, q0 + TS_START);
+/* Projection, then the ordered compaction of the visible splats into the sort input; the
+ * per-splat depth keys and per-workgroup counts live in the sort's tmp regions, which the
+ * sort only uses after them. */
+static void record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, uint32_t key_bits) {
+  const splat_camera *cam = f->camera;
+  scene_gpu *s = &r->scene;
   uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0, 0x7F7FFFFFu, 0, 0, 0};
   vkCmdUpdateBuffer(cmd, s->draw.buffer, 0, sizeof draw_init, draw_init);
-  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-
-  /* projection, then the ordered compaction of the visible splats into the sort input; the
-   * per-splat depth keys and per-workgroup counts live in the sort's tmp regions, which the
-   * sort only uses after them */
+  ssvk_memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   struct sp_project_push pc;
   memcpy(pc.view.m, cam->view, sizeof pc.view.m);
   pc.campos = (sp_vec4){{cam->position[0], cam->position[1], cam->position[2], 0}};
@@ -573,20 +445,23 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
   };
   const VkPipelineStageFlags cs = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   const VkAccessFlags rw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  push(r, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi);
+  ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BIND_COUNT_OF);
   vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->project);
   dispatch_1d(r, cmd, s->count);
-  memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
+  ssvk_memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compact_scan);
   vkCmdDispatch(cmd, 1, 1, 1);
-  memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
+  ssvk_memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compact);
   dispatch_1d(r, cmd, s->count);
-  memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
-  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, q0 + TS_PROJECTED);
+  ssvk_memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
+}
 
-  /* sort: count = the visible count the projection appended, read on the GPU */
+/* The sort; its count is the visible count the projection appended, read on the GPU. */
+static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, const splatsort *sorter, uint32_t key_bits,
+                            splatsort_result *sorted) {
+  scene_gpu *s = &r->scene;
   splatsort_sort_info si = {
       .max_count = s->count,
       .count_buffer = {s->draw.buffer, 4 * SP_DRAW_INSTANCES},
@@ -597,30 +472,38 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
       .tmp_values = {s->keyvals.buffer, 3 * s->region},
       .internal = {s->internal.buffer, 0},
   };
-  splatsort_result sorted;
-  res = splatsort_cmd_sort(sorter, cmd, &si, &sorted);
+  VkResult res = splatsort_cmd_sort(sorter, cmd, &si, sorted);
   if (res != VK_SUCCESS) return res;
-  memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
-  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, q0 + TS_SORTED);
+  ssvk_memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT |
+                          VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+  return VK_SUCCESS;
+}
 
-  /* visible count for the HUD / timings */
-  VkBufferCopy cnt = {4 * SP_DRAW_INSTANCES, 16ull * f->slot, 4};
-  vkCmdCopyBuffer(cmd, s->draw.buffer, r->readback.buffer, 1, &cnt);
+static void image_barrier(VkCommandBuffer cmd, VkImage image, VkPipelineStageFlags src, VkAccessFlags src_access,
+                          VkImageLayout old_layout, VkPipelineStageFlags dst, VkAccessFlags dst_access,
+                          VkImageLayout new_layout) {
+  VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                            .srcAccessMask = src_access,
+                            .dstAccessMask = dst_access,
+                            .oldLayout = old_layout,
+                            .newLayout = new_layout,
+                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                            .image = image,
+                            .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+  vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
+}
 
-  /* raster, back to front */
-  VkImageMemoryBarrier to_color = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-                                   .srcAccessMask = 0,
-                                   .dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-                                   .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-                                   .newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                                   .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                   .image = r->target,
-                                   .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                       VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0, 0, NULL, 0, NULL, 1, &to_color);
+/* The sorted splats, back to front, into the target, which ends in TRANSFER_SRC_OPTIMAL. */
+static void record_raster(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f,
+                          const splatsort_result *sorted) {
+  const splat_camera *cam = f->camera;
+  scene_gpu *s = &r->scene;
+  image_barrier(cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
+                VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
   VkRenderingAttachmentInfo color = {
       .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
       .imageView = r->target_view,
@@ -638,23 +521,55 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster);
   VkDescriptorBufferInfo rb[SP_BIND_COUNT_OF] = {
       [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
-      [SP_BIND_VALUES] = {sorted.values.buffer, sorted.values.offset, s->region},
+      [SP_BIND_VALUES] = {sorted->values.buffer, sorted->values.offset, s->region},
   };
-  push(r, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster_layout, rb);
+  ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster_layout, rb, SP_BIND_COUNT_OF);
   struct sp_raster_push rp = {{{(float)cam->width, (float)cam->height, 1.0f / cam->width, 1.0f / cam->height}}};
   vkCmdPushConstants(cmd, r->raster_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof rp, &rp);
   vkCmdDrawIndirect(cmd, s->draw.buffer, 0, 1, 16);
   vkCmdEndRendering(cmd);
-  VkImageMemoryBarrier to_src = to_color;
-  to_src.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT;
-  to_src.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-  to_src.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-  to_src.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL,
-                       0, NULL, 1, &to_src);
-  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, q0 + TS_RASTERED);
-  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                 VK_ACCESS_HOST_READ_BIT);
+  image_barrier(cmd, r->target, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+}
+
+VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
+  uint32_t key_bits = f->key_bits ? f->key_bits : 32;
+  const splatsort *sorter = check_frame(r, f, key_bits);
+  if (!sorter) return f->sort != SPLATSORT_ALGORITHM_AUTO && r->scene.count && !find_sorter(r, f->sort)
+                          ? VK_ERROR_FEATURE_NOT_PRESENT
+                          : VK_ERROR_VALIDATION_FAILED_EXT;
+  VkResult res = ensure_target(r, f->camera->width, f->camera->height);
+  if (res != VK_SUCCESS) return res;
+  ssvk_label_begin(&r->vk, cmd, "splat frame");
+  /* Earlier frames on the queue must be done with what this one overwrites: their reads
+   * (draw arguments, vertex fetch, sort, count copy) and their writes (write-after-write). */
+  ssvk_memory_barrier(cmd,
+                      VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
+                          VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+  vkCmdResetQueryPool(cmd, r->queries, f->slot * TS_COUNT, TS_COUNT);
+  timestamp(r, cmd, f->slot, TS_START);
+  record_projection(r, cmd, f, key_bits);
+  timestamp(r, cmd, f->slot, TS_PROJECTED);
+  splatsort_result sorted;
+  res = record_sort(r, cmd, sorter, key_bits, &sorted);
+  if (res != VK_SUCCESS) {
+    ssvk_label_end(&r->vk, cmd);
+    return res;
+  }
+  timestamp(r, cmd, f->slot, TS_SORTED);
+  /* visible count for the HUD / timings */
+  VkBufferCopy cnt = {4 * SP_DRAW_INSTANCES, 16ull * f->slot, 4};
+  vkCmdCopyBuffer(cmd, r->scene.draw.buffer, r->readback.buffer, 1, &cnt);
+  record_raster(r, cmd, f, &sorted);
+  timestamp(r, cmd, f->slot, TS_RASTERED);
+  ssvk_memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                      VK_ACCESS_HOST_READ_BIT);
+  ssvk_label_end(&r->vk, cmd);
   r->recorded[f->slot] = true;
   r->last_sorted = sorted;
   r->slot_bits[f->slot] = key_bits;
@@ -672,7 +587,7 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   if (!r || !out || slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
   if (!r->recorded[slot]) return VK_NOT_READY;
   uint64_t ts[TS_COUNT];
-  VkResult res = vkGetQueryPoolResults(r->device, r->queries, slot * TS_COUNT, TS_COUNT, sizeof ts, ts, 8,
+  VkResult res = vkGetQueryPoolResults(r->vk.device, r->queries, slot * TS_COUNT, TS_COUNT, sizeof ts, ts, 8,
                                        VK_QUERY_RESULT_64_BIT);
   if (res != VK_SUCCESS) return res;
   double period = r->props.limits.timestampPeriod * 1e-6;
@@ -683,17 +598,5 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   memcpy(&out->visible, (const char *)r->readback.mapped + 16 * slot, 4);
   out->key_bits = r->slot_bits[slot];
   out->sort = r->slot_sort[slot];
-  return VK_SUCCESS;
-}
-
-VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_renderer_debug_buffers *out) {
-  if (!r || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
-  *out = (splat_renderer_debug_buffers){0};
-  if (!r->last_sorted.values.buffer) return VK_NOT_READY;
-  out->count = r->scene.count;
-  out->projected = r->scene.projected.buffer;
-  out->draw = r->scene.draw.buffer;
-  out->keys = r->last_sorted.keys;
-  out->values = r->last_sorted.values;
   return VK_SUCCESS;
 }

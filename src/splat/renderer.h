@@ -9,8 +9,8 @@
  * a frame's image does not depend on the sort algorithm or on GPU scheduling. 32-bit keys are
  * ~float_bits(view z), computed exactly as splat_depth_key (project.h) does on the CPU.
  *
- * The device must have what splatsort needs (splatsort_get_device_requirements) and
- * Vulkan 1.3 dynamicRendering enabled. Library code: errors come back as VkResult with a
+ * The host makes the sorter(s) (splatsort.h) and hands them in; the device must have Vulkan 1.3
+ * dynamicRendering enabled. Library code: errors come back as VkResult with a
  * message through the log callback; nothing aborts or prints. */
 #ifndef SPLAT_RENDERER_H
 #define SPLAT_RENDERER_H
@@ -30,34 +30,52 @@ typedef struct splat_renderer splat_renderer;
 #define SPLAT_MAX_FRAME_SLOTS 4
 #define SPLAT_TARGET_FORMAT VK_FORMAT_R16G16B16A16_SFLOAT
 
+typedef enum splat_renderer_create_flag_bits {
+  /* The host enabled VK_EXT_debug_utils: name the renderer's objects and label its regions. */
+  SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT = 1u << 0,
+} splat_renderer_create_flag_bits;
+
+#define SPLAT_MAX_SORTERS 4
+
 typedef struct splat_renderer_create_info {
   VkPhysicalDevice physical_device;
   VkDevice device;
   VkQueue queue;                 /* used by splat_renderer_set_scene for uploads */
   uint32_t queue_family;
-  uint32_t sort_features;        /* splatsort_feature_bits enabled on the device */
+  /* The host's sorters (splatsort_create on this device), 1..SPLAT_MAX_SORTERS, one per
+   * algorithm; a frame picks one by its algorithm. The renderer only reads them; they must
+   * outlive it. */
+  const splatsort *const *sorters;
+  uint32_t sorter_count;
+  const VkAllocationCallbacks *allocator; /* optional; also used at destroy */
+  VkPipelineCache pipeline_cache;         /* optional */
   uint32_t frame_slots;          /* frames in flight with their own timestamps (1..4; 0 = 1) */
-  uint32_t sort_flags;           /* splatsort_create_flag_bits (testing) */
+  uint32_t flags;                /* splat_renderer_create_flag_bits */
   splatsort_log_fn log;
   void *log_user;
 } splat_renderer_create_info;
 
+/* VK_ERROR_VALIDATION_FAILED_EXT (with a log message) for missing handles, no or too many
+ * sorters, two sorters of one algorithm, or too many frame slots. */
 VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_renderer **out);
-/* Waits for the device to be idle, then destroys everything. Accepts NULL. */
+/* Destroys everything. Accepts NULL. The caller must make sure no submitted frame still uses
+ * the renderer (e.g. vkDeviceWaitIdle or its own fences). */
 void splat_renderer_destroy(splat_renderer *r);
 
-/* Uploads a scene (blocking: staging copies on the queue, then waits). On failure the
- * previous scene stays loaded and usable. The scene's CPU arrays are not kept. */
+/* Uploads a scene (blocking: one staging copy on the queue, then waits for that submission's
+ * fence). On failure the previous scene stays loaded and usable. On success the previous
+ * scene's buffers are freed at once, so the caller must make sure no submitted frame still
+ * uses them (wait for its frames first). The scene's CPU arrays are not kept. */
 VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *scene);
 uint32_t splat_renderer_scene_count(const splat_renderer *r);
 
-/* True when the algorithm can run on this device (OneSweep needs subgroup ballots). */
+/* True when the renderer was given a sorter of this algorithm (AUTO: any). */
 int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm algorithm);
 
 typedef struct splat_frame {
   const splat_camera *camera;    /* its width/height are the image size */
   float background[3];
-  splatsort_algorithm sort;      /* QUATERNARY, ONESWEEP or AUTO */
+  splatsort_algorithm sort;      /* QUATERNARY, ONESWEEP, or AUTO (the first sorter given) */
   uint32_t key_bits;             /* 32 (float depth key), 24 or 16 (quantised); 0 = 32 */
   int sh_degree;                 /* highest SH degree evaluated; < 0: the scene's */
   uint32_t slot;                 /* frame slot for the timestamps, < frame_slots */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <vulkan/vulkan.h>
 
+#include "splatsort.h"
 #include "ssvk.h"
 
 const char *vkh_result_name(VkResult r);
@@ -81,6 +82,10 @@ VkCommandBuffer vkh_begin(vkh_context *ctx);
 void vkh_submit_wait(vkh_context *ctx, VkCommandBuffer cmd);
 uint32_t vkh_memory_type(vkh_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags props);
 void vkh_name(vkh_context *ctx, VkObjectType type, uint64_t handle, const char *name);
+
+/* The sorters a tool hands to the renderer: OneSweep first where the device runs it, then
+ * quaternary. Returns how many were made (exits on a Vulkan error). */
+uint32_t vkh_create_sorters(vkh_context *ctx, splatsort *out[2]);
 
 /* The one log callback of the tools, for every library's create info: prints to stderr. */
 void vkh_sort_log(void *user, const char *message);

@@ -1,7 +1,7 @@
 /* renderer_debug.h: read access to the splat renderer's internal buffers, for tests only
  * (tests/test_render.c checks the GPU projection and key/sort stages against the CPU
- * specification with it). The buffer layouts are in shaders/splat/splat_shared.h. Not part of
- * the stable API: hosts have no use for it. */
+ * specification with it). The buffer layouts are in shaders/splat/splat_shared.h. Built into
+ * the tests (tests/renderer_debug.c), not into the library. */
 #ifndef SPLAT_RENDERER_DEBUG_H
 #define SPLAT_RENDERER_DEBUG_H
 
@@ -21,8 +21,11 @@ typedef struct splat_renderer_debug_buffers {
   splatsort_buffer values;     /* ... and payloads (splat indices), visible count of each */
 } splat_renderer_debug_buffers;
 
-/* Fills *out for the current scene and the last recorded frame. Every buffer has
- * VK_BUFFER_USAGE_TRANSFER_SRC_BIT; read them after that frame has completed and before the
+/* Call before set_scene: the scene's buffers get VK_BUFFER_USAGE_TRANSFER_SRC_BIT. */
+void splat_renderer_debug_enable(splat_renderer *r);
+
+/* Fills *out for the current scene and the last recorded frame. With splat_renderer_debug_enable every
+ * buffer has VK_BUFFER_USAGE_TRANSFER_SRC_BIT; read them after that frame has completed and before the
  * next frame or set_scene. Returns VK_NOT_READY (out zeroed) when no frame was recorded
  * since the scene was set, VK_ERROR_VALIDATION_FAILED_EXT for NULL arguments. */
 VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_renderer_debug_buffers *out);

@@ -1,0 +1,51 @@
+/* renderer_internal.h: the splat renderer's object, shared by renderer.c and the test-only
+ * access in tests/renderer_debug.c. Not installed, not for hosts. */
+#ifndef SPLAT_RENDERER_INTERNAL_H
+#define SPLAT_RENDERER_INTERNAL_H
+
+#include "renderer.h"
+#include "ssvk.h"
+
+#include <stdbool.h>
+
+enum { TS_START, TS_PROJECTED, TS_SORTED, TS_RASTERED, TS_COUNT };
+
+/* Everything that depends on the scene: replaced as a whole by set_scene. */
+typedef struct scene_gpu {
+  uint32_t count, sh_degree, sh_words;
+  ssvk_buffer pos, cov, sh, projected, keyvals, internal, draw;
+  VkDeviceSize region; /* bytes per key/value region in keyvals */
+  VkPipeline project;  /* specialised for sh_words */
+} scene_gpu;
+
+struct splat_renderer {
+  ssvk_device vk;
+  VkQueue queue;
+  uint32_t queue_family;
+  VkPhysicalDeviceProperties props;
+  uint32_t slots;
+
+  const splatsort *sorters[SPLAT_MAX_SORTERS]; /* the host's */
+  uint32_t sorter_count;
+  VkDescriptorSetLayout set_layout, raster_set_layout;
+  VkPipelineLayout compute_layout, raster_layout;
+  VkPipeline compact_scan, compact, raster;
+  VkCommandPool upload_pool;
+  VkBufferUsageFlags extra_usage; /* tests/renderer_debug.c adds TRANSFER_SRC to read back */
+
+  scene_gpu scene;
+
+  VkImage target;
+  VkDeviceMemory target_memory;
+  VkImageView target_view;
+  uint32_t width, height;
+
+  VkQueryPool queries;
+  ssvk_buffer readback; /* visible count per slot */
+  bool recorded[SPLAT_MAX_FRAME_SLOTS];
+  uint32_t slot_bits[SPLAT_MAX_FRAME_SLOTS];
+  splatsort_algorithm slot_sort[SPLAT_MAX_FRAME_SLOTS];
+  splatsort_result last_sorted; /* where the last recorded frame's sorted pairs are */
+};
+
+#endif

@@ -1,0 +1,20 @@
+/* Test-only access to the splat renderer's buffers (renderer_debug.h), built into the tests'
+ * own library from the renderer's private header: the shipped library carries none of it. */
+#include "renderer_debug.h"
+#include "renderer_internal.h"
+
+void splat_renderer_debug_enable(splat_renderer *r) {
+  if (r) r->extra_usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+}
+
+VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_renderer_debug_buffers *out) {
+  if (!r || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
+  *out = (splat_renderer_debug_buffers){0};
+  if (!r->last_sorted.values.buffer) return VK_NOT_READY;
+  out->count = r->scene.count;
+  out->projected = r->scene.projected.buffer;
+  out->draw = r->scene.draw.buffer;
+  out->keys = r->last_sorted.keys;
+  out->values = r->last_sorted.values;
+  return VK_SUCCESS;
+}
