@@ -26,22 +26,8 @@ struct viewer_hud {
   float scale, x0, y0;
 };
 
-static VkShaderModule module(vkh_context *ctx, const uint32_t *code, size_t size) {
-  VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
-  VkShaderModule m;
-  VK_CHECK(vkCreateShaderModule(ctx->device, &ci, NULL, &m));
-  return m;
-}
-
+/* Straight-alpha "over" on the swapchain image; vertices: position, then RGBA8 colour. */
 static void create_pipeline(viewer_hud *h) {
-  vkh_context *ctx = h->ctx;
-  VkShaderModule vs = module(ctx, splatview_spv_hud_vert, splatview_spv_hud_vert_size);
-  VkShaderModule fs = module(ctx, splatview_spv_hud_frag, splatview_spv_hud_frag_size);
-  VkPipelineShaderStageCreateInfo stages[2] = {
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT, .module = vs,
-       .pName = "main"},
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-       .module = fs, .pName = "main"}};
   VkVertexInputBindingDescription binding = {0, HUD_VERTEX_STRIDE, VK_VERTEX_INPUT_RATE_VERTEX};
   VkVertexInputAttributeDescription attrs[2] = {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
                                                 {1, 0, VK_FORMAT_R8G8B8A8_UNORM, HUD_VERTEX_COLOR_OFFSET}};
@@ -50,41 +36,12 @@ static void create_pipeline(viewer_hud *h) {
                                              .pVertexBindingDescriptions = &binding,
                                              .vertexAttributeDescriptionCount = 2,
                                              .pVertexAttributeDescriptions = attrs};
-  VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-                                               .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
-  VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
-                                          .viewportCount = 1, .scissorCount = 1};
-  VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-                                               .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
-                                               .lineWidth = 1.0f};
-  VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-                                             .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
-  VkPipelineColorBlendAttachmentState blend = {
-      .blendEnable = VK_TRUE,
-      .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
-      .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-      .colorBlendOp = VK_BLEND_OP_ADD,
-      .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
-      .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-      .alphaBlendOp = VK_BLEND_OP_ADD,
-      .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
-                        VK_COLOR_COMPONENT_A_BIT};
-  VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-                                            .attachmentCount = 1, .pAttachments = &blend};
-  VkDynamicState dyn[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-  VkPipelineDynamicStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-                                         .dynamicStateCount = 2, .pDynamicStates = dyn};
-  VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-                                             .colorAttachmentCount = 1, .pColorAttachmentFormats = &h->format};
-  VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .pNext = &rendering,
-                                      .stageCount = 2, .pStages = stages, .pVertexInputState = &vi,
-                                      .pInputAssemblyState = &ia, .pViewportState = &vp, .pRasterizationState = &rs,
-                                      .pMultisampleState = &ms, .pColorBlendState = &cb, .pDynamicState = &ds,
-                                      .layout = h->layout};
-  VK_CHECK(vkCreateGraphicsPipelines(ctx->device, VK_NULL_HANDLE, 1, &gci, NULL, &h->pipeline));
-  vkh_name(ctx, VK_OBJECT_TYPE_PIPELINE, (uint64_t)h->pipeline, "hud");
-  vkDestroyShaderModule(ctx->device, vs, NULL);
-  vkDestroyShaderModule(ctx->device, fs, NULL);
+  ssvk_graphics_desc gd = {.vert = splatview_spv_hud_vert, .vert_size = splatview_spv_hud_vert_size,
+                           .frag = splatview_spv_hud_frag, .frag_size = splatview_spv_hud_frag_size,
+                           .layout = h->layout, .color_format = h->format,
+                           .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, .vertex_input = &vi,
+                           .src_color_factor = VK_BLEND_FACTOR_SRC_ALPHA, .name = "hud"};
+  VK_CHECK(ssvk_graphics_pipeline(&h->ctx->vk, &gd, &h->pipeline));
 }
 
 viewer_hud *viewer_hud_create(vkh_context *ctx, VkFormat format, uint32_t slots) {
@@ -179,18 +136,7 @@ float viewer_hud_text(viewer_hud *h, float x, float y, const char *text, const u
 
 void viewer_hud_cmd_draw(viewer_hud *h, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent) {
   if (!h->boxes && !h->quads) return;
-  VkRenderingAttachmentInfo color = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-                                     .imageView = view,
-                                     .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                                     .loadOp = VK_ATTACHMENT_LOAD_OP_LOAD,
-                                     .storeOp = VK_ATTACHMENT_STORE_OP_STORE};
-  VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = {{0, 0}, extent}, .layerCount = 1,
-                        .colorAttachmentCount = 1, .pColorAttachments = &color};
-  vkCmdBeginRendering(cmd, &ri);
-  VkViewport vp = {0, 0, (float)extent.width, (float)extent.height, 0, 1};
-  VkRect2D sc = {{0, 0}, extent};
-  vkCmdSetViewport(cmd, 0, 1, &vp);
-  vkCmdSetScissor(cmd, 0, 1, &sc);
+  ssvk_begin_color_pass(cmd, view, extent, NULL);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, h->pipeline);
   VkDeviceSize offset = 0;
   vkCmdBindVertexBuffers(cmd, 0, 1, &h->vertices[h->slot].buffer, &offset);

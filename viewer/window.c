@@ -403,19 +403,11 @@ static void build_hud(viewer *v, uint32_t slot, double now) {
 
 /* ---- one frame ---------------------------------------------------------------------- */
 
+/* The swapchain's transitions, written from-layout first. */
 static void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
                           VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
                           VkAccessFlags dst_access) {
-  VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-                            .srcAccessMask = src_access,
-                            .dstAccessMask = dst_access,
-                            .oldLayout = from,
-                            .newLayout = to,
-                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                            .image = image,
-                            .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-  vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
+  ssvk_image_barrier(cmd, image, src, src_access, from, dst, dst_access, to);
 }
 
 static void draw_frame(viewer *v) {

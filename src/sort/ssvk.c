@@ -277,6 +277,37 @@ VkResult ssvk_buffer_create(const ssvk_device *d, VkDeviceSize size, VkBufferUsa
   return VK_SUCCESS;
 }
 
+void ssvk_image_barrier(VkCommandBuffer cmd, VkImage image, VkPipelineStageFlags src, VkAccessFlags src_access,
+                        VkImageLayout old_layout, VkPipelineStageFlags dst, VkAccessFlags dst_access,
+                        VkImageLayout new_layout) {
+  VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                            .srcAccessMask = src_access,
+                            .dstAccessMask = dst_access,
+                            .oldLayout = old_layout,
+                            .newLayout = new_layout,
+                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                            .image = image,
+                            .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+  vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+void ssvk_begin_color_pass(VkCommandBuffer cmd, VkImageView view, VkExtent2D extent, const float *clear) {
+  VkRenderingAttachmentInfo color = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+                                     .imageView = view,
+                                     .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                     .loadOp = clear ? VK_ATTACHMENT_LOAD_OP_CLEAR : VK_ATTACHMENT_LOAD_OP_LOAD,
+                                     .storeOp = VK_ATTACHMENT_STORE_OP_STORE};
+  if (clear) memcpy(color.clearValue.color.float32, clear, 4 * sizeof(float));
+  VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = {{0, 0}, extent}, .layerCount = 1,
+                        .colorAttachmentCount = 1, .pColorAttachments = &color};
+  vkCmdBeginRendering(cmd, &ri);
+  VkViewport vp = {0, 0, (float)extent.width, (float)extent.height, 0, 1};
+  VkRect2D sc = {{0, 0}, extent};
+  vkCmdSetViewport(cmd, 0, 1, &vp);
+  vkCmdSetScissor(cmd, 0, 1, &sc);
+}
+
 void ssvk_memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
                          VkPipelineStageFlags dst, VkAccessFlags dst_access) {
   VkMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = src_access,

@@ -109,6 +109,15 @@ uint32_t ssvk_memory_type(VkPhysicalDevice physical_device, uint32_t type_bits, 
 void ssvk_memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
                          VkPipelineStageFlags dst, VkAccessFlags dst_access);
 
+/* A colour image's layout transition (whole image, one mip level and layer). */
+void ssvk_image_barrier(VkCommandBuffer cmd, VkImage image, VkPipelineStageFlags src, VkAccessFlags src_access,
+                        VkImageLayout old_layout, VkPipelineStageFlags dst, VkAccessFlags dst_access,
+                        VkImageLayout new_layout);
+
+/* Begins dynamic rendering into one colour view covering `extent` (cleared to `clear` when
+ * it is not NULL, else loaded) and sets the viewport and scissor to the whole of it. */
+void ssvk_begin_color_pass(VkCommandBuffer cmd, VkImageView view, VkExtent2D extent, const float *clear);
+
 /* A 4-byte count at `offset` of a storage buffer: the descriptor is bound at the largest
  * multiple of `alignment` below it (*base, *range) and the shader reads word *index. */
 static inline uint32_t ssvk_count_word(VkDeviceSize offset, VkDeviceSize alignment, VkDeviceSize *base,

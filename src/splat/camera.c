@@ -23,18 +23,24 @@ static void set_view(splat_camera *cam, const float right[3], const float down[3
   memcpy(cam->position, eye, sizeof cam->position);
 }
 
-void splat_camera_from_axes(splat_camera *cam, const float right[3], const float down[3], const float fwd[3],
-                    const float eye[3], float fovy_deg, uint32_t width, uint32_t height) {
-  float fy = (float)height / (2.0f * tanf(fovy_deg * (PI_F / 360.0f)));
+/* A centred pinhole camera from its axes, eye and focal lengths in pixels. */
+static void centred(splat_camera *cam, const float right[3], const float down[3], const float fwd[3],
+                    const float eye[3], float fx, float fy, uint32_t width, uint32_t height) {
   splat_camera c;
   set_view(&c, right, down, fwd, eye);
   c.width = width;
   c.height = height;
-  c.fx = fy;
+  c.fx = fx;
   c.fy = fy;
   c.cx = 0.5f * (float)width;
   c.cy = 0.5f * (float)height;
   *cam = c;
+}
+
+void splat_camera_from_axes(splat_camera *cam, const float right[3], const float down[3], const float fwd[3],
+                            const float eye[3], float fovy_deg, uint32_t width, uint32_t height) {
+  float f = (float)height / (2.0f * tanf(fovy_deg * (PI_F / 360.0f)));
+  centred(cam, right, down, fwd, eye, f, f, width, height);
 }
 
 float splat_camera_tan_fovx(const splat_camera *cam) {
@@ -78,15 +84,7 @@ int splat_camera_from_pose(splat_camera *cam, const float position[3], const flo
   float axes[3][3];
   for (int k = 0; k < 3; k++)
     for (int j = 0; j < 3; j++) axes[k][j] = rotation[j * 3 + k];
-  splat_camera c;
-  set_view(&c, axes[0], axes[1], axes[2], position);
-  c.width = width;
-  c.height = height;
-  c.fx = fx;
-  c.fy = fy;
-  c.cx = 0.5f * (float)width;
-  c.cy = 0.5f * (float)height;
-  *cam = c;
+  centred(cam, axes[0], axes[1], axes[2], position, fx, fy, width, height);
   return 0;
 }
 

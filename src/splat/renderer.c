@@ -481,43 +481,16 @@ static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, const splats
   return VK_SUCCESS;
 }
 
-static void image_barrier(VkCommandBuffer cmd, VkImage image, VkPipelineStageFlags src, VkAccessFlags src_access,
-                          VkImageLayout old_layout, VkPipelineStageFlags dst, VkAccessFlags dst_access,
-                          VkImageLayout new_layout) {
-  VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-                            .srcAccessMask = src_access,
-                            .dstAccessMask = dst_access,
-                            .oldLayout = old_layout,
-                            .newLayout = new_layout,
-                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                            .image = image,
-                            .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-  vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
-}
-
 /* The sorted splats, back to front, into the target, which ends in TRANSFER_SRC_OPTIMAL. */
 static void record_raster(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f,
                           const splatsort_result *sorted) {
   const splat_camera *cam = f->camera;
   scene_gpu *s = &r->scene;
-  image_barrier(cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
+  ssvk_image_barrier(cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
                 VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                 VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
-  VkRenderingAttachmentInfo color = {
-      .sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-      .imageView = r->target_view,
-      .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-      .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
-      .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
-      .clearValue = {.color = {.float32 = {f->background[0], f->background[1], f->background[2], 1.0f}}}};
-  VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = {{0, 0}, {cam->width, cam->height}},
-                        .layerCount = 1, .colorAttachmentCount = 1, .pColorAttachments = &color};
-  vkCmdBeginRendering(cmd, &ri);
-  VkViewport vp = {0, 0, (float)cam->width, (float)cam->height, 0, 1};
-  VkRect2D sc = {{0, 0}, {cam->width, cam->height}};
-  vkCmdSetViewport(cmd, 0, 1, &vp);
-  vkCmdSetScissor(cmd, 0, 1, &sc);
+  const float clear[4] = {f->background[0], f->background[1], f->background[2], 1.0f};
+  ssvk_begin_color_pass(cmd, r->target_view, (VkExtent2D){cam->width, cam->height}, clear);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster);
   VkDescriptorBufferInfo rb[SP_BIND_COUNT_OF] = {
       [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
@@ -528,7 +501,7 @@ static void record_raster(splat_renderer *r, VkCommandBuffer cmd, const splat_fr
   vkCmdPushConstants(cmd, r->raster_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof rp, &rp);
   vkCmdDrawIndirect(cmd, s->draw.buffer, 0, 1, 16);
   vkCmdEndRendering(cmd);
-  image_barrier(cmd, r->target, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+  ssvk_image_barrier(cmd, r->target, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
                 VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
 }
