@@ -77,6 +77,43 @@ uint32_t splat_depth_key(float view_z) {
   return ~bits;
 }
 
+/* cov2D = J W Sigma W^T J^T (+ the dilation) for a mean at camera depth tz whose x, y (for the
+ * Jacobian) are jx, jy; cov = (xx, xy, yy). */
+static void ewa_cov2d(const splat_camera *cam, float tz, float jx, float jy, const float c3[6], float cov[3]) {
+  const float *v = cam->view;
+  float J00 = cam->fx / tz, J02 = -(cam->fx * jx) / (tz * tz);
+  float J11 = cam->fy / tz, J12 = -(cam->fy * jy) / (tz * tz);
+  /* W = rotation part of view (row r, col c = v[c*4 + r]); T = J W, 2 x 3. */
+  float T[2][3];
+  for (int c = 0; c < 3; c++) {
+    T[0][c] = J00 * v[c * 4 + 0] + J02 * v[c * 4 + 2];
+    T[1][c] = J11 * v[c * 4 + 1] + J12 * v[c * 4 + 2];
+  }
+  float Sg[3][3] = {{c3[0], c3[1], c3[2]}, {c3[1], c3[3], c3[4]}, {c3[2], c3[4], c3[5]}};
+  /* cov2D = T Sigma T^T, then the reference's +0.3 on the diagonal (a pixel-sized
+   * low-pass filter that also keeps the matrix invertible). */
+  float TS[2][3];
+  for (int r = 0; r < 2; r++)
+    for (int c = 0; c < 3; c++)
+      TS[r][c] = T[r][0] * Sg[0][c] + T[r][1] * Sg[1][c] + T[r][2] * Sg[2][c];
+  cov[0] = TS[0][0] * T[0][0] + TS[0][1] * T[0][1] + TS[0][2] * T[0][2] + SPLAT_COV2D_DILATION;
+  cov[1] = TS[0][0] * T[1][0] + TS[0][1] * T[1][1] + TS[0][2] * T[1][2];
+  cov[2] = TS[1][0] * T[1][0] + TS[1][1] * T[1][1] + TS[1][2] * T[1][2] + SPLAT_COV2D_DILATION;
+}
+
+/* View-dependent colour from SH, direction from the camera centre. */
+static void view_color(const splat_scene *s, uint32_t i, const splat_camera *cam, int sh_degree_max, float rgb[3]) {
+  const float *pos = s->positions + (size_t)i * 3;
+  float dir[3] = {pos[0] - cam->position[0], pos[1] - cam->position[1], pos[2] - cam->position[2]};
+  float len = sqrtf(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+  dir[0] /= len;
+  dir[1] /= len;
+  dir[2] /= len;
+  int deg = sh_degree_max < 0 ? 0 : sh_degree_max;
+  if ((uint32_t)deg > s->sh_degree) deg = (int)s->sh_degree;
+  splat_sh_color(deg, s->sh + (size_t)i * s->sh_coeffs * 3, dir, rgb);
+}
+
 int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int sh_degree_max,
                   splat_projected *out) {
   if (i >= s->count) return 0;
@@ -112,24 +149,9 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
    * above this changes nothing; it is kept so the shader can mirror it verbatim). */
   float jx = fminf(limx, fmaxf(-limx, txtz)) * tz;
   float jy = fminf(limy, fmaxf(-limy, tytz)) * tz;
-  float J00 = cam->fx / tz, J02 = -(cam->fx * jx) / (tz * tz);
-  float J11 = cam->fy / tz, J12 = -(cam->fy * jy) / (tz * tz);
-  /* W = rotation part of view (row r, col c = v[c*4 + r]); T = J W, 2 x 3. */
-  float T[2][3];
-  for (int c = 0; c < 3; c++) {
-    T[0][c] = J00 * v[c * 4 + 0] + J02 * v[c * 4 + 2];
-    T[1][c] = J11 * v[c * 4 + 1] + J12 * v[c * 4 + 2];
-  }
-  float Sg[3][3] = {{c3[0], c3[1], c3[2]}, {c3[1], c3[3], c3[4]}, {c3[2], c3[4], c3[5]}};
-  /* cov2D = T Sigma T^T, then the reference's +0.3 on the diagonal (a pixel-sized
-   * low-pass filter that also keeps the matrix invertible). */
-  float TS[2][3];
-  for (int r = 0; r < 2; r++)
-    for (int c = 0; c < 3; c++)
-      TS[r][c] = T[r][0] * Sg[0][c] + T[r][1] * Sg[1][c] + T[r][2] * Sg[2][c];
-  float a = TS[0][0] * T[0][0] + TS[0][1] * T[0][1] + TS[0][2] * T[0][2] + SPLAT_COV2D_DILATION;
-  float b = TS[0][0] * T[1][0] + TS[0][1] * T[1][1] + TS[0][2] * T[1][2];
-  float c = TS[1][0] * T[1][0] + TS[1][1] * T[1][1] + TS[1][2] * T[1][2] + SPLAT_COV2D_DILATION;
+  float cov[3];
+  ewa_cov2d(cam, tz, jx, jy, c3, cov);
+  float a = cov[0], b = cov[1], c = cov[2];
 
   /* Step 4: conic (inverse covariance) and radius. The reference returns on det == 0;
    * we also cull det < 0 and non-finite values (overflowing scales), which it cannot
@@ -154,17 +176,9 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
         my - radius < (float)cam->height))
     return 0;
 
-  /* Step 6: view-dependent colour from SH, direction from the camera centre. */
-  float dir[3] = {pos[0] - cam->position[0], pos[1] - cam->position[1],
-                  pos[2] - cam->position[2]};
-  float len = sqrtf(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
-  dir[0] /= len;
-  dir[1] /= len;
-  dir[2] /= len;
-  int deg = sh_degree_max < 0 ? 0 : sh_degree_max;
-  if ((uint32_t)deg > s->sh_degree) deg = (int)s->sh_degree;
+  /* Step 6: view-dependent colour. */
   float rgb[3];
-  splat_sh_color(deg, s->sh + (size_t)i * s->sh_coeffs * 3, dir, rgb);
+  view_color(s, i, cam, sh_degree_max, rgb);
 
   /* Step 7: output; depth is camera-space z. */
   out->mean2d[0] = mx;

@@ -76,120 +76,104 @@ static bool parse_u64(const char *s, size_t n, uint64_t *out) {
   return true;
 }
 
-static int parse_header(const uint8_t *d, size_t size, ply_header *h, const scene_error *e) {
-  char tb[64], tb2[64];
-  size_t pos = d[3] == '\n' ? 4 : 5;
-  size_t limit = size < PLY_MAX_HEADER ? size : PLY_MAX_HEADER;
-  bool have_format = false;
-  unsigned line_no = 1;
-  for (;;) {
-    ++line_no;
-    const uint8_t *nl = pos < limit ? memchr(d + pos, '\n', limit - pos) : NULL;
-    if (nl == NULL) {
-      if (size > PLY_MAX_HEADER)
-        return scene_fail(e, "header too long: no end_header line in the first %zu KiB",
-                          PLY_MAX_HEADER >> 10);
-      return scene_fail(e, "truncated header: missing end_header line (file ends at line %u)", line_no);
-    }
-    const char *line = (const char *)d + pos;
-    size_t len = (size_t)(nl - (d + pos));
-    pos += len + 1;
-    if (len > 0 && line[len - 1] == '\r') --len;
+/* One header line split at spaces and tabs; too_many when it has more than PLY_MAX_TOKENS. */
+typedef struct ply_line {
+  const char *tok[PLY_MAX_TOKENS];
+  size_t tlen[PLY_MAX_TOKENS];
+  unsigned ntok, no;
+  bool too_many;
+} ply_line;
 
-    const char *tok[PLY_MAX_TOKENS];
-    size_t tlen[PLY_MAX_TOKENS];
-    unsigned ntok = 0;
-    bool too_many = false;
-    for (size_t i = 0; i < len;) {
-      while (i < len && (line[i] == ' ' || line[i] == '\t')) ++i;
-      if (i == len) break;
-      size_t start = i;
-      while (i < len && line[i] != ' ' && line[i] != '\t') ++i;
-      if (ntok == PLY_MAX_TOKENS) {
-        too_many = true;
-        break;
-      }
-      tok[ntok] = line + start;
-      tlen[ntok++] = i - start;
-    }
-    if (ntok == 0) continue;
-    if (tok_is(tok[0], tlen[0], "comment") || tok_is(tok[0], tlen[0], "obj_info")) continue;
-    if (too_many)
-      return scene_fail(e, "header line %u ('%s ...') has too many words", line_no,
-                        scene_token(tb, tok[0], tlen[0]));
-
-    if (tok_is(tok[0], tlen[0], "end_header")) {
-      if (ntok != 1) return scene_fail(e, "header line %u: malformed end_header line", line_no);
-      h->data_start = pos;
+static void split_line(const char *line, size_t len, ply_line *l) {
+  l->ntok = 0;
+  l->too_many = false;
+  for (size_t i = 0; i < len;) {
+    while (i < len && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i == len) break;
+    size_t start = i;
+    while (i < len && line[i] != ' ' && line[i] != '\t') ++i;
+    if (l->ntok == PLY_MAX_TOKENS) {
+      l->too_many = true;
       break;
-    } else if (tok_is(tok[0], tlen[0], "format")) {
-      if (ntok != 3) return scene_fail(e, "header line %u: malformed format line", line_no);
-      if (have_format) return scene_fail(e, "header line %u: second format line", line_no);
-      if (tok_is(tok[1], tlen[1], "ascii"))
-        return scene_fail(e, "ASCII PLY is not supported (only format binary_little_endian 1.0)");
-      if (tok_is(tok[1], tlen[1], "binary_big_endian"))
-        return scene_fail(e, "big-endian PLY is not supported (only format binary_little_endian 1.0)");
-      if (!tok_is(tok[1], tlen[1], "binary_little_endian"))
-        return scene_fail(e, "unknown PLY format '%s'", scene_token(tb, tok[1], tlen[1]));
-      if (!tok_is(tok[2], tlen[2], "1.0"))
-        return scene_fail(e, "unsupported PLY version '%s' (expected 1.0)", scene_token(tb, tok[2], tlen[2]));
-      have_format = true;
-    } else if (tok_is(tok[0], tlen[0], "element")) {
-      if (ntok != 3) return scene_fail(e, "header line %u: malformed element line", line_no);
-      if (h->nelems == PLY_MAX_ELEMENTS)
-        return scene_fail(e, "too many elements in the header (more than %d)", PLY_MAX_ELEMENTS);
-      ply_elem *el = &h->elems[h->nelems++];
-      memset(el, 0, sizeof *el);
-      el->name = tok[1];
-      el->len = tlen[1];
-      el->first = h->nprops;
-      if (!parse_u64(tok[2], tlen[2], &el->count))
-        return scene_fail(e, "element '%s': count '%s' is not a number or too large",
-                          scene_token(tb, tok[1], tlen[1]), scene_token(tb2, tok[2], tlen[2]));
-    } else if (tok_is(tok[0], tlen[0], "property")) {
-      if (h->nelems == 0)
-        return scene_fail(e, "header line %u: property before any element", line_no);
-      ply_elem *el = &h->elems[h->nelems - 1];
-      if (h->nprops == PLY_MAX_PROPERTIES)
-        return scene_fail(e, "too many properties in the header (more than %d)", PLY_MAX_PROPERTIES);
-      ply_prop *p = &h->props[h->nprops];
-      memset(p, 0, sizeof *p);
-      unsigned tname;
-      if (ntok >= 2 && tok_is(tok[1], tlen[1], "list")) {
-        if (ntok != 5) return scene_fail(e, "header line %u: malformed list property line", line_no);
-        p->list_count = parse_type(tok[2], tlen[2]);
-        p->type = parse_type(tok[3], tlen[3]);
-        if (p->list_count == T_NONE || p->list_count == T_F32 || p->list_count == T_F64)
-          return scene_fail(e, "header line %u: bad list count type '%s'", line_no,
-                            scene_token(tb, tok[2], tlen[2]));
-        if (p->type == T_NONE)
-          return scene_fail(e, "header line %u: unknown property type '%s'", line_no,
-                            scene_token(tb, tok[3], tlen[3]));
-        tname = 4;
-        if (el->list == NULL) el->list = p;
-      } else {
-        if (ntok != 3) return scene_fail(e, "header line %u: malformed property line", line_no);
-        p->type = parse_type(tok[1], tlen[1]);
-        if (p->type == T_NONE)
-          return scene_fail(e, "header line %u: unknown property type '%s'", line_no,
-                            scene_token(tb, tok[1], tlen[1]));
-        tname = 2;
-        p->offset = (uint32_t)el->stride;
-        el->stride += type_size[p->type];
-      }
-      p->name = tok[tname];
-      p->len = tlen[tname];
-      ++h->nprops;
-      ++el->nprops;
-    } else {
-      return scene_fail(e, "header line %u: unexpected keyword '%s'", line_no,
-                        scene_token(tb, tok[0], tlen[0]));
     }
+    l->tok[l->ntok] = line + start;
+    l->tlen[l->ntok++] = i - start;
   }
-  if (!have_format) return scene_fail(e, "missing format line in the PLY header");
-  if (h->nelems == 0) return scene_fail(e, "no elements in the PLY header");
+}
 
-  /* Place each element's data; an element after a variable-size one cannot be placed. */
+static int parse_format(const ply_line *l, bool *have_format, const scene_error *e) {
+  char tb[64];
+  if (l->ntok != 3) return scene_fail(e, "header line %u: malformed format line", l->no);
+  if (*have_format) return scene_fail(e, "header line %u: second format line", l->no);
+  if (tok_is(l->tok[1], l->tlen[1], "ascii"))
+    return scene_fail(e, "ASCII PLY is not supported (only format binary_little_endian 1.0)");
+  if (tok_is(l->tok[1], l->tlen[1], "binary_big_endian"))
+    return scene_fail(e, "big-endian PLY is not supported (only format binary_little_endian 1.0)");
+  if (!tok_is(l->tok[1], l->tlen[1], "binary_little_endian"))
+    return scene_fail(e, "unknown PLY format '%s'", scene_token(tb, l->tok[1], l->tlen[1]));
+  if (!tok_is(l->tok[2], l->tlen[2], "1.0"))
+    return scene_fail(e, "unsupported PLY version '%s' (expected 1.0)", scene_token(tb, l->tok[2], l->tlen[2]));
+  *have_format = true;
+  return 0;
+}
+
+static int parse_element(const ply_line *l, ply_header *h, const scene_error *e) {
+  char tb[64], tb2[64];
+  if (l->ntok != 3) return scene_fail(e, "header line %u: malformed element line", l->no);
+  if (h->nelems == PLY_MAX_ELEMENTS)
+    return scene_fail(e, "too many elements in the header (more than %d)", PLY_MAX_ELEMENTS);
+  ply_elem *el = &h->elems[h->nelems++];
+  memset(el, 0, sizeof *el);
+  el->name = l->tok[1];
+  el->len = l->tlen[1];
+  el->first = h->nprops;
+  if (!parse_u64(l->tok[2], l->tlen[2], &el->count))
+    return scene_fail(e, "element '%s': count '%s' is not a number or too large",
+                      scene_token(tb, l->tok[1], l->tlen[1]), scene_token(tb2, l->tok[2], l->tlen[2]));
+  return 0;
+}
+
+static int parse_property(const ply_line *l, ply_header *h, const scene_error *e) {
+  char tb[64];
+  if (h->nelems == 0) return scene_fail(e, "header line %u: property before any element", l->no);
+  ply_elem *el = &h->elems[h->nelems - 1];
+  if (h->nprops == PLY_MAX_PROPERTIES)
+    return scene_fail(e, "too many properties in the header (more than %d)", PLY_MAX_PROPERTIES);
+  ply_prop *p = &h->props[h->nprops];
+  memset(p, 0, sizeof *p);
+  unsigned tname;
+  if (l->ntok >= 2 && tok_is(l->tok[1], l->tlen[1], "list")) {
+    if (l->ntok != 5) return scene_fail(e, "header line %u: malformed list property line", l->no);
+    p->list_count = parse_type(l->tok[2], l->tlen[2]);
+    p->type = parse_type(l->tok[3], l->tlen[3]);
+    if (p->list_count == T_NONE || p->list_count == T_F32 || p->list_count == T_F64)
+      return scene_fail(e, "header line %u: bad list count type '%s'", l->no,
+                        scene_token(tb, l->tok[2], l->tlen[2]));
+    if (p->type == T_NONE)
+      return scene_fail(e, "header line %u: unknown property type '%s'", l->no,
+                        scene_token(tb, l->tok[3], l->tlen[3]));
+    tname = 4;
+    if (el->list == NULL) el->list = p;
+  } else {
+    if (l->ntok != 3) return scene_fail(e, "header line %u: malformed property line", l->no);
+    p->type = parse_type(l->tok[1], l->tlen[1]);
+    if (p->type == T_NONE)
+      return scene_fail(e, "header line %u: unknown property type '%s'", l->no,
+                        scene_token(tb, l->tok[1], l->tlen[1]));
+    tname = 2;
+    p->offset = (uint32_t)el->stride;
+    el->stride += type_size[p->type];
+  }
+  p->name = l->tok[tname];
+  p->len = l->tlen[tname];
+  ++h->nprops;
+  ++el->nprops;
+  return 0;
+}
+
+/* Places each element's data; an element after a variable-size one cannot be placed. */
+static int place_elements(ply_header *h, const scene_error *e) {
+  char tb[64];
   size_t off = h->data_start;
   for (uint32_t i = 0; i < h->nelems; ++i) {
     ply_elem *el = &h->elems[i];
@@ -203,6 +187,52 @@ static int parse_header(const uint8_t *d, size_t size, ply_header *h, const scen
                         scene_token(tb, el->name, el->len), (unsigned long long)el->count, el->stride);
   }
   return 0;
+}
+
+static int parse_header(const uint8_t *d, size_t size, ply_header *h, const scene_error *e) {
+  char tb[64];
+  size_t pos = d[3] == '\n' ? 4 : 5;
+  size_t limit = size < PLY_MAX_HEADER ? size : PLY_MAX_HEADER;
+  bool have_format = false;
+  ply_line l = {.no = 1};
+  for (;;) {
+    ++l.no;
+    const uint8_t *nl = pos < limit ? memchr(d + pos, '\n', limit - pos) : NULL;
+    if (nl == NULL) {
+      if (size > PLY_MAX_HEADER)
+        return scene_fail(e, "header too long: no end_header line in the first %zu KiB",
+                          PLY_MAX_HEADER >> 10);
+      return scene_fail(e, "truncated header: missing end_header line (file ends at line %u)", l.no);
+    }
+    const char *line = (const char *)d + pos;
+    size_t len = (size_t)(nl - (d + pos));
+    pos += len + 1;
+    if (len > 0 && line[len - 1] == '\r') --len;
+    split_line(line, len, &l);
+    if (l.ntok == 0) continue;
+    if (tok_is(l.tok[0], l.tlen[0], "comment") || tok_is(l.tok[0], l.tlen[0], "obj_info")) continue;
+    if (l.too_many)
+      return scene_fail(e, "header line %u ('%s ...') has too many words", l.no,
+                        scene_token(tb, l.tok[0], l.tlen[0]));
+    int rc;
+    if (tok_is(l.tok[0], l.tlen[0], "end_header")) {
+      if (l.ntok != 1) return scene_fail(e, "header line %u: malformed end_header line", l.no);
+      h->data_start = pos;
+      break;
+    } else if (tok_is(l.tok[0], l.tlen[0], "format")) {
+      rc = parse_format(&l, &have_format, e);
+    } else if (tok_is(l.tok[0], l.tlen[0], "element")) {
+      rc = parse_element(&l, h, e);
+    } else if (tok_is(l.tok[0], l.tlen[0], "property")) {
+      rc = parse_property(&l, h, e);
+    } else {
+      return scene_fail(e, "header line %u: unexpected keyword '%s'", l.no, scene_token(tb, l.tok[0], l.tlen[0]));
+    }
+    if (rc != 0) return rc;
+  }
+  if (!have_format) return scene_fail(e, "missing format line in the PLY header");
+  if (h->nelems == 0) return scene_fail(e, "no elements in the PLY header");
+  return place_elements(h, e);
 }
 
 /* Every element placed and of fixed size must fit in the file: a header that
@@ -451,6 +481,41 @@ static int load_3dgs(const uint8_t *d, size_t size, const ply_header *h, const p
 
 enum { CHUNK_SPLATS = 256 };
 
+/* One splat of a compressed PLY from its four packed words and its chunk's ranges cv: position
+ * 11-10-11 and log-scale 11-10-11 between the chunk's min and max, rotation "largest three"
+ * 2-10-10-10, colour and opacity 8 bits each (colour in the chunk's range). */
+static void decode_packed(const uint32_t pk[4], const float cv[18], float p[3], float s[3], float q[4], float sh[3],
+                          float *opacity) {
+  const float sqrt2 = 1.41421356237309505f;
+  float t[3];
+  t[0] = (float)((pk[0] >> 21) & 2047) / 2047.0f;
+  t[1] = (float)((pk[0] >> 11) & 1023) / 1023.0f;
+  t[2] = (float)(pk[0] & 2047) / 2047.0f;
+  for (int c = 0; c < 3; ++c) p[c] = cv[c] * (1.0f - t[c]) + cv[3 + c] * t[c];
+  t[0] = (float)((pk[2] >> 21) & 2047) / 2047.0f;
+  t[1] = (float)((pk[2] >> 11) & 1023) / 1023.0f;
+  t[2] = (float)(pk[2] & 2047) / 2047.0f;
+  for (int c = 0; c < 3; ++c) s[c] = expf(cv[6 + c] * (1.0f - t[c]) + cv[9 + c] * t[c]);
+
+  /* Rotation 2-10-10-10: index of the largest of (w,x,y,z), then the other three in
+   * order, each in [-1/sqrt2, 1/sqrt2]; the largest is the positive remainder. */
+  float abc[3], sum = 0.0f;
+  for (int j = 0; j < 3; ++j) {
+    abc[j] = ((float)((pk[1] >> (20 - 10 * j)) & 1023) / 1023.0f - 0.5f) * sqrt2;
+    sum += abc[j] * abc[j];
+  }
+  uint32_t largest = pk[1] >> 30;
+  float m = sum < 1.0f ? sqrtf(1.0f - sum) : 0.0f;
+  for (uint32_t j = 0, k = 0; j < 4; ++j) q[j] = j == largest ? m : abc[k++];
+
+  for (int c = 0; c < 3; ++c) {
+    float col = (float)((pk[3] >> (24 - 8 * c)) & 255) / 255.0f;
+    col = cv[12 + c] * (1.0f - col) + cv[15 + c] * col;
+    sh[c] = (float)((col - 0.5) / SPLAT_SH_C0);
+  }
+  *opacity = (float)(pk[3] & 255) / 255.0f;
+}
+
 static int load_compressed(const uint8_t *d, size_t size, const ply_header *h, const ply_elem *vertex,
                            splat_scene *out, const scene_error *e) {
   char tb[64];
@@ -516,7 +581,6 @@ static int load_compressed(const uint8_t *d, size_t size, const ply_header *h, c
   if (check_sizes(h, size, e) != 0 || scene_alloc(out, n, degree, e) != 0) return -1;
   const uint8_t *cbase = d + chunk->offset, *vbase = d + vertex->offset;
   const uint8_t *sbase = sh_el ? d + sh_el->offset : NULL;
-  const float sqrt2 = 1.41421356237309505f;
   uint32_t kept = 0;
   float cv[18];
   for (uint64_t i = 0; i < n; ++i) {
@@ -532,33 +596,8 @@ static int load_compressed(const uint8_t *d, size_t size, const ply_header *h, c
     uint32_t pk[4];
     for (int j = 0; j < 4; ++j) memcpy(&pk[j], row + vp[j]->offset, 4);
 
-    float t[3], p[3], s[3], q[4], sh[48];
-    t[0] = (float)((pk[0] >> 21) & 2047) / 2047.0f;
-    t[1] = (float)((pk[0] >> 11) & 1023) / 1023.0f;
-    t[2] = (float)(pk[0] & 2047) / 2047.0f;
-    for (int c = 0; c < 3; ++c) p[c] = cv[c] * (1.0f - t[c]) + cv[3 + c] * t[c];
-    t[0] = (float)((pk[2] >> 21) & 2047) / 2047.0f;
-    t[1] = (float)((pk[2] >> 11) & 1023) / 1023.0f;
-    t[2] = (float)(pk[2] & 2047) / 2047.0f;
-    for (int c = 0; c < 3; ++c) s[c] = expf(cv[6 + c] * (1.0f - t[c]) + cv[9 + c] * t[c]);
-
-    /* Rotation 2-10-10-10: index of the largest of (w,x,y,z), then the other three in
-     * order, each in [-1/sqrt2, 1/sqrt2]; the largest is the positive remainder. */
-    float abc[3], sum = 0.0f;
-    for (int j = 0; j < 3; ++j) {
-      abc[j] = ((float)((pk[1] >> (20 - 10 * j)) & 1023) / 1023.0f - 0.5f) * sqrt2;
-      sum += abc[j] * abc[j];
-    }
-    uint32_t largest = pk[1] >> 30;
-    float m = sum < 1.0f ? sqrtf(1.0f - sum) : 0.0f;
-    for (uint32_t j = 0, k = 0; j < 4; ++j) q[j] = j == largest ? m : abc[k++];
-
-    for (int c = 0; c < 3; ++c) {
-      float col = (float)((pk[3] >> (24 - 8 * c)) & 255) / 255.0f;
-      col = cv[12 + c] * (1.0f - col) + cv[15 + c] * col;
-      sh[c] = (float)((col - 0.5) / SPLAT_SH_C0);
-    }
-    float opacity = (float)(pk[3] & 255) / 255.0f;
+    float p[3], s[3], q[4], sh[48], opacity;
+    decode_packed(pk, cv, p, s, q, sh, &opacity);
     if (sbase != NULL) {
       const uint8_t *srow = sbase + i * sh_el->stride;
       for (uint32_t j = 0; j < (coeffs - 1) * 3; ++j)
