@@ -192,8 +192,15 @@ uint lookback(uint tile, uint t) {
   return excl;
 }
 
-void main() {
-  uint t = gl_LocalInvocationID.x;
+// Per-invocation state of the tile, shared by the stages of main() below.
+uint keys[K];
+uint rk[K]; // see RANK_GET
+uint tile, tile_base, valid_n;
+uint seg, lanes, lane, counters, per_array;
+uvec4 everyone;
+
+// Takes the next tile in launch order and clears the counters; false when there is none.
+bool start_tile(uint t) {
   if (t == 0) {
     s_tile = atomicAdd(data[OS_H_TILE_COUNTER + pc.pass], 1u);
     s_vote[0] = 0;
@@ -203,102 +210,107 @@ void main() {
   }
   for (uint i = t; i < ARRAYS * OS_RADIX; i += WG) s_region[i] = 0;
   barrier();
-  uint tile = s_tile;
-  uint n = data[OS_H_COUNT];
-  if (tile >= data[OS_H_TILES]) return;
+  tile = s_tile;
+  if (tile >= data[OS_H_TILES]) return false;
   shift = 8u * pc.pass;
   digit_mask = pc.key_bits - shift >= 8 ? 255u : (1u << (pc.key_bits - shift)) - 1u;
-  uint tile_base = tile * TILE;
-  uint valid_n = min(TILE, n - tile_base);
-  uint gcount = t < OS_RADIX ? data[OS_GLOBAL_HIST + pc.pass * OS_RADIX + t] : 0;
-  if (pc.pass + 1 < pc.passes && t < OS_RADIX)
-    data[OS_DESC + ((pc.pass + 1u) & 1u) * pc.desc_stride + tile * OS_RADIX + t] = 0;
+  tile_base = tile * TILE;
+  valid_n = min(TILE, data[OS_H_COUNT] - tile_base);
+  return true;
+}
 
-  // This subgroup's segment of the tile: lane `lane` of item i holds element
-  // seg + i * lanes + lane, so each item is one coalesced load and the order of (item, lane)
-  // is the input order.
-  uvec4 everyone = subgroupBallot(true);
-  uint lanes = subgroupBallotBitCount(everyone);
-  uint lane = subgroupBallotExclusiveBitCount(everyone);
-  uint seg = subgroupBroadcastFirst(t) * K;
-  uint sg = gl_SubgroupID;
-  uint per_array = (gl_NumSubgroups + ARRAYS - 1u) / ARRAYS;
-  uint counters = (sg / per_array) * OS_RADIX;
-
-  // The last tile is padded with all-ones keys: they rank after every real key (highest
-  // digit, last in input order), so they take the slots from valid_n on, which are never
-  // written out, and no key needs a validity test while ranking.
-  uint keys[K];
-  uint rk[K]; // see RANK_GET
+// This subgroup's segment of the tile: lane `lane` of item i holds element
+// seg + i * lanes + lane, so each item is one coalesced load and the order of (item, lane)
+// is the input order. The last tile is padded with all-ones keys: they rank after every real
+// key (highest digit, last in input order), so they take the slots from valid_n on, which
+// are never written out, and no key needs a validity test while ranking.
+void load_keys(uint t) {
+  everyone = subgroupBallot(true);
+  lanes = subgroupBallotBitCount(everyone);
+  lane = subgroupBallotExclusiveBitCount(everyone);
+  seg = subgroupBroadcastFirst(t) * K;
+  per_array = (gl_NumSubgroups + ARRAYS - 1u) / ARRAYS;
+  counters = (gl_SubgroupID / per_array) * OS_RADIX;
   for (uint i = 0; i < K; i++) rk[i] = 0;
   for (uint i = 0; i < K; i++) {
     uint local = seg + i * lanes + lane;
     keys[i] = local < valid_n ? keys_in[tile_base + local] : ~0u;
   }
+}
 
-  // Rank: rank i = earlier keys of the same digit in this subgroup's counter array. Peers
-  // (same digit, same item) are found with one ballot per digit bit; the lowest peer adds
-  // their number to the counter and hands the old value to the others. The atomic's result
-  // feeds the shuffle, so the next item's update of the same counter comes after it without
-  // a subgroup barrier.
+void load_values(out uint vals[K]) {
+  for (uint i = 0; i < K; i++) {
+    uint local = seg + i * lanes + lane;
+    vals[i] = local < valid_n ? values_in[tile_base + local] : 0u;
+  }
+}
+
+// The counter update of one group of peers: the lowest peer adds their number and hands the
+// old value on (returned to every peer by the caller's shuffle).
+uint bump(uint below, uint d, uint peer_count) {
+  uint before = 0;
+  if (below == 0) {
+    if (PLAIN_COUNTERS) {
+      before = s_region[counters + d];
+      s_region[counters + d] = before + peer_count;
+    } else {
+      before = atomicAdd(s_region[counters + d], peer_count);
+    }
+  }
+  return before;
+}
+
+// Rank of a key of digit d among this subgroup's earlier keys of the same digit, with one
+// ballot per digit bit; the atomic's result feeds the shuffle, so the next item's update of
+// the same counter comes after it without a subgroup barrier. One-word ballots (subgroups of
+// at most 32) or uvec4 ones.
+uint rank_narrow(uint d) {
+  uint peers = everyone.x;
+  for (uint b = 0; b < 8; b++) {
+    bool bit = ((d >> b) & 1u) != 0;
+    uint vote = subgroupBallot(bit).x;
+    peers &= bit ? vote : ~vote;
+  }
+  uint below = bitCount(peers & gl_SubgroupLtMask.x);
+  return subgroupShuffle(bump(below, d, bitCount(peers)), uint(findLSB(peers))) + below;
+}
+
+uint rank_wide(uint d) {
+  uvec4 peers = everyone;
+  for (uint b = 0; b < 8; b++) {
+    bool bit = ((d >> b) & 1u) != 0;
+    uvec4 vote = subgroupBallot(bit);
+    peers &= bit ? vote : ~vote;
+  }
+  uint below = subgroupBallotExclusiveBitCount(peers);
+  return subgroupShuffle(bump(below, d, subgroupBallotBitCount(peers)), subgroupBallotFindLSB(peers)) + below;
+}
+
+// rank i = earlier keys of the same digit in this subgroup's counter array; subgroups that
+// share an array take turns.
+void rank_keys() {
+  bool narrow = WIDE_BALLOT == 0 && gl_SubgroupSize <= 32;
   for (uint phase = 0; phase < per_array; phase++) {
     if (phase > 0) barrier();
-    if (sg % per_array != phase) continue;
-    if (WIDE_BALLOT == 0 && gl_SubgroupSize <= 32) {
-      uint lower = gl_SubgroupLtMask.x;
-      for (uint i = 0; i < K; i++) {
-        uint d = digit_of(keys[i]);
-        uint peers = everyone.x;
-        for (uint b = 0; b < 8; b++) {
-          bool bit = ((d >> b) & 1u) != 0;
-          uint vote = subgroupBallot(bit).x;
-          peers &= bit ? vote : ~vote;
-        }
-        uint below = bitCount(peers & lower);
-        uint before = 0;
-        if (below == 0) {
-          if (PLAIN_COUNTERS) {
-            before = s_region[counters + d];
-            s_region[counters + d] = before + bitCount(peers);
-          } else {
-            before = atomicAdd(s_region[counters + d], bitCount(peers));
-          }
-        }
-        RANK_SET(i, subgroupShuffle(before, uint(findLSB(peers))) + below);
-        if (PLAIN_COUNTERS) subgroupBarrier();
-      }
-    } else {
-      for (uint i = 0; i < K; i++) {
-        uint d = digit_of(keys[i]);
-        uvec4 peers = everyone;
-        for (uint b = 0; b < 8; b++) {
-          bool bit = ((d >> b) & 1u) != 0;
-          uvec4 vote = subgroupBallot(bit);
-          peers &= bit ? vote : ~vote;
-        }
-        uint below = subgroupBallotExclusiveBitCount(peers);
-        uint before = 0;
-        if (below == 0) {
-          if (PLAIN_COUNTERS) {
-            before = s_region[counters + d];
-            s_region[counters + d] = before + subgroupBallotBitCount(peers);
-          } else {
-            before = atomicAdd(s_region[counters + d], subgroupBallotBitCount(peers));
-          }
-        }
-        RANK_SET(i, subgroupShuffle(before, subgroupBallotFindLSB(peers)) + below);
-        if (PLAIN_COUNTERS) subgroupBarrier();
-      }
+    if (gl_SubgroupID % per_array != phase) continue;
+    for (uint i = 0; i < K; i++) {
+      uint d = digit_of(keys[i]);
+      RANK_SET(i, narrow ? rank_narrow(d) : rank_wide(d));
+      if (PLAIN_COUNTERS) subgroupBarrier();
     }
   }
   barrier();
+}
 
-  // Per digit: exclusive prefix over the counter arrays (in segment order), the tile total,
-  // published at once so that later tiles can look back past this one. Padding keys are
-  // counted too; they sit in the last tile, which no tile looks back at.
+// Per digit: exclusive prefix over the counter arrays (in segment order) and the tile total,
+// published at once so that later tiles can look back past this one (padding keys are
+// counted too; they sit in the last tile, which no tile looks back at). Then each key's
+// position in the tile in digit order (stable), and the keys staged there. Returns the
+// tile-local (x) and global (y) offsets of digit t; *total: digit t's count in the tile.
+uvec2 publish_and_stage(uint t, uint desc, out uint total) {
+  uint gcount = t < OS_RADIX ? data[OS_GLOBAL_HIST + pc.pass * OS_RADIX + t] : 0;
   uint arrays = (gl_NumSubgroups + per_array - 1u) / per_array;
-  uint total = 0;
-  uint desc = OS_DESC + (pc.pass & 1u) * pc.desc_stride + tile * OS_RADIX + t;
+  total = 0;
   if (t < OS_RADIX) {
     for (uint a = 0; a < arrays; a++) {
       uint c = s_region[a * OS_RADIX + t];
@@ -307,43 +319,20 @@ void main() {
     }
     atomicMax(data[desc], tile == 0 ? OS_FLAG_PREFIX | total : total + 1u);
   }
-  uvec2 offsets = scan256(uvec2(total, gcount)); // x: tile-local, y: global digit offset
+  uvec2 offsets = scan256(uvec2(total, gcount));
   if (t < OS_RADIX) s_digit[t] = offsets.x;
   barrier();
-
-  // Position of each key in the tile, in digit order (stable).
   for (uint i = 0; i < K; i++) {
     uint d = digit_of(keys[i]);
     RANK_SET(i, RANK_GET(i) + s_digit[d] + s_region[counters + d]);
   }
   barrier();
   for (uint i = 0; i < K; i++) s_region[RANK_GET(i)] = keys[i];
+  return offsets;
+}
 
-  uint vals[K];
-  if (EARLY_VALUES) {
-    // The payloads load while the lookback waits on other workgroups (more registers live
-    // across it).
-    for (uint i = 0; i < K; i++) {
-      uint local = seg + i * lanes + lane;
-      vals[i] = local < valid_n ? values_in[tile_base + local] : 0u;
-    }
-  }
-
-  uint excl = 0;
-  if (tile != 0) excl = lookback(tile, t);
-  if (t < OS_RADIX) {
-    if (tile != 0) atomicMax(data[desc], OS_FLAG_PREFIX | (excl + total));
-    s_digit[t] = offsets.y + excl - offsets.x; // modular: + local index >= offsets.x
-  }
-  if (!EARLY_VALUES) {
-    // The payloads load while the keys go out.
-    for (uint i = 0; i < K; i++) {
-      uint local = seg + i * lanes + lane;
-      vals[i] = local < valid_n ? values_in[tile_base + local] : 0u;
-    }
-  }
-  barrier();
-
+// Keys, then payloads, out of shared memory in digit order (coalesced per digit run).
+void scatter(uint t, in uint vals[K]) {
   // Digits of the slots this invocation writes, four to a word: fewer registers than
   // keeping the destinations for the payloads.
   uint slot_digits[(K + 3) / 4];
@@ -362,4 +351,30 @@ void main() {
     uint j = m * WG + t;
     if (j < valid_n) values_out[s_digit[(slot_digits[m / 4] >> (8 * (m % 4))) & 255u] + j] = s_region[j];
   }
+}
+
+void main() {
+  uint t = gl_LocalInvocationID.x;
+  if (!start_tile(t)) return;
+  if (pc.pass + 1 < pc.passes && t < OS_RADIX)
+    data[OS_DESC + ((pc.pass + 1u) & 1u) * pc.desc_stride + tile * OS_RADIX + t] = 0;
+  load_keys(t);
+  rank_keys();
+  uint desc = OS_DESC + (pc.pass & 1u) * pc.desc_stride + tile * OS_RADIX + t;
+  uint total;
+  uvec2 offsets = publish_and_stage(t, desc, total);
+
+  // EARLY_VALUES: the payloads load while the lookback waits on other workgroups (more
+  // registers live across it); by default they load while the keys go out.
+  uint vals[K];
+  if (EARLY_VALUES) load_values(vals);
+  uint excl = 0;
+  if (tile != 0) excl = lookback(tile, t);
+  if (t < OS_RADIX) {
+    if (tile != 0) atomicMax(data[desc], OS_FLAG_PREFIX | (excl + total));
+    s_digit[t] = offsets.y + excl - offsets.x; // modular: + local index >= offsets.x
+  }
+  if (!EARLY_VALUES) load_values(vals);
+  barrier();
+  scatter(t, vals);
 }
