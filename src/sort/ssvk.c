@@ -28,22 +28,24 @@ void ssvk_device_init(ssvk_device *d, VkPhysicalDevice physical_device, VkDevice
   }
 }
 
+/* "<prefix>: <message>", unless the message already starts with the prefix (messages that
+ * name their function, "splatsort_create: ...", or their pipeline, "splatsort onesweep ..."). */
 static void vlog_to(splatsort_log_fn log, void *user, const char *prefix, const char *fmt, va_list ap) {
   if (!log) return;
-  char msg[512];
-  int n = prefix ? snprintf(msg, sizeof msg, "%s: ", prefix) : 0;
-  if (n < 0 || (size_t)n >= sizeof msg) n = 0;
-  vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+  char body[480], msg[512];
+  vsnprintf(body, sizeof body, fmt, ap);
+  if (prefix && strncmp(body, prefix, strlen(prefix)))
+    snprintf(msg, sizeof msg, "%s: %s", prefix, body);
+  else
+    snprintf(msg, sizeof msg, "%s", body);
   log(user, msg);
 }
 
 void ssvk_log(const ssvk_device *d, const char *fmt, ...) {
   if (!d || !d->log) return;
-  /* messages that already name their function ("splatsort_create: ...") get no prefix */
-  const char *prefix = strncmp(fmt, d->log_prefix, strlen(d->log_prefix)) ? d->log_prefix : NULL;
   va_list ap;
   va_start(ap, fmt);
-  vlog_to(d->log, d->log_user, prefix, fmt, ap);
+  vlog_to(d->log, d->log_user, d->log_prefix, fmt, ap);
   va_end(ap);
 }
 

@@ -195,6 +195,7 @@ uint lookback(uint tile, uint t) {
 // Per-invocation state of the tile, shared by the stages of main() below.
 uint keys[K];
 uint rk[K]; // see RANK_GET
+uint vals[K];
 uint tile, tile_base, valid_n;
 uint seg, lanes, lane, counters, per_array;
 uvec4 everyone;
@@ -238,7 +239,7 @@ void load_keys(uint t) {
   }
 }
 
-void load_values(out uint vals[K]) {
+void load_values() {
   for (uint i = 0; i < K; i++) {
     uint local = seg + i * lanes + lane;
     vals[i] = local < valid_n ? values_in[tile_base + local] : 0u;
@@ -332,7 +333,7 @@ uvec2 publish_and_stage(uint t, uint desc, out uint total) {
 }
 
 // Keys, then payloads, out of shared memory in digit order (coalesced per digit run).
-void scatter(uint t, in uint vals[K]) {
+void scatter(uint t) {
   // Digits of the slots this invocation writes, four to a word: fewer registers than
   // keeping the destinations for the payloads.
   uint slot_digits[(K + 3) / 4];
@@ -366,15 +367,14 @@ void main() {
 
   // EARLY_VALUES: the payloads load while the lookback waits on other workgroups (more
   // registers live across it); by default they load while the keys go out.
-  uint vals[K];
-  if (EARLY_VALUES) load_values(vals);
+  if (EARLY_VALUES) load_values();
   uint excl = 0;
   if (tile != 0) excl = lookback(tile, t);
   if (t < OS_RADIX) {
     if (tile != 0) atomicMax(data[desc], OS_FLAG_PREFIX | (excl + total));
     s_digit[t] = offsets.y + excl - offsets.x; // modular: + local index >= offsets.x
   }
-  if (!EARLY_VALUES) load_values(vals);
+  if (!EARLY_VALUES) load_values();
   barrier();
-  scatter(t, vals);
+  scatter(t);
 }
