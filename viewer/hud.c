@@ -136,7 +136,7 @@ float viewer_hud_text(viewer_hud *h, float x, float y, const char *text, const u
 
 void viewer_hud_cmd_draw(viewer_hud *h, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent) {
   if (!h->boxes && !h->quads) return;
-  ssvk_begin_color_pass(cmd, view, extent, NULL);
+  ssvk_begin_color_pass(&h->ctx->vk, cmd, view, extent, NULL);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, h->pipeline);
   VkDeviceSize offset = 0;
   vkCmdBindVertexBuffers(cmd, 0, 1, &h->vertices[h->slot].buffer, &offset);

@@ -404,10 +404,10 @@ static void build_hud(viewer *v, uint32_t slot, double now) {
 /* ---- one frame ---------------------------------------------------------------------- */
 
 /* The swapchain's transitions, written from-layout first. */
-static void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
+static void image_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
                           VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
                           VkAccessFlags dst_access) {
-  ssvk_image_barrier(cmd, image, src, src_access, from, dst, dst_access, to);
+  ssvk_image_barrier(d, cmd, image, src, src_access, from, dst, dst_access, to);
 }
 
 static void draw_frame(viewer *v) {
@@ -457,7 +457,7 @@ static void draw_frame(viewer *v) {
   VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
   label(v, cmd, "blit to swapchain");
   /* the acquire semaphore is waited at TRANSFER: the layout change chains after it */
-  image_barrier(cmd, dst, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+  image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
   VkImageBlit blit = {.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                       .srcOffsets = {{0, 0, 0}, {(int32_t)e.width, (int32_t)e.height, 1}},
@@ -469,17 +469,17 @@ static void draw_frame(viewer *v) {
   if (v->in.hud_visible) {
     label(v, cmd, "hud");
     build_hud(v, slot, glfwGetTime());
-    image_barrier(cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+    image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                   VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                   VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
     viewer_hud_cmd_draw(v->hud, cmd, v->sc.views[image], e);
-    image_barrier(cmd, dst, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+    image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
                   VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
                   VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
     unlabel(v, cmd);
   } else {
-    image_barrier(cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+    image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
   }
   VK_CHECK(vkEndCommandBuffer(cmd));

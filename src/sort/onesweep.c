@@ -210,13 +210,13 @@ static void os_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_s
   ssvk_label_begin(&s->vk, cmd, "onesweep histogram");
   ss_bind(s, cmd, s->pipelines[OS_SETUP], info, 0);
   ss_push(s, cmd, &pc, sizeof pc);
-  vkCmdDispatch(cmd, 1, 1, 1);
-  ss_barrier(cmd);
+  s->vk.fn.vkCmdDispatch(cmd, 1, 1, 1);
+  ss_barrier(s, cmd);
   ss_bind(s, cmd, s->pipelines[OS_HISTOGRAM], info, 0);
   ss_push(s, cmd, &pc, sizeof pc);
-  vkCmdDispatchIndirect(cmd, info->internal.buffer, args + 4u * OS_H_DISPATCH_HIST);
-  ss_barrier(cmd);
-  ss_timestamp(cmd, info, 1);
+  s->vk.fn.vkCmdDispatchIndirect(cmd, info->internal.buffer, args + 4u * OS_H_DISPATCH_HIST);
+  ss_barrier(s, cmd);
+  ss_timestamp(s, cmd, info, 1);
   ssvk_label_end(&s->vk, cmd);
 
   for (uint32_t p = 0; p < passes; p++) {
@@ -225,9 +225,9 @@ static void os_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_s
     pc.pass = p;
     ss_bind(s, cmd, s->pipelines[OS_PASS], info, p);
     ss_push(s, cmd, &pc, sizeof pc);
-    vkCmdDispatchIndirect(cmd, info->internal.buffer, args + 4u * OS_H_DISPATCH_TILES);
-    ss_barrier(cmd);
-    ss_timestamp(cmd, info, p + 2);
+    s->vk.fn.vkCmdDispatchIndirect(cmd, info->internal.buffer, args + 4u * OS_H_DISPATCH_TILES);
+    ss_barrier(s, cmd);
+    ss_timestamp(s, cmd, info, p + 2);
     ssvk_label_end(&s->vk, cmd);
   }
 }

@@ -66,8 +66,8 @@ static VkResult q_create(splatsort *s) {
   return VK_SUCCESS;
 }
 
-static void dispatch(const splatsort_sort_info *info, VkCommandBuffer cmd, uint32_t entry) {
-  vkCmdDispatchIndirect(cmd, info->internal.buffer, info->internal.offset + 4u * (QS_H_DISPATCH + 4u * entry));
+static void dispatch(const splatsort *s, const splatsort_sort_info *info, VkCommandBuffer cmd, uint32_t entry) {
+  s->vk.fn.vkCmdDispatchIndirect(cmd, info->internal.buffer, info->internal.offset + 4u * (QS_H_DISPATCH + 4u * entry));
 }
 
 static bool q_supported(const ss_device_info *dev) { return dev->max_workgroup_invocations >= QS_WORKGROUP; }
@@ -87,8 +87,8 @@ static void q_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_so
   };
   ss_bind(s, cmd, s->pipelines[Q_SETUP], info, 0);
   ss_push(s, cmd, &pc, sizeof pc);
-  vkCmdDispatch(cmd, 1, 1, 1);
-  ss_barrier(cmd);
+  s->vk.fn.vkCmdDispatch(cmd, 1, 1, 1);
+  ss_barrier(s, cmd);
 
   uint32_t passes = q_pass_count(key_bits);
   for (uint32_t p = 0; p < passes; p++) {
@@ -96,16 +96,16 @@ static void q_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_so
     pc.mask = key_bits - pc.shift >= 2 ? 3u : 1u;
     ss_bind(s, cmd, s->pipelines[Q_COUNT], info, p);
     ss_push(s, cmd, &pc, sizeof pc);
-    dispatch(info, cmd, QS_DISPATCH_CHUNKS);
-    ss_barrier(cmd);
+    dispatch(s, info, cmd, QS_DISPATCH_CHUNKS);
+    ss_barrier(s, cmd);
     for (uint32_t l = 0; l < levels; l++) {
       pc.level = l;
       pc.level_offset = offsets[l];
       pc.next_offset = l + 1 < levels ? offsets[l + 1] : 0;
       ss_bind(s, cmd, s->pipelines[Q_SCAN], info, p);
       ss_push(s, cmd, &pc, sizeof pc);
-      dispatch(info, cmd, 1 + l);
-      ss_barrier(cmd);
+      dispatch(s, info, cmd, 1 + l);
+      ss_barrier(s, cmd);
     }
     for (uint32_t l = levels - 1; l-- > 0;) {
       pc.level = l;
@@ -113,14 +113,14 @@ static void q_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_so
       pc.next_offset = offsets[l + 1];
       ss_bind(s, cmd, s->pipelines[Q_ADD], info, p);
       ss_push(s, cmd, &pc, sizeof pc);
-      dispatch(info, cmd, 1 + l);
-      ss_barrier(cmd);
+      dispatch(s, info, cmd, 1 + l);
+      ss_barrier(s, cmd);
     }
     ss_bind(s, cmd, s->pipelines[Q_SHUFFLE], info, p);
     ss_push(s, cmd, &pc, sizeof pc);
-    dispatch(info, cmd, QS_DISPATCH_CHUNKS);
-    ss_barrier(cmd);
-    ss_timestamp(cmd, info, p + 1);
+    dispatch(s, info, cmd, QS_DISPATCH_CHUNKS);
+    ss_barrier(s, cmd);
+    ss_timestamp(s, cmd, info, p + 1);
   }
 }
 

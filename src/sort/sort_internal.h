@@ -87,9 +87,9 @@ void ss_bind(const splatsort *sorter, VkCommandBuffer cmd, VkPipeline pipeline, 
              uint32_t pass);
 void ss_push(const splatsort *sorter, VkCommandBuffer cmd, const void *data, uint32_t size);
 /* Compute writes -> compute reads/writes and indirect-argument reads. */
-void ss_barrier(VkCommandBuffer cmd);
+void ss_barrier(const splatsort *sorter, VkCommandBuffer cmd);
 /* Writes timestamp `index` (relative to info->first_query) when timestamps are requested. */
-void ss_timestamp(VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t index);
+void ss_timestamp(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t index);
 /* Word index of an indirect count in the count binding (0 for direct sorts). */
 uint32_t ss_count_index(const splatsort *sorter, const splatsort_sort_info *info);
 #define ss_log(sorter, ...) ssvk_log(&(sorter)->vk, __VA_ARGS__)

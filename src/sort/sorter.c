@@ -18,23 +18,23 @@ const char *splatsort_algorithm_name(splatsort_algorithm algorithm) {
   return "unknown";
 }
 
-static bool has_device_extension(VkPhysicalDevice pd, const char *name) {
+static bool has_device_extension(const ssvk_fns *fn, VkPhysicalDevice pd, const char *name) {
   uint32_t n = 0;
-  if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || n == 0) return false;
+  if (fn->vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS || n == 0) return false;
   VkExtensionProperties *props = malloc(sizeof *props * n);
   if (!props) return false;
   bool found = false;
-  if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, props) >= 0) {
+  if (fn->vkEnumerateDeviceExtensionProperties(pd, NULL, &n, props) >= 0) {
     for (uint32_t i = 0; i < n && !found; i++) found = strcmp(props[i].extensionName, name) == 0;
   }
   free(props);
   return found;
 }
 
-static void query_device(VkPhysicalDevice pd, ss_device_info *dev) {
+static void query_device(const ssvk_fns *fn, VkPhysicalDevice pd, ss_device_info *dev) {
   memset(dev, 0, sizeof *dev);
   VkPhysicalDeviceProperties base;
-  vkGetPhysicalDeviceProperties(pd, &base);
+  fn->vkGetPhysicalDeviceProperties(pd, &base);
   dev->api_version = base.apiVersion;
   dev->vendor_id = base.vendorID;
   dev->max_shared_memory = base.limits.maxComputeSharedMemorySize;
@@ -52,10 +52,10 @@ static void query_device(VkPhysicalDevice pd, ss_device_info *dev) {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
   VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   bool size_ext = base.apiVersion >= VK_API_VERSION_1_3 ||
-                  has_device_extension(pd, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+                  has_device_extension(fn, pd, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   if (size_ext) sub.pNext = &size_props;
   VkPhysicalDeviceProperties2 props2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sub};
-  vkGetPhysicalDeviceProperties2(pd, &props2);
+  fn->vkGetPhysicalDeviceProperties2(pd, &props2);
   dev->subgroup_size = sub.subgroupSize ? sub.subgroupSize : 1;
   if (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) dev->subgroup_ops = sub.supportedOperations;
   dev->min_subgroup_size = dev->max_subgroup_size = dev->subgroup_size;
@@ -81,9 +81,23 @@ static bool valid_algorithm(splatsort_algorithm a) {
 
 VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device, splatsort_algorithm algorithm,
                                            splatsort_device_requirements *req) {
+#if SPLATSORT_STATIC_VULKAN_FUNCTIONS
+  return splatsort_get_device_requirements_with(NULL, VK_NULL_HANDLE, physical_device, algorithm, req);
+#else
+  (void)physical_device, (void)algorithm, (void)req;
+  return VK_ERROR_INITIALIZATION_FAILED; /* built without the loader: use ..._with */
+#endif
+}
+
+VkResult splatsort_get_device_requirements_with(const splatsort_vulkan_functions *functions, VkInstance instance,
+                                                VkPhysicalDevice physical_device, splatsort_algorithm algorithm,
+                                                splatsort_device_requirements *req) {
   if (!physical_device || !req || !valid_algorithm(algorithm)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  ssvk_fns fns;
+  if (ssvk_load(&fns, functions, instance, VK_NULL_HANDLE)) return VK_ERROR_INITIALIZATION_FAILED;
+  const ssvk_fns *fn = &fns;
   ss_device_info dev;
-  query_device(physical_device, &dev);
+  query_device(fn, physical_device, &dev);
   splatsort_algorithm alg = resolve_algorithm(&dev, algorithm);
   req->api_version = VK_API_VERSION_1_1;
   req->subgroup_size_control = alg == SPLATSORT_ALGORITHM_ONESWEEP && dev.min_subgroup_size != dev.max_subgroup_size;
@@ -94,7 +108,7 @@ VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device, spl
   uint32_t n = 0;
   /* Push descriptors are core in Vulkan 1.4, but only for hosts whose instance asks for 1.4;
    * drivers keep offering the extension, so ask for it whenever it is there. */
-  if (has_device_extension(physical_device, SS_PUSH_DESCRIPTOR_EXT))
+  if (has_device_extension(fn, physical_device, SS_PUSH_DESCRIPTOR_EXT))
     needed[n++] = SS_PUSH_DESCRIPTOR_EXT;
   else if (dev.api_version < VK_MAKE_API_VERSION(0, 1, 4, 0))
     return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -113,9 +127,9 @@ VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device, spl
 /* One log line with every statistic the driver reports for the pipeline's executables. */
 static void log_pipeline_statistics(splatsort *s, VkPipeline pipeline, const char *name) {
   PFN_vkGetPipelineExecutablePropertiesKHR get_props =
-      (PFN_vkGetPipelineExecutablePropertiesKHR)vkGetDeviceProcAddr(s->vk.device, "vkGetPipelineExecutablePropertiesKHR");
+      (PFN_vkGetPipelineExecutablePropertiesKHR)s->vk.fn.vkGetDeviceProcAddr(s->vk.device, "vkGetPipelineExecutablePropertiesKHR");
   PFN_vkGetPipelineExecutableStatisticsKHR get_stats =
-      (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(s->vk.device, "vkGetPipelineExecutableStatisticsKHR");
+      (PFN_vkGetPipelineExecutableStatisticsKHR)s->vk.fn.vkGetDeviceProcAddr(s->vk.device, "vkGetPipelineExecutableStatisticsKHR");
   if (!get_props || !get_stats) {
     ss_log(s, "%s: no pipeline statistics (VK_KHR_pipeline_executable_properties not enabled)", name);
     return;
@@ -170,9 +184,9 @@ void splatsort_destroy(splatsort *s) {
   VkDevice d = s->vk.device;
   const VkAllocationCallbacks *a = s->vk.allocator;
   for (uint32_t i = 0; i < SS_MAX_PIPELINES; i++)
-    if (s->pipelines[i]) vkDestroyPipeline(d, s->pipelines[i], a);
-  if (s->layout) vkDestroyPipelineLayout(d, s->layout, a);
-  if (s->set_layout) vkDestroyDescriptorSetLayout(d, s->set_layout, a);
+    if (s->pipelines[i]) s->vk.fn.vkDestroyPipeline(d, s->pipelines[i], a);
+  if (s->layout) s->vk.fn.vkDestroyPipelineLayout(d, s->layout, a);
+  if (s->set_layout) s->vk.fn.vkDestroyDescriptorSetLayout(d, s->set_layout, a);
   if (a && a->pfnFree)
     a->pfnFree(a->pUserData, s);
   else
@@ -244,13 +258,19 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
   if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
   const splatsort_onesweep_tuning *tuning;
   if (!check_create_info(info, &tuning)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  ssvk_fns fns;
+  const char *missing = ssvk_load(&fns, info->vulkan_functions, info->instance, info->device);
+  if (missing) {
+    ssvk_log_to(info->log, info->log_user, "splatsort_create: vulkan_functions: cannot find %s", missing);
+    return VK_ERROR_INITIALIZATION_FAILED;
+  }
   splatsort *s = sorter_alloc(info->allocator);
   if (!s) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  ssvk_device_init(&s->vk, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
+  ssvk_device_init(&s->vk, &fns, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
                    info->log_user, "splatsort", (info->flags & SPLATSORT_CREATE_DEBUG_UTILS_BIT) != 0);
   s->flags = info->flags;
   s->tuning = tuning;
-  query_device(info->physical_device, &s->dev);
+  query_device(&s->vk.fn, info->physical_device, &s->dev);
   s->dev.size_control = (info->enabled_features & SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT) != 0;
   s->max_groups_x = s->dev.max_workgroup_count_x;
   s->algorithm = resolve_algorithm(&s->dev, info->algorithm);
@@ -365,8 +385,8 @@ VkResult splatsort_cmd_sort(const splatsort *s, VkCommandBuffer cmd, const splat
   uint32_t bits = effective_bits(info->key_bits);
   ssvk_label_begin(&s->vk, cmd, "splatsort");
   if (info->query_pool) {
-    vkCmdResetQueryPool(cmd, info->query_pool, info->first_query, s->ops->timestamp_count(bits));
-    ss_timestamp(cmd, info, 0);
+    s->vk.fn.vkCmdResetQueryPool(cmd, info->query_pool, info->first_query, s->ops->timestamp_count(bits));
+    ss_timestamp(s, cmd, info, 0);
   }
   s->ops->record(s, cmd, info, bits);
   ssvk_label_end(&s->vk, cmd);
@@ -383,7 +403,7 @@ uint32_t ss_count_index(const splatsort *s, const splatsort_sort_info *info) {
 
 void ss_bind(const splatsort *s, VkCommandBuffer cmd, VkPipeline pipeline, const splatsort_sort_info *info,
              uint32_t pass) {
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  s->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   VkDeviceSize kv = (VkDeviceSize)info->max_count * 4u;
   bool odd = pass & 1u;
   splatsort_buffer kin = odd ? info->tmp_keys : info->keys, vin = odd ? info->tmp_values : info->values;
@@ -405,17 +425,17 @@ void ss_bind(const splatsort *s, VkCommandBuffer cmd, VkPipeline pipeline, const
 }
 
 void ss_push(const splatsort *s, VkCommandBuffer cmd, const void *data, uint32_t size) {
-  vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, size, data);
+  s->vk.fn.vkCmdPushConstants(cmd, s->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, size, data);
 }
 
-void ss_barrier(VkCommandBuffer cmd) {
-  ssvk_memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+void ss_barrier(const splatsort *s, VkCommandBuffer cmd) {
+  ssvk_memory_barrier(&s->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                       VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
 }
 
-void ss_timestamp(VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t index) {
+void ss_timestamp(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t index) {
   if (info->query_pool)
-    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->query_pool, info->first_query + index);
+    s->vk.fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, info->query_pool, info->first_query + index);
 }

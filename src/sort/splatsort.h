@@ -103,6 +103,17 @@ typedef struct splatsort_onesweep_tuning {
 /* Optional log sink for error details. `message` is one line without a newline. */
 typedef void (*splatsort_log_fn)(void *user, const char *message);
 
+/* How the library reaches Vulkan, for hosts that load it themselves (volk, their own loader;
+ * VMA's VmaVulkanFunctions is the model): every Vulkan function the library calls is looked
+ * up through these, the instance-level ones with splatsort_create_info::instance. NULL
+ * (the default) uses the Vulkan loader linked with the program; a library built with
+ * -DSPLATSORT_STATIC_VULKAN_FUNCTIONS=0 (CMake option of the same name) references no
+ * loader symbol at all and then requires these. */
+typedef struct splatsort_vulkan_functions {
+  PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
+  PFN_vkGetDeviceProcAddr vkGetDeviceProcAddr;
+} splatsort_vulkan_functions;
+
 typedef struct splatsort_create_info {
   const void *next;                        /* NULL or a splatsort_onesweep_tuning chain */
   VkPhysicalDevice physical_device;        /* required */
@@ -114,6 +125,8 @@ typedef struct splatsort_create_info {
   uint32_t flags;                          /* splatsort_create_flag_bits */
   splatsort_log_fn log;                    /* optional */
   void *log_user;
+  VkInstance instance;                     /* required with vulkan_functions */
+  const splatsort_vulkan_functions *vulkan_functions; /* optional, see above */
 } splatsort_create_info;
 
 /* What a VkDevice must have for `algorithm` (AUTO: what the algorithm AUTO would pick on
@@ -144,6 +157,10 @@ typedef struct splatsort_device_requirements {
 VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device,
                                            splatsort_algorithm algorithm,
                                            splatsort_device_requirements *requirements);
+/* The same for hosts that load Vulkan themselves (see splatsort_vulkan_functions). */
+VkResult splatsort_get_device_requirements_with(const splatsort_vulkan_functions *functions, VkInstance instance,
+                                                VkPhysicalDevice physical_device, splatsort_algorithm algorithm,
+                                                splatsort_device_requirements *requirements);
 
 /* Creates a sorter. On failure *out is NULL and nothing stays allocated.
  * VK_ERROR_VALIDATION_FAILED_EXT: bad argument (NULL info/out/device, an unknown structure on

@@ -6,10 +6,43 @@
 #include <stdio.h>
 #include <string.h>
 
-void ssvk_device_init(ssvk_device *d, VkPhysicalDevice physical_device, VkDevice device,
+const char *ssvk_load(ssvk_fns *f, const splatsort_vulkan_functions *host, VkInstance instance, VkDevice device) {
+  memset(f, 0, sizeof *f);
+  if (!host) {
+#if SPLATSORT_STATIC_VULKAN_FUNCTIONS
+#define SSVK_STATIC(name) f->name = name;
+    SSVK_INSTANCE_FUNCTIONS(SSVK_STATIC)
+    SSVK_DEVICE_FUNCTIONS(SSVK_STATIC)
+#undef SSVK_STATIC
+    return NULL;
+#else
+    return "vkGetInstanceProcAddr (built without SPLATSORT_STATIC_VULKAN_FUNCTIONS: pass vulkan_functions)";
+#endif
+  }
+  if (!host->vkGetInstanceProcAddr || !instance) return "vkGetInstanceProcAddr (or the instance)";
+#define SSVK_INSTANCE(name)                                                   \
+  f->name = (PFN_##name)host->vkGetInstanceProcAddr(instance, #name);         \
+  if (!f->name) return #name;
+  SSVK_INSTANCE_FUNCTIONS(SSVK_INSTANCE)
+#undef SSVK_INSTANCE
+  if (host->vkGetDeviceProcAddr) f->vkGetDeviceProcAddr = host->vkGetDeviceProcAddr;
+  if (!device) return NULL;
+#define SSVK_DEVICE(name)                                                     \
+  f->name = (PFN_##name)f->vkGetDeviceProcAddr(device, #name);                \
+  if (!f->name) return #name;
+  SSVK_DEVICE_FUNCTIONS(SSVK_DEVICE)
+#undef SSVK_DEVICE
+  return NULL;
+}
+
+void ssvk_device_init(ssvk_device *d, const ssvk_fns *fn, VkPhysicalDevice physical_device, VkDevice device,
                       const VkAllocationCallbacks *allocator, VkPipelineCache cache, splatsort_log_fn log,
                       void *log_user, const char *log_prefix, bool debug_utils) {
   memset(d, 0, sizeof *d);
+  if (fn)
+    d->fn = *fn;
+  else
+    ssvk_load(&d->fn, NULL, VK_NULL_HANDLE, device);
   d->device = device;
   d->physical_device = physical_device;
   d->allocator = allocator;
@@ -17,13 +50,13 @@ void ssvk_device_init(ssvk_device *d, VkPhysicalDevice physical_device, VkDevice
   d->log = log;
   d->log_user = log_user;
   d->log_prefix = log_prefix ? log_prefix : "splatsort";
-  d->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(device, "vkCmdPushDescriptorSetKHR");
+  d->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)d->fn.vkGetDeviceProcAddr(device, "vkCmdPushDescriptorSetKHR");
   if (!d->push_descriptor_set) /* the Vulkan 1.4 core name, same signature */
-    d->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(device, "vkCmdPushDescriptorSet");
+    d->push_descriptor_set = (PFN_vkCmdPushDescriptorSetKHR)d->fn.vkGetDeviceProcAddr(device, "vkCmdPushDescriptorSet");
   if (debug_utils) {
-    d->set_name = (PFN_vkSetDebugUtilsObjectNameEXT)vkGetDeviceProcAddr(device, "vkSetDebugUtilsObjectNameEXT");
-    d->begin_label = (PFN_vkCmdBeginDebugUtilsLabelEXT)vkGetDeviceProcAddr(device, "vkCmdBeginDebugUtilsLabelEXT");
-    d->end_label = (PFN_vkCmdEndDebugUtilsLabelEXT)vkGetDeviceProcAddr(device, "vkCmdEndDebugUtilsLabelEXT");
+    d->set_name = (PFN_vkSetDebugUtilsObjectNameEXT)d->fn.vkGetDeviceProcAddr(device, "vkSetDebugUtilsObjectNameEXT");
+    d->begin_label = (PFN_vkCmdBeginDebugUtilsLabelEXT)d->fn.vkGetDeviceProcAddr(device, "vkCmdBeginDebugUtilsLabelEXT");
+    d->end_label = (PFN_vkCmdEndDebugUtilsLabelEXT)d->fn.vkGetDeviceProcAddr(device, "vkCmdEndDebugUtilsLabelEXT");
     if (!d->begin_label || !d->end_label) d->begin_label = NULL, d->end_label = NULL;
   }
 }
@@ -76,10 +109,10 @@ void ssvk_label_end(const ssvk_device *d, VkCommandBuffer cmd) {
 VkResult ssvk_shader_module(const ssvk_device *d, const uint32_t *code, size_t size, const char *name,
                             VkShaderModule *out) {
   VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = code};
-  VkResult r = vkCreateShaderModule(d->device, &ci, d->allocator, out);
+  VkResult r = d->fn.vkCreateShaderModule(d->device, &ci, d->allocator, out);
   if (r != VK_SUCCESS) {
     *out = VK_NULL_HANDLE;
-    ssvk_log(d, "vkCreateShaderModule(%s) failed (%d)", name ? name : "?", r);
+    ssvk_log(d, "d->fn.vkCreateShaderModule(%s) failed (%d)", name ? name : "?", r);
   }
   return r;
 }
@@ -101,7 +134,7 @@ VkResult ssvk_push_layout(const ssvk_device *d, uint32_t count, VkShaderStageFla
   VkDescriptorSetLayoutCreateInfo dsl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                          .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
                                          .bindingCount = count, .pBindings = bindings};
-  VkResult r = vkCreateDescriptorSetLayout(d->device, &dsl, d->allocator, set_layout);
+  VkResult r = d->fn.vkCreateDescriptorSetLayout(d->device, &dsl, d->allocator, set_layout);
   if (r != VK_SUCCESS) {
     *set_layout = VK_NULL_HANDLE;
     ssvk_log(d, "creating the descriptor set layout of %s failed (%d)", name, r);
@@ -111,9 +144,9 @@ VkResult ssvk_push_layout(const ssvk_device *d, uint32_t count, VkShaderStageFla
   VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
                                    .pSetLayouts = set_layout, .pushConstantRangeCount = push_size ? 1 : 0,
                                    .pPushConstantRanges = &range};
-  r = vkCreatePipelineLayout(d->device, &pl, d->allocator, layout);
+  r = d->fn.vkCreatePipelineLayout(d->device, &pl, d->allocator, layout);
   if (r != VK_SUCCESS) {
-    vkDestroyDescriptorSetLayout(d->device, *set_layout, d->allocator);
+    d->fn.vkDestroyDescriptorSetLayout(d->device, *set_layout, d->allocator);
     *set_layout = VK_NULL_HANDLE;
     *layout = VK_NULL_HANDLE;
     ssvk_log(d, "creating the pipeline layout of %s failed (%d)", name, r);
@@ -156,8 +189,8 @@ VkResult ssvk_compute_pipeline(const ssvk_device *d, const ssvk_compute_desc *de
                 .pName = "main",
                 .pSpecializationInfo = desc->spec},
       .layout = desc->layout};
-  r = vkCreateComputePipelines(d->device, d->pipeline_cache, 1, &ci, d->allocator, out);
-  vkDestroyShaderModule(d->device, module, d->allocator);
+  r = d->fn.vkCreateComputePipelines(d->device, d->pipeline_cache, 1, &ci, d->allocator, out);
+  d->fn.vkDestroyShaderModule(d->device, module, d->allocator);
   if (r != VK_SUCCESS) {
     *out = VK_NULL_HANDLE;
     ssvk_log(d, "creating pipeline %s failed (%d)", desc->name ? desc->name : "?", r);
@@ -174,7 +207,7 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
   if (r != VK_SUCCESS) return r;
   r = ssvk_shader_module(d, desc->frag, desc->frag_size, desc->name, &fs);
   if (r != VK_SUCCESS) {
-    vkDestroyShaderModule(d->device, vs, d->allocator);
+    d->fn.vkDestroyShaderModule(d->device, vs, d->allocator);
     return r;
   }
   VkPipelineShaderStageCreateInfo stages[2] = {
@@ -216,9 +249,9 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
                                       .pInputAssemblyState = &ia, .pViewportState = &vp, .pRasterizationState = &rs,
                                       .pMultisampleState = &ms, .pColorBlendState = &cb, .pDynamicState = &ds,
                                       .layout = desc->layout};
-  r = vkCreateGraphicsPipelines(d->device, d->pipeline_cache, 1, &gci, d->allocator, out);
-  vkDestroyShaderModule(d->device, vs, d->allocator);
-  vkDestroyShaderModule(d->device, fs, d->allocator);
+  r = d->fn.vkCreateGraphicsPipelines(d->device, d->pipeline_cache, 1, &gci, d->allocator, out);
+  d->fn.vkDestroyShaderModule(d->device, vs, d->allocator);
+  d->fn.vkDestroyShaderModule(d->device, fs, d->allocator);
   if (r != VK_SUCCESS) {
     *out = VK_NULL_HANDLE;
     ssvk_log(d, "creating pipeline %s failed (%d; is dynamicRendering enabled?)", desc->name ? desc->name : "?", r);
@@ -228,17 +261,17 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
   return VK_SUCCESS;
 }
 
-uint32_t ssvk_memory_type(VkPhysicalDevice physical_device, uint32_t type_bits, VkMemoryPropertyFlags props) {
+uint32_t ssvk_memory_type(const ssvk_device *d, uint32_t type_bits, VkMemoryPropertyFlags props) {
   VkPhysicalDeviceMemoryProperties mp;
-  vkGetPhysicalDeviceMemoryProperties(physical_device, &mp);
+  d->fn.vkGetPhysicalDeviceMemoryProperties(d->physical_device, &mp);
   for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
     if ((type_bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & props) == props) return i;
   return UINT32_MAX;
 }
 
 void ssvk_buffer_destroy(const ssvk_device *d, ssvk_buffer *b) {
-  if (b->buffer) vkDestroyBuffer(d->device, b->buffer, d->allocator);
-  if (b->memory) vkFreeMemory(d->device, b->memory, d->allocator);
+  if (b->buffer) d->fn.vkDestroyBuffer(d->device, b->buffer, d->allocator);
+  if (b->memory) d->fn.vkFreeMemory(d->device, b->memory, d->allocator);
   *b = (ssvk_buffer){0};
 }
 
@@ -247,17 +280,17 @@ VkResult ssvk_buffer_create(const ssvk_device *d, VkDeviceSize size, VkBufferUsa
   *b = (ssvk_buffer){.size = size};
   VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size ? size : 16, .usage = usage,
                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-  VkResult r = vkCreateBuffer(d->device, &bci, d->allocator, &b->buffer);
+  VkResult r = d->fn.vkCreateBuffer(d->device, &bci, d->allocator, &b->buffer);
   if (r != VK_SUCCESS) {
     b->buffer = VK_NULL_HANDLE;
     ssvk_log(d, "creating buffer %s (%llu bytes) failed (%d)", name ? name : "?", (unsigned long long)size, r);
     return r;
   }
   VkMemoryRequirements mr;
-  vkGetBufferMemoryRequirements(d->device, b->buffer, &mr);
+  d->fn.vkGetBufferMemoryRequirements(d->device, b->buffer, &mr);
   VkMemoryPropertyFlags want = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
                                             : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-  uint32_t type = ssvk_memory_type(d->physical_device, mr.memoryTypeBits, want);
+  uint32_t type = ssvk_memory_type(d, mr.memoryTypeBits, want);
   if (type == UINT32_MAX) {
     ssvk_log(d, "no %s memory type for buffer %s", host_visible ? "host-visible" : "device-local", name ? name : "?");
     ssvk_buffer_destroy(d, b);
@@ -266,10 +299,10 @@ VkResult ssvk_buffer_create(const ssvk_device *d, VkDeviceSize size, VkBufferUsa
   VkMemoryDedicatedAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, .buffer = b->buffer};
   VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .pNext = dedicated ? &dai : NULL,
                               .allocationSize = mr.size, .memoryTypeIndex = type};
-  r = vkAllocateMemory(d->device, &mai, d->allocator, &b->memory);
+  r = d->fn.vkAllocateMemory(d->device, &mai, d->allocator, &b->memory);
   if (r != VK_SUCCESS) b->memory = VK_NULL_HANDLE;
-  if (r == VK_SUCCESS) r = vkBindBufferMemory(d->device, b->buffer, b->memory, 0);
-  if (r == VK_SUCCESS && host_visible) r = vkMapMemory(d->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
+  if (r == VK_SUCCESS) r = d->fn.vkBindBufferMemory(d->device, b->buffer, b->memory, 0);
+  if (r == VK_SUCCESS && host_visible) r = d->fn.vkMapMemory(d->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
   if (r != VK_SUCCESS) {
     ssvk_log(d, "allocating %llu bytes for buffer %s failed (%d)", (unsigned long long)mr.size, name ? name : "?", r);
     ssvk_buffer_destroy(d, b);
@@ -279,7 +312,7 @@ VkResult ssvk_buffer_create(const ssvk_device *d, VkDeviceSize size, VkBufferUsa
   return VK_SUCCESS;
 }
 
-void ssvk_image_barrier(VkCommandBuffer cmd, VkImage image, VkPipelineStageFlags src, VkAccessFlags src_access,
+void ssvk_image_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkImage image, VkPipelineStageFlags src, VkAccessFlags src_access,
                         VkImageLayout old_layout, VkPipelineStageFlags dst, VkAccessFlags dst_access,
                         VkImageLayout new_layout) {
   VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
@@ -291,10 +324,10 @@ void ssvk_image_barrier(VkCommandBuffer cmd, VkImage image, VkPipelineStageFlags
                             .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
                             .image = image,
                             .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-  vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
+  d->fn.vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
 }
 
-void ssvk_begin_color_pass(VkCommandBuffer cmd, VkImageView view, VkExtent2D extent, const float *clear) {
+void ssvk_begin_color_pass(const ssvk_device *d, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent, const float *clear) {
   VkRenderingAttachmentInfo color = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
                                      .imageView = view,
                                      .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
@@ -303,16 +336,16 @@ void ssvk_begin_color_pass(VkCommandBuffer cmd, VkImageView view, VkExtent2D ext
   if (clear) memcpy(color.clearValue.color.float32, clear, 4 * sizeof(float));
   VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = {{0, 0}, extent}, .layerCount = 1,
                         .colorAttachmentCount = 1, .pColorAttachments = &color};
-  vkCmdBeginRendering(cmd, &ri);
+  d->fn.vkCmdBeginRendering(cmd, &ri);
   VkViewport vp = {0, 0, (float)extent.width, (float)extent.height, 0, 1};
   VkRect2D sc = {{0, 0}, extent};
-  vkCmdSetViewport(cmd, 0, 1, &vp);
-  vkCmdSetScissor(cmd, 0, 1, &sc);
+  d->fn.vkCmdSetViewport(cmd, 0, 1, &vp);
+  d->fn.vkCmdSetScissor(cmd, 0, 1, &sc);
 }
 
-void ssvk_memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
+void ssvk_memory_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
                          VkPipelineStageFlags dst, VkAccessFlags dst_access) {
   VkMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = src_access,
                        .dstAccessMask = dst_access};
-  vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &b, 0, NULL, 0, NULL);
+  d->fn.vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &b, 0, NULL, 0, NULL);
 }

@@ -13,10 +13,41 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
+/* Every Vulkan function the library calls, reached through this table: the host's loader
+ * (splatsort_vulkan_functions, for hosts that load Vulkan themselves, e.g. through volk) or,
+ * with SPLATSORT_STATIC_VULKAN_FUNCTIONS (the default), the loader symbols linked in. */
+#ifndef SPLATSORT_STATIC_VULKAN_FUNCTIONS
+#define SPLATSORT_STATIC_VULKAN_FUNCTIONS 1
+#endif
+#define SSVK_INSTANCE_FUNCTIONS(X)                                                              \
+  X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceProperties2)                             \
+  X(vkGetPhysicalDeviceMemoryProperties) X(vkEnumerateDeviceExtensionProperties) X(vkGetDeviceProcAddr)
+#define SSVK_DEVICE_FUNCTIONS(X)                                                                \
+  X(vkCreateShaderModule) X(vkDestroyShaderModule) X(vkCreateDescriptorSetLayout)                \
+  X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout)           \
+  X(vkCreateComputePipelines) X(vkCreateGraphicsPipelines) X(vkDestroyPipeline) X(vkCreateBuffer) \
+  X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory)         \
+  X(vkBindBufferMemory) X(vkMapMemory) X(vkCmdPipelineBarrier) X(vkCmdBeginRendering)             \
+  X(vkCmdSetViewport) X(vkCmdSetScissor) X(vkCmdBindPipeline) X(vkCmdPushConstants) X(vkCmdDispatch) \
+  X(vkCmdDispatchIndirect) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp)
+
+typedef struct ssvk_fns {
+#define SSVK_MEMBER(name) PFN_##name name;
+  SSVK_INSTANCE_FUNCTIONS(SSVK_MEMBER)
+  SSVK_DEVICE_FUNCTIONS(SSVK_MEMBER)
+#undef SSVK_MEMBER
+} ssvk_fns;
+
+/* Fills the table from the host's functions (instance needed then; device may be
+ * VK_NULL_HANDLE for the instance functions only), or from the linked loader when host is
+ * NULL. Returns the name of the first function it could not find, or NULL when all are there. */
+const char *ssvk_load(ssvk_fns *f, const splatsort_vulkan_functions *host, VkInstance instance, VkDevice device);
+
 /* What the layer needs of the host: its device, allocator, pipeline cache and log, and the
  * entry points it resolved once. Debug-utils entry points stay NULL unless the host said it
  * enabled the extension. */
 typedef struct ssvk_device {
+  ssvk_fns fn;
   VkDevice device;
   VkPhysicalDevice physical_device;
   const VkAllocationCallbacks *allocator;
@@ -31,8 +62,9 @@ typedef struct ssvk_device {
 } ssvk_device;
 
 /* Fills *d and resolves the device entry points (push descriptors under their extension or
- * Vulkan 1.4 name; debug utils only when debug_utils is true). */
-void ssvk_device_init(ssvk_device *d, VkPhysicalDevice physical_device, VkDevice device,
+ * Vulkan 1.4 name; debug utils only when debug_utils is true). fn: the loaded table (NULL:
+ * the linked loader's functions). */
+void ssvk_device_init(ssvk_device *d, const ssvk_fns *fn, VkPhysicalDevice physical_device, VkDevice device,
                       const VkAllocationCallbacks *allocator, VkPipelineCache cache, splatsort_log_fn log,
                       void *log_user, const char *log_prefix, bool debug_utils);
 
@@ -103,20 +135,20 @@ VkResult ssvk_buffer_create(const ssvk_device *d, VkDeviceSize size, VkBufferUsa
                             bool dedicated, const char *name, ssvk_buffer *out);
 void ssvk_buffer_destroy(const ssvk_device *d, ssvk_buffer *b);
 /* A memory type in type_bits with the properties, or UINT32_MAX. */
-uint32_t ssvk_memory_type(VkPhysicalDevice physical_device, uint32_t type_bits, VkMemoryPropertyFlags props);
+uint32_t ssvk_memory_type(const ssvk_device *d, uint32_t type_bits, VkMemoryPropertyFlags props);
 
 /* A global memory barrier (the one most passes need between dispatches). */
-void ssvk_memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
+void ssvk_memory_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
                          VkPipelineStageFlags dst, VkAccessFlags dst_access);
 
 /* A colour image's layout transition (whole image, one mip level and layer). */
-void ssvk_image_barrier(VkCommandBuffer cmd, VkImage image, VkPipelineStageFlags src, VkAccessFlags src_access,
+void ssvk_image_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkImage image, VkPipelineStageFlags src, VkAccessFlags src_access,
                         VkImageLayout old_layout, VkPipelineStageFlags dst, VkAccessFlags dst_access,
                         VkImageLayout new_layout);
 
 /* Begins dynamic rendering into one colour view covering `extent` (cleared to `clear` when
  * it is not NULL, else loaded) and sets the viewport and scissor to the whole of it. */
-void ssvk_begin_color_pass(VkCommandBuffer cmd, VkImageView view, VkExtent2D extent, const float *clear);
+void ssvk_begin_color_pass(const ssvk_device *d, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent, const float *clear);
 
 /* A 4-byte count at `offset` of a storage buffer: the descriptor is bound at the largest
  * multiple of `alignment` below it (*base, *range) and the shader reads word *index. */

@@ -119,7 +119,7 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   }
   splat_renderer *r = host_alloc(info->allocator, sizeof *r);
   if (!r) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  ssvk_device_init(&r->vk, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
+  ssvk_device_init(&r->vk, NULL, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
                    info->log_user, "splat renderer", (info->flags & SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT) != 0);
   r->queue = info->queue;
   r->queue_family = info->queue_family;
@@ -361,7 +361,7 @@ static VkResult ensure_target(splat_renderer *r, uint32_t w, uint32_t h) {
   vkGetImageMemoryRequirements(d, r->target, &mr);
   VkMemoryAllocateInfo mai = {
       .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
-      .memoryTypeIndex = ssvk_memory_type(r->vk.physical_device, mr.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
+      .memoryTypeIndex = ssvk_memory_type(&r->vk, mr.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
   res = vkAllocateMemory(d, &mai, r->vk.allocator, &r->target_memory);
   if (res != VK_SUCCESS) r->target_memory = VK_NULL_HANDLE;
   if (res == VK_SUCCESS) res = vkBindImageMemory(d, r->target, r->target_memory, 0);
@@ -420,7 +420,7 @@ static void record_projection(splat_renderer *r, VkCommandBuffer cmd, const spla
   scene_gpu *s = &r->scene;
   uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0, 0x7F7FFFFFu, 0, 0, 0};
   vkCmdUpdateBuffer(cmd, s->draw.buffer, 0, sizeof draw_init, draw_init);
-  ssvk_memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   struct sp_project_push pc;
   memcpy(pc.view.m, cam->view, sizeof pc.view.m);
@@ -449,13 +449,13 @@ static void record_projection(splat_renderer *r, VkCommandBuffer cmd, const spla
   vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->project);
   dispatch_1d(r, cmd, s->count);
-  ssvk_memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
+  ssvk_memory_barrier(&r->vk, cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compact_scan);
   vkCmdDispatch(cmd, 1, 1, 1);
-  ssvk_memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
+  ssvk_memory_barrier(&r->vk, cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compact);
   dispatch_1d(r, cmd, s->count);
-  ssvk_memory_barrier(cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
+  ssvk_memory_barrier(&r->vk, cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
 }
 
 /* The sort; its count is the visible count the projection appended, read on the GPU. */
@@ -474,7 +474,7 @@ static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, const splats
   };
   VkResult res = splatsort_cmd_sort(sorter, cmd, &si, sorted);
   if (res != VK_SUCCESS) return res;
-  ssvk_memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT |
                           VK_PIPELINE_STAGE_TRANSFER_BIT,
                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
@@ -486,11 +486,11 @@ static void record_raster(splat_renderer *r, VkCommandBuffer cmd, const splat_fr
                           const splatsort_result *sorted) {
   const splat_camera *cam = f->camera;
   scene_gpu *s = &r->scene;
-  ssvk_image_barrier(cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
+  ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
                 VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                 VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
   const float clear[4] = {f->background[0], f->background[1], f->background[2], 1.0f};
-  ssvk_begin_color_pass(cmd, r->target_view, (VkExtent2D){cam->width, cam->height}, clear);
+  ssvk_begin_color_pass(&r->vk, cmd, r->target_view, (VkExtent2D){cam->width, cam->height}, clear);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster);
   VkDescriptorBufferInfo rb[SP_BIND_COUNT_OF] = {
       [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
@@ -501,7 +501,7 @@ static void record_raster(splat_renderer *r, VkCommandBuffer cmd, const splat_fr
   vkCmdPushConstants(cmd, r->raster_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof rp, &rp);
   vkCmdDrawIndirect(cmd, s->draw.buffer, 0, 1, 16);
   vkCmdEndRendering(cmd);
-  ssvk_image_barrier(cmd, r->target, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+  ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
                 VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
 }
@@ -518,7 +518,7 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
   ssvk_label_begin(&r->vk, cmd, "splat frame");
   /* Earlier frames on the queue must be done with what this one overwrites: their reads
    * (draw arguments, vertex fetch, sort, count copy) and their writes (write-after-write). */
-  ssvk_memory_barrier(cmd,
+  ssvk_memory_barrier(&r->vk, cmd,
                       VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
                           VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -540,7 +540,7 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
   vkCmdCopyBuffer(cmd, r->scene.draw.buffer, r->readback.buffer, 1, &cnt);
   record_raster(r, cmd, f, &sorted);
   timestamp(r, cmd, f->slot, TS_RASTERED);
-  ssvk_memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                       VK_ACCESS_HOST_READ_BIT);
   ssvk_label_end(&r->vk, cmd);
   r->recorded[f->slot] = true;

@@ -241,7 +241,7 @@ void vkh_init(vkh_context *ctx, const vkh_options *o) {
   pick_device(ctx, o);
   pick_queue_family(ctx);
   create_device(ctx, o);
-  ssvk_device_init(&ctx->vk, ctx->physical_device, ctx->device, NULL, VK_NULL_HANDLE, vkh_sort_log, NULL, "vkh",
+  ssvk_device_init(&ctx->vk, NULL, ctx->physical_device, ctx->device, NULL, VK_NULL_HANDLE, vkh_sort_log, NULL, "vkh",
                    ctx->debug_utils);
 }
 
@@ -265,7 +265,7 @@ void vkh_destroy(vkh_context *ctx) {
 }
 
 uint32_t vkh_memory_type(vkh_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags props) {
-  return ssvk_memory_type(ctx->physical_device, type_bits, props);
+  return ssvk_memory_type(&ctx->vk, type_bits, props);
 }
 
 void vkh_name(vkh_context *ctx, VkObjectType type, uint64_t handle, const char *name) {
