@@ -18,7 +18,7 @@ for t in $TUNINGS; do
   [ "$t" = default ] && env_t="" || env_t=$t
   echo "== $t"
   SPLATSORT_ONESWEEP_TUNING=$env_t "$bench" --n "$N" --algo onesweep --key-bits 32 --runs "$RUNS" --warmup 3 \
-    --stages 2>&1 | tee /dev/stderr | awk -v t="$t" '$2 == "onesweep" { printf "%s %s %s %s\n", t, $1, $5, $9 }' >> "$summary" || true
+    --stages 2>&1 | tee /dev/stderr | awk -v t="$t" '$2 == "onesweep" { printf "%s %s %s %s\n", t, $1, $5, $10 }' >> "$summary" || true
 done 2>&1
 echo
 echo "== summary: median ms (verified) by N"
