@@ -1,7 +1,10 @@
 /* gen_scene: writes a random but valid 3DGS .ply (binary little-endian) of any
  * size, deterministic from the seed, for tests and benchmarks. It has its own PLY
  * writer, independent of the splat library, so it can check the loader. */
+#include "util.h" /* splitmix64 */
+
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,13 +25,6 @@ static void usage(FILE *f) {
 
 /* xoshiro256** seeded through splitmix64: fast, and the same sequence everywhere. */
 typedef struct rng { uint64_t s[4]; int have_spare; double spare; } rng;
-
-static uint64_t splitmix64(uint64_t *x) {
-  uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
@@ -59,6 +55,19 @@ static double normal(rng *r) {
   return m * cos(a);
 }
 
+/* n normal deviates, drawn again while their squared length is below 1e-12: a direction. */
+static double normal_vector(rng *r, double *v, int n) {
+  double len2;
+  do {
+    len2 = 0.0;
+    for (int c = 0; c < n; ++c) {
+      v[c] = normal(r);
+      len2 += v[c] * v[c];
+    }
+  } while (len2 < 1e-12);
+  return len2;
+}
+
 static int cmp_names(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -78,57 +87,80 @@ static int parse_u64_arg(const char *s, uint64_t max, uint64_t *out) {
   return 1;
 }
 
-int main(int argc, char **argv) {
-  uint64_t count = 0, degree = 99, seed = 0;
+typedef struct gen_options {
+  uint64_t count, degree, seed;
+  const char *out, *layout, *shape;
+  double radius;
+} gen_options;
+
+enum { OPT_COUNT = 256, OPT_SH_DEGREE, OPT_SEED, OPT_OUT, OPT_LAYOUT, OPT_RADIUS, OPT_SHAPE };
+
+/* Returns -1 when the options are good, else the exit status. */
+static int parse_args(int argc, char **argv, gen_options *o) {
+  static const struct option long_options[] = {
+      {"count", required_argument, NULL, OPT_COUNT},   {"sh-degree", required_argument, NULL, OPT_SH_DEGREE},
+      {"seed", required_argument, NULL, OPT_SEED},     {"out", required_argument, NULL, OPT_OUT},
+      {"layout", required_argument, NULL, OPT_LAYOUT}, {"radius", required_argument, NULL, OPT_RADIUS},
+      {"shape", required_argument, NULL, OPT_SHAPE},   {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  *o = (gen_options){.degree = 99, .layout = "standard", .shape = "ball", .radius = 1.0};
   int have_count = 0, have_seed = 0;
-  const char *out = NULL, *layout = "standard", *shape = "ball";
-  double radius = 1.0;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+  opterr = 0; /* our own messages, which name the argument: argv[first], the one getopt_long was at */
+  for (int first = optind, c; (c = getopt_long(argc, argv, "+:h", long_options, NULL)) != -1; first = optind) {
+    const char *v = optarg;
+    char *end;
+    switch (c) {
+    case 'h':
       usage(stdout);
       return 0;
-    }
-    if (v == NULL) {
-      usage(stderr);
-      return die("missing value after", a);
-    }
-    ++i;
-    if (strcmp(a, "--count") == 0) {
-      if (!parse_u64_arg(v, UINT32_MAX, &count) || count == 0) return die("--count must be 1..4294967295", v);
+    case OPT_COUNT:
+      if (!parse_u64_arg(v, UINT32_MAX, &o->count) || o->count == 0) return die("--count must be 1..4294967295", v);
       have_count = 1;
-    } else if (strcmp(a, "--sh-degree") == 0) {
-      if (!parse_u64_arg(v, 3, &degree)) return die("--sh-degree must be 0..3", v);
-    } else if (strcmp(a, "--seed") == 0) {
-      if (!parse_u64_arg(v, UINT64_MAX, &seed)) return die("--seed must be a non-negative integer", v);
+      break;
+    case OPT_SH_DEGREE:
+      if (!parse_u64_arg(v, 3, &o->degree)) return die("--sh-degree must be 0..3", v);
+      break;
+    case OPT_SEED:
+      if (!parse_u64_arg(v, UINT64_MAX, &o->seed)) return die("--seed must be a non-negative integer", v);
       have_seed = 1;
-    } else if (strcmp(a, "--out") == 0) {
-      out = v;
-    } else if (strcmp(a, "--layout") == 0) {
+      break;
+    case OPT_OUT: o->out = v; break;
+    case OPT_LAYOUT:
       if (strcmp(v, "standard") && strcmp(v, "alphabetical") && strcmp(v, "no-normals"))
         return die("--layout must be standard, alphabetical or no-normals", v);
-      layout = v;
-    } else if (strcmp(a, "--radius") == 0) {
-      char *end;
-      radius = strtod(v, &end);
-      if (*end != '\0' || !(radius > 0.0) || !isfinite(radius)) return die("--radius must be a positive number", v);
-    } else if (strcmp(a, "--shape") == 0) {
+      o->layout = v;
+      break;
+    case OPT_RADIUS:
+      o->radius = strtod(v, &end);
+      if (*end != '\0' || !(o->radius > 0.0) || !isfinite(o->radius))
+        return die("--radius must be a positive number", v);
+      break;
+    case OPT_SHAPE:
       if (strcmp(v, "ball") && strcmp(v, "shell")) return die("--shape must be ball or shell", v);
-      shape = v;
-    } else {
+      o->shape = v;
+      break;
+    case ':':
       usage(stderr);
-      return die("unknown argument", a);
+      return die("missing value after", argv[first]);
+    default: /* '?' */
+      usage(stderr);
+      return die("unknown argument", argv[first]);
     }
   }
-  if (!have_count || degree > 3 || !have_seed || out == NULL) {
+  if (optind < argc) {
+    usage(stderr);
+    return die("unknown argument", argv[optind]);
+  }
+  if (!have_count || o->degree > 3 || !have_seed || o->out == NULL) {
     usage(stderr);
     return die("--count, --sh-degree, --seed and --out are required", NULL);
   }
+  return -1;
+}
 
-  /* Canonical field order; `order` lists the canonical indices in file order. */
-  const unsigned coeffs = (unsigned)((degree + 1) * (degree + 1)), nrest = (coeffs - 1) * 3;
-  const unsigned ncanon = 9 + nrest + 8;
-  char names[62][16];
+/* The file's fields: `names` in canonical order (x y z nx ny nz f_dc_* f_rest_* opacity scale_*
+ * rot_*), `order` the canonical indices in file order for the layout. Returns how many. */
+static unsigned field_order(const gen_options *o, unsigned nrest, char names[62][16], unsigned order[62]) {
   unsigned nn = 0;
   static const char *const head[] = {"x", "y", "z", "nx", "ny", "nz", "f_dc_0", "f_dc_1", "f_dc_2"};
   static const char *const tail[] = {"opacity", "scale_0", "scale_1", "scale_2", "rot_0", "rot_1", "rot_2", "rot_3"};
@@ -136,72 +168,76 @@ int main(int argc, char **argv) {
   for (unsigned i = 0; i < nrest; ++i) snprintf(names[nn++], sizeof names[0], "f_rest_%u", i);
   for (unsigned i = 0; i < 8; ++i) snprintf(names[nn++], sizeof names[0], "%s", tail[i]);
   const char *sorted[62];
-  unsigned order[62], nfields = 0;
-  int with_normals = strcmp(layout, "standard") == 0;
-  for (unsigned i = 0; i < ncanon; ++i)
+  unsigned nfields = 0;
+  int with_normals = strcmp(o->layout, "standard") == 0;
+  for (unsigned i = 0; i < nn; ++i)
     if (with_normals || i < 3 || i > 5) sorted[nfields++] = names[i];
-  if (strcmp(layout, "alphabetical") == 0) qsort(sorted, nfields, sizeof sorted[0], cmp_names);
+  if (strcmp(o->layout, "alphabetical") == 0) qsort(sorted, nfields, sizeof sorted[0], cmp_names);
   for (unsigned j = 0; j < nfields; ++j) order[j] = (unsigned)(sorted[j] - names[0]) / sizeof names[0];
+  return nfields;
+}
 
-  FILE *f = fopen(out, "wb");
-  if (f == NULL) return die(strerror(errno), out);
+/* One splat's raw values in canonical order into v. */
+static void gen_splat(rng *r, double radius, int shell, unsigned coeffs, double log_size, float v[62]) {
+  const unsigned nrest = (coeffs - 1) * 3;
+  double d[3];
+  double len2 = normal_vector(r, d, 3);
+  double rad = shell ? radius * (0.95 + 0.05 * uniform(r)) : radius * cbrt(uniform(r));
+  double k = rad / sqrt(len2);
+  for (int c = 0; c < 3; ++c) v[c] = (float)(d[c] * k);
+  v[3] = v[4] = v[5] = 0.0f;
+  for (int c = 0; c < 3; ++c) v[6 + c] = (float)uniform_in(r, -1.6, 1.6);
+  for (unsigned c = 0; c < 3; ++c)
+    for (unsigned i = 1; i < coeffs; ++i) {
+      unsigned band = i < 4 ? 1 : i < 9 ? 2 : 3;
+      v[9 + c * (coeffs - 1) + (i - 1)] = (float)(uniform_in(r, -0.15, 0.15) / band);
+    }
+  float *t = v + 9 + nrest;
+  t[0] = (float)uniform_in(r, -1.5, 4.0);
+  double common = 0.3 * normal(r);
+  for (int c = 0; c < 3; ++c) t[1 + c] = (float)(log_size + common + 0.4 * normal(r));
+  double q[4];
+  double qn = 1.0 / sqrt(normal_vector(r, q, 4));
+  for (int c = 0; c < 4; ++c) t[4 + c] = (float)(q[c] * qn);
+}
+
+int main(int argc, char **argv) {
+  gen_options o;
+  int status = parse_args(argc, argv, &o);
+  if (status >= 0) return status;
+
+  const unsigned coeffs = (unsigned)((o.degree + 1) * (o.degree + 1)), nrest = (coeffs - 1) * 3;
+  char names[62][16];
+  unsigned order[62], nfields = field_order(&o, nrest, names, order);
+
+  FILE *f = fopen(o.out, "wb");
+  if (f == NULL) return die(strerror(errno), o.out);
   fprintf(f, "ply\nformat binary_little_endian 1.0\ncomment gen_scene --count %llu --sh-degree %llu "
              "--seed %llu --layout %s --radius %.9g --shape %s\nelement vertex %llu\n",
-          (unsigned long long)count, (unsigned long long)degree, (unsigned long long)seed, layout,
-          radius, shape, (unsigned long long)count);
+          (unsigned long long)o.count, (unsigned long long)o.degree, (unsigned long long)o.seed, o.layout,
+          o.radius, o.shape, (unsigned long long)o.count);
   for (unsigned j = 0; j < nfields; ++j) fprintf(f, "property float %s\n", names[order[j]]);
   fputs("end_header\n", f);
 
   rng r = {{0}, 0, 0.0};
-  uint64_t sm = seed;
+  uint64_t sm = o.seed;
   for (int i = 0; i < 4; ++i) r.s[i] = splitmix64(&sm);
-  const double log_size = log(0.5 * radius / cbrt((double)count));
-  const int shell = strcmp(shape, "shell") == 0;
+  const double log_size = log(0.5 * o.radius / cbrt((double)o.count));
+  const int shell = strcmp(o.shape, "shell") == 0;
   enum { ROWS = 8192 };
   float *buf = malloc((size_t)ROWS * nfields * sizeof(float));
   if (buf == NULL) return die("out of memory", NULL);
   float v[62];
-  for (uint64_t start = 0; start < count; start += ROWS) {
-    unsigned rows = count - start < ROWS ? (unsigned)(count - start) : ROWS;
+  for (uint64_t start = 0; start < o.count; start += ROWS) {
+    unsigned rows = o.count - start < ROWS ? (unsigned)(o.count - start) : ROWS;
     for (unsigned row = 0; row < rows; ++row) {
-      double d[3], len2 = 0.0;
-      do {
-        len2 = 0.0;
-        for (int c = 0; c < 3; ++c) {
-          d[c] = normal(&r);
-          len2 += d[c] * d[c];
-        }
-      } while (len2 < 1e-12);
-      double rad = shell ? radius * (0.95 + 0.05 * uniform(&r)) : radius * cbrt(uniform(&r));
-      double k = rad / sqrt(len2);
-      for (int c = 0; c < 3; ++c) v[c] = (float)(d[c] * k);
-      v[3] = v[4] = v[5] = 0.0f;
-      for (int c = 0; c < 3; ++c) v[6 + c] = (float)uniform_in(&r, -1.6, 1.6);
-      for (unsigned c = 0; c < 3; ++c)
-        for (unsigned i = 1; i < coeffs; ++i) {
-          unsigned band = i < 4 ? 1 : i < 9 ? 2 : 3;
-          v[9 + c * (coeffs - 1) + (i - 1)] = (float)(uniform_in(&r, -0.15, 0.15) / band);
-        }
-      float *t = v + 9 + nrest;
-      t[0] = (float)uniform_in(&r, -1.5, 4.0);
-      double common = 0.3 * normal(&r);
-      for (int c = 0; c < 3; ++c) t[1 + c] = (float)(log_size + common + 0.4 * normal(&r));
-      double q[4], qn = 0.0;
-      do {
-        qn = 0.0;
-        for (int c = 0; c < 4; ++c) {
-          q[c] = normal(&r);
-          qn += q[c] * q[c];
-        }
-      } while (qn < 1e-12);
-      qn = 1.0 / sqrt(qn);
-      for (int c = 0; c < 4; ++c) t[4 + c] = (float)(q[c] * qn);
-      float *o = buf + (size_t)row * nfields;
-      for (unsigned j = 0; j < nfields; ++j) o[j] = v[order[j]];
+      gen_splat(&r, o.radius, shell, coeffs, log_size, v);
+      float *out = buf + (size_t)row * nfields;
+      for (unsigned j = 0; j < nfields; ++j) out[j] = v[order[j]];
     }
-    if (fwrite(buf, sizeof(float) * nfields, rows, f) != rows) return die(strerror(errno), out);
+    if (fwrite(buf, sizeof(float) * nfields, rows, f) != rows) return die(strerror(errno), o.out);
   }
   free(buf);
-  if (fclose(f) != 0) return die(strerror(errno), out);
+  if (fclose(f) != 0) return die(strerror(errno), o.out);
   return 0;
 }

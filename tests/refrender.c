@@ -30,6 +30,16 @@ static int span(float m, float r, uint32_t n, int64_t *i0, int64_t *i1) {
   return 1;
 }
 
+int refrender_splat_power(const splat_projected *p, float fx, float fy, float *power) {
+  /* The quad's footprint, half-open: centres in [mean - r, mean + r). */
+  if (!(fx >= p->mean2d[0] - p->radius && fx < p->mean2d[0] + p->radius && fy >= p->mean2d[1] - p->radius &&
+        fy < p->mean2d[1] + p->radius))
+    return 0;
+  float dx = fx - p->mean2d[0], dy = fy - p->mean2d[1];
+  *power = -0.5f * (p->conic[0] * dx * dx + p->conic[2] * dy * dy) - p->conic[1] * dx * dy;
+  return !(*power > 0.0f); /* renderCUDA's test: a NaN power is not skipped */
+}
+
 int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
                      const float background[3], float *rgba, refrender_stats *stats) {
   uint32_t W = cam->width, H = cam->height;
@@ -95,14 +105,8 @@ int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degre
       float T = 1.0f, C[3] = {0.0f, 0.0f, 0.0f};
       for (uint64_t e = offsets[t]; e < offsets[t + 1]; e++) {
         const splat_projected *p = &proj[lists[e]];
-        /* The quad's footprint, half-open: centres in [mean - r, mean + r). */
-        if (!(fx >= p->mean2d[0] - p->radius && fx < p->mean2d[0] + p->radius &&
-              fy >= p->mean2d[1] - p->radius && fy < p->mean2d[1] + p->radius))
-          continue;
-        float dx = fx - p->mean2d[0], dy = fy - p->mean2d[1];
-        float power = -0.5f * (p->conic[0] * dx * dx + p->conic[2] * dy * dy) -
-                      p->conic[1] * dx * dy;
-        if (power > 0.0f) continue;
+        float power;
+        if (!refrender_splat_power(p, fx, fy, &power)) continue;
         float alpha = fminf(SPLAT_MAX_ALPHA, p->opacity * expf(power));
         if (alpha < SPLAT_MIN_ALPHA) continue;
         float test_T = T * (1.0f - alpha);

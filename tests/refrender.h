@@ -37,6 +37,11 @@ typedef struct refrender_stats {
 int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
                      const float background[3], float *rgba, refrender_stats *stats);
 
+/* The Gaussian of p at the pixel centre (fx, fy), as refrender_render evaluates it: 1 with
+ * *power = -0.5 (conic.x dx^2 + conic.z dy^2) - conic.y dx dy when the centre lies in p's
+ * footprint square [mean2d - radius, mean2d + radius) and not power > 0; else 0 (no contribution). */
+int refrender_splat_power(const splat_projected *p, float fx, float fy, float *power);
+
 /* 8-bit conversion: round(clamp(v, 0, 1) * 255) for RGB; alpha is written as 255. */
 void refrender_to_rgba8(const float *rgba, uint32_t w, uint32_t h, uint8_t *rgba8);
 

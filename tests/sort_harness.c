@@ -1,10 +1,9 @@
-/* Key distributions, the stable CPU reference sort, and GPU buffer setup for sort tests. */
+/* Key distributions, the O(n) result check and GPU buffer setup for the sort tests and sortbench. */
 #include "sort_harness.h"
 
-#include <ctype.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,13 +16,6 @@ key_dist key_dist_parse(const char *name) {
   for (int d = 0; d < DIST_COUNT; d++)
     if (strcmp(name, dist_names[d]) == 0) return (key_dist)d;
   return DIST_COUNT;
-}
-
-uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 uint32_t float_to_sortable(float f) {
@@ -56,40 +48,6 @@ void gen_keys(uint32_t *keys, uint32_t n, key_dist dist, uint64_t seed) {
     }
     default: keys[i] = r; break;
     }
-  }
-}
-
-void cpu_sort_pairs(const uint32_t *keys, const uint32_t *values, uint32_t n, uint32_t key_bits,
-                    uint32_t *out_keys, uint32_t *out_values) {
-  uint32_t mask = key_bits >= 32 ? 0xFFFFFFFFu : (1u << key_bits) - 1u;
-  uint32_t *k0 = malloc(sizeof(uint32_t) * (n ? n : 1)), *v0 = malloc(sizeof(uint32_t) * (n ? n : 1));
-  uint32_t *k1 = out_keys, *v1 = out_values;
-  memcpy(k0, keys, sizeof(uint32_t) * n);
-  memcpy(v0, values, sizeof(uint32_t) * n);
-  uint32_t passes = (key_bits + 7) / 8;
-  /* LSD counting sort, 8 bits a pass: stable by construction. */
-  for (uint32_t p = 0; p < passes; p++) {
-    uint32_t count[257] = {0};
-    uint32_t shift = 8 * p;
-    for (uint32_t i = 0; i < n; i++) count[(((k0[i] & mask) >> shift) & 255u) + 1]++;
-    for (int d = 0; d < 256; d++) count[d + 1] += count[d];
-    for (uint32_t i = 0; i < n; i++) {
-      uint32_t pos = count[((k0[i] & mask) >> shift) & 255u]++;
-      k1[pos] = k0[i];
-      v1[pos] = v0[i];
-    }
-    uint32_t *t = k0; k0 = k1; k1 = t;
-    t = v0; v0 = v1; v1 = t;
-  }
-  /* after an even number of passes the data is back in the scratch copies */
-  if (k0 != out_keys) {
-    memcpy(out_keys, k0, sizeof(uint32_t) * n);
-    memcpy(out_values, v0, sizeof(uint32_t) * n);
-    free(k0);
-    free(v0);
-  } else {
-    free(k1);
-    free(v1);
   }
 }
 
@@ -218,21 +176,4 @@ void sort_buffers_destroy(vkh_context *ctx, sort_buffers *b) {
   vkh_buffer_destroy(ctx, &b->keyvals);
   vkh_buffer_destroy(ctx, &b->internal);
   vkh_buffer_destroy(ctx, &b->count);
-}
-
-uint32_t parse_size_list(const char *s, uint32_t *out, uint32_t max) {
-  uint32_t n = 0;
-  while (*s && n < max) {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || v < 0) return 0;
-    if (*end == 'K' || *end == 'k') v *= 1024, end++;
-    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024, end++;
-    if (v > 4294967295.0) return 0;
-    out[n++] = (uint32_t)v;
-    if (*end == ',') end++;
-    else if (*end) return 0;
-    s = end;
-  }
-  return n;
 }

@@ -1,9 +1,12 @@
-/* Shared by the sort tests and sortbench: key distributions, the stable CPU reference sort,
- * and GPU buffers laid out the way a host renderer would (one buffer, four regions). */
+/* Shared by the sort tests and sortbench: key distributions, the O(n) result check and GPU
+ * buffers laid out the way a host renderer would (one buffer, four regions); with them the CPU
+ * reference sort (ref_sort.h) and util.h. */
 #ifndef SORT_HARNESS_H
 #define SORT_HARNESS_H
 
+#include "ref_sort.h" /* cpu_sort_pairs */
 #include "splatsort.h"
+#include "util.h" /* splitmix64, parse_size_list */
 #include "vkh.h"
 
 #include <stdbool.h>
@@ -28,10 +31,6 @@ void gen_keys(uint32_t *keys, uint32_t n, key_dist dist, uint64_t seed);
 /* Maps a float to a uint32 whose unsigned order is the float order (negatives included). */
 uint32_t float_to_sortable(float f);
 
-/* Stable sort of (keys, values) by the low key_bits bits (1..32); outputs keep the original
- * (unmasked) keys. */
-void cpu_sort_pairs(const uint32_t *keys, const uint32_t *values, uint32_t n, uint32_t key_bits,
-                    uint32_t *out_keys, uint32_t *out_values);
 
 /* Checks that (out_keys, out_values) is the stable sort by the low key_bits bits of keys paired
  * with the values 0..n-1 (each value the element's input index), in O(n) time and without
@@ -69,9 +68,5 @@ splatsort_onesweep_tuning *sort_tuning_from_env(void);
 splatsort *sort_create_tuned_or_die(vkh_context *ctx, splatsort_algorithm algorithm, uint32_t flags,
                                     const splatsort_onesweep_tuning *tuning);
 splatsort *sort_create_or_die(vkh_context *ctx, splatsort_algorithm algorithm, uint32_t flags);
-
-/* Parses "1M,4M,16M,1000" style lists; returns the number of values. */
-uint32_t parse_size_list(const char *s, uint32_t *out, uint32_t max);
-uint64_t splitmix64(uint64_t *state);
 
 #endif

@@ -748,10 +748,5 @@ int main(int argc, char **argv) {
   test_orbit();
   test_fly();
   test_switch();
-  if (failures) {
-    fprintf(stderr, "test_camera: %d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("test_camera: all checks passed\n");
-  return 0;
+  return check_report("test_camera");
 }

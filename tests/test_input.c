@@ -14,13 +14,6 @@
 
 #include "check.h"
 
-#define CHECK_VEC(v, x, y, z, tol) \
-  do {                             \
-    CHECK_NEAR((v)[0], x, tol);    \
-    CHECK_NEAR((v)[1], y, tol);    \
-    CHECK_NEAR((v)[2], z, tol);    \
-  } while (0)
-
 static uint32_t press(viewer_input *s, int key) {
   uint32_t e = viewer_input_key(s, key, GLFW_PRESS, 0);
   viewer_input_key(s, key, GLFW_RELEASE, 0);
@@ -398,10 +391,5 @@ int main(void) {
   test_cameras();
   test_toggles();
   test_swapchain_choice();
-  if (failures) {
-    fprintf(stderr, "test_input: %d checks failed\n", failures);
-    return 1;
-  }
-  printf("test_input: all checks passed\n");
-  return 0;
+  return check_report("test_input");
 }

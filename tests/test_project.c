@@ -11,9 +11,6 @@
 #include "scene.h"
 
 #include "check.h"
-/* Relative tolerance (with an absolute floor). */
-#define CHECK_REL(a, b, rel) \
-  CHECK(fabs((double)(a) - (double)(b)) <= (rel) * fmax(1e-6, fabs((double)(b))), "%s = %.9g, expected %.9g", #a, (double)(a), (double)(b))
 
 static const double PI = 3.14159265358979323846;
 static const double C0 = 0.28209479177387814, C1 = 0.4886025119029199;
@@ -476,10 +473,5 @@ int main(void) {
   test_culling();
   test_sh();
   test_depth_key();
-  if (failures) {
-    fprintf(stderr, "test_project: %d check(s) failed\n", failures);
-    return 1;
-  }
-  printf("test_project: all checks passed\n");
-  return 0;
+  return check_report("test_project");
 }

@@ -17,7 +17,7 @@
  * --optional-scene: skipped (exit 77 when no scene is left) when the file is absent.
  * Exit 0: pass, 1: fail, 77: skipped. On an image failure the GPU image, the reference and an
  * amplified diff are written to DIR as PNGs and their paths printed. */
-#include "view_control.h"
+#include "check.h"
 #include "image.h"
 #include "project.h"
 #include "refrender.h"
@@ -25,6 +25,8 @@
 #include "renderer_debug.h"
 #include "scene.h"
 #include "splat_shared.h"
+#include "util.h"
+#include "view_control.h"
 #include "vkh.h"
 
 #include <math.h>
@@ -32,30 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 static vkh_context ctx;
 static splat_renderer *renderer;
-static int failures;
 static const char *outdir = ".";
 static int write_images;
 static uint32_t log_messages;
-
-/* Prints the first 40 failed checks (a broken stage fails thousands); all are counted. */
-#define CHECK(cond, ...)                                                          \
-  do {                                                                            \
-    if (!(cond) && ++failures <= 40) {                                            \
-      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);   \
-      fprintf(stderr, __VA_ARGS__);                                               \
-      fprintf(stderr, "\n");                                                      \
-    }                                                                             \
-  } while (0)
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void renderer_log(void *user, const char *message) {
   (void)user;
@@ -75,12 +59,7 @@ static splatsort *sort_quaternary_or_null(void) {
 /* ---- random numbers, halves --------------------------------------------------------------- */
 
 static uint64_t rng_state;
-static uint64_t next_u64(void) {
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+static uint64_t next_u64(void) { return splitmix64(&rng_state); }
 static float uniform(float lo, float hi) {
   return lo + (hi - lo) * (float)((double)(next_u64() >> 11) * 0x1.0p-53);
 }
@@ -209,6 +188,21 @@ static VkResult record_frame(VkCommandBuffer cmd, const splat_camera *cam, splat
   return splat_renderer_cmd_render(renderer, cmd, &f);
 }
 
+/* Transfer writes before the host reads the mapped memory. */
+static void host_read_barrier(VkCommandBuffer cmd) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* Records the copy of the render target (in TRANSFER_SRC layout after a frame) into `dst`,
+ * ready for the host. */
+static void copy_target(VkCommandBuffer cmd, VkImage image, uint32_t w, uint32_t h, VkBuffer dst) {
+  VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
+  vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst, 1, &region);
+  host_read_barrier(cmd);
+}
+
 /* Renders one frame and reads back the RGBA16F target: `half` (w*h*4 halves, optional) and
  * the 8-bit image (round(clamp(v, 0, 1) * 255), the reference renderer's conversion). */
 static void render_gpu(const splat_camera *cam, splatsort_algorithm algo, uint32_t bits, int sh, uint16_t *half,
@@ -224,11 +218,7 @@ static void render_gpu(const splat_camera *cam, splatsort_algorithm algo, uint32
     fprintf(stderr, "test_render: target is %ux%u, camera %ux%u\n", w, h, cam->width, cam->height);
     exit(1);
   }
-  VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
-  vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb.buffer, 1, &region);
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+  copy_target(cmd, image, w, h, rb.buffer);
   vkh_submit_wait(&ctx, cmd);
   const uint16_t *hp = rb.mapped;
   if (half) memcpy(half, hp, npx * 8);
@@ -248,9 +238,7 @@ static void read_buffer(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size,
   VkCommandBuffer cmd = vkh_begin(&ctx);
   VkBufferCopy region = {offset, 0, size};
   vkCmdCopyBuffer(cmd, buffer, rb.buffer, 1, &region);
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+  host_read_barrier(cmd);
   vkh_submit_wait(&ctx, cmd);
   memcpy(out, rb.mapped, size);
   vkh_buffer_destroy(&ctx, &rb);
@@ -333,177 +321,229 @@ typedef struct proj_stats {
   double max_mean_err, max_conic_rel, max_color_err;
 } proj_stats;
 
-/* One random camera and scene: GPU records and sorted keys against splat_project. */
-static void projection_case(uint32_t case_index, uint32_t n, uint32_t degree, int sh_eval, int skew) {
-  float eye[3] = {uniform(-3, 3), uniform(-3, 3), uniform(-3, 3)};
-  uint32_t w = 64 + (uint32_t)(next_u64() % 300), h = 48 + (uint32_t)(next_u64() % 250);
+/* One projection case: its scene and camera, what the GPU wrote and what splat_project gives. */
+typedef struct proj_case {
+  uint32_t index, n, degree, w, h;
+  int sh_eval, skew;
   splat_camera cam;
-  random_camera(&cam, eye, w, h, skew);
   splat_scene s;
-  gen_projection_scene(&s, n, degree, eye, 4.0f);
-  set_scene_or_die(&s);
-  uint8_t *img = malloc((size_t)w * h * 4);
-  render_gpu(&cam, SPLATSORT_ALGORITHM_QUATERNARY, 32, sh_eval, NULL, img);
+  uint8_t *img;
+  uint32_t nvis;               /* the GPU's visible count, at most n */
+  uint32_t *rec, *keys, *vals; /* projected records (8 words a splat), sorted keys and payloads */
+  splat_projected *cpu;
+  uint8_t *vis_cpu, *vis_gpu;
+  float *zgpu; /* the depth each visible splat's GPU key encodes */
+  proj_stats st;
+} proj_case;
+
+/* A random camera and scene, rendered with 32-bit keys; reads back the draw arguments, records,
+ * keys and payloads, and projects every splat on the CPU. */
+static void projection_setup(proj_case *pc) {
+  float eye[3] = {uniform(-3, 3), uniform(-3, 3), uniform(-3, 3)};
+  pc->w = 64 + (uint32_t)(next_u64() % 300), pc->h = 48 + (uint32_t)(next_u64() % 250);
+  uint32_t n = pc->n;
+  random_camera(&pc->cam, eye, pc->w, pc->h, pc->skew);
+  gen_projection_scene(&pc->s, n, pc->degree, eye, 4.0f);
+  set_scene_or_die(&pc->s);
+  pc->img = malloc((size_t)pc->w * pc->h * 4);
+  render_gpu(&pc->cam, SPLATSORT_ALGORITHM_QUATERNARY, 32, pc->sh_eval, NULL, pc->img);
 
   splat_renderer_debug_buffers dbg;
   VK_CHECK(splat_renderer_debug_get_buffers(renderer, &dbg));
   uint32_t draw[SP_DRAW_WORDS];
   read_buffer(dbg.draw, 0, sizeof draw, draw);
-  uint32_t nvis = draw[SP_DRAW_INSTANCES];
-  CHECK(nvis <= n, "case %u: %u visible of %u splats", case_index, nvis, n);
-  if (nvis > n) nvis = n;
-  uint32_t *rec = malloc((size_t)n * 32);
-  read_buffer(dbg.projected, 0, (VkDeviceSize)n * 32, rec);
-  uint32_t *keys = malloc(sizeof(uint32_t) * (nvis + 1)), *vals = malloc(sizeof(uint32_t) * (nvis + 1));
-  read_buffer(dbg.keys.buffer, dbg.keys.offset, 4ull * nvis, keys);
-  read_buffer(dbg.values.buffer, dbg.values.offset, 4ull * nvis, vals);
+  pc->nvis = draw[SP_DRAW_INSTANCES];
+  CHECK(pc->nvis <= n, "case %u: %u visible of %u splats", pc->index, pc->nvis, n);
+  if (pc->nvis > n) pc->nvis = n;
+  pc->rec = malloc((size_t)n * 32);
+  read_buffer(dbg.projected, 0, (VkDeviceSize)n * 32, pc->rec);
+  pc->keys = malloc(sizeof(uint32_t) * (pc->nvis + 1)), pc->vals = malloc(sizeof(uint32_t) * (pc->nvis + 1));
+  read_buffer(dbg.keys.buffer, dbg.keys.offset, 4ull * pc->nvis, pc->keys);
+  read_buffer(dbg.values.buffer, dbg.values.offset, 4ull * pc->nvis, pc->vals);
 
-  proj_stats st = {0};
-  splat_projected *cpu = calloc(n, sizeof *cpu);
-  uint8_t *vis_cpu = calloc(n, 1), *vis_gpu = calloc(n, 1);
+  pc->cpu = calloc(n, sizeof *pc->cpu);
+  pc->vis_cpu = calloc(n, 1), pc->vis_gpu = calloc(n, 1);
+  pc->zgpu = calloc(n, sizeof *pc->zgpu);
   /* the frame's sh_degree < 0 means the scene's degree; splat_project's means 0 */
-  int cpu_sh = sh_eval < 0 ? (int)degree : sh_eval;
-  for (uint32_t i = 0; i < n; i++) vis_cpu[i] = (uint8_t)splat_project(&s, i, &cam, cpu_sh, &cpu[i]);
+  int cpu_sh = pc->sh_eval < 0 ? (int)pc->degree : pc->sh_eval;
+  for (uint32_t i = 0; i < n; i++) pc->vis_cpu[i] = (uint8_t)splat_project(&pc->s, i, &pc->cam, cpu_sh, &pc->cpu[i]);
   CHECK(draw[0] == 4 && draw[2] == 0 && draw[3] == 0, "draw arguments %u %u %u %u", draw[0], draw[1], draw[2], draw[3]);
+}
+
+static void projection_free(proj_case *pc) {
+  free(pc->zgpu);
+  free(pc->keys);
+  free(pc->vals);
+  free(pc->rec);
+  free(pc->cpu);
+  free(pc->vis_cpu);
+  free(pc->vis_gpu);
+  free(pc->img);
+  splat_scene_free(&pc->s);
+}
+
+/* The sorted payloads name each splat at most once, keys ascending with ties in index order;
+ * marks the GPU's visible set. */
+static void check_sorted_payloads(proj_case *pc) {
   int order_ok = 1, dup = 0;
-  for (uint32_t k = 0; k < nvis && k < n; k++) {
-    if (vals[k] >= n || vis_gpu[vals[k]]) {
+  const uint32_t *keys = pc->keys, *vals = pc->vals;
+  for (uint32_t k = 0; k < pc->nvis && k < pc->n; k++) {
+    if (vals[k] >= pc->n || pc->vis_gpu[vals[k]]) {
       dup++;
       continue;
     }
-    vis_gpu[vals[k]] = 1;
+    pc->vis_gpu[vals[k]] = 1;
     if (k > 0 && (keys[k] < keys[k - 1] || (keys[k] == keys[k - 1] && vals[k] < vals[k - 1]))) order_ok = 0;
   }
-  CHECK(nvis <= n && dup == 0, "case %u: %u visible of %u, %d repeated or out-of-range payloads", case_index, nvis, n, dup);
-  CHECK(order_ok, "case %u: sorted keys are not ascending with ties in index order", case_index);
+  CHECK(pc->nvis <= pc->n && dup == 0, "case %u: %u visible of %u, %d repeated or out-of-range payloads", pc->index,
+        pc->nvis, pc->n, dup);
+  CHECK(order_ok, "case %u: sorted keys are not ascending with ties in index order", pc->index);
+}
 
+/* Splat i's GPU record against splat_project's. */
+static void check_record(proj_case *pc, uint32_t i) {
+  const splat_projected *c = &pc->cpu[i];
+  gpu_record g = decode_record(pc->rec + 8 * i);
+  proj_stats *st = &pc->st;
+  uint32_t ci = pc->index;
+  /* mean: a few float roundings of fx x/z + cx, whose terms are up to the image size */
+  for (int k = 0; k < 2; k++) {
+    double e = fabs((double)g.mean[k] - c->mean2d[k]);
+    st->max_mean_err = fmax(st->max_mean_err, e);
+    CHECK(e <= 5e-7 * (fabs(c->mean2d[k]) + pc->w + pc->h), "case %u splat %u: mean[%d] GPU %.9g CPU %.9g", ci, i, k,
+          (double)g.mean[k], (double)c->mean2d[k]);
+  }
+  /* conic: relative to its largest entry, scaled by the 2D covariance's condition (the
+   * inverse of an ill-conditioned matrix amplifies the product's rounding) */
+  double cmax = fmax(fabs(c->conic[0]), fmax(fabs(c->conic[1]), fabs(c->conic[2])));
+  double det = (double)c->cov2d[0] * c->cov2d[2] - (double)c->cov2d[1] * c->cov2d[1];
+  double cond = ((double)c->cov2d[0] * c->cov2d[2] + (double)c->cov2d[1] * c->cov2d[1]) / det;
+  for (int k = 0; k < 3; k++) {
+    double e = fabs((double)g.conic[k] - c->conic[k]) / cmax;
+    st->max_conic_rel = fmax(st->max_conic_rel, e / cond);
+    CHECK(e <= 2e-5 * cond, "case %u splat %u: conic[%d] GPU %.9g CPU %.9g (cond %.3g)", ci, i, k,
+          (double)g.conic[k], (double)c->conic[k], cond);
+  }
+  /* radius: exact, but ceil() of a value within float rounding of an integer may differ */
+  uint32_t rc = c->radius > SP_MAX_RADIUS ? SP_MAX_RADIUS : (uint32_t)c->radius;
+  if (g.radius != rc) {
+    double mid = 0.5 * ((double)c->cov2d[0] + c->cov2d[2]);
+    double r3 = 3.0 * sqrt(mid + sqrt(fmax(0.1, mid * mid - det)));
+    int ok = abs((int)g.radius - (int)rc) == 1 && fabs(r3 - round(r3)) <= 1e-5 * r3;
+    st->radius_off_by_one += (uint32_t)ok;
+    CHECK(ok, "case %u splat %u: radius GPU %u CPU %u", ci, i, g.radius, rc);
+  }
+  /* colour is stored as half: within half a half-ulp plus float noise */
+  for (int k = 0; k < 3; k++) {
+    double e = fabs((double)g.color[k] - c->color[k]);
+    st->max_color_err = fmax(st->max_color_err, e);
+    CHECK(e <= fabs(c->color[k]) * 0x1.0p-11 * 1.01 + 1e-5, "case %u splat %u: colour[%d] GPU %.6g CPU %.6g", ci, i,
+          k, (double)g.color[k], (double)c->color[k]);
+  }
+  CHECK(g.opacity == c->opacity, "case %u splat %u: opacity GPU %.9g CPU %.9g", ci, i, (double)g.opacity,
+        (double)c->opacity);
+}
+
+/* Visibility splat by splat (a mismatch is allowed only on a cull boundary) and the records of
+ * the splats both see. */
+static void check_records(proj_case *pc) {
   uint32_t unexplained = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    st.visible_cpu += vis_cpu[i];
-    st.visible_gpu += vis_gpu[i];
-    if (vis_cpu[i] != vis_gpu[i]) {
-      if (on_cull_boundary(&s, i, &cam)) {
-        st.boundary_mismatches++;
+  for (uint32_t i = 0; i < pc->n; i++) {
+    pc->st.visible_cpu += pc->vis_cpu[i];
+    pc->st.visible_gpu += pc->vis_gpu[i];
+    if (pc->vis_cpu[i] != pc->vis_gpu[i]) {
+      if (on_cull_boundary(&pc->s, i, &pc->cam)) {
+        pc->st.boundary_mismatches++;
       } else {
         unexplained++;
-        if (unexplained <= 5) fprintf(stderr, "case %u: splat %u: CPU %s, GPU %s\n", case_index, i,
-                                      vis_cpu[i] ? "visible" : "culled", vis_gpu[i] ? "visible" : "culled");
+        if (unexplained <= 5) fprintf(stderr, "case %u: splat %u: CPU %s, GPU %s\n", pc->index, i,
+                                      pc->vis_cpu[i] ? "visible" : "culled", pc->vis_gpu[i] ? "visible" : "culled");
       }
       continue;
     }
-    if (!vis_cpu[i]) continue;
-    const splat_projected *c = &cpu[i];
-    gpu_record g = decode_record(rec + 8 * i);
-    /* mean: a few float roundings of fx x/z + cx, whose terms are up to the image size */
-    for (int k = 0; k < 2; k++) {
-      double e = fabs((double)g.mean[k] - c->mean2d[k]);
-      st.max_mean_err = fmax(st.max_mean_err, e);
-      CHECK(e <= 5e-7 * (fabs(c->mean2d[k]) + w + h), "case %u splat %u: mean[%d] GPU %.9g CPU %.9g", case_index, i,
-            k, (double)g.mean[k], (double)c->mean2d[k]);
-    }
-    /* conic: relative to its largest entry, scaled by the 2D covariance's condition (the
-     * inverse of an ill-conditioned matrix amplifies the product's rounding) */
-    double cmax = fmax(fabs(c->conic[0]), fmax(fabs(c->conic[1]), fabs(c->conic[2])));
-    double det = (double)c->cov2d[0] * c->cov2d[2] - (double)c->cov2d[1] * c->cov2d[1];
-    double cond = ((double)c->cov2d[0] * c->cov2d[2] + (double)c->cov2d[1] * c->cov2d[1]) / det;
-    for (int k = 0; k < 3; k++) {
-      double e = fabs((double)g.conic[k] - c->conic[k]) / cmax;
-      st.max_conic_rel = fmax(st.max_conic_rel, e / cond);
-      CHECK(e <= 2e-5 * cond, "case %u splat %u: conic[%d] GPU %.9g CPU %.9g (cond %.3g)", case_index, i, k,
-            (double)g.conic[k], (double)c->conic[k], cond);
-    }
-    /* radius: exact, but ceil() of a value within float rounding of an integer may differ */
-    uint32_t rc = c->radius > SP_MAX_RADIUS ? SP_MAX_RADIUS : (uint32_t)c->radius;
-    if (g.radius != rc) {
-      double mid = 0.5 * ((double)c->cov2d[0] + c->cov2d[2]);
-      double r3 = 3.0 * sqrt(mid + sqrt(fmax(0.1, mid * mid - det)));
-      int ok = abs((int)g.radius - (int)rc) == 1 && fabs(r3 - round(r3)) <= 1e-5 * r3;
-      st.radius_off_by_one += (uint32_t)ok;
-      CHECK(ok, "case %u splat %u: radius GPU %u CPU %u", case_index, i, g.radius, rc);
-    }
-    /* colour is stored as half: within half a half-ulp plus float noise */
-    for (int k = 0; k < 3; k++) {
-      double e = fabs((double)g.color[k] - c->color[k]);
-      st.max_color_err = fmax(st.max_color_err, e);
-      CHECK(e <= fabs(c->color[k]) * 0x1.0p-11 * 1.01 + 1e-5, "case %u splat %u: colour[%d] GPU %.6g CPU %.6g",
-            case_index, i, k, (double)g.color[k], (double)c->color[k]);
-    }
-    CHECK(g.opacity == c->opacity, "case %u splat %u: opacity GPU %.9g CPU %.9g", case_index, i, (double)g.opacity,
-          (double)c->opacity);
+    if (pc->vis_cpu[i]) check_record(pc, i);
   }
-  /* keys: exactly splat_depth_key(depth): project.comp computes z in project.c's order with
-   * `precise` (no fused multiply-add), and Vulkan rounds fmul and fadd correctly */
-  float *zgpu = calloc(n, sizeof *zgpu);
-  for (uint32_t k = 0; k < nvis && k < n; k++) {
+  CHECK(unexplained == 0, "case %u: %u visibility mismatches away from any cull boundary", pc->index, unexplained);
+}
+
+/* Keys: exactly splat_depth_key(depth): project.comp computes z in project.c's order with
+ * `precise` (no fused multiply-add), and Vulkan rounds fmul and fadd correctly. Records the
+ * depth each key encodes for the quantised keys. */
+static void check_depth_keys(proj_case *pc) {
+  for (uint32_t k = 0; k < pc->nvis && k < pc->n; k++) {
+    uint32_t i = pc->vals[k];
+    if (i >= pc->n || !pc->vis_cpu[i]) continue;
+    uint32_t want = splat_depth_key(pc->cpu[i].depth), bits = ~pc->keys[k];
+    memcpy(&pc->zgpu[i], &bits, 4);
+    pc->st.key_diffs += pc->keys[k] != want;
+    CHECK(pc->keys[k] == want, "case %u splat %u: key %08x (z %.9g), splat_depth_key(%.9g) = %08x", pc->index, i,
+          pc->keys[k], (double)pc->zgpu[i], (double)pc->cpu[i].depth, want);
+  }
+}
+
+/* Quantised keys: key = min(round((1 - (z - zmin)/(zmax - zmin)) (2^b - 1)), 2^b - 1) over the
+ * visible depth range, sorted ascending with ties in index order. */
+static void check_quantised_keys(proj_case *pc, uint32_t bits) {
+  render_gpu(&pc->cam, SPLATSORT_ALGORITHM_QUATERNARY, bits, pc->sh_eval, NULL, pc->img);
+  splat_renderer_debug_buffers dbg;
+  VK_CHECK(splat_renderer_debug_get_buffers(renderer, &dbg));
+  uint32_t draw[SP_DRAW_WORDS];
+  read_buffer(dbg.draw, 0, sizeof draw, draw);
+  uint32_t nq = draw[SP_DRAW_INSTANCES], *keys = pc->keys, *vals = pc->vals;
+  CHECK(nq == pc->nvis, "case %u: %u-bit keys: %u visible, 32-bit: %u", pc->index, bits, nq, pc->nvis);
+  if (nq > pc->nvis) nq = pc->nvis;
+  read_buffer(dbg.keys.buffer, dbg.keys.offset, 4ull * nq, keys);
+  read_buffer(dbg.values.buffer, dbg.values.offset, 4ull * nq, vals);
+  /* the range is that of the visible splats' depths (the GPU's equal the CPU's, above) */
+  float zmin = INFINITY, zmax = 0, gzmin, gzmax;
+  memcpy(&gzmin, draw + SP_DRAW_ZMIN, 4);
+  memcpy(&gzmax, draw + SP_DRAW_ZMAX, 4);
+  for (uint32_t i = 0; i < pc->n; i++)
+    if (pc->vis_gpu[i]) zmin = fminf(zmin, pc->zgpu[i]), zmax = fmaxf(zmax, pc->zgpu[i]);
+  CHECK(gzmin == zmin && gzmax == zmax, "case %u: depth range [%.9g, %.9g], the visible depths' [%.9g, %.9g]",
+        pc->index, (double)gzmin, (double)gzmax, (double)zmin, (double)zmax);
+  uint32_t top = (1u << bits) - 1u, off = 0, bad = 0, order_bad = 0, max_off = 0;
+  for (uint32_t k = 0; k < nq; k++) {
     uint32_t i = vals[k];
-    if (i >= n || !vis_cpu[i]) continue;
-    uint32_t want = splat_depth_key(cpu[i].depth), bits = ~keys[k];
-    memcpy(&zgpu[i], &bits, 4);
-    st.key_diffs += keys[k] != want;
-    CHECK(keys[k] == want, "case %u splat %u: key %08x (z %.9g), splat_depth_key(%.9g) = %08x", case_index, i,
-          keys[k], (double)zgpu[i], (double)cpu[i].depth, want);
+    if (k > 0 && (keys[k] < keys[k - 1] || (keys[k] == keys[k - 1] && vals[k] <= vals[k - 1]))) order_bad++;
+    if (i >= pc->n || !pc->vis_gpu[i]) continue;
+    double u = gzmax > gzmin ? ((double)pc->zgpu[i] - gzmin) / ((double)gzmax - gzmin) : 0.0;
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    double want = floor((1.0 - u) * top + 0.5);
+    if (want > top) want = top;
+    double d = fabs((double)keys[k] - want);
+    off += d != 0;
+    max_off = d > max_off ? (uint32_t)d : max_off;
+    /* In float, u = (z - zmin)/(zmax - zmin) is off by up to 2^-23, 1 - u and the product
+     * by half a step each: up to 3 steps of a 24-bit key, 3/256 of a 16-bit one. */
+    bad += d > (bits == 24 ? 3.0 : 1.0) || keys[k] > top;
   }
-  CHECK(unexplained == 0, "case %u: %u visibility mismatches away from any cull boundary", case_index, unexplained);
-  CHECK(st.boundary_mismatches <= 2 + n / 2000, "case %u: %u boundary mismatches (allowance %u)", case_index,
-        st.boundary_mismatches, 2 + n / 2000);
-  CHECK(st.visible_cpu > n / 50, "case %u: only %u of %u visible: the case tests too little", case_index,
-        st.visible_cpu, n);
+  CHECK(order_bad == 0, "case %u: %u-bit keys: %u places out of order", pc->index, bits, order_bad);
+  CHECK(bad == 0, "case %u: %u-bit keys: %u keys differ from the quantisation formula", pc->index, bits, bad);
+  printf("    %u-bit keys: %u visible, %u keys off the double-precision formula (at most by %u)\n", bits, nq, off,
+         max_off);
+}
+
+/* One random camera and scene: GPU records and sorted keys against splat_project. */
+static void projection_case(uint32_t case_index, uint32_t n, uint32_t degree, int sh_eval, int skew) {
+  proj_case pc = {.index = case_index, .n = n, .degree = degree, .sh_eval = sh_eval, .skew = skew};
+  projection_setup(&pc);
+  check_sorted_payloads(&pc);
+  check_records(&pc);
+  check_depth_keys(&pc);
+  const proj_stats *st = &pc.st;
+  CHECK(st->boundary_mismatches <= 2 + n / 2000, "case %u: %u boundary mismatches (allowance %u)", case_index,
+        st->boundary_mismatches, 2 + n / 2000);
+  CHECK(st->visible_cpu > n / 50, "case %u: only %u of %u visible: the case tests too little", case_index,
+        st->visible_cpu, n);
   printf("  case %u: %ux%u%s, %u splats SH %u (eval %d): visible CPU %u GPU %u, boundary mismatches %u, "
          "keys != splat_depth_key %u, radius +-1 %u; max |mean| err %.2e px, "
          "conic err/cond %.2e, colour err %.2e\n",
-         case_index, w, h, skew ? " skewed" : "", n, degree, sh_eval, st.visible_cpu, st.visible_gpu,
-         st.boundary_mismatches, st.key_diffs, st.radius_off_by_one, st.max_mean_err, st.max_conic_rel,
-         st.max_color_err);
-
-  /* Quantised keys: key = min(round((1 - (z - zmin)/(zmax - zmin)) (2^b - 1)), 2^b - 1) over the
-   * visible depth range, sorted ascending with ties in index order. */
-  for (uint32_t bits = 24; bits >= 16; bits -= 8) {
-    render_gpu(&cam, SPLATSORT_ALGORITHM_QUATERNARY, bits, sh_eval, NULL, img);
-    VK_CHECK(splat_renderer_debug_get_buffers(renderer, &dbg));
-    read_buffer(dbg.draw, 0, sizeof draw, draw);
-    uint32_t nq = draw[SP_DRAW_INSTANCES];
-    CHECK(nq == nvis, "case %u: %u-bit keys: %u visible, 32-bit: %u", case_index, bits, nq, nvis);
-    if (nq > nvis) nq = nvis;
-    read_buffer(dbg.keys.buffer, dbg.keys.offset, 4ull * nq, keys);
-    read_buffer(dbg.values.buffer, dbg.values.offset, 4ull * nq, vals);
-    /* the range is that of the visible splats' depths (the GPU's equal the CPU's, above) */
-    float zmin = INFINITY, zmax = 0, gzmin, gzmax;
-    memcpy(&gzmin, draw + SP_DRAW_ZMIN, 4);
-    memcpy(&gzmax, draw + SP_DRAW_ZMAX, 4);
-    for (uint32_t i = 0; i < n; i++)
-      if (vis_gpu[i]) zmin = fminf(zmin, zgpu[i]), zmax = fmaxf(zmax, zgpu[i]);
-    CHECK(gzmin == zmin && gzmax == zmax, "case %u: depth range [%.9g, %.9g], the visible depths' [%.9g, %.9g]",
-          case_index, (double)gzmin, (double)gzmax, (double)zmin, (double)zmax);
-    uint32_t top = (1u << bits) - 1u, off = 0, bad = 0, order_bad = 0, max_off = 0;
-    for (uint32_t k = 0; k < nq; k++) {
-      uint32_t i = vals[k];
-      if (k > 0 && (keys[k] < keys[k - 1] || (keys[k] == keys[k - 1] && vals[k] <= vals[k - 1]))) order_bad++;
-      if (i >= n || !vis_gpu[i]) continue;
-      double u = gzmax > gzmin ? ((double)zgpu[i] - gzmin) / ((double)gzmax - gzmin) : 0.0;
-      u = u < 0 ? 0 : u > 1 ? 1 : u;
-      double want = floor((1.0 - u) * top + 0.5);
-      if (want > top) want = top;
-      double d = fabs((double)keys[k] - want);
-      off += d != 0;
-      max_off = d > max_off ? (uint32_t)d : max_off;
-      /* In float, u = (z - zmin)/(zmax - zmin) is off by up to 2^-23, 1 - u and the product
-       * by half a step each: up to 3 steps of a 24-bit key, 3/256 of a 16-bit one. */
-      bad += d > (bits == 24 ? 3.0 : 1.0) || keys[k] > top;
-    }
-    CHECK(order_bad == 0, "case %u: %u-bit keys: %u places out of order", case_index, bits, order_bad);
-    CHECK(bad == 0, "case %u: %u-bit keys: %u keys differ from the quantisation formula", case_index, bits, bad);
-    printf("    %u-bit keys: %u visible, %u keys off the double-precision formula (at most by %u)\n", bits, nq, off,
-           max_off);
-  }
-  free(zgpu);
-  free(keys);
-  free(vals);
-  free(rec);
-  free(cpu);
-  free(vis_cpu);
-  free(vis_gpu);
-  free(img);
-  splat_scene_free(&s);
+         case_index, pc.w, pc.h, skew ? " skewed" : "", n, degree, sh_eval, st->visible_cpu, st->visible_gpu,
+         st->boundary_mismatches, st->key_diffs, st->radius_off_by_one, st->max_mean_err, st->max_conic_rel,
+         st->max_color_err);
+  for (uint32_t bits = 24; bits >= 16; bits -= 8) check_quantised_keys(&pc, bits);
+  projection_free(&pc);
 }
 
 static void test_projection(void) {
@@ -543,16 +583,16 @@ static double compare_with_reference(const char *tag, const splat_scene *s, cons
                                      double min_psnr) {
   size_t bytes = (size_t)cam->width * cam->height * 4;
   uint8_t *gpu = malloc(bytes), *ref = malloc(bytes);
-  double t0 = now();
+  double t0 = now_seconds();
   render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, sh, NULL, gpu);
-  double t1 = now();
+  double t1 = now_seconds();
   refrender_stats rs;
   /* the frame's sh_degree < 0 means the scene's degree; refrender's means 0 */
   if (refrender_render_rgba8(s, cam, sh < 0 ? (int)s->sh_degree : sh, BACKGROUND, ref, &rs) != 0) {
     fprintf(stderr, "test_render: refrender failed\n");
     exit(1);
   }
-  double t2 = now();
+  double t2 = now_seconds();
   double psnr = image_psnr(gpu, ref, cam->width, cam->height);
   uint32_t max_diff = 0, over2 = 0;
   for (size_t i = 0; i < bytes; i++) {
@@ -826,11 +866,7 @@ static void test_api(const char *asset) {
     VK_CHECK(record_frame(cmd, &bc[1], SPLATSORT_ALGORITHM_AUTO, 32, -1));
     VkImage image;
     splat_renderer_target(renderer, &image, NULL, NULL);
-    VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {160, 120, 1}};
-    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb.buffer, 1, &region);
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                          .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    copy_target(cmd, image, 160, 120, rb.buffer);
     vkh_submit_wait(&ctx, cmd);
     float *fl = malloc(bytes * sizeof(float));
     for (size_t i = 0; i < bytes; i++) fl[i] = half_to_float(((const uint16_t *)rb.mapped)[i]);
@@ -876,6 +912,7 @@ int main(int argc, char **argv) {
                     "[--optional-scene FILE]... [--seed S] [--write-images]\n");
     return 2;
   }
+  check_print_limit = 40; /* a broken stage fails thousands of checks */
   const char *mode = argv[1];
   const char *scenes[32];
   uint32_t nscenes = 0, optional_missing = 0;
@@ -905,7 +942,7 @@ int main(int argc, char **argv) {
   rng_state = seed;
   make_dirs(outdir);
 
-  double t0 = now();
+  double t0 = now_seconds();
   vkh_options o = vkh_default_options(true);
   vkh_init(&ctx, &o);
   if (!ctx.dynamic_rendering) {
@@ -924,7 +961,7 @@ int main(int argc, char **argv) {
   printf("test_render %s: %s, subgroup size %u, onesweep %s, validation %s, seed %llu\n", mode, ctx.props.deviceName,
          ctx.subgroup_size, splat_renderer_has_sort(renderer, SPLATSORT_ALGORITHM_ONESWEEP) ? "yes" : "no",
          ctx.validation ? "on" : "off", (unsigned long long)seed);
-  double t1 = now();
+  double t1 = now_seconds();
 
   if (!strcmp(mode, "projection")) {
     test_projection();
@@ -960,10 +997,9 @@ int main(int argc, char **argv) {
   splat_renderer_destroy(renderer);
   for (uint32_t i = 0; i < sorter_count; i++) splatsort_destroy(sorters[i]);
   vkh_destroy(&ctx);
-  if (ctx.validation_messages) {
-    printf("FAIL: %u validation messages\n", ctx.validation_messages);
-    failures++;
-  }
-  printf("%s: %d failures (setup %.1f s, tests %.1f s)\n", failures ? "FAIL" : "PASS", failures, t1 - t0, now() - t1);
-  return failures ? 1 : 0;
+  CHECK(ctx.validation_messages == 0, "%u validation messages", ctx.validation_messages);
+  printf("setup %.1f s, tests %.1f s\n", t1 - t0, now_seconds() - t1);
+  char name[64];
+  snprintf(name, sizeof name, "test_render %s", mode);
+  return check_report(name);
 }

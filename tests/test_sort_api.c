@@ -1,11 +1,11 @@
 /* API misuse must return the documented error, leave out-handles NULL, record nothing, log a
  * message naming the problem, and never crash; the requirement queries must follow the
  * two-call idiom. */
+#include "check.h"
 #include "sort_harness.h"
 
 #include <string.h>
 
-static uint32_t passed, failed;
 static char last_log[512];
 
 static void capture_log(void *user, const char *message) {
@@ -13,23 +13,11 @@ static void capture_log(void *user, const char *message) {
   snprintf(last_log, sizeof last_log, "%s", message);
 }
 
-#define EXPECT(cond, ...)                                  \
-  do {                                                     \
-    if (cond) {                                            \
-      passed++;                                            \
-    } else {                                               \
-      failed++;                                            \
-      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      printf(__VA_ARGS__);                                 \
-      printf("\n");                                        \
-    }                                                      \
-  } while (0)
-
 static void expect_sort_error(splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, const char *word) {
   last_log[0] = 0;
   VkResult r = splatsort_cmd_sort(s, cmd, info, NULL);
-  EXPECT(r == VK_ERROR_VALIDATION_FAILED_EXT, "got %s", vkh_result_name(r));
-  EXPECT(strstr(last_log, word) != NULL, "log '%s' should mention '%s'", last_log, word);
+  CHECK(r == VK_ERROR_VALIDATION_FAILED_EXT, "got %s", vkh_result_name(r));
+  CHECK(strstr(last_log, word) != NULL, "log '%s' should mention '%s'", last_log, word);
 }
 
 int main(void) {
@@ -40,46 +28,46 @@ int main(void) {
   /* requirements: two-call idiom */
   splatsort_device_requirements req = {0};
   VkResult r = splatsort_get_device_requirements(ctx.physical_device, SPLATSORT_ALGORITHM_QUATERNARY, &req);
-  EXPECT(r == VK_SUCCESS, "%s", vkh_result_name(r));
-  EXPECT(req.api_version >= VK_API_VERSION_1_1, "api %u", req.api_version);
+  CHECK(r == VK_SUCCESS, "%s", vkh_result_name(r));
+  CHECK(req.api_version >= VK_API_VERSION_1_1, "api %u", req.api_version);
   uint32_t need = req.extension_count;
   const char *names[8] = {0};
   if (need > 0) {
     req.extension_names = names;
     req.extension_count = need - 1;
     r = splatsort_get_device_requirements(ctx.physical_device, SPLATSORT_ALGORITHM_QUATERNARY, &req);
-    EXPECT(r == VK_INCOMPLETE, "short array: %s", vkh_result_name(r));
+    CHECK(r == VK_INCOMPLETE, "short array: %s", vkh_result_name(r));
     req.extension_count = need;
     r = splatsort_get_device_requirements(ctx.physical_device, SPLATSORT_ALGORITHM_QUATERNARY, &req);
-    EXPECT(r == VK_SUCCESS && names[need - 1] != NULL, "%s", vkh_result_name(r));
+    CHECK(r == VK_SUCCESS && names[need - 1] != NULL, "%s", vkh_result_name(r));
   }
-  EXPECT(splatsort_get_device_requirements(VK_NULL_HANDLE, SPLATSORT_ALGORITHM_AUTO, &req) ==
-             VK_ERROR_VALIDATION_FAILED_EXT, "NULL physical device");
-  EXPECT(splatsort_get_device_requirements(ctx.physical_device, (splatsort_algorithm)7, &req) ==
-             VK_ERROR_VALIDATION_FAILED_EXT, "bad algorithm");
+  CHECK(splatsort_get_device_requirements(VK_NULL_HANDLE, SPLATSORT_ALGORITHM_AUTO, &req) ==
+            VK_ERROR_VALIDATION_FAILED_EXT, "NULL physical device");
+  CHECK(splatsort_get_device_requirements(ctx.physical_device, (splatsort_algorithm)7, &req) ==
+            VK_ERROR_VALIDATION_FAILED_EXT, "bad algorithm");
 
   /* create: bad arguments leave *out NULL */
   splatsort *s = (splatsort *)(uintptr_t)1;
   splatsort_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
                               .enabled_features = ctx.sort_features, .log = capture_log};
-  EXPECT(splatsort_create(NULL, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL, "NULL info");
-  EXPECT(splatsort_create(&ci, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL out");
+  CHECK(splatsort_create(NULL, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL, "NULL info");
+  CHECK(splatsort_create(&ci, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL out");
   splatsort_create_info bad = ci;
   bad.device = VK_NULL_HANDLE;
   s = (splatsort *)(uintptr_t)1;
-  EXPECT(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL && strstr(last_log, "device"),
-         "no device: %s", last_log);
+  CHECK(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL && strstr(last_log, "device"),
+        "no device: %s", last_log);
   bad = ci;
   bad.next = &ci;
-  EXPECT(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL && strstr(last_log, "next"),
-         "next: %s", last_log);
+  CHECK(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL && strstr(last_log, "next"),
+        "next: %s", last_log);
   bad = ci;
   bad.algorithm = (splatsort_algorithm)42;
-  EXPECT(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL && strstr(last_log, "algorithm"),
-         "algorithm: %s", last_log);
+  CHECK(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL && strstr(last_log, "algorithm"),
+        "algorithm: %s", last_log);
   bad = ci;
   bad.flags = 0x80;
-  EXPECT(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL, "flags");
+  CHECK(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL, "flags");
   /* OneSweep tuning on next: out-of-range values and repeated structures are named */
   splatsort_onesweep_tuning tune = {.type = SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING, .workgroup_size = 7};
   bad = ci;
@@ -87,53 +75,53 @@ int main(void) {
   bad.next = &tune;
   last_log[0] = 0;
   r = splatsort_create(&bad, &s);
-  EXPECT((r == VK_ERROR_VALIDATION_FAILED_EXT || r == VK_ERROR_FEATURE_NOT_PRESENT) && s == NULL &&
-             (r == VK_ERROR_FEATURE_NOT_PRESENT || strstr(last_log, "workgroup_size")),
-         "tuning workgroup_size 7: %s %s", vkh_result_name(r), last_log);
+  CHECK((r == VK_ERROR_VALIDATION_FAILED_EXT || r == VK_ERROR_FEATURE_NOT_PRESENT) && s == NULL &&
+            (r == VK_ERROR_FEATURE_NOT_PRESENT || strstr(last_log, "workgroup_size")),
+        "tuning workgroup_size 7: %s %s", vkh_result_name(r), last_log);
   splatsort_onesweep_tuning twice = {.type = SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING, .next = &tune};
   tune.workgroup_size = 0;
   bad.next = &twice;
   r = splatsort_create(&bad, &s);
-  EXPECT(r == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL && strstr(last_log, "repeated"), "tuning twice: %s",
-         last_log);
+  CHECK(r == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL && strstr(last_log, "repeated"), "tuning twice: %s",
+        last_log);
   splatsort_destroy(NULL); /* accepted */
 
   ci.algorithm = SPLATSORT_ALGORITHM_QUATERNARY;
   r = splatsort_create(&ci, &s);
-  EXPECT(r == VK_SUCCESS && s != NULL, "%s", vkh_result_name(r));
+  CHECK(r == VK_SUCCESS && s != NULL, "%s", vkh_result_name(r));
   if (!s) return 1;
-  EXPECT(splatsort_get_algorithm(s) == SPLATSORT_ALGORITHM_QUATERNARY, "algorithm");
-  EXPECT(splatsort_max_count(s) >= (1u << 27) || splatsort_max_count(s) == ctx.props.limits.maxStorageBufferRange / 4,
-         "max count %u", splatsort_max_count(s));
-  EXPECT(splatsort_timestamp_count(s, 32) == 17 && splatsort_timestamp_count(s, 0) == 17 &&
-             splatsort_timestamp_count(s, 13) == 8 && splatsort_timestamp_count(s, 33) == 0,
-         "timestamp counts");
-  EXPECT(strcmp(splatsort_timestamp_label(s, 32, 1), "pass 0") == 0 && !*splatsort_timestamp_label(s, 32, 0) &&
-             !*splatsort_timestamp_label(s, 32, 17),
-         "labels");
+  CHECK(splatsort_get_algorithm(s) == SPLATSORT_ALGORITHM_QUATERNARY, "algorithm");
+  CHECK(splatsort_max_count(s) >= (1u << 27) || splatsort_max_count(s) == ctx.props.limits.maxStorageBufferRange / 4,
+        "max count %u", splatsort_max_count(s));
+  CHECK(splatsort_timestamp_count(s, 32) == 17 && splatsort_timestamp_count(s, 0) == 17 &&
+            splatsort_timestamp_count(s, 13) == 8 && splatsort_timestamp_count(s, 33) == 0,
+        "timestamp counts");
+  CHECK(strcmp(splatsort_timestamp_label(s, 32, 1), "pass 0") == 0 && !*splatsort_timestamp_label(s, 32, 0) &&
+            !*splatsort_timestamp_label(s, 32, 17),
+        "labels");
 
   /* memory requirements */
   splatsort_memory_requirements mr;
   last_log[0] = 0;
-  EXPECT(splatsort_get_memory_requirements(s, 0, &mr) == VK_ERROR_VALIDATION_FAILED_EXT && strstr(last_log, "max_count"),
-         "max_count 0: %s", last_log);
-  EXPECT(splatsort_get_memory_requirements(s, splatsort_max_count(s) + 1u, &mr) == VK_ERROR_VALIDATION_FAILED_EXT ||
-             splatsort_max_count(s) == UINT32_MAX,
-         "max_count too large");
-  EXPECT(splatsort_get_memory_requirements(NULL, 10, &mr) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL sorter");
-  EXPECT(splatsort_get_memory_requirements(s, 1000, &mr) == VK_SUCCESS && mr.keyval_size >= 4000 &&
-             mr.internal_size > 0 && (mr.keyval_usage & VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) &&
-             (mr.internal_usage & VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT),
-         "requirements for 1000");
+  CHECK(splatsort_get_memory_requirements(s, 0, &mr) == VK_ERROR_VALIDATION_FAILED_EXT && strstr(last_log, "max_count"),
+        "max_count 0: %s", last_log);
+  CHECK(splatsort_get_memory_requirements(s, splatsort_max_count(s) + 1u, &mr) == VK_ERROR_VALIDATION_FAILED_EXT ||
+            splatsort_max_count(s) == UINT32_MAX,
+        "max_count too large");
+  CHECK(splatsort_get_memory_requirements(NULL, 10, &mr) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL sorter");
+  CHECK(splatsort_get_memory_requirements(s, 1000, &mr) == VK_SUCCESS && mr.keyval_size >= 4000 &&
+            mr.internal_size > 0 && (mr.keyval_usage & VK_BUFFER_USAGE_STORAGE_BUFFER_BIT) &&
+            (mr.internal_usage & VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT),
+        "requirements for 1000");
 
   /* cmd_sort argument checks: nothing is recorded, the command buffer stays usable */
   sort_buffers b;
   sort_buffers_create(&ctx, s, 1000, 0, true, &b);
   VkCommandBuffer cmd = vkh_begin(&ctx);
   splatsort_sort_info info = b.info;
-  EXPECT(splatsort_cmd_sort(NULL, cmd, &info, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL sorter");
-  EXPECT(splatsort_cmd_sort(s, VK_NULL_HANDLE, &info, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL cmd");
-  EXPECT(splatsort_cmd_sort(s, cmd, NULL, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL info");
+  CHECK(splatsort_cmd_sort(NULL, cmd, &info, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL sorter");
+  CHECK(splatsort_cmd_sort(s, VK_NULL_HANDLE, &info, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL cmd");
+  CHECK(splatsort_cmd_sort(s, cmd, NULL, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL info");
   splatsort_sort_info x = info;
   x.max_count = 0;
   expect_sort_error(s, cmd, &x, "max_count");
@@ -166,7 +154,6 @@ int main(void) {
   sort_buffers_destroy(&ctx, &b);
   splatsort_destroy(s);
   vkh_destroy(&ctx);
-  EXPECT(ctx.validation_messages == 0, "%u validation messages", ctx.validation_messages);
-  printf("%u passed, %u failed\n", passed, failed);
-  return failed ? 1 : 0;
+  CHECK(ctx.validation_messages == 0, "%u validation messages", ctx.validation_messages);
+  return check_report("test_sort_api");
 }

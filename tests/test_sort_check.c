@@ -50,10 +50,5 @@ int main(void) {
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
     for (int d = 0; d < DIST_COUNT; d++)
       for (size_t b = 0; b < sizeof bits / sizeof *bits; b++) check_case(sizes[s], (key_dist)d, bits[b], seed++);
-  if (failures) {
-    fprintf(stderr, "test_sort_check: %d failures\n", failures);
-    return 1;
-  }
-  printf("test_sort_check: ok\n");
-  return 0;
+  return check_report("test_sort_check");
 }

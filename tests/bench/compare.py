@@ -5,6 +5,7 @@ each of our algorithms' median time to CUB's. Only the "uniform" distribution is
 
 usage: compare.py RESULTS.csv [MORE.csv ...] [--ref cub]
 """
+import argparse
 import csv
 import sys
 
@@ -28,15 +29,12 @@ def load(paths):
 
 
 def main():
-    args = sys.argv[1:]
-    ref = "cub"
-    if "--ref" in args:
-        i = args.index("--ref")
-        ref = args[i + 1]
-        del args[i:i + 2]
-    if not args:
-        sys.exit(__doc__)
-    rows = [r for r in load(args) if r.get("dist", "uniform") == "uniform"]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", nargs="+", metavar="RESULTS.csv")
+    ap.add_argument("--ref", default="cub", help="the algorithm the ratios are taken against (default cub)")
+    args = ap.parse_args()
+    ref = args.ref
+    rows = [r for r in load(args.results) if r.get("dist", "uniform") == "uniform"]
     algos = []
     for r in rows:
         if r["algo"] not in algos:

@@ -20,13 +20,7 @@ ARCH=${ARCH:-sm_90}
 OUT=${OUT:-bench-out}
 mkdir -p "$OUT"
 
-if [ -z "${BUILD:-}" ]; then
-  for d in build build-*; do
-    if [ -x "$d/tests/sortbench" ]; then BUILD=$d; break; fi
-  done
-fi
-bench=${BUILD:-build}/tests/sortbench
-[ -x "$bench" ] || { echo "compare_cub.sh: no sortbench at $bench (set BUILD)" >&2; exit 1; }
+. "$here/find_sortbench.sh"
 
 echo "== building cub_sort ($ARCH)" >&2
 nvcc -O3 -arch="$ARCH" -o "$OUT/cub_sort" "$here/cub_sort.cu"

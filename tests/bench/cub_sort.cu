@@ -19,6 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "../ref_sort.h" // the CPU reference sort, shared with the sort tests and sortbench
+#include "../util.h"     // splitmix64 and the size lists, shared with sortbench
+
 #define CUDA_CHECK(expr)                                                                            \
   do {                                                                                              \
     cudaError_t e_ = (expr);                                                                        \
@@ -28,49 +31,20 @@
     }                                                                                               \
   } while (0)
 
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
+// Sizes as sortbench reads them; util.h's parser takes at most this many.
 static bool parse_list(const char *s, std::vector<uint32_t> &out) {
-  while (*s) {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || v < 0) return false;
-    if (*end == 'K' || *end == 'k') v *= 1024, end++;
-    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024, end++;
-    if (v > 4294967295.0) return false;
-    out.push_back((uint32_t)v);
-    if (*end == ',') end++;
-    else if (*end) return false;
-    s = end;
-  }
-  return !out.empty();
+  uint32_t v[64];
+  uint32_t n = parse_size_list(s, v, 64);
+  out.assign(v, v + n);
+  return n > 0;
 }
 
-// Stable LSD sort of (keys, values) by the low key_bits bits, 8 bits a pass.
-static void cpu_sort(std::vector<uint32_t> k, std::vector<uint32_t> v, uint32_t bits, std::vector<uint32_t> &ok,
-                     std::vector<uint32_t> &ov) {
-  size_t n = k.size();
-  uint32_t mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u;
-  std::vector<uint32_t> k2(n), v2(n);
-  for (uint32_t shift = 0; shift < bits; shift += 8) {
-    size_t count[257] = {0};
-    for (size_t i = 0; i < n; i++) count[(((k[i] & mask) >> shift) & 255u) + 1]++;
-    for (int d = 0; d < 256; d++) count[d + 1] += count[d];
-    for (size_t i = 0; i < n; i++) {
-      size_t pos = count[((k[i] & mask) >> shift) & 255u]++;
-      k2[pos] = k[i];
-      v2[pos] = v[i];
-    }
-    k.swap(k2);
-    v.swap(v2);
-  }
-  ok = k;
-  ov = v;
+// The reference sort of ref_sort.h, on vectors.
+static void cpu_sort(const std::vector<uint32_t> &k, const std::vector<uint32_t> &v, uint32_t bits,
+                     std::vector<uint32_t> &ok, std::vector<uint32_t> &ov) {
+  ok.resize(k.size());
+  ov.resize(v.size());
+  cpu_sort_pairs(k.data(), v.data(), (uint32_t)k.size(), bits, ok.data(), ov.data());
 }
 
 struct stats {

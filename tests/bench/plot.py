@@ -5,6 +5,7 @@ one line per algorithm, uniform keys, one key width.
 
 usage: plot.py RESULTS.csv [MORE.csv ...] [--bits 32] [-o throughput.svg]
 """
+import argparse
 import csv
 import sys
 
@@ -22,20 +23,14 @@ STYLE = {
 
 
 def main():
-    args = sys.argv[1:]
-    bits, out = 32, "throughput.svg"
-    if "--bits" in args:
-        i = args.index("--bits")
-        bits = int(args[i + 1])
-        del args[i:i + 2]
-    if "-o" in args:
-        i = args.index("-o")
-        out = args[i + 1]
-        del args[i:i + 2]
-    if not args:
-        sys.exit(__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", nargs="+", metavar="RESULTS.csv")
+    ap.add_argument("--bits", type=int, default=32, help="key width to plot (default 32)")
+    ap.add_argument("-o", dest="out", default="throughput.svg", help="output file (default throughput.svg)")
+    args = ap.parse_args()
+    bits, out = args.bits, args.out
     series, device = {}, None
-    for path in args:
+    for path in args.results:
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
                 if r.get("dist", "uniform") != "uniform" or int(r["key_bits"]) != bits:
@@ -46,7 +41,7 @@ def main():
                 series.setdefault(r["algo"], []).append((n, n / (ms * 1e3)))
                 device = device or r.get("device")
     if not series:
-        sys.exit(f"plot.py: no uniform rows with key_bits={bits} in {', '.join(args)}")
+        sys.exit(f"plot.py: no uniform rows with key_bits={bits} in {', '.join(args.results)}")
     fig, ax = plt.subplots(figsize=(8, 5))
     for algo, pts in sorted(series.items()):
         pts.sort()

@@ -1,19 +1,14 @@
 /* scene_load_bench: times splat_scene_load on one file, several runs, and prints
  * splats/s and MB/s (file bytes; the file is in the page cache after the first run). */
 #include "scene.h"
+#include "util.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* user + system CPU seconds of this process: less disturbed than wall time on a
  * shared machine, though still not immune to it. */
@@ -30,17 +25,20 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
+  static const struct option long_options[] = {
+      {"runs", required_argument, NULL, 'r'}, {"expect-count", required_argument, NULL, 'e'}, {NULL, 0, NULL, 0}};
   const char *path = NULL;
   long runs = 5, expect = -1;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = strtol(argv[++i], NULL, 10);
-    else if (strcmp(argv[i], "--expect-count") == 0 && i + 1 < argc) expect = strtol(argv[++i], NULL, 10);
-    else if (argv[i][0] != '-' && path == NULL) path = argv[i];
+  opterr = 0; /* one usage line instead of getopt's message */
+  for (int c; (c = getopt_long(argc, argv, ":", long_options, NULL)) != -1;) {
+    if (c == 'r') runs = strtol(optarg, NULL, 10);
+    else if (c == 'e') expect = strtol(optarg, NULL, 10);
     else {
       fprintf(stderr, "usage: scene_load_bench FILE [--runs N] [--expect-count N]\n");
       return 2;
     }
   }
+  if (optind + 1 == argc) path = argv[optind];
   if (path == NULL || runs < 1 || runs > 1000) {
     fprintf(stderr, "usage: scene_load_bench FILE [--runs N (1..1000)] [--expect-count N]\n");
     return 2;
@@ -56,12 +54,12 @@ int main(int argc, char **argv) {
   for (long r = 0; r < runs; ++r) {
     splat_scene s;
     char err[512];
-    double t0 = now(), c0 = cpu_time();
+    double t0 = now_seconds(), c0 = cpu_time();
     if (splat_scene_load(path, &s, err, sizeof err) != 0) {
       fprintf(stderr, "scene_load_bench: %s\n", err);
       return 1;
     }
-    t[r] = now() - t0;
+    t[r] = now_seconds() - t0;
     cpu[r] = cpu_time() - c0;
     count = s.count, degree = s.sh_degree;
     splat_scene_free(&s);

@@ -7,6 +7,7 @@
 #include "sort_harness.h"
 #include "onesweep_shared.h"
 
+#include <getopt.h>
 #include <malloc.h>
 #include <math.h>
 #include <string.h>
@@ -31,7 +32,7 @@ typedef struct row {
 } row;
 
 typedef enum alloc_mode { ALLOC_ONE, ALLOC_SEPARATE, ALLOC_DEDICATED } alloc_mode;
-static const char *alloc_names[] = {"one", "separate", "dedicated"};
+static const char *const alloc_names[] = {"one", "separate", "dedicated"};
 
 typedef struct options {
   uint32_t sizes[MAX_LIST], nsizes;
@@ -50,6 +51,7 @@ typedef struct options {
   uint32_t idle_ms;
   const char *timeline;
   alloc_mode alloc;
+  bool *parent_only; /* argv entries the --processes children leave out */
 } options;
 
 static int cmp_double(const void *a, const void *b) {
@@ -392,148 +394,180 @@ static void print_row(const vkh_context *ctx, const options *o, splatsort *sorte
   fflush(stdout);
 }
 
+/* The index of v among names, or -1 after a message that names the option and the choices. */
+static int parse_choice(const char *opt, const char *v, const char *const *names, int n, const char *choices) {
+  for (int k = 0; k < n; k++)
+    if (!strcmp(v, names[k])) return k;
+  fprintf(stderr, "sortbench: %s: expected %s, got '%s'\n", opt, choices, v);
+  return -1;
+}
+
+/* --algo quaternary,onesweep,auto|all */
+static bool parse_algos(options *o, const char *v) {
+  o->nalgos = 0;
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", v);
+  for (char *tok = strtok(buf, ","); tok && o->nalgos < 3; tok = strtok(NULL, ",")) {
+    if (!strcmp(tok, "all") && o->nalgos < 2) {
+      o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
+      o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
+    } else if (!strcmp(tok, "quaternary")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
+    else if (!strcmp(tok, "onesweep")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
+    else if (!strcmp(tok, "auto")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_AUTO;
+    else {
+      fprintf(stderr, "sortbench: --algo: unknown algorithm '%s' (quaternary, onesweep, auto, all)\n", tok);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* --dist uniform,...|all */
+static bool parse_dists(options *o, const char *v) {
+  o->ndists = 0;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", v);
+  for (char *tok = strtok(buf, ","); tok && o->ndists < DIST_COUNT; tok = strtok(NULL, ",")) {
+    if (!strcmp(tok, "all")) {
+      for (int d = 0; d < DIST_COUNT; d++) o->dists[d] = (key_dist)d;
+      o->ndists = DIST_COUNT;
+      break;
+    }
+    key_dist d = key_dist_parse(tok);
+    if (d == DIST_COUNT) {
+      fprintf(stderr, "sortbench: --dist: unknown distribution '%s'\n", tok);
+      return false;
+    }
+    o->dists[o->ndists++] = d;
+  }
+  return true;
+}
+
+enum {
+  OPT_N = 256, OPT_KEY_BITS, OPT_ALGO, OPT_DIST, OPT_RUNS, OPT_WARMUP, OPT_WARMUP_MS, OPT_PROCESSES, OPT_ALLOC,
+  OPT_SEED, OPT_CSV, OPT_JSON, OPT_STAGES, OPT_COPY, OPT_LOOKBACK, OPT_PIPELINE_STATS, OPT_VERIFY, OPT_HOST_MEMORY,
+  OPT_STAGING, OPT_IDLE_MS, OPT_TIMELINE
+};
+
+static const struct option long_options[] = {
+    {"n", required_argument, NULL, OPT_N},
+    {"key-bits", required_argument, NULL, OPT_KEY_BITS},
+    {"algo", required_argument, NULL, OPT_ALGO},
+    {"dist", required_argument, NULL, OPT_DIST},
+    {"runs", required_argument, NULL, OPT_RUNS},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"warmup-ms", required_argument, NULL, OPT_WARMUP_MS},
+    {"processes", required_argument, NULL, OPT_PROCESSES},
+    {"alloc", required_argument, NULL, OPT_ALLOC},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"stages", no_argument, NULL, OPT_STAGES},
+    {"copy", no_argument, NULL, OPT_COPY},
+    {"lookback-stats", no_argument, NULL, OPT_LOOKBACK},
+    {"pipeline-stats", no_argument, NULL, OPT_PIPELINE_STATS},
+    {"verify", required_argument, NULL, OPT_VERIFY},
+    {"host-memory", required_argument, NULL, OPT_HOST_MEMORY},
+    {"staging", required_argument, NULL, OPT_STAGING},
+    {"idle-ms", required_argument, NULL, OPT_IDLE_MS},
+    {"timeline", required_argument, NULL, OPT_TIMELINE},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+/* --verify modes and what each does. */
+enum { VERIFY_LINEAR = 1, VERIFY_CPU = 2, VERIFY_READBACK = 4 };
+static const char *const verify_names[] = {"check", "full", "cpu-only", "readback-only", "none"};
+static const unsigned verify_modes[] = {VERIFY_LINEAR | VERIFY_READBACK, VERIFY_CPU | VERIFY_READBACK, VERIFY_CPU,
+                                        VERIFY_READBACK, 0};
+
+/* One option with its value v; false after a message. */
+static bool apply_option(options *o, int c, const char *v) {
+  static const char *const host_memory[] = {"keep", "fresh"}, *const staging[] = {"persistent", "transient"};
+  int k;
+  switch (c) {
+  case OPT_N:
+    o->nsizes = parse_size_list(v, o->sizes, MAX_LIST);
+    if (!o->nsizes) fprintf(stderr, "sortbench: --n: cannot parse size list '%s' (e.g. 1M,4M,1000)\n", v);
+    return o->nsizes > 0;
+  case OPT_KEY_BITS:
+    o->nbits = parse_size_list(v, o->bits, MAX_LIST);
+    for (uint32_t b = 0; b < o->nbits; b++)
+      if (o->bits[b] < 1 || o->bits[b] > 32) o->nbits = 0;
+    if (!o->nbits) fprintf(stderr, "sortbench: --key-bits: expected values in 1..32, got '%s'\n", v);
+    return o->nbits > 0;
+  case OPT_ALGO: return parse_algos(o, v);
+  case OPT_DIST: return parse_dists(o, v);
+  case OPT_RUNS:
+    o->runs = (uint32_t)strtoul(v, NULL, 10);
+    if (o->runs < 1 || o->runs > 10000) fprintf(stderr, "sortbench: --runs must be 1..10000\n");
+    return o->runs >= 1 && o->runs <= 10000;
+  case OPT_WARMUP: o->warmup = (uint32_t)strtoul(v, NULL, 10); return true;
+  case OPT_WARMUP_MS: o->warmup_ms = strtod(v, NULL); return true;
+  case OPT_PROCESSES:
+    o->processes = (uint32_t)strtoul(v, NULL, 10);
+    if (o->processes < 1 || o->processes > 100) fprintf(stderr, "sortbench: --processes must be 1..100\n");
+    return o->processes >= 1 && o->processes <= 100;
+  case OPT_ALLOC:
+    k = parse_choice("--alloc", v, alloc_names, 3, "one, separate or dedicated");
+    o->alloc = k < 0 ? o->alloc : (alloc_mode)k;
+    return k >= 0;
+  case OPT_SEED: o->seed = strtoull(v, NULL, 0); return true;
+  case OPT_CSV: o->csv = true; return true;
+  case OPT_JSON: o->json = true; return true;
+  case OPT_STAGES: o->stages = true; return true;
+  case OPT_COPY: o->copy = true; return true;
+  case OPT_LOOKBACK: o->lookback = true; return true;
+  case OPT_PIPELINE_STATS: o->pipeline_stats = true; return true;
+  case OPT_VERIFY:
+    k = parse_choice("--verify", v, verify_names, 5, "check, full, cpu-only, readback-only or none");
+    if (k < 0) return false;
+    o->linear_check = verify_modes[k] & VERIFY_LINEAR;
+    o->cpu_reference = verify_modes[k] & VERIFY_CPU;
+    o->readback = verify_modes[k] & VERIFY_READBACK;
+    return true;
+  case OPT_HOST_MEMORY:
+    k = parse_choice("--host-memory", v, host_memory, 2, "keep or fresh");
+    o->fresh_host_memory = k == 1;
+    return k >= 0;
+  case OPT_STAGING:
+    k = parse_choice("--staging", v, staging, 2, "persistent or transient");
+    o->transient_staging = k == 1;
+    return k >= 0;
+  case OPT_IDLE_MS: o->idle_ms = (uint32_t)strtoul(v, NULL, 10); return true;
+  case OPT_TIMELINE: o->timeline = v; return true;
+  default: return false;
+  }
+}
+
+/* Fills o from the command line; false with *status the exit status (0 after --help). Marks in
+ * o->parent_only the arguments that --processes children must not get. */
 static bool parse_args(int argc, char **argv, options *o, int *status) {
   *o = (options){.sizes = {1u << 20}, .nsizes = 1, .bits = {32}, .nbits = 1, .dists = {DIST_UNIFORM}, .ndists = 1,
                  .algos = {SPLATSORT_ALGORITHM_QUATERNARY, SPLATSORT_ALGORITHM_ONESWEEP}, .nalgos = 2, .runs = 50,
                  .warmup = 5, .warmup_ms = 200, .seed = 1, .linear_check = true, .readback = true};
+  o->parent_only = calloc((size_t)argc + 1, sizeof *o->parent_only);
   *status = 2;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+  opterr = 0; /* our own messages, which name the argument */
+  /* "+": no reordering, so each option's arguments are argv[first .. optind) */
+  for (int first = optind, c; (c = getopt_long(argc, argv, "+:h", long_options, NULL)) != -1; first = optind) {
+    if (c == 'h') {
       usage(stdout);
       *status = 0;
       return false;
-    } else if (!strcmp(a, "--n") && v) {
-      o->nsizes = parse_size_list(v, o->sizes, MAX_LIST);
-      if (!o->nsizes) {
-        fprintf(stderr, "sortbench: --n: cannot parse size list '%s' (e.g. 1M,4M,1000)\n", v);
-        return false;
-      }
-      i++;
-    } else if (!strcmp(a, "--key-bits") && v) {
-      o->nbits = parse_size_list(v, o->bits, MAX_LIST);
-      for (uint32_t k = 0; k < o->nbits; k++)
-        if (o->bits[k] < 1 || o->bits[k] > 32) o->nbits = 0;
-      if (!o->nbits) {
-        fprintf(stderr, "sortbench: --key-bits: expected values in 1..32, got '%s'\n", v);
-        return false;
-      }
-      i++;
-    } else if (!strcmp(a, "--algo") && v) {
-      o->nalgos = 0;
-      char buf[128];
-      snprintf(buf, sizeof buf, "%s", v);
-      for (char *tok = strtok(buf, ","); tok && o->nalgos < 3; tok = strtok(NULL, ",")) {
-        if (!strcmp(tok, "all") && o->nalgos < 2) {
-          o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
-          o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
-        } else if (!strcmp(tok, "quaternary")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
-        else if (!strcmp(tok, "onesweep")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
-        else if (!strcmp(tok, "auto")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_AUTO;
-        else {
-          fprintf(stderr, "sortbench: --algo: unknown algorithm '%s' (quaternary, onesweep, auto, all)\n", tok);
-          return false;
-        }
-      }
-      i++;
-    } else if (!strcmp(a, "--dist") && v) {
-      o->ndists = 0;
-      char buf[256];
-      snprintf(buf, sizeof buf, "%s", v);
-      for (char *tok = strtok(buf, ","); tok && o->ndists < DIST_COUNT; tok = strtok(NULL, ",")) {
-        if (!strcmp(tok, "all")) {
-          for (int d = 0; d < DIST_COUNT; d++) o->dists[d] = (key_dist)d;
-          o->ndists = DIST_COUNT;
-          break;
-        }
-        key_dist d = key_dist_parse(tok);
-        if (d == DIST_COUNT) {
-          fprintf(stderr, "sortbench: --dist: unknown distribution '%s'\n", tok);
-          return false;
-        }
-        o->dists[o->ndists++] = d;
-      }
-      i++;
-    } else if (!strcmp(a, "--runs") && v) {
-      o->runs = (uint32_t)strtoul(v, NULL, 10);
-      if (o->runs < 1 || o->runs > 10000) {
-        fprintf(stderr, "sortbench: --runs must be 1..10000\n");
-        return false;
-      }
-      i++;
-    } else if (!strcmp(a, "--warmup") && v) {
-      o->warmup = (uint32_t)strtoul(v, NULL, 10);
-      i++;
-    } else if (!strcmp(a, "--warmup-ms") && v) {
-      o->warmup_ms = strtod(v, NULL);
-      i++;
-    } else if (!strcmp(a, "--processes") && v) {
-      o->processes = (uint32_t)strtoul(v, NULL, 10);
-      if (o->processes < 1 || o->processes > 100) {
-        fprintf(stderr, "sortbench: --processes must be 1..100\n");
-        return false;
-      }
-      i++;
-    } else if (!strcmp(a, "--alloc") && v) {
-      int m = -1;
-      for (int k = 0; k < 3; k++)
-        if (!strcmp(v, alloc_names[k])) m = k;
-      if (m < 0) {
-        fprintf(stderr, "sortbench: --alloc: expected one, separate or dedicated, got '%s'\n", v);
-        return false;
-      }
-      o->alloc = (alloc_mode)m;
-      i++;
-    } else if (!strcmp(a, "--seed") && v) {
-      o->seed = strtoull(v, NULL, 0);
-      i++;
-    } else if (!strcmp(a, "--csv")) {
-      o->csv = true;
-    } else if (!strcmp(a, "--json")) {
-      o->json = true;
-    } else if (!strcmp(a, "--stages")) {
-      o->stages = true;
-    } else if (!strcmp(a, "--copy")) {
-      o->copy = true;
-    } else if (!strcmp(a, "--lookback-stats")) {
-      o->lookback = true;
-    } else if (!strcmp(a, "--pipeline-stats")) {
-      o->pipeline_stats = true;
-    } else if (!strcmp(a, "--verify") && v) {
-      o->linear_check = !strcmp(v, "check");
-      o->cpu_reference = !strcmp(v, "full") || !strcmp(v, "cpu-only");
-      o->readback = o->linear_check || !strcmp(v, "full") || !strcmp(v, "readback-only");
-      if (!o->cpu_reference && !o->readback && strcmp(v, "none")) {
-        fprintf(stderr, "sortbench: --verify: expected check, full, cpu-only, readback-only or none, got '%s'\n",
-                v);
-        return false;
-      }
-      i++;
-    } else if (!strcmp(a, "--host-memory") && v) {
-      o->fresh_host_memory = !strcmp(v, "fresh");
-      if (!o->fresh_host_memory && strcmp(v, "keep")) {
-        fprintf(stderr, "sortbench: --host-memory: expected keep or fresh, got '%s'\n", v);
-        return false;
-      }
-      i++;
-    } else if (!strcmp(a, "--staging") && v) {
-      o->transient_staging = !strcmp(v, "transient");
-      if (!o->transient_staging && strcmp(v, "persistent")) {
-        fprintf(stderr, "sortbench: --staging: expected persistent or transient, got '%s'\n", v);
-        return false;
-      }
-      i++;
-    } else if (!strcmp(a, "--idle-ms") && v) {
-      o->idle_ms = (uint32_t)strtoul(v, NULL, 10);
-      i++;
-    } else if (!strcmp(a, "--timeline") && v) {
-      o->timeline = v;
-      i++;
-    } else {
-      fprintf(stderr, "sortbench: unknown or incomplete argument '%s'\n", a);
+    }
+    if (c == ':' || c == '?') { /* argv[first] is the argument getopt_long could not take */
+      fprintf(stderr, "sortbench: unknown or incomplete argument '%s'\n", argv[first]);
       usage(stderr);
       return false;
     }
+    if (!apply_option(o, c, optarg)) return false;
+    if (c == OPT_PROCESSES || c == OPT_JSON || c == OPT_CSV || c == OPT_STAGES)
+      for (int i = first; i < optind; i++) o->parent_only[i] = true;
+  }
+  if (optind < argc) {
+    fprintf(stderr, "sortbench: unknown or incomplete argument '%s'\n", argv[optind]);
+    usage(stderr);
+    return false;
   }
   return true;
 }
@@ -571,14 +605,8 @@ static int run_processes(int argc, char **argv, const options *o) {
   /* Child argument list: ours without --processes K and the output format, plus --csv. */
   char **child = calloc((size_t)argc + 2, sizeof *child);
   int c = 0;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--processes")) {
-      i++;
-      continue;
-    }
-    if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "--csv") || !strcmp(argv[i], "--stages")) continue;
-    child[c++] = argv[i];
-  }
+  for (int i = 0; i < argc; i++)
+    if (!o->parent_only[i]) child[c++] = argv[i];
   child[c++] = "--csv";
   child[c] = NULL;
 

@@ -10,13 +10,7 @@ set -eu
 N=${N:-3M,16M,32M}
 RUNS=${RUNS:-20}
 TUNINGS=${TUNINGS:-"default wg=256,keys=15 wg=256,keys=23 wg=384,keys=15 wg=384,keys=23 wg=512,keys=12 wg=512,keys=18 wg=512,keys=20 window=4 window=16 hu=16 hc=1 hc=8"}
-if [ -z "${BUILD:-}" ]; then
-  for d in build build-*; do
-    if [ -x "$d/tests/sortbench" ]; then BUILD=$d; break; fi
-  done
-fi
-bench=${BUILD:-build}/tests/sortbench
-[ -x "$bench" ] || { echo "tune_onesweep.sh: no sortbench at $bench (set BUILD)" >&2; exit 1; }
+. "$(dirname "$0")/find_sortbench.sh"
 
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
@@ -24,7 +18,7 @@ for t in $TUNINGS; do
   [ "$t" = default ] && env_t="" || env_t=$t
   echo "== $t"
   SPLATSORT_ONESWEEP_TUNING=$env_t "$bench" --n "$N" --algo onesweep --key-bits 32 --runs "$RUNS" --warmup 3 \
-    --stages 2>&1 | tee /dev/stderr | awk -v t="$t" '$2 == "onesweep" { printf "%s %s %s %s\n", t, $1, $5, $9 }' >> "$summary" || true
+    --stages 2>&1 | tee /dev/stderr | awk -v t="$t" '$2 == "onesweep" { printf "%s %s %s %s\n", t, $1, $5, $10 }' >> "$summary" || true
 done 2>&1
 echo
 echo "== summary: median ms (verified) by N"
