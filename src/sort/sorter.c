@@ -9,6 +9,16 @@
 
 #define SS_PUSH_DESCRIPTOR_EXT "VK_KHR_push_descriptor"
 
+/* The header and the build (CMake's project version) must agree. */
+#ifdef SPLATSORT_BUILD_VERSION_MAJOR
+_Static_assert(SPLATSORT_BUILD_VERSION_MAJOR == SPLATSORT_VERSION_MAJOR &&
+                   SPLATSORT_BUILD_VERSION_MINOR == SPLATSORT_VERSION_MINOR &&
+                   SPLATSORT_BUILD_VERSION_PATCH == SPLATSORT_VERSION_PATCH,
+               "splatsort.h and CMakeLists.txt disagree on the version");
+#endif
+
+uint32_t splatsort_get_version(void) { return SPLATSORT_VERSION; }
+
 const char *splatsort_algorithm_name(splatsort_algorithm algorithm) {
   switch (algorithm) {
   case SPLATSORT_ALGORITHM_AUTO: return "auto";

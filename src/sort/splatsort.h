@@ -27,6 +27,21 @@ extern "C" {
 
 #define SPLATSORT_VERSION_MAJOR 0
 #define SPLATSORT_VERSION_MINOR 1
+#define SPLATSORT_VERSION_PATCH 0
+/* major << 22 | minor << 12 | patch, as VK_MAKE_API_VERSION without the variant */
+#define SPLATSORT_VERSION \
+  ((SPLATSORT_VERSION_MAJOR << 22) | (SPLATSORT_VERSION_MINOR << 12) | SPLATSORT_VERSION_PATCH)
+
+/* Public functions are the only symbols a shared build exports. */
+#if defined(SPLATSORT_SHARED_BUILD) && defined(__GNUC__)
+#define SPLATSORT_API __attribute__((visibility("default")))
+#else
+#define SPLATSORT_API
+#endif
+
+/* The version of the library linked in (SPLATSORT_VERSION of its build): compare with the
+ * header's SPLATSORT_VERSION when the library is loaded as a shared object. */
+SPLATSORT_API uint32_t splatsort_get_version(void);
 
 /* Opaque sorter: pipelines and layouts for one VkDevice. */
 typedef struct splatsort splatsort;
@@ -154,11 +169,11 @@ typedef struct splatsort_device_requirements {
   VkBool32 subgroup_size_control;
 } splatsort_device_requirements;
 
-VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device,
+SPLATSORT_API VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device,
                                            splatsort_algorithm algorithm,
                                            splatsort_device_requirements *requirements);
 /* The same for hosts that load Vulkan themselves (see splatsort_vulkan_functions). */
-VkResult splatsort_get_device_requirements_with(const splatsort_vulkan_functions *functions, VkInstance instance,
+SPLATSORT_API VkResult splatsort_get_device_requirements_with(const splatsort_vulkan_functions *functions, VkInstance instance,
                                                 VkPhysicalDevice physical_device, splatsort_algorithm algorithm,
                                                 splatsort_device_requirements *requirements);
 
@@ -166,19 +181,19 @@ VkResult splatsort_get_device_requirements_with(const splatsort_vulkan_functions
  * VK_ERROR_VALIDATION_FAILED_EXT: bad argument (NULL info/out/device, an unknown structure on
  * next or a tuning value out of range, unknown algorithm or flag).
  * VK_ERROR_FEATURE_NOT_PRESENT: the device cannot run the algorithm. Other errors come from Vulkan (out of memory, pipeline creation). */
-VkResult splatsort_create(const splatsort_create_info *info, splatsort **out);
+SPLATSORT_API VkResult splatsort_create(const splatsort_create_info *info, splatsort **out);
 
 /* Destroys the sorter's pipelines and layouts. Accepts NULL. The caller must make sure no
  * command buffer recorded with it is still pending. */
-void splatsort_destroy(splatsort *sorter);
+SPLATSORT_API void splatsort_destroy(splatsort *sorter);
 
 /* The algorithm the sorter runs (AUTO resolved). */
-splatsort_algorithm splatsort_get_algorithm(const splatsort *sorter);
+SPLATSORT_API splatsort_algorithm splatsort_get_algorithm(const splatsort *sorter);
 
 /* Keys per tile of the sorter's main pass (OneSweep: workgroup size x keys per invocation;
  * quaternary: its 512-key chunk). Sizes at tile boundaries are where sorts go wrong, so tests
  * and tuning runs use it; hosts need not. 0 for NULL. */
-uint32_t splatsort_get_tile_size(const splatsort *sorter);
+SPLATSORT_API uint32_t splatsort_get_tile_size(const splatsort *sorter);
 
 /* Buffers the caller must provide to sort up to max_count pairs. Every buffer is bound as a
  * storage buffer with the given offset and the size below; offsets must be multiples of
@@ -197,12 +212,12 @@ typedef struct splatsort_memory_requirements {
   VkBufferUsageFlags count_usage;
 } splatsort_memory_requirements;
 
-VkResult splatsort_get_memory_requirements(const splatsort *sorter, uint32_t max_count,
+SPLATSORT_API VkResult splatsort_get_memory_requirements(const splatsort *sorter, uint32_t max_count,
                                            splatsort_memory_requirements *requirements);
 
 /* Largest max_count the sorter accepts on this device (at least 2^27 on any device whose
  * limits allow it; bounded by maxStorageBufferRange / 4). */
-uint32_t splatsort_max_count(const splatsort *sorter);
+SPLATSORT_API uint32_t splatsort_max_count(const splatsort *sorter);
 
 typedef struct splatsort_buffer {
   VkBuffer buffer;
@@ -261,21 +276,21 @@ typedef struct splatsort_result {
  * max_count 0 or above splatsort_max_count, direct count > max_count, key_bits > 32, a missing
  * buffer, a misaligned offset, next != NULL. The sorter is only read: several threads may
  * record with one sorter at the same time (into different command buffers). */
-VkResult splatsort_cmd_sort(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info,
+SPLATSORT_API VkResult splatsort_cmd_sort(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info,
                             splatsort_result *result);
 
 /* Where the sorted pairs will be for a sort of key_bits (0 = 32), given the input and tmp
  * buffers, without recording anything. */
-splatsort_result splatsort_result_location(const splatsort *sorter, const splatsort_sort_info *info);
+SPLATSORT_API splatsort_result splatsort_result_location(const splatsort *sorter, const splatsort_sort_info *info);
 
 /* Number of timestamp queries a sort with key_bits (0 = 32) writes. */
-uint32_t splatsort_timestamp_count(const splatsort *sorter, uint32_t key_bits);
+SPLATSORT_API uint32_t splatsort_timestamp_count(const splatsort *sorter, uint32_t key_bits);
 
 /* Name of the stage that ends at timestamp `index` (1 .. count-1): "histogram", "pass 0", ... */
-const char *splatsort_timestamp_label(const splatsort *sorter, uint32_t key_bits, uint32_t index);
+SPLATSORT_API const char *splatsort_timestamp_label(const splatsort *sorter, uint32_t key_bits, uint32_t index);
 
 /* Human-readable name of an algorithm ("auto", "quaternary", "onesweep"). */
-const char *splatsort_algorithm_name(splatsort_algorithm algorithm);
+SPLATSORT_API const char *splatsort_algorithm_name(splatsort_algorithm algorithm);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@ const char *ssvk_load(ssvk_fns *f, const splatsort_vulkan_functions *host, VkIns
 #define SSVK_STATIC(name) f->name = name;
     SSVK_INSTANCE_FUNCTIONS(SSVK_STATIC)
     SSVK_DEVICE_FUNCTIONS(SSVK_STATIC)
+    SSVK_GRAPHICS_FUNCTIONS(SSVK_STATIC)
 #undef SSVK_STATIC
     return NULL;
 #else
@@ -32,6 +33,9 @@ const char *ssvk_load(ssvk_fns *f, const splatsort_vulkan_functions *host, VkIns
   if (!f->name) return #name;
   SSVK_DEVICE_FUNCTIONS(SSVK_DEVICE)
 #undef SSVK_DEVICE
+#define SSVK_OPTIONAL(name) f->name = (PFN_##name)f->vkGetDeviceProcAddr(device, #name);
+  SSVK_GRAPHICS_FUNCTIONS(SSVK_OPTIONAL)
+#undef SSVK_OPTIONAL
   return NULL;
 }
 

@@ -25,16 +25,20 @@
 #define SSVK_DEVICE_FUNCTIONS(X)                                                                \
   X(vkCreateShaderModule) X(vkDestroyShaderModule) X(vkCreateDescriptorSetLayout)                \
   X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout)           \
-  X(vkCreateComputePipelines) X(vkCreateGraphicsPipelines) X(vkDestroyPipeline) X(vkCreateBuffer) \
-  X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory)         \
-  X(vkBindBufferMemory) X(vkMapMemory) X(vkCmdPipelineBarrier) X(vkCmdBeginRendering)             \
-  X(vkCmdSetViewport) X(vkCmdSetScissor) X(vkCmdBindPipeline) X(vkCmdPushConstants) X(vkCmdDispatch) \
+  X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCreateBuffer) X(vkDestroyBuffer)          \
+  X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory)      \
+  X(vkMapMemory) X(vkCmdPipelineBarrier) X(vkCmdBindPipeline) X(vkCmdPushConstants) X(vkCmdDispatch) \
   X(vkCmdDispatchIndirect) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp)
+/* Only the graphics helpers (renderer, HUD) need these; the sort runs without them (a Vulkan
+ * 1.1 or 1.2 device has no vkCmdBeginRendering). */
+#define SSVK_GRAPHICS_FUNCTIONS(X) \
+  X(vkCreateGraphicsPipelines) X(vkCmdBeginRendering) X(vkCmdSetViewport) X(vkCmdSetScissor)
 
 typedef struct ssvk_fns {
 #define SSVK_MEMBER(name) PFN_##name name;
   SSVK_INSTANCE_FUNCTIONS(SSVK_MEMBER)
   SSVK_DEVICE_FUNCTIONS(SSVK_MEMBER)
+  SSVK_GRAPHICS_FUNCTIONS(SSVK_MEMBER)
 #undef SSVK_MEMBER
 } ssvk_fns;
 
