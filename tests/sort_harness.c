@@ -165,11 +165,11 @@ void sort_buffers_create(vkh_context *ctx, splatsort *sorter, uint32_t max_count
   splatsort_sort_info *i = &b->info;
   i->max_count = max_count;
   i->count = max_count;
-  i->keys = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 0)};
-  i->values = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 1)};
-  i->tmp_keys = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 2)};
-  i->tmp_values = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 3)};
-  i->internal = (splatsort_buffer){b->internal.buffer, 0};
+  i->keys = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 0), b->region};
+  i->values = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 1), b->region};
+  i->tmp_keys = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 2), b->region};
+  i->tmp_values = (splatsort_buffer){b->keyvals.buffer, sort_region(b, 3), b->region};
+  i->internal = (splatsort_buffer){b->internal.buffer, 0, b->req.internal_size};
 }
 
 void sort_buffers_destroy(vkh_context *ctx, sort_buffers *b) {

@@ -58,7 +58,7 @@ static void prepare(prepared *p, const job *j) {
   if (j->indirect) {
     ((uint32_t *)p->b.count.mapped)[5] = j->indirect_value;
     p->info.count = 0;
-    p->info.count_buffer = (splatsort_buffer){p->b.count.buffer, 20};
+    p->info.count_buffer = (splatsort_buffer){p->b.count.buffer, 20, 4};
   }
 }
 

@@ -52,7 +52,7 @@ static bool run_case(const sort_case *c, uint64_t seed) {
   if (c->indirect) {
     ((uint32_t *)b.count.mapped)[count_word] = c->indirect_value;
     info.count = 0;
-    info.count_buffer = (splatsort_buffer){b.count.buffer, count_word * 4};
+    info.count_buffer = (splatsort_buffer){b.count.buffer, count_word * 4, 4};
   }
   VkQueryPool pool;
   uint32_t queries = splatsort_timestamp_count(sorter, info.key_bits);

@@ -144,11 +144,24 @@ int main(void) {
   x.values.offset += 2;
   expect_sort_error(s, cmd, &x, "values.offset");
   x = info;
-  x.count_buffer = (splatsort_buffer){b.count.buffer, 6};
+  x.count_buffer = (splatsort_buffer){b.count.buffer, 6, 4};
   expect_sort_error(s, cmd, &x, "count_buffer.offset");
   x = info;
   x.next = &info;
   expect_sort_error(s, cmd, &x, "next");
+  /* ranges smaller than max_count needs (or with no size given) are refused, named */
+  x = info;
+  x.tmp_keys.size = 4ull * x.max_count - 4;
+  expect_sort_error(s, cmd, &x, "tmp_keys.size");
+  x = info;
+  x.values.size = 0;
+  expect_sort_error(s, cmd, &x, "values.size");
+  x = info;
+  x.internal.size = 16;
+  expect_sort_error(s, cmd, &x, "internal.size");
+  x = info;
+  x.count_buffer = (splatsort_buffer){b.count.buffer, 8, 3};
+  expect_sort_error(s, cmd, &x, "count_buffer.size");
   vkh_submit_wait(&ctx, cmd);
 
   sort_buffers_destroy(&ctx, &b);

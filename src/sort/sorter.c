@@ -349,14 +349,22 @@ splatsort_result splatsort_result_location(const splatsort *s, const splatsort_s
   return r;
 }
 
-static bool check_buffer(const splatsort *s, splatsort_buffer b, const char *name) {
+/* A buffer range: present, its offset a multiple of `align`, at least `need` bytes. */
+static bool check_buffer(const splatsort *s, splatsort_buffer b, const char *name, VkDeviceSize align,
+                         VkDeviceSize need) {
   if (b.buffer == VK_NULL_HANDLE) {
     ss_log(s, "splatsort_cmd_sort: %s.buffer is VK_NULL_HANDLE", name);
     return false;
   }
-  if (b.offset % s->dev.storage_alignment) {
+  if (b.offset % align) {
     ss_log(s, "splatsort_cmd_sort: %s.offset %llu is not a multiple of %llu", name, (unsigned long long)b.offset,
-           (unsigned long long)s->dev.storage_alignment);
+           (unsigned long long)align);
+    return false;
+  }
+  if (b.size != VK_WHOLE_SIZE && b.size < need) {
+    ss_log(s, "splatsort_cmd_sort: %s.size %llu is below the %llu bytes this sort needs%s", name,
+           (unsigned long long)b.size, (unsigned long long)need,
+           b.size == 0 ? " (give the range's size, or VK_WHOLE_SIZE)" : "");
     return false;
   }
   return true;
@@ -382,14 +390,12 @@ VkResult splatsort_cmd_sort(const splatsort *s, VkCommandBuffer cmd, const splat
     ss_log(s, "splatsort_cmd_sort: count %u is above max_count %u", info->count, info->max_count);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
-  if (indirect && info->count_buffer.offset % 4) {
-    ss_log(s, "splatsort_cmd_sort: count_buffer.offset %llu is not a multiple of 4",
-           (unsigned long long)info->count_buffer.offset);
-    return VK_ERROR_VALIDATION_FAILED_EXT;
-  }
-  if (!check_buffer(s, info->keys, "keys") || !check_buffer(s, info->values, "values") ||
-      !check_buffer(s, info->tmp_keys, "tmp_keys") || !check_buffer(s, info->tmp_values, "tmp_values") ||
-      !check_buffer(s, info->internal, "internal"))
+  VkDeviceSize align = s->dev.storage_alignment, kv = 4ull * info->max_count;
+  if ((indirect && !check_buffer(s, info->count_buffer, "count_buffer", 4, 4)) ||
+      !check_buffer(s, info->keys, "keys", align, kv) || !check_buffer(s, info->values, "values", align, kv) ||
+      !check_buffer(s, info->tmp_keys, "tmp_keys", align, kv) ||
+      !check_buffer(s, info->tmp_values, "tmp_values", align, kv) ||
+      !check_buffer(s, info->internal, "internal", align, s->ops->internal_size(s, info->max_count)))
     return VK_ERROR_VALIDATION_FAILED_EXT;
 
   uint32_t bits = effective_bits(info->key_bits);

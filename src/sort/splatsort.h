@@ -219,9 +219,13 @@ SPLATSORT_API VkResult splatsort_get_memory_requirements(const splatsort *sorter
  * limits allow it; bounded by maxStorageBufferRange / 4). */
 SPLATSORT_API uint32_t splatsort_max_count(const splatsort *sorter);
 
+/* A range of a VkBuffer. size: the bytes from offset the library may use, checked against
+ * what the sort needs (a buffer too small is an error, not a GPU fault); VK_WHOLE_SIZE: the
+ * rest of the buffer, unchecked. 0 is an error. */
 typedef struct splatsort_buffer {
   VkBuffer buffer;
   VkDeviceSize offset;
+  VkDeviceSize size;
 } splatsort_buffer;
 
 typedef struct splatsort_sort_info {
@@ -229,18 +233,19 @@ typedef struct splatsort_sort_info {
   uint32_t max_count;             /* the max_count the buffers were sized for (> 0) */
   /* Direct count: number of pairs, 0..max_count. Used when count_buffer.buffer is VK_NULL_HANDLE. */
   uint32_t count;
-  /* Indirect count: a uint32 at count_buffer.offset (multiple of 4 and of `alignment`),
-   * read on the GPU; the CPU never waits for it. Values above max_count are clamped. */
+  /* Indirect count: a uint32 at count_buffer.offset (a multiple of 4; size >= 4), read on
+   * the GPU; the CPU never waits for it. Values above max_count are clamped. */
   splatsort_buffer count_buffer;
   /* Sort by the low key_bits bits (1..32; 0 means 32). Higher bits are ignored, pairs with
    * equal low bits keep their input order. Passes: ceil(key_bits/8) for OneSweep,
    * ceil(key_bits/2) for quaternary. */
   uint32_t key_bits;
+  /* keys, values, tmp_*: offsets multiples of `alignment`, size >= 4 * max_count bytes */
   splatsort_buffer keys;          /* in: keys to sort */
   splatsort_buffer values;        /* in: payloads */
-  splatsort_buffer tmp_keys;      /* scratch, same size */
-  splatsort_buffer tmp_values;    /* scratch, same size */
-  splatsort_buffer internal;      /* scratch, internal_size */
+  splatsort_buffer tmp_keys;      /* scratch */
+  splatsort_buffer tmp_values;    /* scratch */
+  splatsort_buffer internal;      /* scratch, size >= internal_size for max_count */
   /* Optional GPU timestamps: when query_pool is not VK_NULL_HANDLE, the library resets and
    * writes splatsort_timestamp_count() timestamp queries from first_query on: the first
    * before any work, then one after each stage (see splatsort_timestamp_label). */

@@ -464,13 +464,13 @@ static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, const splats
   scene_gpu *s = &r->scene;
   splatsort_sort_info si = {
       .max_count = s->count,
-      .count_buffer = {s->draw.buffer, 4 * SP_DRAW_INSTANCES},
+      .count_buffer = {s->draw.buffer, 4 * SP_DRAW_INSTANCES, 4},
       .key_bits = key_bits,
-      .keys = {s->keyvals.buffer, 0},
-      .values = {s->keyvals.buffer, s->region},
-      .tmp_keys = {s->keyvals.buffer, 2 * s->region},
-      .tmp_values = {s->keyvals.buffer, 3 * s->region},
-      .internal = {s->internal.buffer, 0},
+      .keys = {s->keyvals.buffer, 0, s->region},
+      .values = {s->keyvals.buffer, s->region, s->region},
+      .tmp_keys = {s->keyvals.buffer, 2 * s->region, s->region},
+      .tmp_values = {s->keyvals.buffer, 3 * s->region, s->region},
+      .internal = {s->internal.buffer, 0, s->internal.size},
   };
   VkResult res = splatsort_cmd_sort(sorter, cmd, &si, sorted);
   if (res != VK_SUCCESS) return res;

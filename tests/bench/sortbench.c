@@ -141,9 +141,11 @@ static void bench_buffers_create(vkh_context *ctx, splatsort *sorter, uint32_t m
     bb->internal = vkh_buffer_create_ex(ctx, mr.internal_size, mr.internal_usage, false, mode == ALLOC_DEDICATED,
                                         "internal");
     bb->info = (splatsort_sort_info){.max_count = max_n, .count = max_n,
-                                     .keys = {bb->kv[0].buffer, 0}, .values = {bb->kv[1].buffer, 0},
-                                     .tmp_keys = {bb->kv[2].buffer, 0}, .tmp_values = {bb->kv[3].buffer, 0},
-                                     .internal = {bb->internal.buffer, 0}};
+                                     .keys = {bb->kv[0].buffer, 0, mr.keyval_size},
+                                     .values = {bb->kv[1].buffer, 0, mr.keyval_size},
+                                     .tmp_keys = {bb->kv[2].buffer, 0, mr.keyval_size},
+                                     .tmp_values = {bb->kv[3].buffer, 0, mr.keyval_size},
+                                     .internal = {bb->internal.buffer, 0, mr.internal_size}};
   }
   bb->pristine = vkh_buffer_create(ctx, 8ull * max_n, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, false, "pristine");
 }

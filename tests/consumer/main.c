@@ -222,10 +222,11 @@ static int sort_and_check(host *h, const splatsort *sorter, uint32_t n, int indi
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
   VkDeviceSize region = mr.keyval_size;
   splatsort_sort_info si = {.max_count = max_count, .count = indirect ? 0 : n, .key_bits = 32,
-                            .keys = {kv.buffer, 0}, .values = {kv.buffer, region},
-                            .tmp_keys = {kv.buffer, 2 * region}, .tmp_values = {kv.buffer, 3 * region},
-                            .internal = {internal.buffer, 0}};
-  if (indirect) si.count_buffer = (splatsort_buffer){count.buffer, 64};
+                            .keys = {kv.buffer, 0, region}, .values = {kv.buffer, region, region},
+                            .tmp_keys = {kv.buffer, 2 * region, region},
+                            .tmp_values = {kv.buffer, 3 * region, region},
+                            .internal = {internal.buffer, 0, mr.internal_size}};
+  if (indirect) si.count_buffer = (splatsort_buffer){count.buffer, 64, 4};
   splatsort_result where;
   CHECK_VK(splatsort_cmd_sort(sorter, cmd, &si, &where));
   /* after: the sort's writes visible to the host */
