@@ -66,6 +66,10 @@ int main(void) {
   CHECK(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL && strstr(last_log, "algorithm"),
         "algorithm: %s", last_log);
   bad = ci;
+  bad.instance_api_version = VK_API_VERSION_1_0;
+  CHECK(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL && strstr(last_log, "1.1"),
+        "1.0 instance: %s", last_log);
+  bad = ci;
   bad.flags = 0x80;
   CHECK(splatsort_create(&bad, &s) == VK_ERROR_VALIDATION_FAILED_EXT && s == NULL, "flags");
   /* OneSweep tuning on next: out-of-range values and repeated structures are named */

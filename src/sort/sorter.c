@@ -222,6 +222,13 @@ static bool check_create_info(const splatsort_create_info *info, const splatsort
     ssvk_log_to(info->log, info->log_user, "splatsort_create: physical_device and device are required");
     return false;
   }
+  if (info->instance_api_version && info->instance_api_version < VK_API_VERSION_1_1) {
+    ssvk_log_to(info->log, info->log_user,
+                "splatsort_create: the instance was created for Vulkan %u.%u; the library needs 1.1 "
+                "(VkApplicationInfo::apiVersion)",
+                VK_API_VERSION_MAJOR(info->instance_api_version), VK_API_VERSION_MINOR(info->instance_api_version));
+    return false;
+  }
   if (!valid_algorithm(info->algorithm)) {
     ssvk_log_to(info->log, info->log_user, "splatsort_create: unknown algorithm %d", (int)info->algorithm);
     return false;

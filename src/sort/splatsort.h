@@ -14,6 +14,15 @@
  * Errors: every call that can fail returns a VkResult. Invalid arguments give
  * VK_ERROR_VALIDATION_FAILED_EXT and, when a log callback is set, a message that
  * names the argument. The library never aborts and never prints on its own.
+ *
+ * Threads: a sorter is immutable after splatsort_create. Any number of threads may call the
+ * const functions (splatsort_cmd_sort, the queries) on one sorter at the same time, each
+ * recording into its own command buffer (the host synchronises command buffers and queues
+ * as Vulkan requires). Several sorters may exist per device (e.g. one per algorithm).
+ * Lifetime: a command buffer recorded by splatsort_cmd_sort refers to the sorter's pipelines
+ * and layout and to the caller's buffers and query pool; all of them must outlive its
+ * execution. splatsort_destroy must not run while such a command buffer is pending. The log
+ * callback may be called from any thread that calls into the library.
  */
 #ifndef SPLATSORT_H
 #define SPLATSORT_H
@@ -141,6 +150,10 @@ typedef struct splatsort_create_info {
   splatsort_log_fn log;                    /* optional */
   void *log_user;
   VkInstance instance;                     /* required with vulkan_functions */
+  /* The apiVersion the host created its instance with (VkApplicationInfo); 0: not given.
+   * The library needs Vulkan 1.1 instance functions: below that, create fails with a
+   * message instead of calling them. */
+  uint32_t instance_api_version;
   const splatsort_vulkan_functions *vulkan_functions; /* optional, see above */
 } splatsort_create_info;
 
