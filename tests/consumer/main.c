@@ -15,6 +15,9 @@
 #include <dlfcn.h>
 #endif
 #include <splatsort.h>
+#include <splatsort_depth.h>
+
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +259,103 @@ static int sort_and_check(host *h, const splatsort *sorter, uint32_t n, int indi
   return bad;
 }
 
+/* Vulkan-style perspective (clip w = view depth) times a view that looks down +z from
+ * (0, 0, -5): clip = P * (x, y, z + 5). Column-major. */
+static void view_proj(float m[16]) {
+  const float f = 1.5f, n = 0.1f, far = 1000.0f;
+  memset(m, 0, 16 * sizeof(float));
+  m[0] = f, m[5] = f, m[10] = far / (far - n), m[11] = 1.0f;
+  m[14] = -far * n / (far - n) + 5.0f * m[10];
+  m[15] = 5.0f;
+}
+
+/* The stage over n centres (float4: x, y, z, opacity) with its count given directly or by
+ * the GPU, writing the visible count into a draw command's instanceCount; checks the visible
+ * set and the back-to-front order on the CPU. */
+static int depth_stage_check(host *h, const splatsort_depth *stage, uint32_t n, uint32_t key_bits, int indirect) {
+  const uint32_t max_count = 50000;
+  splatsort_depth_memory_requirements mr;
+  CHECK_VK(splatsort_depth_get_memory_requirements(stage, max_count, &mr));
+  buffer centres = make_buffer(h, 16ull * max_count, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  buffer scratch = make_buffer(h, mr.scratch_size, mr.scratch_usage);
+  buffer indices = make_buffer(h, mr.indices_size, mr.indices_usage);
+  buffer draw = make_buffer(h, 256, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                        VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  float *c = centres.mapped, m[16];
+  view_proj(m);
+  float *w_of = malloc(sizeof(float) * (n + 1));
+  uint8_t *visible = calloc(n + 1, 1);
+  uint32_t expect = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    /* a box around the view, kept clear of the cull boundaries so float rounding cannot flip one */
+    float x, y, z, wv, lim;
+    do {
+      x = (float)(next_random() % 20000) / 1000.0f - 10.0f;
+      y = (float)(next_random() % 20000) / 1000.0f - 10.0f;
+      z = (float)(next_random() % 40000) / 1000.0f - 10.0f;
+      wv = z + 5.0f, lim = 1.3f * wv;
+    } while (fabsf(wv - 0.2f) < 1e-2f || fabsf(fabsf(1.5f * x) - lim) < 1e-2f || fabsf(fabsf(1.5f * y) - lim) < 1e-2f);
+    float opacity = (i % 7 == 0) ? 0.001f : 0.5f;
+    c[4 * i] = x, c[4 * i + 1] = y, c[4 * i + 2] = z, c[4 * i + 3] = opacity;
+    w_of[i] = wv;
+    visible[i] = wv > 0.2f && fabsf(1.5f * x) <= lim && fabsf(1.5f * y) <= lim && opacity >= 1.0f / 255.0f;
+    expect += visible[i];
+  }
+  uint32_t *cnt = draw.mapped;
+  cnt[32] = n; /* the indirect splat count, at byte 128 */
+
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = h->pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+  VkCommandBuffer cmd;
+  CHECK_VK(p_vkAllocateCommandBuffers(h->device, &ai, &cmd));
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  CHECK_VK(p_vkBeginCommandBuffer(cmd, &bi));
+  p_vkCmdFillBuffer(cmd, draw.buffer, 0, 16, 4); /* the host's own work: draw args (4, ?, 4, 4) */
+  VkMemoryBarrier before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                            .srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                            .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+  p_vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+  splatsort_depth_info di = {.max_count = max_count, .count = indirect ? 0 : n,
+                             .centers = {centres.buffer, 0, 16ull * max_count}, .center_stride = 16,
+                             .opacity_cull = 1, .near_w = 0.2f, .key_bits = key_bits,
+                             .scratch = {scratch.buffer, 0, mr.scratch_size},
+                             .indices = {indices.buffer, 0, mr.indices_size}, .draw_count = {draw.buffer, 4, 4}};
+  if (indirect) di.count_buffer = (splatsort_buffer){draw.buffer, 128, 4};
+  memcpy(di.view_proj, m, sizeof m);
+  CHECK_VK(splatsort_depth_cmd_sort(stage, cmd, &di));
+  VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                           .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  p_vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL,
+                         0, NULL);
+  CHECK_VK(p_vkEndCommandBuffer(cmd));
+  VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+  CHECK_VK(p_vkQueueSubmit(h->queue, 1, &submit, VK_NULL_HANDLE));
+  CHECK_VK(p_vkQueueWaitIdle(h->queue));
+
+  int bad = cnt[1] != expect || cnt[0] != 4;
+  if (bad) fprintf(stderr, "consumer: depth stage: %u visible, expected %u (draw %u)\n", cnt[1], expect, cnt[0]);
+  const uint32_t *idx = indices.mapped;
+  /* each visible splat once; back to front: w non-increasing (quantised keys: within one step) */
+  float wmin = 1e30f, wmax = 0.0f;
+  for (uint32_t i = 0; i < n; i++)
+    if (visible[i]) wmin = fminf(wmin, w_of[i]), wmax = fmaxf(wmax, w_of[i]);
+  float tol = key_bits < 32 ? 2.0f * (wmax - wmin) / (float)((1u << key_bits) - 1) : 0.0f;
+  for (uint32_t k = 0; k < cnt[1] && k < expect && !bad; k++) {
+    uint32_t i = idx[k];
+    bad = i >= n || visible[i] != 1 || (k > 0 && w_of[i] > w_of[idx[k - 1]] + tol);
+    if (i < n) visible[i] = 2;
+    if (bad) fprintf(stderr, "consumer: depth stage (%u bits): wrong index %u at %u\n", key_bits, i, k);
+  }
+  free(w_of);
+  free(visible);
+  free_buffer(h, &centres);
+  free_buffer(h, &scratch);
+  free_buffer(h, &indices);
+  free_buffer(h, &draw);
+  return bad;
+}
+
 int main(void) {
   host h = {0};
   load_loader();
@@ -276,6 +376,16 @@ int main(void) {
     for (int s = 0; s < 4; s++)
       for (int indirect = 0; indirect < 2; indirect++) failed |= sort_and_check(&h, sorter, sizes[s], indirect);
     printf("consumer: %s sorts checked\n", splatsort_algorithm_name(splatsort_get_algorithm(sorter)));
+    splatsort_depth_create_info dci = {.sorter = sorter, .log = log_line};
+    splatsort_depth *stage;
+    CHECK_VK(splatsort_depth_create(&dci, &stage));
+    const uint32_t counts[] = {0, 1, 777, 50000};
+    for (int k = 0; k < 4; k++) {
+      failed |= depth_stage_check(&h, stage, counts[k], 32, k & 1);
+      failed |= depth_stage_check(&h, stage, counts[k], k < 2 ? 16 : 24, !(k & 1));
+    }
+    printf("consumer: %s depth stage checked\n", splatsort_algorithm_name(splatsort_get_algorithm(sorter)));
+    splatsort_depth_destroy(stage);
     splatsort_destroy(sorter);
   }
   p_vkDeviceWaitIdle(h.device);

@@ -1,0 +1,260 @@
+/* The depth-sort stage (splatsort_depth.h): key pass, ordered compaction, then the host's
+ * sorter, all on the sorter's device and Vulkan functions. */
+#include "depth_shared.h"
+#include "sort_internal.h"
+#include "splatsort_depth.h"
+#include "splatsort_spv_spv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { DS_KEYS, DS_SCAN, DS_COMPACT, DS_PIPELINES };
+
+struct splatsort_depth {
+  ssvk_device vk;
+  const splatsort *sorter;
+  VkDescriptorSetLayout set_layout;
+  VkPipelineLayout layout;
+  VkPipeline pipelines[DS_PIPELINES];
+};
+
+_Static_assert(sizeof(struct ds_push) <= 128, "the push constants must fit the guaranteed 128 bytes");
+
+void splatsort_depth_destroy(splatsort_depth *d) {
+  if (!d) return;
+  const VkAllocationCallbacks *a = d->vk.allocator;
+  for (int i = 0; i < DS_PIPELINES; i++)
+    if (d->pipelines[i]) d->vk.fn.vkDestroyPipeline(d->vk.device, d->pipelines[i], a);
+  if (d->layout) d->vk.fn.vkDestroyPipelineLayout(d->vk.device, d->layout, a);
+  if (d->set_layout) d->vk.fn.vkDestroyDescriptorSetLayout(d->vk.device, d->set_layout, a);
+  if (a && a->pfnFree)
+    a->pfnFree(a->pUserData, d);
+  else
+    free(d);
+}
+
+VkResult splatsort_depth_create(const splatsort_depth_create_info *info, splatsort_depth **out) {
+  if (out) *out = NULL;
+  if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!info->sorter || info->next || info->flags & ~(uint32_t)SPLATSORT_CREATE_DEBUG_UTILS_BIT) {
+    ssvk_log_to(info->log, info->log_user, "splatsort_depth_create: %s",
+                !info->sorter ? "sorter is required" : info->next ? "next must be NULL" : "unknown flags");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  const VkAllocationCallbacks *a = info->allocator;
+  splatsort_depth *d = a && a->pfnAllocation
+                           ? a->pfnAllocation(a->pUserData, sizeof *d, 16, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT)
+                           : malloc(sizeof *d);
+  if (!d) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  memset(d, 0, sizeof *d);
+  const ssvk_device *sv = &info->sorter->vk;
+  ssvk_device_init(&d->vk, &sv->fn, sv->physical_device, sv->device, a, info->pipeline_cache, info->log,
+                   info->log_user, "splatsort_depth", (info->flags & SPLATSORT_CREATE_DEBUG_UTILS_BIT) != 0);
+  d->sorter = info->sorter;
+  VkResult r = ssvk_push_layout(&d->vk, DS_BIND_COUNT_OF, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(struct ds_push),
+                                VK_SHADER_STAGE_COMPUTE_BIT, "splatsort depth layout", &d->set_layout, &d->layout);
+  static const struct {
+    const uint32_t *code;
+    const size_t *size;
+    const char *name;
+  } shaders[DS_PIPELINES] = {
+      [DS_KEYS] = {splatsort_spv_depth_keys_comp, &splatsort_spv_depth_keys_comp_size, "splatsort depth keys"},
+      [DS_SCAN] = {splatsort_spv_depth_scan_comp, &splatsort_spv_depth_scan_comp_size, "splatsort depth scan"},
+      [DS_COMPACT] = {splatsort_spv_depth_compact_comp, &splatsort_spv_depth_compact_comp_size,
+                      "splatsort depth compact"},
+  };
+  for (int i = 0; i < DS_PIPELINES && r == VK_SUCCESS; i++) {
+    ssvk_compute_desc cd = {.code = shaders[i].code, .code_size = *shaders[i].size, .layout = d->layout,
+                            .name = shaders[i].name};
+    r = ssvk_compute_pipeline(&d->vk, &cd, &d->pipelines[i]);
+  }
+  if (r != VK_SUCCESS) {
+    splatsort_depth_destroy(d);
+    return r;
+  }
+  *out = d;
+  return VK_SUCCESS;
+}
+
+/* Scratch layout for max_count: header, keys, tmp keys, the values scratch region (the sort's
+ * values or tmp values, whichever the indices buffer is not), then the sort's internal. */
+typedef struct ds_layout {
+  VkDeviceSize header, keys, tmp_keys, values, internal, end, region;
+} ds_layout;
+
+static VkResult scratch_layout(const splatsort_depth *d, uint32_t max_count, ds_layout *l,
+                               splatsort_memory_requirements *mr) {
+  VkResult r = splatsort_get_memory_requirements(d->sorter, max_count, mr);
+  if (r != VK_SUCCESS) return r;
+  VkDeviceSize a = mr->alignment;
+  l->region = ssvk_align(mr->keyval_size, a);
+  l->header = 0;
+  l->keys = ssvk_align(4 * DS_H_WORDS, a);
+  l->tmp_keys = l->keys + l->region;
+  l->values = l->tmp_keys + l->region;
+  l->internal = l->values + l->region;
+  l->end = l->internal + ssvk_align(mr->internal_size, a);
+  return VK_SUCCESS;
+}
+
+VkResult splatsort_depth_get_memory_requirements(const splatsort_depth *d, uint32_t max_count,
+                                                 splatsort_depth_memory_requirements *req) {
+  if (!d || !req) return VK_ERROR_VALIDATION_FAILED_EXT;
+  ds_layout l;
+  splatsort_memory_requirements mr;
+  VkResult r = scratch_layout(d, max_count, &l, &mr);
+  if (r != VK_SUCCESS) return r;
+  req->scratch_size = l.end;
+  req->scratch_usage = mr.keyval_usage | mr.internal_usage | mr.count_usage | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                       VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  req->indices_size = 4ull * max_count;
+  req->indices_usage = mr.keyval_usage | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  req->alignment = mr.alignment;
+  return VK_SUCCESS;
+}
+
+uint32_t splatsort_depth_timestamp_count(const splatsort_depth *d, uint32_t key_bits) {
+  return d ? 1 + splatsort_timestamp_count(d->sorter, key_bits) : 0;
+}
+
+/* A range the stage binds: present, aligned, large enough (VK_WHOLE_SIZE: unchecked). */
+static bool check_range(const splatsort_depth *d, splatsort_buffer b, const char *name, VkDeviceSize align,
+                        VkDeviceSize need) {
+  const char *what = !b.buffer ? "buffer is VK_NULL_HANDLE" : b.offset % align ? "offset is misaligned"
+                     : (b.size != VK_WHOLE_SIZE && b.size < need) ? "size is below what the stage needs"
+                                                                   : NULL;
+  if (what)
+    ssvk_log(&d->vk, "splatsort_depth_cmd_sort: %s.%s (offset %llu, size %llu; needs %llu bytes, alignment %llu)",
+             name, what, (unsigned long long)b.offset, (unsigned long long)b.size, (unsigned long long)need,
+             (unsigned long long)align);
+  return what == NULL;
+}
+
+static bool check_info(const splatsort_depth *d, const splatsort_depth_info *in, const ds_layout *l,
+                       VkDeviceSize align) {
+  uint32_t bits = in->key_bits ? in->key_bits : 32;
+  const char *what = in->next ? "next must be NULL"
+                     : bits < 16 || bits > 32 ? "key_bits must be 16..32"
+                     : in->center_stride % 4 || in->center_stride < (in->opacity_cull ? 16u : 12u)
+                         ? "center_stride must be a multiple of 4 and cover x, y, z (and the opacity)"
+                     : !(in->frustum_margin >= 0.0f) || !(in->near_w >= 0.0f) ? "frustum_margin and near_w must be >= 0"
+                                                                               : NULL;
+  if (what) {
+    ssvk_log(&d->vk, "splatsort_depth_cmd_sort: %s", what);
+    return false;
+  }
+  VkDeviceSize centers = (VkDeviceSize)in->center_stride * (in->max_count - 1) + (in->opacity_cull ? 16u : 12u);
+  VkDeviceSize storage = d->sorter->dev.storage_alignment;
+  return check_range(d, in->centers, "centers", storage, centers) &&
+         (!in->count_buffer.buffer || check_range(d, in->count_buffer, "count_buffer", 4, 4)) &&
+         (!in->draw_count.buffer || check_range(d, in->draw_count, "draw_count", 4, 4)) &&
+         check_range(d, in->scratch, "scratch", align, l->end) &&
+         check_range(d, in->indices, "indices", align, 4ull * in->max_count);
+}
+
+/* A storage-buffer descriptor for a uint32 at `b.offset`: bound at the aligned offset below
+ * it; the shader reads word *index. */
+static VkDescriptorBufferInfo word_range(const splatsort_depth *d, splatsort_buffer b, uint32_t *index) {
+  VkDeviceSize base, range;
+  *index = ssvk_count_word(b.offset, d->sorter->dev.storage_alignment, &base, &range);
+  return (VkDescriptorBufferInfo){b.buffer, base, range};
+}
+
+static void dispatch_groups(const splatsort_depth *d, VkCommandBuffer cmd, uint32_t groups, uint32_t max_x) {
+  uint32_t x = groups < max_x ? groups : max_x;
+  if (x) d->vk.fn.vkCmdDispatch(cmd, x, (groups + x - 1) / x, 1);
+}
+
+static void compute_barrier(const splatsort_depth *d, VkCommandBuffer cmd) {
+  ssvk_memory_barrier(&d->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+
+/* Key pass, scan and compaction into the sort's input (keys, and values in `values`). */
+static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const splatsort_depth_info *in,
+                        const ds_layout *l, splatsort_buffer values, splatsort_buffer tmp_values, uint32_t bits) {
+  VkBuffer sb = in->scratch.buffer;
+  VkDeviceSize so = in->scratch.offset, region = l->region;
+  struct ds_push pc = {.count = in->count, .max_count = in->max_count, .stride = in->center_stride / 4,
+                       .key_bits = bits, .max_groups_x = d->sorter->dev.max_workgroup_count_x,
+                       .margin = in->frustum_margin > 0.0f ? in->frustum_margin : 1.3f, .near = in->near_w};
+  memcpy(pc.view_proj.m, in->view_proj, sizeof pc.view_proj.m);
+  if (in->opacity_cull) pc.flags |= DS_FLAG_OPACITY_CULL;
+  VkDescriptorBufferInfo header = {sb, so + l->header, 4 * DS_H_WORDS};
+  VkDescriptorBufferInfo bi[DS_BIND_COUNT_OF] = {
+      [DS_BIND_CENTERS] = {in->centers.buffer, in->centers.offset, in->centers.size},
+      [DS_BIND_COUNT] = header,
+      [DS_BIND_HEADER] = header,
+      [DS_BIND_DEPTH] = {sb, so + l->tmp_keys, region},
+      [DS_BIND_GROUPS] = {tmp_values.buffer, tmp_values.offset, region},
+      [DS_BIND_KEYS] = {sb, so + l->keys, region},
+      [DS_BIND_VALUES] = {values.buffer, values.offset, region},
+      [DS_BIND_DRAW] = header,
+  };
+  if (in->count_buffer.buffer) {
+    bi[DS_BIND_COUNT] = word_range(d, in->count_buffer, &pc.count_index);
+    pc.flags |= DS_FLAG_INDIRECT;
+  }
+  if (in->draw_count.buffer) {
+    bi[DS_BIND_DRAW] = word_range(d, in->draw_count, &pc.draw_index);
+    pc.flags |= DS_FLAG_DRAW;
+  }
+  const uint32_t init[DS_H_WORDS] = {0, 0x7F7FFFFFu, 0, 0}; /* visible, zmin = FLT_MAX, zmax = 0 */
+  d->vk.fn.vkCmdUpdateBuffer(cmd, sb, so + l->header, sizeof init, init);
+  compute_barrier(d, cmd);
+  ssvk_push_buffers(&d->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, bi, DS_BIND_COUNT_OF);
+  d->vk.fn.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+  uint32_t groups = (in->max_count + DS_WORKGROUP - 1) / DS_WORKGROUP;
+  d->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipelines[DS_KEYS]);
+  dispatch_groups(d, cmd, groups, pc.max_groups_x);
+  compute_barrier(d, cmd);
+  d->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipelines[DS_SCAN]);
+  d->vk.fn.vkCmdDispatch(cmd, 1, 1, 1);
+  compute_barrier(d, cmd);
+  d->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipelines[DS_COMPACT]);
+  dispatch_groups(d, cmd, groups, pc.max_groups_x);
+  compute_barrier(d, cmd);
+}
+
+VkResult splatsort_depth_cmd_sort(const splatsort_depth *d, VkCommandBuffer cmd, const splatsort_depth_info *in) {
+  if (!d || !cmd || !in) return VK_ERROR_VALIDATION_FAILED_EXT;
+  uint32_t max_sort = splatsort_max_count(d->sorter);
+  if (in->max_count == 0 || in->max_count > max_sort) {
+    ssvk_log(&d->vk, "splatsort_depth_cmd_sort: max_count %u is outside 1..%u", in->max_count, max_sort);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  ds_layout l;
+  splatsort_memory_requirements mr;
+  VkResult r = scratch_layout(d, in->max_count, &l, &mr);
+  if (r != VK_SUCCESS) return r;
+  if (!check_info(d, in, &l, mr.alignment)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  uint32_t bits = in->key_bits ? in->key_bits : 32;
+
+  /* The sorted indices must end in the host's buffer: it is the sort's values buffer after an
+   * even number of passes and its tmp values after an odd one. */
+  VkBuffer sb = in->scratch.buffer;
+  VkDeviceSize so = in->scratch.offset;
+  splatsort_buffer mine = {sb, so + l.values, l.region}, host = {in->indices.buffer, in->indices.offset, l.region};
+  splatsort_sort_info si = {.max_count = in->max_count, .count_buffer = {sb, so + l.header + 4 * DS_H_VISIBLE, 4},
+                            .key_bits = bits, .keys = {sb, so + l.keys, l.region},
+                            .tmp_keys = {sb, so + l.tmp_keys, l.region},
+                            .internal = {sb, so + l.internal, mr.internal_size}};
+  si.values = host;
+  si.tmp_values = mine;
+  if (splatsort_result_location(d->sorter, &si).pass_count & 1u) {
+    si.values = mine;
+    si.tmp_values = host;
+  }
+  ssvk_label_begin(&d->vk, cmd, "splatsort depth stage");
+  if (in->query_pool) {
+    d->vk.fn.vkCmdResetQueryPool(cmd, in->query_pool, in->first_query, 1);
+    d->vk.fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, in->query_pool, in->first_query);
+    si.query_pool = in->query_pool;
+    si.first_query = in->first_query + 1;
+  }
+  record_keys(d, cmd, in, &l, si.values, si.tmp_values, bits);
+  r = splatsort_cmd_sort(d->sorter, cmd, &si, NULL);
+  ssvk_label_end(&d->vk, cmd);
+  return r;
+}

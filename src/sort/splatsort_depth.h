@@ -1,0 +1,110 @@
+/* splatsort_depth.h: the depth-sort stage of a Gaussian-splat renderer, recorded into the
+ * host's command buffer. From the host's own buffer of splat centres and its view-projection
+ * matrix it culls the splats (behind the camera, outside the frustum with a margin, and
+ * optionally nearly transparent ones), builds back-to-front depth keys (32-bit exact or
+ * 16..24-bit quantised over the visible depth range), sorts them with the host's sorter
+ * (splatsort.h) and leaves the visible splats' indices, back to front, in the host's buffer,
+ * with the visible count written on the GPU where the host's indirect draw reads it. Nothing
+ * comes back to the CPU.
+ *
+ *   splatsort_depth_create()                 -> one stage per sorter
+ *   splatsort_depth_get_memory_requirements() -> the host allocates a scratch buffer
+ *   splatsort_depth_cmd_sort()               -> every frame, between its own passes
+ *
+ * Same conventions as splatsort.h: VkResult errors with a log line naming the argument, the
+ * host owns every buffer, const stage during recording (several threads may record with one
+ * stage into different command buffers), debug utils only with SPLATSORT_CREATE_DEBUG_UTILS_BIT. */
+#ifndef SPLATSORT_DEPTH_H
+#define SPLATSORT_DEPTH_H
+
+#include "splatsort.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct splatsort_depth splatsort_depth;
+
+typedef struct splatsort_depth_create_info {
+  const void *next;              /* reserved: must be NULL */
+  const splatsort *sorter;       /* required; the stage records with it and it must outlive the stage */
+  VkPipelineCache pipeline_cache; /* optional */
+  const VkAllocationCallbacks *allocator; /* optional; also used at destroy */
+  uint32_t flags;                /* SPLATSORT_CREATE_DEBUG_UTILS_BIT */
+  splatsort_log_fn log;          /* optional */
+  void *log_user;
+} splatsort_depth_create_info;
+
+/* The stage's pipelines, on the sorter's device (through the sorter's Vulkan functions).
+ * VK_ERROR_VALIDATION_FAILED_EXT: NULL info/out/sorter, next != NULL, unknown flags. */
+SPLATSORT_API VkResult splatsort_depth_create(const splatsort_depth_create_info *info, splatsort_depth **out);
+/* Accepts NULL. No command buffer recorded with the stage may still be pending. */
+SPLATSORT_API void splatsort_depth_destroy(splatsort_depth *stage);
+
+/* The scratch buffer for up to max_count splats (1..splatsort_max_count of the sorter), and
+ * what the indices buffer needs. */
+typedef struct splatsort_depth_memory_requirements {
+  VkDeviceSize scratch_size;       /* one range: keys, scratch, the sort's internal buffer */
+  VkBufferUsageFlags scratch_usage;
+  VkDeviceSize indices_size;       /* 4 * max_count */
+  VkBufferUsageFlags indices_usage;
+  VkDeviceSize alignment;          /* of scratch.offset and indices.offset */
+} splatsort_depth_memory_requirements;
+SPLATSORT_API VkResult splatsort_depth_get_memory_requirements(const splatsort_depth *stage, uint32_t max_count,
+                                                             splatsort_depth_memory_requirements *requirements);
+
+typedef struct splatsort_depth_info {
+  const void *next;              /* reserved: must be NULL */
+  uint32_t max_count;            /* what scratch and indices were sized for */
+  /* Splat count: `count`, or a uint32 at count_buffer.offset (a multiple of 4) read on the
+   * GPU when count_buffer.buffer is set; clamped to max_count. */
+  uint32_t count;
+  splatsort_buffer count_buffer;
+  /* Centres: splat i's x, y, z are the floats at centers.offset + i * center_stride
+   * (center_stride a multiple of 4, at least 12; usage STORAGE_BUFFER). With
+   * opacity_cull, a fourth float after them is the splat's opacity (0..1) and splats below
+   * 1/255 are culled, as the reference rasterizer skips them. */
+  splatsort_buffer centers;
+  uint32_t center_stride;
+  uint32_t opacity_cull;
+  /* world -> clip, column-major (proj * view). Any convention whose clip w is the view depth
+   * (perspective projections, OpenGL or Vulkan style): the keys order by clip w. */
+  float view_proj[16];
+  float frustum_margin;          /* visible: |x|, |y| <= margin * w; 0 means 1.3 (3DGS's) */
+  float near_w;                  /* visible: w > near_w (e.g. the near plane distance); may be 0 */
+  uint32_t key_bits;             /* 32 (exact), or 16..31 (quantised: fewer sort passes); 0 = 32 */
+  splatsort_buffer scratch;      /* scratch_size bytes, scratch_usage */
+  splatsort_buffer indices;      /* out: visible splat indices, back to front (farthest first) */
+  /* Optional: a uint32 at draw_count.offset (a multiple of 4; usage STORAGE_BUFFER) receives
+   * the visible count, e.g. the instanceCount of a VkDrawIndirectCommand (offset + 4). */
+  splatsort_buffer draw_count;
+  /* Optional timestamps: splatsort_depth_timestamp_count() queries from first_query on. */
+  VkQueryPool query_pool;
+  uint32_t first_query;
+} splatsort_depth_info;
+
+/* Records the stage into `cmd` (compute-capable, outside a render pass). It binds its own
+ * pipelines, descriptors and push constants (re-bind yours afterwards).
+ *
+ * Synchronisation contract:
+ *   before: writes to centers and count_buffer visible to COMPUTE_SHADER / SHADER_READ; no
+ *           earlier use of scratch, indices, draw_count or the queries still running.
+ *   after:  indices and draw_count are written by COMPUTE_SHADER / SHADER_WRITE: barrier to
+ *           your consumer (e.g. VERTEX_SHADER / SHADER_READ and DRAW_INDIRECT /
+ *           INDIRECT_COMMAND_READ).
+ * Indices beyond the visible count are left undefined.
+ *
+ * Errors (nothing recorded): VK_ERROR_VALIDATION_FAILED_EXT for NULL arguments, max_count 0
+ * or above the sorter's maximum, key_bits outside 16..32, a bad stride, missing buffers, ranges
+ * smaller than needed or misaligned. */
+SPLATSORT_API VkResult splatsort_depth_cmd_sort(const splatsort_depth *stage, VkCommandBuffer cmd,
+                                                const splatsort_depth_info *info);
+
+/* Timestamps the stage writes: the start, then the sort's own from first_query + 1 (whose
+ * first, written when the sort starts, is the end of the key pass). */
+SPLATSORT_API uint32_t splatsort_depth_timestamp_count(const splatsort_depth *stage, uint32_t key_bits);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
