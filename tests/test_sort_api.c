@@ -3,6 +3,7 @@
  * two-call idiom. */
 #include "check.h"
 #include "sort_harness.h"
+#include "splatsort_depth.h"
 
 #include <string.h>
 
@@ -18,6 +19,58 @@ static void expect_sort_error(splatsort *s, VkCommandBuffer cmd, const splatsort
   VkResult r = splatsort_cmd_sort(s, cmd, info, NULL);
   CHECK(r == VK_ERROR_VALIDATION_FAILED_EXT, "got %s", vkh_result_name(r));
   CHECK(strstr(last_log, word) != NULL, "log '%s' should mention '%s'", last_log, word);
+}
+
+static void expect_depth_error(const splatsort_depth *d, VkCommandBuffer cmd, const splatsort_depth_info *info,
+                               const char *word) {
+  last_log[0] = 0;
+  VkResult r = splatsort_depth_cmd_sort(d, cmd, info);
+  CHECK(r == VK_ERROR_VALIDATION_FAILED_EXT, "depth stage: got %s", vkh_result_name(r));
+  CHECK(strstr(last_log, word) != NULL, "depth stage: log '%s' should mention '%s'", last_log, word);
+}
+
+/* The depth-sort stage refuses bad create and record arguments with a message naming them. */
+static void depth_stage_misuse(vkh_context *ctx, const splatsort *s, VkCommandBuffer cmd, const sort_buffers *b) {
+  splatsort_depth *d = (splatsort_depth *)(uintptr_t)1;
+  splatsort_depth_create_info dci = {.log = capture_log};
+  CHECK(splatsort_depth_create(&dci, &d) == VK_ERROR_VALIDATION_FAILED_EXT && d == NULL && strstr(last_log, "sorter"),
+        "stage without a sorter: %s", last_log);
+  dci.sorter = s;
+  dci.flags = 0x40;
+  CHECK(splatsort_depth_create(&dci, &d) == VK_ERROR_VALIDATION_FAILED_EXT && d == NULL, "stage flags");
+  dci.flags = vkh_sort_flags(ctx);
+  CHECK(splatsort_depth_create(&dci, &d) == VK_SUCCESS && d != NULL, "stage create");
+  if (!d) return;
+  splatsort_depth_memory_requirements mr;
+  CHECK(splatsort_depth_get_memory_requirements(d, 1000, &mr) == VK_SUCCESS && mr.scratch_size > 0, "stage requirements");
+  /* b's key/value buffer stands in for every range: large enough for 1000 centres */
+  splatsort_depth_info ok = {.max_count = 1000, .count = 10, .centers = {b->keyvals.buffer, 0, 16000},
+                             .center_stride = 16, .key_bits = 32,
+                             .scratch = {b->keyvals.buffer, 0, VK_WHOLE_SIZE},
+                             .indices = {b->internal.buffer, 0, VK_WHOLE_SIZE}};
+  splatsort_depth_info x = ok;
+  x.key_bits = 8;
+  expect_depth_error(d, cmd, &x, "key_bits");
+  x = ok;
+  x.center_stride = 8;
+  expect_depth_error(d, cmd, &x, "center_stride");
+  x = ok;
+  x.centers.size = 1000;
+  expect_depth_error(d, cmd, &x, "centers");
+  x = ok;
+  x.scratch.size = mr.scratch_size - 4;
+  expect_depth_error(d, cmd, &x, "scratch");
+  x = ok;
+  x.indices.buffer = VK_NULL_HANDLE;
+  expect_depth_error(d, cmd, &x, "indices");
+  x = ok;
+  x.max_count = 0;
+  expect_depth_error(d, cmd, &x, "max_count");
+  x = ok;
+  x.draw_count = (splatsort_buffer){b->count.buffer, 2, 4};
+  expect_depth_error(d, cmd, &x, "draw_count");
+  splatsort_depth_destroy(d);
+  splatsort_depth_destroy(NULL); /* accepted */
 }
 
 int main(void) {
@@ -166,6 +219,7 @@ int main(void) {
   x = info;
   x.count_buffer = (splatsort_buffer){b.count.buffer, 8, 3};
   expect_sort_error(s, cmd, &x, "count_buffer.size");
+  depth_stage_misuse(&ctx, s, cmd, &b);
   vkh_submit_wait(&ctx, cmd);
 
   sort_buffers_destroy(&ctx, &b);
