@@ -2,7 +2,7 @@
 # renderer (tests/refrender.h), on lavapipe with validation on, at its three subgroup sizes.
 add_executable(test_render ${CMAKE_CURRENT_LIST_DIR}/test_render.c ${CMAKE_CURRENT_LIST_DIR}/renderer_debug.c)
 target_include_directories(test_render PRIVATE ${PROJECT_SOURCE_DIR}/shaders/splat)
-target_link_libraries(test_render PRIVATE splat_refrender splatsort_vk m)
+target_link_libraries(test_render PRIVATE splat_refrender splat_tools splatsort_vk m)
 target_compile_options(test_render PRIVATE ${SPLATSORT_WARNINGS})
 
 set(render_out ${CMAKE_CURRENT_BINARY_DIR}/render_out)
