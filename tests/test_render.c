@@ -17,6 +17,7 @@
  * --optional-scene: skipped (exit 77 when no scene is left) when the file is absent.
  * Exit 0: pass, 1: fail, 77: skipped. On an image failure the GPU image, the reference and an
  * amplified diff are written to DIR as PNGs and their paths printed. */
+#include "app_renderer.h"
 #include "check.h"
 #include "image.h"
 #include "project.h"
@@ -945,18 +946,9 @@ int main(int argc, char **argv) {
   double t0 = now_seconds();
   vkh_options o = vkh_default_options(true);
   vkh_init(&ctx, &o);
-  if (!ctx.dynamic_rendering) {
-    fprintf(stderr, "test_render: the device has no dynamicRendering\n");
-    return 1;
-  }
-  splatsort *sorters[2];
-  uint32_t sorter_count = vkh_create_sorters(&ctx, sorters);
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
-                                   .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)sorters,
-                                   .sorter_count = sorter_count, .frame_slots = 1,
-                                   .flags = ctx.debug_utils ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
-                                   .log = renderer_log};
-  VK_CHECK(splat_renderer_create(&ci, &renderer));
+  app_renderer ar;
+  app_renderer_create(&ctx, 1, renderer_log, NULL, &ar);
+  renderer = ar.renderer;
   splat_renderer_debug_enable(renderer);
   printf("test_render %s: %s, subgroup size %u, onesweep %s, validation %s, seed %llu\n", mode, ctx.props.deviceName,
          ctx.subgroup_size, splat_renderer_has_sort(renderer, SPLATSORT_ALGORITHM_ONESWEEP) ? "yes" : "no",
@@ -993,9 +985,7 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  vkDeviceWaitIdle(ctx.device);
-  splat_renderer_destroy(renderer);
-  for (uint32_t i = 0; i < sorter_count; i++) splatsort_destroy(sorters[i]);
+  app_renderer_destroy(&ar);
   vkh_destroy(&ctx);
   CHECK(ctx.validation_messages == 0, "%u validation messages", ctx.validation_messages);
   printf("setup %.1f s, tests %.1f s\n", t1 - t0, now_seconds() - t1);

@@ -1,125 +1,151 @@
 /* splatview --headless: render offscreen (no window, no display), write a PNG, timings. */
 #include "app.h"
+#include "app_renderer.h"
 #include "vkh.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-int splatview_run_headless(const splatview_options *o) {
-  char err[1024];
+/* Everything one headless run makes. Zeroed at the start, so headless_destroy can free a
+ * partly built run whatever step failed. */
+typedef struct headless {
+  const splatview_options *o;
   splat_scene scene;
-  if (app_load_scene(o->scene, &scene, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
-    return 1;
-  }
-  if (scene.dropped || scene.clamped)
-    fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", o->scene,
-            scene.dropped, scene.clamped);
-  splat_camera_desc *cams = NULL;
-  uint32_t cam_count = 0;
-  if (o->cameras && splat_cameras_load(o->cameras, &cams, &cam_count, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
-    splat_scene_free(&scene);
-    return 1;
-  }
-  uint32_t width = o->width, height = o->height;
-  if (o->cameras && !o->size_given && cam_count) {
-    uint32_t i = o->camera_index < 0 ? 0 : (uint32_t)o->camera_index;
-    if (i < cam_count) width = cams[i].width, height = cams[i].height;
-  }
-  splat_orbit orbit;
-  splat_camera cam;
-  if (app_start_view(o, &scene, cams, cam_count, width, height, &orbit, &cam, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
-    splat_cameras_free(cams);
-    splat_scene_free(&scene);
-    return 1;
-  }
-
+  splat_camera_desc *cams;
+  uint32_t cam_count;
+  uint32_t width, height;
+  splat_orbit orbit;       /* --bench turns around it */
+  splat_camera cam;        /* the start camera */
   vkh_context ctx;
-  vkh_options vo = vkh_default_options(false);
-  vkh_init(&ctx, &vo);
-  if (!ctx.dynamic_rendering) {
-    fprintf(stderr, "splatview: the Vulkan device (%s) lacks dynamic rendering (Vulkan 1.3)\n", ctx.props.deviceName);
-    return 1;
-  }
-  splatsort *sorters[2];
-  uint32_t sorter_count = vkh_create_sorters(&ctx, sorters);
-  splat_renderer_create_info ri = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
-                                   .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)sorters,
-                                   .sorter_count = sorter_count, .frame_slots = 1,
-                                   .flags = ctx.debug_utils ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
-                                   .log = vkh_sort_log};
-  splat_renderer *r;
-  VK_CHECK(splat_renderer_create(&ri, &r));
-  VkResult res = splat_renderer_set_scene(r, &scene);
-  if (res != VK_SUCCESS) {
-    fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", o->scene, scene.count,
-            vkh_result_name(res));
-    return 1;
-  }
-  if (o->sort == SPLATSORT_ALGORITHM_ONESWEEP && !splat_renderer_has_sort(r, o->sort)) {
-    fprintf(stderr, "splatview: --sort onesweep is not available on %s\n", ctx.props.deviceName);
-    return 1;
-  }
-  FILE *csv = NULL;
-  if (o->timings && !(csv = app_timings_open(o->timings, err, sizeof err))) {
-    fprintf(stderr, "splatview: %s\n", err);
-    return 1;
-  }
-  vkh_buffer readback = {0};
-  if (o->out) readback = vkh_buffer_create(&ctx, (VkDeviceSize)width * height * 8, 0, true, "readback");
+  app_renderer ar;
+  FILE *csv;
+  vkh_buffer readback;     /* the last frame, for --out */
+  app_stats stats;
+  splat_timings last;
+} headless;
 
-  app_stats stats = {.skip = o->warmup};
-  splat_timings t = {0};
+/* The scene, the cameras and the start view; the image takes the chosen camera's size unless
+ * --size was given. */
+static int load_view(headless *h) {
+  const splatview_options *o = h->o;
+  char err[1024];
+  if (app_load_scene(o->scene, &h->scene, err, sizeof err) != 0) goto fail;
+  if (h->scene.dropped || h->scene.clamped)
+    fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", o->scene,
+            h->scene.dropped, h->scene.clamped);
+  if (o->cameras && splat_cameras_load(o->cameras, &h->cams, &h->cam_count, err, sizeof err) != 0) goto fail;
+  h->width = o->width;
+  h->height = o->height;
+  if (o->cameras && !o->size_given && h->cam_count) {
+    uint32_t i = o->camera_index < 0 ? 0 : (uint32_t)o->camera_index;
+    if (i < h->cam_count) h->width = h->cams[i].width, h->height = h->cams[i].height;
+  }
+  if (app_start_view(o, &h->scene, h->cams, h->cam_count, h->width, h->height, &h->orbit, &h->cam, err,
+                     sizeof err) != 0)
+    goto fail;
+  return 0;
+fail:
+  fprintf(stderr, "splatview: %s\n", err);
+  return -1;
+}
+
+/* The device, the renderer with the scene on it, the timings file and the read-back buffer. */
+static int setup_gpu(headless *h) {
+  const splatview_options *o = h->o;
+  vkh_options vo = vkh_default_options(false);
+  vkh_init(&h->ctx, &vo);
+  app_renderer_create(&h->ctx, 1, vkh_sort_log, NULL, &h->ar);
+  VkResult res = splat_renderer_set_scene(h->ar.renderer, &h->scene);
+  if (res != VK_SUCCESS) {
+    fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", o->scene, h->scene.count,
+            vkh_result_name(res));
+    return -1;
+  }
+  if (o->sort == SPLATSORT_ALGORITHM_ONESWEEP && !splat_renderer_has_sort(h->ar.renderer, o->sort)) {
+    fprintf(stderr, "splatview: --sort onesweep is not available on %s\n", h->ctx.props.deviceName);
+    return -1;
+  }
+  char err[1024];
+  if (o->timings && !(h->csv = app_timings_open(o->timings, err, sizeof err))) {
+    fprintf(stderr, "splatview: %s\n", err);
+    return -1;
+  }
+  if (o->out)
+    h->readback = vkh_buffer_create(&h->ctx, (VkDeviceSize)h->width * h->height * 8, 0, true, "readback");
+  return 0;
+}
+
+/* Copies the target into the read-back buffer, visible to the host once the queue is idle. */
+static void record_readback(headless *h, VkCommandBuffer cmd) {
+  VkImage image;
+  splat_renderer_target(h->ar.renderer, &image, NULL, NULL);
+  VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                              .imageExtent = {h->width, h->height, 1}};
+  vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, h->readback.buffer, 1, &region);
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* o->frames frames, one submission each, waited for: the timings are read after each. */
+static void render_frames(headless *h) {
+  const splatview_options *o = h->o;
+  h->stats.skip = o->warmup;
   for (uint32_t frame = 0; frame < o->frames; frame++) {
     splat_camera frame_cam;
-    app_bench_camera(o, &orbit, &cam, frame, width, height, &frame_cam);
+    app_bench_camera(o, &h->orbit, &h->cam, frame, h->width, h->height, &frame_cam);
     splat_frame f = {.camera = &frame_cam, .sort = o->sort, .key_bits = o->key_bits, .sh_degree = o->sh_degree};
     memcpy(f.background, o->background, sizeof f.background);
-    VkCommandBuffer cmd = vkh_begin(&ctx);
-    VK_CHECK(splat_renderer_cmd_render(r, cmd, &f));
-    if (o->out && frame + 1 == o->frames) {
-      VkImage image;
-      splat_renderer_target(r, &image, NULL, NULL);
-      VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-                                  .imageExtent = {width, height, 1}};
-      vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.buffer, 1, &region);
-      VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                            .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0,
-                           NULL);
-    }
-    vkh_submit_wait(&ctx, cmd);
-    VK_CHECK(splat_renderer_timings(r, 0, &t));
-    app_stats_add(&stats, &t);
-    if (csv) app_timings_row(csv, frame, &t);
+    VkCommandBuffer cmd = vkh_begin(&h->ctx);
+    VK_CHECK(splat_renderer_cmd_render(h->ar.renderer, cmd, &f));
+    if (o->out && frame + 1 == o->frames) record_readback(h, cmd);
+    vkh_submit_wait(&h->ctx, cmd);
+    VK_CHECK(splat_renderer_timings(h->ar.renderer, 0, &h->last));
+    app_stats_add(&h->stats, &h->last);
+    if (h->csv) app_timings_row(h->csv, frame, &h->last);
   }
-  int status = 0;
-  if (csv) fclose(csv);
-  printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys on %s\n", o->scene, scene.count, t.visible, width,
-         height, splatsort_algorithm_name(t.sort), t.key_bits, ctx.props.deviceName);
-  if (o->frames > 1 || o->bench) app_stats_print(&stats, stdout, o->bench ? "benchmark" : "frame times");
-  if (o->out) {
-    if (app_write_png_rgba16f(o->out, width, height, readback.mapped, err, sizeof err) != 0) {
-      fprintf(stderr, "splatview: %s\n", err);
-      status = 1;
-    } else {
-      printf("wrote %s\n", o->out);
-    }
-    vkh_buffer_destroy(&ctx, &readback);
+}
+
+/* The summary line, the statistics and the PNG. Returns 0, or 1 when the PNG was not written. */
+static int report(headless *h) {
+  const splatview_options *o = h->o;
+  const splat_timings *t = &h->last;
+  if (h->csv) fclose(h->csv);
+  h->csv = NULL;
+  printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys on %s\n", o->scene, h->scene.count, t->visible,
+         h->width, h->height, splatsort_algorithm_name(t->sort), t->key_bits, h->ctx.props.deviceName);
+  if (o->frames > 1 || o->bench) app_stats_print(&h->stats, stdout, o->bench ? "benchmark" : "frame times");
+  if (!o->out) return 0;
+  char err[1024];
+  if (app_write_png_rgba16f(o->out, h->width, h->height, h->readback.mapped, err, sizeof err) != 0) {
+    fprintf(stderr, "splatview: %s\n", err);
+    return 1;
   }
-  app_stats_free(&stats);
-  vkDeviceWaitIdle(ctx.device);
-  splat_renderer_destroy(r);
-  for (uint32_t i = 0; i < sorter_count; i++) splatsort_destroy(sorters[i]);
-  vkh_destroy(&ctx);
-  splat_cameras_free(cams);
-  splat_scene_free(&scene);
-  if (ctx.validation_messages) {
-    fprintf(stderr, "splatview: %u validation messages\n", ctx.validation_messages);
+  printf("wrote %s\n", o->out);
+  return 0;
+}
+
+/* Frees whatever h holds, however far the run got. Returns `status`, or 1 when the validation
+ * layer spoke. */
+static int headless_destroy(headless *h, int status) {
+  if (h->csv) fclose(h->csv);
+  vkh_buffer_destroy(&h->ctx, &h->readback);
+  app_stats_free(&h->stats);
+  app_renderer_destroy(&h->ar);
+  vkh_destroy(&h->ctx);
+  splat_cameras_free(h->cams);
+  splat_scene_free(&h->scene);
+  if (h->ctx.validation_messages) {
+    fprintf(stderr, "splatview: %u validation messages\n", h->ctx.validation_messages);
     status = 1;
   }
   return status;
+}
+
+int splatview_run_headless(const splatview_options *o) {
+  headless h = {.o = o};
+  if (load_view(&h) != 0 || setup_gpu(&h) != 0) return headless_destroy(&h, 1);
+  render_frames(&h);
+  return headless_destroy(&h, report(&h));
 }

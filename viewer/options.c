@@ -1,10 +1,12 @@
-/* splatview's command line. */
+/* splatview's command line, read with getopt_long. */
 #include <stdio.h>
 
 #include "options.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,7 +82,57 @@ static int parse_uint(const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
   return 0;
 }
 
-int splatview_parse(int argc, char **argv, splatview_options *o, char *err, size_t n) {
+/* 0..hi into an int field (the fields where -1 means "none given"). */
+static int parse_index(const char *s, uint32_t hi, int *out) {
+  uint32_t u;
+  if (parse_uint(s, 0, hi, &u)) return -1;
+  *out = (int)u;
+  return 0;
+}
+
+/* Long-only options: values above every character. */
+enum {
+  OPT_HEADLESS = 256, OPT_BENCH, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
+  OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP,
+  OPT_VSYNC,
+};
+
+/* The flags first, then the options that take a value. */
+static const struct option long_options[] = {
+    {"help", no_argument, NULL, 'h'}, {"headless", no_argument, NULL, OPT_HEADLESS},
+    {"bench", no_argument, NULL, OPT_BENCH},
+    {"out", required_argument, NULL, OPT_OUT}, {"screenshot", required_argument, NULL, OPT_SCREENSHOT},
+    {"timings", required_argument, NULL, OPT_TIMINGS}, {"cameras", required_argument, NULL, OPT_CAMERAS},
+    {"size", required_argument, NULL, OPT_SIZE}, {"camera", required_argument, NULL, OPT_CAMERA},
+    {"eye", required_argument, NULL, OPT_EYE}, {"target", required_argument, NULL, OPT_TARGET},
+    {"up", required_argument, NULL, OPT_UP}, {"fovy", required_argument, NULL, OPT_FOVY},
+    {"sort", required_argument, NULL, OPT_SORT}, {"key-bits", required_argument, NULL, OPT_KEY_BITS},
+    {"sh-degree", required_argument, NULL, OPT_SH_DEGREE}, {"background", required_argument, NULL, OPT_BACKGROUND},
+    {"frames", required_argument, NULL, OPT_FRAMES}, {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"vsync", required_argument, NULL, OPT_VSYNC}, {NULL, 0, NULL, 0},
+};
+
+/* What the checks after the last argument need to know about the command line. */
+typedef struct parse_state {
+  bool have_target, frames_given, warmup_given;
+} parse_state;
+
+/* Writes the message into err and returns -1, so each check is one statement. */
+__attribute__((format(printf, 3, 4))) static int refuse(char *err, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, n, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+static const char *option_name(int val) {
+  for (const struct option *p = long_options; p->name; p++)
+    if (p->val == val) return p->name;
+  return "?";
+}
+
+static void set_defaults(splatview_options *o) {
   memset(o, 0, sizeof *o);
   o->width = 1280;
   o->height = 720;
@@ -91,156 +143,136 @@ int splatview_parse(int argc, char **argv, splatview_options *o, char *err, size
   o->key_bits = 32;
   o->sh_degree = -1;
   o->vsync = true;
-  bool have_target = false, frames_given = false, warmup_given = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VALUE()                                               \
-  if (!v) {                                                        \
-    snprintf(err, n, "%s needs a value (see --help)", a);          \
-    return -1;                                                     \
-  }                                                                \
-  i++;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      o->help = true;
-    } else if (!strcmp(a, "--headless")) {
-      o->headless = true;
-    } else if (!strcmp(a, "--bench")) {
-      o->bench = true;
-    } else if (!strcmp(a, "--out")) {
-      NEED_VALUE();
-      o->out = v;
-    } else if (!strcmp(a, "--screenshot")) {
-      NEED_VALUE();
-      o->screenshot = v;
-    } else if (!strcmp(a, "--timings")) {
-      NEED_VALUE();
-      o->timings = v;
-    } else if (!strcmp(a, "--cameras")) {
-      NEED_VALUE();
-      o->cameras = v;
-    } else if (!strcmp(a, "--size")) {
-      NEED_VALUE();
-      unsigned w, h;
-      char tail;
-      if (sscanf(v, "%ux%u%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > 16384 || h > 16384) {
-        snprintf(err, n, "--size '%s': expected WxH with each in 1..16384, e.g. 1920x1080", v);
-        return -1;
-      }
-      o->width = w;
-      o->height = h;
-      o->size_given = true;
-    } else if (!strcmp(a, "--camera")) {
-      NEED_VALUE();
-      uint32_t c;
-      if (parse_uint(v, 0, 1000000, &c)) {
-        snprintf(err, n, "--camera '%s': expected a camera index (0, 1, ...)", v);
-        return -1;
-      }
-      o->camera_index = (int)c;
-    } else if (!strcmp(a, "--eye") || !strcmp(a, "--target") || !strcmp(a, "--up")) {
-      NEED_VALUE();
-      float *dst = a[2] == 'e' ? o->eye : a[2] == 't' ? o->target : o->up;
-      if (parse_floats(v, dst, 3)) {
-        snprintf(err, n, "%s '%s': expected three numbers X,Y,Z", a, v);
-        return -1;
-      }
-      if (a[2] == 'e') o->have_eye = true;
-      if (a[2] == 't') have_target = true;
-    } else if (!strcmp(a, "--fovy")) {
-      NEED_VALUE();
-      if (parse_floats(v, &o->fovy, 1) || o->fovy <= 0.0f || o->fovy >= 180.0f) {
-        snprintf(err, n, "--fovy '%s': expected degrees in (0, 180)", v);
-        return -1;
-      }
-    } else if (!strcmp(a, "--sort")) {
-      NEED_VALUE();
-      if (!strcmp(v, "quaternary")) o->sort = SPLATSORT_ALGORITHM_QUATERNARY;
-      else if (!strcmp(v, "onesweep")) o->sort = SPLATSORT_ALGORITHM_ONESWEEP;
-      else if (!strcmp(v, "auto")) o->sort = SPLATSORT_ALGORITHM_AUTO;
-      else {
-        snprintf(err, n, "--sort '%s': expected quaternary, onesweep or auto", v);
-        return -1;
-      }
-    } else if (!strcmp(a, "--key-bits")) {
-      NEED_VALUE();
-      if (parse_uint(v, 16, 32, &o->key_bits) || (o->key_bits != 16 && o->key_bits != 24 && o->key_bits != 32)) {
-        snprintf(err, n, "--key-bits '%s': expected 16, 24 or 32", v);
-        return -1;
-      }
-    } else if (!strcmp(a, "--sh-degree")) {
-      NEED_VALUE();
-      uint32_t d;
-      if (parse_uint(v, 0, 3, &d)) {
-        snprintf(err, n, "--sh-degree '%s': expected 0, 1, 2 or 3", v);
-        return -1;
-      }
-      o->sh_degree = (int)d;
-    } else if (!strcmp(a, "--background")) {
-      NEED_VALUE();
-      if (parse_floats(v, o->background, 3) || o->background[0] < 0 || o->background[0] > 1 ||
-          o->background[1] < 0 || o->background[1] > 1 || o->background[2] < 0 || o->background[2] > 1) {
-        snprintf(err, n, "--background '%s': expected R,G,B each in 0..1", v);
-        return -1;
-      }
-    } else if (!strcmp(a, "--frames")) {
-      NEED_VALUE();
-      if (parse_uint(v, 1, 10000000, &o->frames)) {
-        snprintf(err, n, "--frames '%s': expected a positive number", v);
-        return -1;
-      }
-      frames_given = true;
-    } else if (!strcmp(a, "--warmup")) {
-      NEED_VALUE();
-      if (parse_uint(v, 0, 10000000, &o->warmup)) {
-        snprintf(err, n, "--warmup '%s': expected a number of frames", v);
-        return -1;
-      }
-      warmup_given = true;
-    } else if (!strcmp(a, "--vsync")) {
-      NEED_VALUE();
-      if (strcmp(v, "on") && strcmp(v, "off")) {
-        snprintf(err, n, "--vsync '%s': expected on or off", v);
-        return -1;
-      }
-      o->vsync = !strcmp(v, "on");
-    } else if (a[0] == '-' && a[1]) {
-      snprintf(err, n, "unknown option '%s' (see --help)", a);
-      return -1;
-    } else if (o->scene) {
-      snprintf(err, n, "more than one scene given ('%s' and '%s')", o->scene, a);
-      return -1;
-    } else {
-      o->scene = a;
-    }
-#undef NEED_VALUE
+}
+
+/* --size, --camera, --eye/--target/--up, --fovy. Returns 1 for an option that is not one of them. */
+static int parse_view_value(int opt, const char *v, splatview_options *o, parse_state *st, char *err, size_t n) {
+  unsigned w, h;
+  char tail;
+  switch (opt) {
+  case OPT_SIZE:
+    if (sscanf(v, "%ux%u%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > 16384 || h > 16384)
+      return refuse(err, n, "--size '%s': expected WxH with each in 1..16384, e.g. 1920x1080", v);
+    o->width = w;
+    o->height = h;
+    o->size_given = true;
+    return 0;
+  case OPT_CAMERA:
+    if (parse_index(v, 1000000, &o->camera_index))
+      return refuse(err, n, "--camera '%s': expected a camera index (0, 1, ...)", v);
+    return 0;
+  case OPT_EYE:
+  case OPT_TARGET:
+  case OPT_UP:
+    if (parse_floats(v, opt == OPT_EYE ? o->eye : opt == OPT_TARGET ? o->target : o->up, 3))
+      return refuse(err, n, "--%s '%s': expected three numbers X,Y,Z", option_name(opt), v);
+    if (opt == OPT_EYE) o->have_eye = true;
+    if (opt == OPT_TARGET) st->have_target = true;
+    return 0;
+  case OPT_FOVY:
+    if (parse_floats(v, &o->fovy, 1) || o->fovy <= 0.0f || o->fovy >= 180.0f)
+      return refuse(err, n, "--fovy '%s': expected degrees in (0, 180)", v);
+    return 0;
   }
-  if (o->help) return 0;
-  if (o->have_eye != have_target) {
-    snprintf(err, n, "--eye and --target go together");
-    return -1;
+  return 1;
+}
+
+static bool in_unit_range(const float c[3]) {
+  return c[0] >= 0 && c[0] <= 1 && c[1] >= 0 && c[1] <= 1 && c[2] >= 0 && c[2] <= 1;
+}
+
+/* --sort, --key-bits, --sh-degree, --background, --frames, --warmup, --vsync. Returns 1 for an
+ * option that is not one of them. */
+static int parse_render_value(int opt, const char *v, splatview_options *o, parse_state *st, char *err, size_t n) {
+  switch (opt) {
+  case OPT_SORT:
+    if (!strcmp(v, "quaternary")) o->sort = SPLATSORT_ALGORITHM_QUATERNARY;
+    else if (!strcmp(v, "onesweep")) o->sort = SPLATSORT_ALGORITHM_ONESWEEP;
+    else if (!strcmp(v, "auto")) o->sort = SPLATSORT_ALGORITHM_AUTO;
+    else return refuse(err, n, "--sort '%s': expected quaternary, onesweep or auto", v);
+    return 0;
+  case OPT_KEY_BITS:
+    if (parse_uint(v, 16, 32, &o->key_bits) || (o->key_bits != 16 && o->key_bits != 24 && o->key_bits != 32))
+      return refuse(err, n, "--key-bits '%s': expected 16, 24 or 32", v);
+    return 0;
+  case OPT_SH_DEGREE:
+    if (parse_index(v, 3, &o->sh_degree)) return refuse(err, n, "--sh-degree '%s': expected 0, 1, 2 or 3", v);
+    return 0;
+  case OPT_BACKGROUND:
+    if (parse_floats(v, o->background, 3) || !in_unit_range(o->background))
+      return refuse(err, n, "--background '%s': expected R,G,B each in 0..1", v);
+    return 0;
+  case OPT_FRAMES:
+    st->frames_given = true;
+    if (parse_uint(v, 1, 10000000, &o->frames)) return refuse(err, n, "--frames '%s': expected a positive number", v);
+    return 0;
+  case OPT_WARMUP:
+    st->warmup_given = true;
+    if (parse_uint(v, 0, 10000000, &o->warmup)) return refuse(err, n, "--warmup '%s': expected a number of frames", v);
+    return 0;
+  case OPT_VSYNC:
+    if (strcmp(v, "on") && strcmp(v, "off")) return refuse(err, n, "--vsync '%s': expected on or off", v);
+    o->vsync = !strcmp(v, "on");
+    return 0;
   }
-  if (o->camera_index >= 0 && !o->cameras) {
-    snprintf(err, n, "--camera needs --cameras FILE.json");
-    return -1;
-  }
-  if (o->cameras && o->have_eye) {
-    snprintf(err, n, "--cameras and --eye/--target both give the camera: choose one");
-    return -1;
-  }
-  if (o->headless && !o->scene) {
-    snprintf(err, n, "--headless needs a SCENE file");
-    return -1;
-  }
-  if (o->headless && !o->out && !o->bench && !o->timings && !(frames_given && o->frames > 1)) {
-    snprintf(err, n, "--headless needs --out FILE.png (or --bench / --timings)");
-    return -1;
-  }
-  if (!frames_given) o->frames = o->bench ? 300 : (o->headless ? 1 : 0);
-  if (!warmup_given) o->warmup = o->bench && o->frames > 10 ? 3 : 0;
-  if (o->warmup && o->warmup >= o->frames) {
-    snprintf(err, n, "--warmup %u: must be below --frames (%u)", o->warmup, o->frames);
-    return -1;
-  }
+  return 1;
+}
+
+static int set_scene(splatview_options *o, const char *path, char *err, size_t n) {
+  if (o->scene) return refuse(err, n, "more than one scene given ('%s' and '%s')", o->scene, path);
+  o->scene = path;
   return 0;
+}
+
+/* One getopt_long result: an option, the SCENE (1), a missing value (':') or an unknown
+ * option ('?'). */
+static int apply(int opt, char **argv, splatview_options *o, parse_state *st, char *err, size_t n) {
+  switch (opt) {
+  case 1: return set_scene(o, optarg, err, n);
+  case ':': return refuse(err, n, "--%s needs a value (see --help)", option_name(optopt));
+  case '?': /* optopt: the character of an unknown short option, else 0 or a long option's value */
+    if (optopt > 0 && optopt < 256) return refuse(err, n, "unknown option '-%c' (see --help)", optopt);
+    return refuse(err, n, "unknown option '%s' (see --help)", argv[optind - 1]);
+  case 'h': o->help = true; return 0;
+  case OPT_HEADLESS: o->headless = true; return 0;
+  case OPT_BENCH: o->bench = true; return 0;
+  case OPT_OUT: o->out = optarg; return 0;
+  case OPT_SCREENSHOT: o->screenshot = optarg; return 0;
+  case OPT_TIMINGS: o->timings = optarg; return 0;
+  case OPT_CAMERAS: o->cameras = optarg; return 0;
+  }
+  int r = parse_view_value(opt, optarg, o, st, err, n);
+  return r <= 0 ? r : parse_render_value(opt, optarg, o, st, err, n);
+}
+
+/* The options that depend on each other, and the defaults that depend on others. */
+static int check_together(splatview_options *o, const parse_state *st, char *err, size_t n) {
+  if (o->have_eye != st->have_target) return refuse(err, n, "--eye and --target go together");
+  if (o->camera_index >= 0 && !o->cameras) return refuse(err, n, "--camera needs --cameras FILE.json");
+  if (o->cameras && o->have_eye)
+    return refuse(err, n, "--cameras and --eye/--target both give the camera: choose one");
+  if (o->headless && !o->scene) return refuse(err, n, "--headless needs a SCENE file");
+  if (o->headless && !o->out && !o->bench && !o->timings && !(st->frames_given && o->frames > 1))
+    return refuse(err, n, "--headless needs --out FILE.png (or --bench / --timings)");
+  if (!st->frames_given) o->frames = o->bench ? 300 : (o->headless ? 1 : 0);
+  if (!st->warmup_given) o->warmup = o->bench && o->frames > 10 ? 3 : 0;
+  if (o->warmup && o->warmup >= o->frames)
+    return refuse(err, n, "--warmup %u: must be below --frames (%u)", o->warmup, o->frames);
+  return 0;
+}
+
+int splatview_parse(int argc, char **argv, splatview_options *o, char *err, size_t n) {
+  set_defaults(o);
+  parse_state st = {0};
+  opterr = 0; /* the messages are ours */
+  optind = 0; /* glibc: a fresh scan, also when called again */
+  /* "-": the arguments in command-line order (the SCENE comes back as 1), so errors are found
+   * in that order whatever POSIXLY_CORRECT says; ":": a missing value comes back as ':' */
+  int opt;
+  while ((opt = getopt_long(argc, argv, "-:h", long_options, NULL)) != -1)
+    if (apply(opt, argv, o, &st, err, n) != 0) return -1;
+  for (; optind < argc; optind++) /* after "--" every argument is a SCENE */
+    if (set_scene(o, argv[optind], err, n) != 0) return -1;
+  if (o->help) return 0;
+  return check_together(o, &st, err, n);
 }

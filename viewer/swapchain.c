@@ -68,49 +68,38 @@ static VkResult fail(VkResult r, char *err, size_t n, const char *what) {
   return r;
 }
 
-VkResult viewer_swapchain_build(vkh_context *ctx, VkSurfaceKHR surface, uint32_t width, uint32_t height, bool vsync,
-                                viewer_swapchain *sc, char *err, size_t n) {
+/* The surface's extent, or the framebuffer size clamped to its limits where the surface takes
+ * the swapchain's size. */
+static VkExtent2D choose_extent(const VkSurfaceCapabilitiesKHR *caps, uint32_t width, uint32_t height) {
+  VkExtent2D extent = caps->currentExtent;
+  if (extent.width == UINT32_MAX) {
+    extent.width = width < caps->minImageExtent.width ? caps->minImageExtent.width
+                   : width > caps->maxImageExtent.width ? caps->maxImageExtent.width
+                                                       : width;
+    extent.height = height < caps->minImageExtent.height ? caps->minImageExtent.height
+                    : height > caps->maxImageExtent.height ? caps->maxImageExtent.height
+                                                          : height;
+  }
+  return extent;
+}
+
+/* A UNORM format the renderer's RGBA16F target can be blitted into and the HUD blended onto. */
+static VkResult choose_format(vkh_context *ctx, VkSurfaceKHR surface, VkSurfaceFormatKHR *format, char *err,
+                              size_t n) {
   VkPhysicalDevice pd = ctx->physical_device;
-  VkSurfaceCapabilitiesKHR caps;
-  VkResult r = vkGetPhysicalDeviceSurfaceCapabilitiesKHR(pd, surface, &caps);
-  if (r != VK_SUCCESS) return fail(r, err, n, "cannot query the window surface");
-
-  VkExtent2D extent = caps.currentExtent;
-  if (extent.width == UINT32_MAX) { /* the surface takes the swapchain's size */
-    extent.width = width < caps.minImageExtent.width ? caps.minImageExtent.width
-                   : width > caps.maxImageExtent.width ? caps.maxImageExtent.width
-                                                      : width;
-    extent.height = height < caps.minImageExtent.height ? caps.minImageExtent.height
-                    : height > caps.maxImageExtent.height ? caps.maxImageExtent.height
-                                                         : height;
-  }
-  if (extent.width == 0 || extent.height == 0) {
-    /* minimised: nothing can be presented; keep no swapchain until it is restored */
-    destroy_images(ctx, sc);
-    if (sc->swapchain) vkDestroySwapchainKHR(ctx->device, sc->swapchain, NULL);
-    memset(sc, 0, sizeof *sc);
-    return VK_NOT_READY;
-  }
-  VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-  if ((caps.supportedUsageFlags & usage) != usage) {
-    snprintf(err, n, "the window surface cannot be a blit destination and colour attachment");
-    return VK_ERROR_FEATURE_NOT_PRESENT;
-  }
-
   uint32_t count = 0;
   VkSurfaceFormatKHR formats[64];
-  r = vkGetPhysicalDeviceSurfaceFormatsKHR(pd, surface, &count, NULL);
+  VkResult r = vkGetPhysicalDeviceSurfaceFormatsKHR(pd, surface, &count, NULL);
   if (r != VK_SUCCESS) return fail(r, err, n, "cannot list the surface formats");
   if (count > 64) count = 64;
   r = vkGetPhysicalDeviceSurfaceFormatsKHR(pd, surface, &count, formats);
   if (r != VK_SUCCESS && r != VK_INCOMPLETE) return fail(r, err, n, "cannot list the surface formats");
-  VkSurfaceFormatKHR format;
-  if (viewer_pick_surface_format(formats, count, &format) != 0) {
+  if (viewer_pick_surface_format(formats, count, format) != 0) {
     snprintf(err, n, "the window surface offers neither B8G8R8A8_UNORM nor R8G8B8A8_UNORM (%u formats)", count);
     return VK_ERROR_FORMAT_NOT_SUPPORTED;
   }
   VkFormatProperties dst_props, src_props;
-  vkGetPhysicalDeviceFormatProperties(pd, format.format, &dst_props);
+  vkGetPhysicalDeviceFormatProperties(pd, format->format, &dst_props);
   vkGetPhysicalDeviceFormatProperties(pd, SPLAT_TARGET_FORMAT, &src_props);
   if (!(dst_props.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_DST_BIT) ||
       !(dst_props.optimalTilingFeatures & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT) ||
@@ -118,67 +107,45 @@ VkResult viewer_swapchain_build(vkh_context *ctx, VkSurfaceKHR surface, uint32_t
     snprintf(err, n, "the device cannot blit RGBA16F into the swapchain format or blend onto it");
     return VK_ERROR_FORMAT_NOT_SUPPORTED;
   }
+  return VK_SUCCESS;
+}
 
+static VkResult choose_present_mode(vkh_context *ctx, VkSurfaceKHR surface, bool vsync, VkPresentModeKHR *mode,
+                                    char *err, size_t n) {
   VkPresentModeKHR modes[16];
   uint32_t mode_count = 0;
-  r = vkGetPhysicalDeviceSurfacePresentModesKHR(pd, surface, &mode_count, NULL);
+  VkResult r = vkGetPhysicalDeviceSurfacePresentModesKHR(ctx->physical_device, surface, &mode_count, NULL);
   if (r != VK_SUCCESS) return fail(r, err, n, "cannot list the present modes");
   if (mode_count > 16) mode_count = 16;
-  r = vkGetPhysicalDeviceSurfacePresentModesKHR(pd, surface, &mode_count, modes);
+  r = vkGetPhysicalDeviceSurfacePresentModesKHR(ctx->physical_device, surface, &mode_count, modes);
   if (r != VK_SUCCESS && r != VK_INCOMPLETE) return fail(r, err, n, "cannot list the present modes");
-  VkPresentModeKHR mode = viewer_pick_present_mode(modes, mode_count, vsync);
+  *mode = viewer_pick_present_mode(modes, mode_count, vsync);
+  return VK_SUCCESS;
+}
 
-  /* one more than the minimum, so acquiring rarely waits for the presentation engine */
-  uint32_t images = caps.minImageCount + 1;
-  if (caps.maxImageCount && images > caps.maxImageCount) images = caps.maxImageCount;
-  if (images > VIEWER_MAX_SWAPCHAIN_IMAGES) images = VIEWER_MAX_SWAPCHAIN_IMAGES;
-  if (images < caps.minImageCount) {
-    snprintf(err, n, "the surface needs at least %u swapchain images", caps.minImageCount);
-    return VK_ERROR_INITIALIZATION_FAILED;
-  }
+/* Opaque where the compositor allows it, else the first mode it offers. */
+static VkCompositeAlphaFlagBitsKHR choose_alpha(const VkSurfaceCapabilitiesKHR *caps) {
   VkCompositeAlphaFlagBitsKHR alpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
-  if (!(caps.supportedCompositeAlpha & alpha))
+  if (!(caps->supportedCompositeAlpha & alpha))
     for (uint32_t b = 1; b <= VK_COMPOSITE_ALPHA_INHERIT_BIT_KHR; b <<= 1)
-      if (caps.supportedCompositeAlpha & b) {
+      if (caps->supportedCompositeAlpha & b) {
         alpha = (VkCompositeAlphaFlagBitsKHR)b;
         break;
       }
+  return alpha;
+}
 
-  VkSwapchainKHR old = sc->swapchain;
-  VkSwapchainCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
-                                 .surface = surface,
-                                 .minImageCount = images,
-                                 .imageFormat = format.format,
-                                 .imageColorSpace = format.colorSpace,
-                                 .imageExtent = extent,
-                                 .imageArrayLayers = 1,
-                                 .imageUsage = usage,
-                                 .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
-                                 .preTransform = caps.currentTransform,
-                                 .compositeAlpha = alpha,
-                                 .presentMode = mode,
-                                 .clipped = VK_TRUE,
-                                 .oldSwapchain = old};
-  VkSwapchainKHR created;
-  r = vkCreateSwapchainKHR(ctx->device, &ci, NULL, &created);
-  destroy_images(ctx, sc);
-  if (old) vkDestroySwapchainKHR(ctx->device, old, NULL);
-  memset(sc, 0, sizeof *sc);
-  if (r != VK_SUCCESS) return fail(r, err, n, "cannot create the swapchain");
-  sc->swapchain = created;
-  sc->format = format;
-  sc->present_mode = mode;
-  sc->extent = extent;
-  vkh_name(ctx, VK_OBJECT_TYPE_SWAPCHAIN_KHR, (uint64_t)created, "window swapchain");
-
+/* The swapchain's images, a view and a "rendered" semaphore for each. On failure sc is
+ * destroyed. */
+static VkResult create_image_views(vkh_context *ctx, viewer_swapchain *sc, char *err, size_t n) {
   uint32_t got = 0;
-  r = vkGetSwapchainImagesKHR(ctx->device, created, &got, NULL);
+  VkResult r = vkGetSwapchainImagesKHR(ctx->device, sc->swapchain, &got, NULL);
   if (r == VK_SUCCESS && got > VIEWER_MAX_SWAPCHAIN_IMAGES) {
     snprintf(err, n, "the swapchain has %u images, more than the %d expected", got, VIEWER_MAX_SWAPCHAIN_IMAGES);
     viewer_swapchain_destroy(ctx, sc);
     return VK_ERROR_INITIALIZATION_FAILED;
   }
-  if (r == VK_SUCCESS) r = vkGetSwapchainImagesKHR(ctx->device, created, &got, sc->images);
+  if (r == VK_SUCCESS) r = vkGetSwapchainImagesKHR(ctx->device, sc->swapchain, &got, sc->images);
   if (r != VK_SUCCESS) {
     viewer_swapchain_destroy(ctx, sc);
     return fail(r, err, n, "cannot get the swapchain images");
@@ -186,7 +153,7 @@ VkResult viewer_swapchain_build(vkh_context *ctx, VkSurfaceKHR surface, uint32_t
   sc->image_count = got;
   for (uint32_t i = 0; i < got; i++) {
     VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = sc->images[i],
-                                 .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = format.format,
+                                 .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = sc->format.format,
                                  .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
     VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     r = vkCreateImageView(ctx->device, &vci, NULL, &sc->views[i]);
@@ -197,4 +164,51 @@ VkResult viewer_swapchain_build(vkh_context *ctx, VkSurfaceKHR surface, uint32_t
     }
   }
   return VK_SUCCESS;
+}
+
+VkResult viewer_swapchain_build(vkh_context *ctx, VkSurfaceKHR surface, uint32_t width, uint32_t height, bool vsync,
+                                viewer_swapchain *sc, char *err, size_t n) {
+  VkSurfaceCapabilitiesKHR caps;
+  VkResult r = vkGetPhysicalDeviceSurfaceCapabilitiesKHR(ctx->physical_device, surface, &caps);
+  if (r != VK_SUCCESS) return fail(r, err, n, "cannot query the window surface");
+  VkExtent2D extent = choose_extent(&caps, width, height);
+  if (extent.width == 0 || extent.height == 0) {
+    /* minimised: nothing can be presented; keep no swapchain until it is restored */
+    viewer_swapchain_destroy(ctx, sc);
+    return VK_NOT_READY;
+  }
+  VkImageUsageFlags usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  if ((caps.supportedUsageFlags & usage) != usage) {
+    snprintf(err, n, "the window surface cannot be a blit destination and colour attachment");
+    return VK_ERROR_FEATURE_NOT_PRESENT;
+  }
+  VkSurfaceFormatKHR format;
+  VkPresentModeKHR mode;
+  if ((r = choose_format(ctx, surface, &format, err, n)) != VK_SUCCESS) return r;
+  if ((r = choose_present_mode(ctx, surface, vsync, &mode, err, n)) != VK_SUCCESS) return r;
+  /* one more than the minimum, so acquiring rarely waits for the presentation engine */
+  uint32_t images = caps.minImageCount + 1;
+  if (caps.maxImageCount && images > caps.maxImageCount) images = caps.maxImageCount;
+  if (images > VIEWER_MAX_SWAPCHAIN_IMAGES) images = VIEWER_MAX_SWAPCHAIN_IMAGES;
+  if (images < caps.minImageCount) {
+    snprintf(err, n, "the surface needs at least %u swapchain images", caps.minImageCount);
+    return VK_ERROR_INITIALIZATION_FAILED;
+  }
+
+  VkSwapchainCreateInfoKHR ci = {.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR, .surface = surface,
+                                 .minImageCount = images, .imageFormat = format.format,
+                                 .imageColorSpace = format.colorSpace, .imageExtent = extent, .imageArrayLayers = 1,
+                                 .imageUsage = usage, .imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
+                                 .preTransform = caps.currentTransform, .compositeAlpha = choose_alpha(&caps),
+                                 .presentMode = mode, .clipped = VK_TRUE, .oldSwapchain = sc->swapchain};
+  VkSwapchainKHR created;
+  r = vkCreateSwapchainKHR(ctx->device, &ci, NULL, &created);
+  viewer_swapchain_destroy(ctx, sc); /* the old one, retired by the create whether it worked or not */
+  if (r != VK_SUCCESS) return fail(r, err, n, "cannot create the swapchain");
+  sc->swapchain = created;
+  sc->format = format;
+  sc->present_mode = mode;
+  sc->extent = extent;
+  vkh_name(ctx, VK_OBJECT_TYPE_SWAPCHAIN_KHR, (uint64_t)created, "window swapchain");
+  return create_image_views(ctx, sc, err, n);
 }

@@ -2,6 +2,7 @@
  * RGBA16F target blitted into the swapchain image, the HUD on top, keyboard/mouse (input.c),
  * scenes dropped on the window, screenshots, timings and --bench. */
 #include "app.h"
+#include "app_renderer.h"
 #include "hud.h"
 #include "input.h"
 #include "swapchain.h"
@@ -30,15 +31,18 @@ typedef struct frame_slot {
   uint32_t frame;
 } frame_slot;
 
+/* Everything the window makes. Zeroed at the start, so viewer_destroy can free it however far
+ * the set-up got. */
 typedef struct viewer {
   const splatview_options *o;
+  bool glfw_ready;          /* glfwInit succeeded */
   GLFWwindow *window;
   vkh_context ctx;
   VkSurfaceKHR surface;
   viewer_swapchain sc;
   int built_w, built_h;     /* framebuffer size the swapchain was built for */
   bool rebuild;
-  splat_renderer *r;
+  app_renderer ar;          /* the renderer and its sorters */
   viewer_hud *hud;
   frame_slot slots[FRAMES_IN_FLIGHT];
   uint32_t frame;           /* frames submitted */
@@ -70,9 +74,6 @@ typedef struct viewer {
   char *drops[8];           /* dropped files waiting to be opened, oldest first */
   uint32_t drop_count;
   bool screenshot_wanted;
-
-  splatsort *sorters[2];
-  uint32_t sorter_count;
 } viewer;
 
 static void set_message(viewer *v, bool error, const char *fmt, ...)
@@ -119,7 +120,7 @@ static void collect(viewer *v, frame_slot *fs, uint32_t slot) {
   if (!fs->pending) return;
   fs->pending = false;
   splat_timings t;
-  if (splat_renderer_timings(v->r, slot, &t) != VK_SUCCESS) return;
+  if (splat_renderer_timings(v->ar.renderer, slot, &t) != VK_SUCCESS) return;
   v->last = t;
   v->have_last = true;
   const double stage[STAGES] = {t.projection_ms, t.sort_ms, t.raster_ms, t.total_ms};
@@ -141,27 +142,27 @@ static void drain(viewer *v) {
 
 /* ---- swapchain ---------------------------------------------------------------------- */
 
-/* Returns 0 when there is a swapchain to draw into, 1 when there is none for now
- * (minimised), and exits on errors. */
+/* Returns 1 when there is a swapchain to draw into, 0 when there is none for now
+ * (minimised), -1 (with a message) on errors. */
 static int rebuild(viewer *v) {
   int w, h;
   glfwGetFramebufferSize(v->window, &w, &h);
-  if (w <= 0 || h <= 0) return 1;
+  if (w <= 0 || h <= 0) return 0;
   drain(v); /* a resize or vsync change: not per frame */
   char err[512];
   VkResult res = viewer_swapchain_build(&v->ctx, v->surface, (uint32_t)w, (uint32_t)h, v->in.vsync && !v->bench,
                                         &v->sc, err, sizeof err);
-  if (res == VK_NOT_READY) return 1;
+  if (res == VK_NOT_READY) return 0;
   if (res != VK_SUCCESS) {
     fprintf(stderr, "splatview: %s\n", err);
-    exit(1);
+    return -1;
   }
   v->built_w = w;
   v->built_h = h;
   v->rebuild = false;
   viewer_hud_set_format(v->hud, v->sc.format.format);
   viewer_input_resize(&v->in, v->sc.extent.width, v->sc.extent.height);
-  return 0;
+  return 1;
 }
 
 /* ---- scenes and screenshots --------------------------------------------------------- */
@@ -179,7 +180,7 @@ static void open_scene(viewer *v, const char *path) {
     return;
   }
   drain(v); /* the renderer frees the old scene: no frame may still use it */
-  VkResult res = splat_renderer_set_scene(v->r, &scene);
+  VkResult res = splat_renderer_set_scene(v->ar.renderer, &scene);
   if (res != VK_SUCCESS) {
     set_message(v, true, "%s: cannot upload %u splats to the GPU (%s); the current scene stays", path, scene.count,
                 vkh_result_name(res));
@@ -208,7 +209,7 @@ static void open_scene(viewer *v, const char *path) {
 static int save_target(viewer *v, const char *path) {
   VkImage image;
   uint32_t w, h;
-  splat_renderer_target(v->r, &image, &w, &h);
+  splat_renderer_target(v->ar.renderer, &image, &w, &h);
   if (!image) {
     fprintf(stderr, "splatview: %s: no frame rendered yet\n", path);
     return -1;
@@ -327,35 +328,44 @@ static void text_right(viewer_hud *h, float x, float y, const char *s, const uin
   viewer_hud_text(h, x - viewer_hud_text_width(s), y, s, c);
 }
 
-static void build_hud(viewer *v, uint32_t slot, double now) {
-  viewer_hud *h = v->hud;
-  VkExtent2D e = v->sc.extent;
-  float scale = e.height >= 700 && e.width >= 900 ? 2.0f : 1.0f;
-  viewer_hud_begin(h, slot, scale, 10.0f, 8.0f);
-  const float L = VIEWER_HUD_LINE;
-  float y = 0, wmax = 0;
-  char a[512], b[64], c[64];
+/* The HUD's lines, top down: y is the next line's top, wmax the widest line so far. */
+typedef struct hud_lines {
+  viewer_hud *h;
+  float y, wmax;
+} hud_lines;
 
+static void hud_line(hud_lines *l, const char *s, const uint8_t c[4]) {
+  l->wmax = fmaxf(l->wmax, viewer_hud_text(l->h, 0, l->y, s, c));
+  l->y += VIEWER_HUD_LINE;
+}
+
+/* Scene, frame rate, size and present mode. */
+static void hud_header(viewer *v, hud_lines *l) {
+  VkExtent2D e = v->sc.extent;
+  char a[512], b[64];
   fmt_count(b, sizeof b, v->scene_count);
   snprintf(a, sizeof a, "%s  %s splats", v->scene_name, b);
-  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, a, WHITE));
-  y += L;
+  hud_line(l, a, WHITE);
   const char *mode = viewer_present_mode_name(v->sc.present_mode);
   snprintf(a, sizeof a, "%.1f fps  %ux%u  vsync %s (%s)", v->fps, e.width, e.height,
            v->sc.present_mode == VK_PRESENT_MODE_FIFO_KHR ? "on" : "off", mode);
-  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, a, WHITE));
-  y += L + 3;
+  hud_line(l, a, WHITE);
+  l->y += 3;
+}
 
-  /* stage table: this frame's GPU time and the running median */
-  const float c1 = 112, c2 = 162;
-  viewer_hud_text(h, 0, y, "GPU ms", GREY);
-  text_right(h, c1, y, "frame", GREY);
-  text_right(h, c2, y, "median", GREY);
-  y += L;
+/* This frame's GPU time per stage and the running median. */
+static void hud_stage_table(viewer *v, hud_lines *l) {
+  viewer_hud *h = l->h;
+  const float L = VIEWER_HUD_LINE, c1 = 112, c2 = 162;
+  char b[64], c[64];
+  viewer_hud_text(h, 0, l->y, "GPU ms", GREY);
+  text_right(h, c1, l->y, "frame", GREY);
+  text_right(h, c2, l->y, "median", GREY);
+  l->y += L;
   const char *names[STAGES] = {"projection", "sort", "raster", "total"};
   const double now_ms[STAGES] = {v->last.projection_ms, v->last.sort_ms, v->last.raster_ms, v->last.total_ms};
   for (int k = 0; k < STAGES; k++) {
-    viewer_hud_text(h, 0, y, names[k], k == STAGES - 1 ? WHITE : GREY);
+    viewer_hud_text(h, 0, l->y, names[k], k == STAGES - 1 ? WHITE : GREY);
     if (v->have_last) {
       snprintf(b, sizeof b, "%.3f", now_ms[k]);
       snprintf(c, sizeof c, "%.3f", app_percentile(v->ring[k], v->ring_count, 0.5));
@@ -363,21 +373,23 @@ static void build_hud(viewer *v, uint32_t slot, double now) {
       snprintf(b, sizeof b, "-");
       snprintf(c, sizeof c, "-");
     }
-    text_right(h, c1, y, b, WHITE);
-    text_right(h, c2, y, c, WHITE);
-    y += L;
+    text_right(h, c1, l->y, b, WHITE);
+    text_right(h, c2, l->y, c, WHITE);
+    l->y += L;
   }
-  wmax = fmaxf(wmax, c2);
-  y += 3;
+  l->wmax = fmaxf(l->wmax, c2);
+  l->y += 3;
+}
 
+/* Visible splats, sort path, the benchmark's progress or the controller, the message. */
+static void hud_status(viewer *v, hud_lines *l, double now) {
+  char a[512], b[64], c[64];
   fmt_count(b, sizeof b, v->have_last ? v->last.visible : 0);
   fmt_count(c, sizeof c, v->scene_count);
   snprintf(a, sizeof a, "visible %s / %s", b, c);
-  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, a, WHITE));
-  y += L;
+  hud_line(l, a, WHITE);
   snprintf(a, sizeof a, "sort %s, %u-bit keys", splatsort_algorithm_name(v->in.sort), v->in.key_bits);
-  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, a, WHITE));
-  y += L;
+  hud_line(l, a, WHITE);
   if (v->bench) {
     snprintf(a, sizeof a, "benchmark: frame %u of %u", v->frame + 1, v->o->frames);
   } else {
@@ -386,19 +398,25 @@ static void build_hud(viewer *v, uint32_t slot, double now) {
       snprintf(a + n, sizeof a - (size_t)n, "  camera %d/%u %s", v->in.camera_index + 1, v->in.camera_count,
                v->in.cameras[v->in.camera_index].name);
   }
-  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, a, WHITE));
-  y += L;
+  hud_line(l, a, WHITE);
   if (now < v->message_until) {
-    y += 3;
-    wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, v->message, v->message_error ? RED : YELLOW));
-    y += L;
+    l->y += 3;
+    hud_line(l, v->message, v->message_error ? RED : YELLOW);
   }
-  y += 3;
-  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, "H hide  Tab orbit/fly  F frame", GREY));
-  y += L;
-  wmax = fmaxf(wmax, viewer_hud_text(h, 0, y, "O sort  K keys  V vsync  P shot", GREY));
-  y += L;
-  viewer_hud_box(h, -6, -5, wmax + 6, y + 1, PANEL);
+}
+
+static void build_hud(viewer *v, uint32_t slot, double now) {
+  VkExtent2D e = v->sc.extent;
+  float scale = e.height >= 700 && e.width >= 900 ? 2.0f : 1.0f;
+  viewer_hud_begin(v->hud, slot, scale, 10.0f, 8.0f);
+  hud_lines l = {.h = v->hud};
+  hud_header(v, &l);
+  hud_stage_table(v, &l);
+  hud_status(v, &l, now);
+  l.y += 3;
+  hud_line(&l, "H hide  Tab orbit/fly  F frame", GREY);
+  hud_line(&l, "O sort  K keys  V vsync  P shot", GREY);
+  viewer_hud_box(v->hud, -6, -5, l.wmax + 6, l.y + 1, PANEL);
 }
 
 /* ---- one frame ---------------------------------------------------------------------- */
@@ -410,51 +428,45 @@ static void image_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkImage ima
   ssvk_image_barrier(d, cmd, image, src, src_access, from, dst, dst_access, to);
 }
 
-static void draw_frame(viewer *v) {
-  uint32_t slot = v->frame % FRAMES_IN_FLIGHT;
-  frame_slot *fs = &v->slots[slot];
-  VkDevice dev = v->ctx.device;
-  if (fs->pending) {
-    /* the frame that used this slot two frames ago: its command buffers, HUD vertices,
-     * semaphore and timestamps become free */
-    VK_CHECK(vkWaitForFences(dev, 1, &fs->done, VK_TRUE, UINT64_MAX));
-    collect(v, fs, slot);
-  }
-  uint32_t image;
-  VkResult res = vkAcquireNextImageKHR(dev, v->sc.swapchain, UINT64_MAX, fs->acquired, VK_NULL_HANDLE, &image);
-  if (res == VK_ERROR_OUT_OF_DATE_KHR) {
-    v->rebuild = true;
-    return;
-  }
-  if (res == VK_SUBOPTIMAL_KHR) v->rebuild = true; /* still usable: draw this one, re-create after */
-  else VK_CHECK(res);
+static const VkCommandBufferBeginInfo one_time = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
 
+/* Waits for the frame that used this slot FRAMES_IN_FLIGHT frames ago: its command buffers,
+ * HUD vertices, semaphore and timestamps become free. */
+static void wait_slot(viewer *v, frame_slot *fs, uint32_t slot) {
+  if (!fs->pending) return;
+  VK_CHECK(vkWaitForFences(v->ctx.device, 1, &fs->done, VK_TRUE, UINT64_MAX));
+  collect(v, fs, slot);
+}
+
+/* The benchmark's orbit or the controllers' camera, at the swapchain's size. */
+static int frame_camera(viewer *v, splat_camera *cam) {
   VkExtent2D e = v->sc.extent;
-  splat_camera cam;
-  int ok = v->bench ? app_bench_camera(v->o, &v->start_orbit, &v->start_cam, v->frame, e.width, e.height, &cam)
-                    : viewer_input_camera(&v->in, &cam);
-  if (ok != 0) { /* not reachable from the controllers' clamped state; keep the last view */
+  int ok = v->bench ? app_bench_camera(v->o, &v->start_orbit, &v->start_cam, v->frame, e.width, e.height, cam)
+                    : viewer_input_camera(&v->in, cam);
+  if (ok != 0) /* not reachable from the controllers' clamped state */
     fprintf(stderr, "splatview: the camera is not usable (frame %u)\n", v->frame);
-    exit(1);
-  }
-  splat_frame f = {.camera = &cam, .sort = v->in.sort, .key_bits = v->in.key_bits, .sh_degree = v->o->sh_degree,
+  return ok;
+}
+
+/* The renderer's commands: their batch waits for no semaphore. */
+static void record_render(viewer *v, frame_slot *fs, uint32_t slot, const splat_camera *cam) {
+  splat_frame f = {.camera = cam, .sort = v->in.sort, .key_bits = v->in.key_bits, .sh_degree = v->o->sh_degree,
                    .slot = slot};
   memcpy(f.background, v->o->background, sizeof f.background);
-
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
   VK_CHECK(vkResetCommandBuffer(fs->render, 0));
-  VK_CHECK(vkBeginCommandBuffer(fs->render, &bi));
+  VK_CHECK(vkBeginCommandBuffer(fs->render, &one_time));
   label(v, fs->render, "splat renderer");
-  VK_CHECK(splat_renderer_cmd_render(v->r, fs->render, &f));
+  VK_CHECK(splat_renderer_cmd_render(v->ar.renderer, fs->render, &f));
   unlabel(v, fs->render);
   VK_CHECK(vkEndCommandBuffer(fs->render));
+}
 
-  VkCommandBuffer cmd = fs->present;
-  VkImage target, dst = v->sc.images[image];
-  splat_renderer_target(v->r, &target, NULL, NULL);
-  VK_CHECK(vkResetCommandBuffer(cmd, 0));
-  VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+/* The renderer's target into swapchain image dst, left in TRANSFER_DST_OPTIMAL. */
+static void record_blit(viewer *v, VkCommandBuffer cmd, VkImage dst) {
+  VkExtent2D e = v->sc.extent;
+  VkImage target;
+  splat_renderer_target(v->ar.renderer, &target, NULL, NULL);
   label(v, cmd, "blit to swapchain");
   /* the acquire semaphore is waited at TRANSFER: the layout change chains after it */
   image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
@@ -466,24 +478,39 @@ static void draw_frame(viewer *v) {
   vkCmdBlitImage(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
                  &blit, VK_FILTER_NEAREST);
   unlabel(v, cmd);
-  if (v->in.hud_visible) {
-    label(v, cmd, "hud");
-    build_hud(v, slot, glfwGetTime());
-    image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                  VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-    viewer_hud_cmd_draw(v->hud, cmd, v->sc.views[image], e);
-    image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
-                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-                  VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
-    unlabel(v, cmd);
-  } else {
+}
+
+/* The HUD drawn onto swapchain image `image` (after the blit), left ready to present. */
+static void record_hud(viewer *v, VkCommandBuffer cmd, uint32_t slot, uint32_t image) {
+  VkImage dst = v->sc.images[image];
+  label(v, cmd, "hud");
+  build_hud(v, slot, glfwGetTime());
+  image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+  viewer_hud_cmd_draw(v->hud, cmd, v->sc.views[image], v->sc.extent);
+  image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+                VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
+  unlabel(v, cmd);
+}
+
+/* The commands that wait for the acquired image: the blit, then the HUD when shown. */
+static void record_present(viewer *v, frame_slot *fs, uint32_t slot, uint32_t image) {
+  VkCommandBuffer cmd = fs->present;
+  VkImage dst = v->sc.images[image];
+  VK_CHECK(vkResetCommandBuffer(cmd, 0));
+  VK_CHECK(vkBeginCommandBuffer(cmd, &one_time));
+  record_blit(v, cmd, dst);
+  if (v->in.hud_visible)
+    record_hud(v, cmd, slot, image);
+  else
     image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
-  }
   VK_CHECK(vkEndCommandBuffer(cmd));
+}
 
+static void submit_and_present(viewer *v, frame_slot *fs, uint32_t image) {
   /* two batches: the renderer's work does not wait for the swapchain image, only the blit does */
   VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
   VkSubmitInfo submits[2] = {
@@ -491,7 +518,7 @@ static void draw_frame(viewer *v) {
       {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .waitSemaphoreCount = 1, .pWaitSemaphores = &fs->acquired,
        .pWaitDstStageMask = &wait_stage, .commandBufferCount = 1, .pCommandBuffers = &fs->present,
        .signalSemaphoreCount = 1, .pSignalSemaphores = &v->sc.rendered[image]}};
-  VK_CHECK(vkResetFences(dev, 1, &fs->done));
+  VK_CHECK(vkResetFences(v->ctx.device, 1, &fs->done));
   VK_CHECK(vkQueueSubmit(v->ctx.queue, 2, submits, fs->done));
   fs->pending = true;
   fs->frame = v->frame++;
@@ -499,67 +526,84 @@ static void draw_frame(viewer *v) {
   VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR, .waitSemaphoreCount = 1,
                          .pWaitSemaphores = &v->sc.rendered[image], .swapchainCount = 1,
                          .pSwapchains = &v->sc.swapchain, .pImageIndices = &image};
-  res = vkQueuePresentKHR(v->ctx.queue, &pi);
+  VkResult res = vkQueuePresentKHR(v->ctx.queue, &pi);
   if (res == VK_ERROR_OUT_OF_DATE_KHR || res == VK_SUBOPTIMAL_KHR) v->rebuild = true;
   else VK_CHECK(res);
 }
 
-/* ---- setup and the loop ------------------------------------------------------------- */
-
-int splatview_run_window(const splatview_options *o) {
-  viewer *v = calloc(1, sizeof *v);
-  if (!v) {
-    fprintf(stderr, "splatview: out of memory\n");
-    return 1;
+/* Returns -1 when the frame cannot be drawn (the run ends). */
+static int draw_frame(viewer *v) {
+  uint32_t slot = v->frame % FRAMES_IN_FLIGHT;
+  frame_slot *fs = &v->slots[slot];
+  wait_slot(v, fs, slot);
+  splat_camera cam; /* before the acquire: failing after it would leave its semaphore pending */
+  if (frame_camera(v, &cam) != 0) return -1;
+  uint32_t image;
+  VkResult res =
+      vkAcquireNextImageKHR(v->ctx.device, v->sc.swapchain, UINT64_MAX, fs->acquired, VK_NULL_HANDLE, &image);
+  if (res == VK_ERROR_OUT_OF_DATE_KHR) {
+    v->rebuild = true;
+    return 0;
   }
-  v->o = o;
-  v->bench = o->bench;
-  const char *scene_path = o->scene ? o->scene : splatview_default_scene();
+  if (res == VK_SUBOPTIMAL_KHR) v->rebuild = true; /* still usable: draw this one, re-create after */
+  else VK_CHECK(res);
+  record_render(v, fs, slot, &cam);
+  record_present(v, fs, slot, image);
+  submit_and_present(v, fs, image);
+  return 0;
+}
+
+/* ---- set-up --------------------------------------------------------------------------- */
+
+/* The first scene and the cameras, before any window: a bad file fails at once. */
+static int load_first(viewer *v, const char *path, splat_scene *scene) {
   char err[1024];
-  splat_scene scene;
-  if (app_load_scene(scene_path, &scene, err, sizeof err) != 0) {
+  if (app_load_scene(path, scene, err, sizeof err) != 0) {
     fprintf(stderr, "splatview: %s\n", err);
-    free(v);
-    return 1;
+    return -1;
   }
-  if (scene.count == 0) {
-    fprintf(stderr, "splatview: %s: no splats to show\n", scene_path);
-    splat_scene_free(&scene);
-    free(v);
-    return 1;
+  if (scene->count == 0) {
+    fprintf(stderr, "splatview: %s: no splats to show\n", path);
+    return -1;
   }
-  if (scene.dropped || scene.clamped)
-    fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", scene_path,
-            scene.dropped, scene.clamped);
-  if (o->cameras && splat_cameras_load(o->cameras, &v->cams, &v->cam_count, err, sizeof err) != 0) {
+  if (scene->dropped || scene->clamped)
+    fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", path,
+            scene->dropped, scene->clamped);
+  if (v->o->cameras && splat_cameras_load(v->o->cameras, &v->cams, &v->cam_count, err, sizeof err) != 0) {
     fprintf(stderr, "splatview: %s\n", err);
-    splat_scene_free(&scene);
-    free(v);
-    return 1;
+    return -1;
   }
+  return 0;
+}
 
+static int open_window(viewer *v, const char *path) {
+  const splatview_options *o = v->o;
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) {
     fprintf(stderr, "splatview: cannot open a window (no display? --headless renders without one)\n");
-    return 1;
+    return -1;
   }
+  v->glfw_ready = true;
   if (!glfwVulkanSupported()) {
     fprintf(stderr, "splatview: GLFW finds no Vulkan loader or no window-system support for it\n");
-    glfwTerminate();
-    return 1;
+    return -1;
   }
   glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
   char title[300];
-  set_name(v->scene_name, sizeof v->scene_name, scene_path);
+  set_name(v->scene_name, sizeof v->scene_name, path);
   snprintf(title, sizeof title, "splatview - %s", v->scene_name);
   v->window = glfwCreateWindow((int)o->width, (int)o->height, title, NULL, NULL);
   if (!v->window) {
     fprintf(stderr, "splatview: cannot create a %ux%u window\n", o->width, o->height);
-    glfwTerminate();
-    return 1;
+    return -1;
   }
   glfwSetWindowUserPointer(v->window, v);
+  return 0;
+}
 
+/* The device (with the window system's instance extensions), the renderer, and the window's
+ * surface, which the graphics queue must be able to present to. */
+static int setup_device(viewer *v) {
   uint32_t ext_count = 0;
   const char **exts = glfwGetRequiredInstanceExtensions(&ext_count);
   vkh_options vo = vkh_default_options(false);
@@ -568,11 +612,7 @@ int splatview_run_window(const splatview_options *o) {
   vo.instance_extensions = exts;
   vo.instance_extension_count = ext_count;
   vkh_init(&v->ctx, &vo);
-  if (!v->ctx.dynamic_rendering) {
-    fprintf(stderr, "splatview: the Vulkan device (%s) lacks dynamic rendering (Vulkan 1.3)\n",
-            v->ctx.props.deviceName);
-    return 1;
-  }
+  app_renderer_create(&v->ctx, FRAMES_IN_FLIGHT, vkh_sort_log, NULL, &v->ar);
   VK_CHECK(glfwCreateWindowSurface(v->ctx.instance, v->window, NULL, &v->surface));
   VkBool32 can_present = VK_FALSE;
   VK_CHECK(vkGetPhysicalDeviceSurfaceSupportKHR(v->ctx.physical_device, v->ctx.queue_family, v->surface,
@@ -580,73 +620,94 @@ int splatview_run_window(const splatview_options *o) {
   if (!can_present) {
     fprintf(stderr, "splatview: %s cannot present to this window from its graphics queue\n",
             v->ctx.props.deviceName);
-    return 1;
+    return -1;
   }
-  v->sorter_count = vkh_create_sorters(&v->ctx, v->sorters);
-  splat_renderer_create_info ri = {.physical_device = v->ctx.physical_device, .device = v->ctx.device,
-                                   .queue = v->ctx.queue, .queue_family = v->ctx.queue_family,
-                                   .sorters = (const splatsort *const *)v->sorters, .sorter_count = v->sorter_count,
-                                   .frame_slots = FRAMES_IN_FLIGHT,
-                                   .flags = v->ctx.debug_utils ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
-                                   .log = vkh_sort_log};
-  VK_CHECK(splat_renderer_create(&ri, &v->r));
-  VkResult res = splat_renderer_set_scene(v->r, &scene);
-  if (res != VK_SUCCESS) {
-    fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", scene_path, scene.count,
-            vkh_result_name(res));
-    return 1;
-  }
-  bool onesweep = splat_renderer_has_sort(v->r, SPLATSORT_ALGORITHM_ONESWEEP);
-  if (o->sort == SPLATSORT_ALGORITHM_ONESWEEP && !onesweep) {
-    fprintf(stderr, "splatview: --sort onesweep is not available on %s\n", v->ctx.props.deviceName);
-    return 1;
-  }
-  v->scene_count = scene.count;
+  return 0;
+}
 
-  /* swapchain first: the start view frames the scene for the framebuffer's aspect */
+/* The first scene onto the GPU, and --sort onesweep checked against what the device runs. */
+static int setup_scene(viewer *v, const char *path, const splat_scene *scene) {
+  VkResult res = splat_renderer_set_scene(v->ar.renderer, scene);
+  if (res != VK_SUCCESS) {
+    fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", path, scene->count,
+            vkh_result_name(res));
+    return -1;
+  }
+  if (v->o->sort == SPLATSORT_ALGORITHM_ONESWEEP && !splat_renderer_has_sort(v->ar.renderer, v->o->sort)) {
+    fprintf(stderr, "splatview: --sort onesweep is not available on %s\n", v->ctx.props.deviceName);
+    return -1;
+  }
+  v->scene_count = scene->count;
+  return 0;
+}
+
+static void create_frame_slots(viewer *v) {
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                     .commandPool = v->ctx.pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
   for (uint32_t i = 0; i < FRAMES_IN_FLIGHT; i++) {
     frame_slot *fs = &v->slots[i];
     VK_CHECK(vkAllocateCommandBuffers(v->ctx.device, &ai, &fs->render));
     VK_CHECK(vkAllocateCommandBuffers(v->ctx.device, &ai, &fs->present));
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     VK_CHECK(vkCreateFence(v->ctx.device, &fci, NULL, &fs->done));
     VK_CHECK(vkCreateSemaphore(v->ctx.device, &sci, NULL, &fs->acquired));
   }
+}
+
+/* Accepts slots never created (null handles). */
+static void destroy_frame_slots(viewer *v) {
+  for (uint32_t i = 0; i < FRAMES_IN_FLIGHT; i++) {
+    frame_slot *fs = &v->slots[i];
+    VkCommandBuffer cbs[2] = {fs->render, fs->present};
+    vkFreeCommandBuffers(v->ctx.device, v->ctx.pool, 2, cbs);
+    vkDestroyFence(v->ctx.device, fs->done, NULL);
+    vkDestroySemaphore(v->ctx.device, fs->acquired, NULL);
+  }
+}
+
+/* The swapchain first (the start view frames the scene for the framebuffer's aspect), then the
+ * start view, the controllers and the statistics. */
+static int setup_view(viewer *v, const splat_scene *scene) {
+  const splatview_options *o = v->o;
   v->in.vsync = o->vsync && !o->bench;
   v->hud = viewer_hud_create(&v->ctx, VK_FORMAT_B8G8R8A8_UNORM, FRAMES_IN_FLIGHT);
-  while (rebuild(v) != 0) { /* started minimised */
+  int built;
+  while ((built = rebuild(v)) == 0) { /* started minimised */
     glfwWaitEvents();
     if (glfwWindowShouldClose(v->window)) break;
   }
+  if (built < 0) return -1;
   uint32_t w = v->sc.extent.width ? v->sc.extent.width : o->width;
   uint32_t h = v->sc.extent.height ? v->sc.extent.height : o->height;
   if (o->bench && o->size_given && (w != o->width || h != o->height))
     fprintf(stderr, "splatview: the window's framebuffer is %ux%u, not the --size %ux%u asked for\n", w, h,
             o->width, o->height);
-  if (app_start_view(o, &scene, v->cams, v->cam_count, w, h, &v->start_orbit, &v->start_cam, err, sizeof err) != 0) {
+  char err[1024];
+  if (app_start_view(o, scene, v->cams, v->cam_count, w, h, &v->start_orbit, &v->start_cam, err, sizeof err) != 0) {
     fprintf(stderr, "splatview: %s\n", err);
-    return 1;
+    return -1;
   }
+  bool onesweep = splat_renderer_has_sort(v->ar.renderer, SPLATSORT_ALGORITHM_ONESWEEP);
   viewer_input_init(&v->in, &v->start_orbit, o->fovy, w, h, o->sort, onesweep, o->key_bits, o->vsync && !o->bench);
   float lo[3], hi[3];
-  app_scene_bounds(&scene, lo, hi);
+  app_scene_bounds(scene, lo, hi);
   viewer_input_set_bounds(&v->in, lo, hi);
-  splat_scene_free(&scene);
   if (v->cam_count) {
     viewer_input_set_cameras(&v->in, v->cams, v->cam_count);
     viewer_input_jump(&v->in, o->camera_index < 0 ? 0 : o->camera_index);
   }
-
   v->keep_stats = o->bench || o->frames > 0;
   v->stats.skip = o->warmup;
   if (o->timings && !(v->csv = app_timings_open(o->timings, err, sizeof err))) {
     fprintf(stderr, "splatview: %s\n", err);
-    return 1;
+    return -1;
   }
+  return 0;
+}
+
+static void install_callbacks(viewer *v) {
   glfwSetKeyCallback(v->window, on_key);
   glfwSetMouseButtonCallback(v->window, on_button);
   glfwSetCursorPosCallback(v->window, on_cursor);
@@ -658,75 +719,119 @@ int splatview_run_window(const splatview_options *o) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+}
 
+/* Everything before the first frame. Returns -1 (with a message) when a step fails. */
+static int setup(viewer *v, const char *path, splat_scene *scene) {
+  if (load_first(v, path, scene) != 0 || open_window(v, path) != 0 || setup_device(v) != 0 ||
+      setup_scene(v, path, scene) != 0)
+    return -1;
+  create_frame_slots(v);
+  if (setup_view(v, scene) != 0) return -1;
+  install_callbacks(v);
+  return 0;
+}
+
+/* ---- the loop ----------------------------------------------------------------------- */
+
+/* Opened here, outside GLFW's callback, oldest first. */
+static void open_drops(viewer *v) {
+  for (uint32_t i = 0; i < v->drop_count; i++) {
+    open_scene(v, v->drops[i]);
+    free(v->drops[i]);
+  }
+  v->drop_count = 0;
+}
+
+/* 1 when there is a swapchain to draw into; 0 when minimised (after waiting a little for
+ * events instead of spinning); -1 on an error. */
+static int swapchain_ready(viewer *v) {
+  if (glfwGetWindowAttrib(v->window, GLFW_ICONIFIED)) {
+    /* minimised: X11 keeps the size, but nothing would be shown */
+    glfwWaitEventsTimeout(0.25);
+    return 0;
+  }
+  int fw, fh;
+  glfwGetFramebufferSize(v->window, &fw, &fh);
+  if (fw != v->built_w || fh != v->built_h) v->rebuild = true;
+  if (!v->rebuild && v->sc.swapchain) return 1;
+  int built = rebuild(v);
+  if (built == 0) glfwWaitEventsTimeout(0.25); /* minimised: nothing to draw until restored */
+  return built;
+}
+
+static void count_fps(viewer *v, double now) {
+  v->fps_frames++;
+  if (now - v->fps_t0 >= 0.5) {
+    v->fps = v->fps_frames / (now - v->fps_t0);
+    v->fps_frames = 0;
+    v->fps_t0 = now;
+  }
+}
+
+/* Until the window is closed, a signal, or --frames. Returns -1 when a frame cannot be drawn. */
+static int run_loop(viewer *v) {
+  const splatview_options *o = v->o;
   double last = glfwGetTime();
   v->fps_t0 = last;
   while (!glfwWindowShouldClose(v->window) && !quit_signal && !(o->frames && v->frame >= o->frames)) {
     glfwPollEvents();
-    for (uint32_t i = 0; i < v->drop_count; i++) {
-      open_scene(v, v->drops[i]);
-      free(v->drops[i]);
-    }
-    v->drop_count = 0;
-    if (glfwGetWindowAttrib(v->window, GLFW_ICONIFIED)) {
-      /* minimised: X11 keeps the size, but nothing would be shown; do not spin */
-      glfwWaitEventsTimeout(0.25);
+    open_drops(v);
+    int ready = swapchain_ready(v);
+    if (ready < 0) return -1;
+    if (ready == 0) {
       last = glfwGetTime();
       continue;
-    }
-    int fw, fh;
-    glfwGetFramebufferSize(v->window, &fw, &fh);
-    if (fw != v->built_w || fh != v->built_h) v->rebuild = true;
-    if (v->rebuild || !v->sc.swapchain) {
-      if (rebuild(v) != 0) {
-        glfwWaitEventsTimeout(0.25); /* minimised: nothing to draw until restored */
-        last = glfwGetTime();
-        continue;
-      }
     }
     double now = glfwGetTime();
     effects(v, viewer_input_update(&v->in, now - last));
     last = now;
-    draw_frame(v);
+    if (draw_frame(v) != 0) return -1;
     if (v->screenshot_wanted) {
       v->screenshot_wanted = false;
       screenshot_key(v);
     }
-    v->fps_frames++;
-    if (now - v->fps_t0 >= 0.5) {
-      v->fps = v->fps_frames / (now - v->fps_t0);
-      v->fps_frames = 0;
-      v->fps_t0 = now;
-    }
+    count_fps(v, now);
   }
+  return 0;
+}
 
+/* ---- the end ------------------------------------------------------------------------ */
+
+/* After the last frame: its timings, --screenshot, the summary line and the statistics.
+ * Returns 1 when the screenshot failed. */
+static int report(viewer *v) {
+  const splatview_options *o = v->o;
   int status = 0;
   drain(v);
   if (o->screenshot && v->frame > 0 && save_target(v, o->screenshot) != 0) status = 1;
   if (v->csv) fclose(v->csv);
+  v->csv = NULL;
   if (v->frame > 0)
     printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys on %s, %u frames\n", v->scene_name,
            v->scene_count, v->last.visible, v->sc.extent.width, v->sc.extent.height,
            splatsort_algorithm_name(v->last.sort), v->last.key_bits, v->ctx.props.deviceName, v->frame);
   if (v->keep_stats && v->stats.count)
     app_stats_print(&v->stats, stdout, o->bench ? "benchmark (window)" : "frame times");
-  app_stats_free(&v->stats);
+  return status;
+}
 
-  viewer_hud_destroy(v->hud);
-  viewer_swapchain_destroy(&v->ctx, &v->sc);
-  for (uint32_t i = 0; i < FRAMES_IN_FLIGHT; i++) {
-    frame_slot *fs = &v->slots[i];
-    VkCommandBuffer cbs[2] = {fs->render, fs->present};
-    vkFreeCommandBuffers(v->ctx.device, v->ctx.pool, 2, cbs);
-    vkDestroyFence(v->ctx.device, fs->done, NULL);
-    vkDestroySemaphore(v->ctx.device, fs->acquired, NULL);
+/* Frees whatever v holds, however far the set-up or the loop got. Returns `status`, or 1 when
+ * the validation layer spoke. */
+static int viewer_destroy(viewer *v, int status) {
+  if (v->csv) fclose(v->csv);
+  app_stats_free(&v->stats);
+  if (v->ctx.device) {
+    vkDeviceWaitIdle(v->ctx.device); /* a run that failed may leave frames in flight */
+    viewer_hud_destroy(v->hud);
+    viewer_swapchain_destroy(&v->ctx, &v->sc);
+    destroy_frame_slots(v);
+    app_renderer_destroy(&v->ar);
   }
-  splat_renderer_destroy(v->r);
-  for (uint32_t i = 0; i < v->sorter_count; i++) splatsort_destroy(v->sorters[i]);
-  vkDestroySurfaceKHR(v->ctx.instance, v->surface, NULL);
+  if (v->surface) vkDestroySurfaceKHR(v->ctx.instance, v->surface, NULL);
   vkh_destroy(&v->ctx);
-  glfwDestroyWindow(v->window);
-  glfwTerminate();
+  if (v->window) glfwDestroyWindow(v->window);
+  if (v->glfw_ready) glfwTerminate();
   splat_cameras_free(v->cams);
   for (uint32_t i = 0; i < v->drop_count; i++) free(v->drops[i]);
   if (v->ctx.validation_messages) {
@@ -735,4 +840,20 @@ int splatview_run_window(const splatview_options *o) {
   }
   free(v);
   return status;
+}
+
+int splatview_run_window(const splatview_options *o) {
+  viewer *v = calloc(1, sizeof *v);
+  if (!v) {
+    fprintf(stderr, "splatview: out of memory\n");
+    return 1;
+  }
+  v->o = o;
+  v->bench = o->bench;
+  const char *path = o->scene ? o->scene : splatview_default_scene();
+  splat_scene scene = {0};
+  int status = setup(v, path, &scene) != 0;
+  splat_scene_free(&scene); /* on the GPU now: the loop needs no CPU copy */
+  if (status == 0) status = run_loop(v) != 0 ? 1 : report(v);
+  return viewer_destroy(v, status);
 }

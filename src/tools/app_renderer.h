@@ -1,0 +1,26 @@
+/* app_renderer.h: the splat renderer as the tools make it (the viewer, tests): the sorters
+ * the device runs, the renderer on them, and one call that tears both down. */
+#ifndef SPLAT_APP_RENDERER_H
+#define SPLAT_APP_RENDERER_H
+
+#include "renderer.h"
+#include "vkh.h"
+
+typedef struct app_renderer {
+  splat_renderer *renderer;
+  splatsort *sorters[2];   /* the renderer only reads them: they live as long as it does */
+  uint32_t sorter_count;
+  vkh_context *ctx;
+} app_renderer;
+
+/* Makes the sorters (vkh_create_sorters) and a renderer on ctx's device with `frame_slots`
+ * frames in flight; the renderer's messages go to log(log_user, ...). Debug-utils names and
+ * labels when ctx has them. Fails loudly like the rest of the tools: prints and exits when the
+ * device lacks dynamic rendering or on a Vulkan error. */
+void app_renderer_create(vkh_context *ctx, uint32_t frame_slots, splatsort_log_fn log, void *log_user,
+                         app_renderer *out);
+/* Waits for the device (no submitted frame may still use the renderer), then destroys the
+ * renderer and the sorters. Accepts a zeroed app_renderer; leaves *ar zeroed. */
+void app_renderer_destroy(app_renderer *ar);
+
+#endif
