@@ -48,27 +48,16 @@ static void depth_stage_misuse(vkh_context *ctx, const splatsort *s, VkCommandBu
                              .center_stride = 16, .key_bits = 32,
                              .scratch = {b->keyvals.buffer, 0, VK_WHOLE_SIZE},
                              .indices = {b->internal.buffer, 0, VK_WHOLE_SIZE}};
-  splatsort_depth_info x = ok;
-  x.key_bits = 8;
-  expect_depth_error(d, cmd, &x, "key_bits");
-  x = ok;
-  x.center_stride = 8;
-  expect_depth_error(d, cmd, &x, "center_stride");
-  x = ok;
-  x.centers.size = 1000;
-  expect_depth_error(d, cmd, &x, "centers");
-  x = ok;
-  x.scratch.size = mr.scratch_size - 4;
-  expect_depth_error(d, cmd, &x, "scratch");
-  x = ok;
-  x.indices.buffer = VK_NULL_HANDLE;
-  expect_depth_error(d, cmd, &x, "indices");
-  x = ok;
-  x.max_count = 0;
-  expect_depth_error(d, cmd, &x, "max_count");
-  x = ok;
-  x.draw_count = (splatsort_buffer){b->count.buffer, 2, 4};
-  expect_depth_error(d, cmd, &x, "draw_count");
+  splatsort_depth_info x;
+#define DEPTH_CASE(word, ...) (x = ok, x.__VA_ARGS__, expect_depth_error(d, cmd, &x, word))
+  DEPTH_CASE("key_bits", key_bits = 8);
+  DEPTH_CASE("center_stride", center_stride = 8);
+  DEPTH_CASE("centers", centers.size = 1000);
+  DEPTH_CASE("scratch", scratch.size = mr.scratch_size - 4);
+  DEPTH_CASE("indices", indices.buffer = VK_NULL_HANDLE);
+  DEPTH_CASE("max_count", max_count = 0);
+  DEPTH_CASE("draw_count", draw_count = (splatsort_buffer){b->count.buffer, 2, 4});
+#undef DEPTH_CASE
   splatsort_depth_destroy(d);
   splatsort_depth_destroy(NULL); /* accepted */
 }
@@ -179,46 +168,23 @@ int main(void) {
   CHECK(splatsort_cmd_sort(NULL, cmd, &info, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL sorter");
   CHECK(splatsort_cmd_sort(s, VK_NULL_HANDLE, &info, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL cmd");
   CHECK(splatsort_cmd_sort(s, cmd, NULL, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL info");
-  splatsort_sort_info x = info;
-  x.max_count = 0;
-  expect_sort_error(s, cmd, &x, "max_count");
-  x = info;
-  x.count = 1001;
-  expect_sort_error(s, cmd, &x, "count");
-  x = info;
-  x.key_bits = 33;
-  expect_sort_error(s, cmd, &x, "key_bits");
-  x = info;
-  x.keys.buffer = VK_NULL_HANDLE;
-  expect_sort_error(s, cmd, &x, "keys");
-  x = info;
-  x.tmp_values.buffer = VK_NULL_HANDLE;
-  expect_sort_error(s, cmd, &x, "tmp_values");
-  x = info;
-  x.internal.buffer = VK_NULL_HANDLE;
-  expect_sort_error(s, cmd, &x, "internal");
-  x = info;
-  x.values.offset += 2;
-  expect_sort_error(s, cmd, &x, "values.offset");
-  x = info;
-  x.count_buffer = (splatsort_buffer){b.count.buffer, 6, 4};
-  expect_sort_error(s, cmd, &x, "count_buffer.offset");
-  x = info;
-  x.next = &info;
-  expect_sort_error(s, cmd, &x, "next");
+  splatsort_sort_info x;
+#define SORT_CASE(word, ...) (x = info, x.__VA_ARGS__, expect_sort_error(s, cmd, &x, word))
+  SORT_CASE("max_count", max_count = 0);
+  SORT_CASE("count", count = 1001);
+  SORT_CASE("key_bits", key_bits = 33);
+  SORT_CASE("keys", keys.buffer = VK_NULL_HANDLE);
+  SORT_CASE("tmp_values", tmp_values.buffer = VK_NULL_HANDLE);
+  SORT_CASE("internal", internal.buffer = VK_NULL_HANDLE);
+  SORT_CASE("values.offset", values.offset += 2);
+  SORT_CASE("count_buffer.offset", count_buffer = (splatsort_buffer){b.count.buffer, 6, 4});
+  SORT_CASE("next", next = &info);
   /* ranges smaller than max_count needs (or with no size given) are refused, named */
-  x = info;
-  x.tmp_keys.size = 4ull * x.max_count - 4;
-  expect_sort_error(s, cmd, &x, "tmp_keys.size");
-  x = info;
-  x.values.size = 0;
-  expect_sort_error(s, cmd, &x, "values.size");
-  x = info;
-  x.internal.size = 16;
-  expect_sort_error(s, cmd, &x, "internal.size");
-  x = info;
-  x.count_buffer = (splatsort_buffer){b.count.buffer, 8, 3};
-  expect_sort_error(s, cmd, &x, "count_buffer.size");
+  SORT_CASE("tmp_keys.size", tmp_keys.size = 4ull * x.max_count - 4);
+  SORT_CASE("values.size", values.size = 0);
+  SORT_CASE("internal.size", internal.size = 16);
+  SORT_CASE("count_buffer.size", count_buffer = (splatsort_buffer){b.count.buffer, 8, 3});
+#undef SORT_CASE
   depth_stage_misuse(&ctx, s, cmd, &b);
   vkh_submit_wait(&ctx, cmd);
 

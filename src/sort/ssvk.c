@@ -173,6 +173,17 @@ void ssvk_push_buffers(const ssvk_device *d, VkCommandBuffer cmd, VkPipelineBind
   d->push_descriptor_set(cmd, bind_point, layout, 0, n, w);
 }
 
+/* After vkCreate*Pipelines: names the pipeline, or logs the failure (with a hint). */
+static VkResult created(const ssvk_device *d, VkResult r, VkPipeline *out, const char *name, const char *hint) {
+  if (r != VK_SUCCESS) {
+    *out = VK_NULL_HANDLE;
+    ssvk_log(d, "creating pipeline %s failed (%d%s)", name ? name : "?", r, hint);
+    return r;
+  }
+  ssvk_name(d, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, name);
+  return VK_SUCCESS;
+}
+
 VkResult ssvk_compute_pipeline(const ssvk_device *d, const ssvk_compute_desc *desc, VkPipeline *out) {
   *out = VK_NULL_HANDLE;
   VkShaderModule module;
@@ -195,13 +206,7 @@ VkResult ssvk_compute_pipeline(const ssvk_device *d, const ssvk_compute_desc *de
       .layout = desc->layout};
   r = d->fn.vkCreateComputePipelines(d->device, d->pipeline_cache, 1, &ci, d->allocator, out);
   d->fn.vkDestroyShaderModule(d->device, module, d->allocator);
-  if (r != VK_SUCCESS) {
-    *out = VK_NULL_HANDLE;
-    ssvk_log(d, "creating pipeline %s failed (%d)", desc->name ? desc->name : "?", r);
-    return r;
-  }
-  ssvk_name(d, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, desc->name);
-  return VK_SUCCESS;
+  return created(d, r, out, desc->name, "");
 }
 
 VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *desc, VkPipeline *out) {
@@ -256,13 +261,7 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
   r = d->fn.vkCreateGraphicsPipelines(d->device, d->pipeline_cache, 1, &gci, d->allocator, out);
   d->fn.vkDestroyShaderModule(d->device, vs, d->allocator);
   d->fn.vkDestroyShaderModule(d->device, fs, d->allocator);
-  if (r != VK_SUCCESS) {
-    *out = VK_NULL_HANDLE;
-    ssvk_log(d, "creating pipeline %s failed (%d; is dynamicRendering enabled?)", desc->name ? desc->name : "?", r);
-    return r;
-  }
-  ssvk_name(d, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, desc->name);
-  return VK_SUCCESS;
+  return created(d, r, out, desc->name, "; is dynamicRendering enabled?");
 }
 
 uint32_t ssvk_memory_type(const ssvk_device *d, uint32_t type_bits, VkMemoryPropertyFlags props) {

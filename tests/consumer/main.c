@@ -192,6 +192,29 @@ static void free_buffer(host *h, buffer *b) {
   p_vkFreeMemory(h->device, b->memory, NULL);
 }
 
+static VkCommandBuffer begin(host *h) {
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = h->pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+  VkCommandBuffer cmd;
+  CHECK_VK(p_vkAllocateCommandBuffers(h->device, &ai, &cmd));
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  CHECK_VK(p_vkBeginCommandBuffer(cmd, &bi));
+  return cmd;
+}
+
+/* After the library's work: its writes (COMPUTE_SHADER / SHADER_WRITE) made visible to the
+ * host, then submit and wait. */
+static void submit_and_read(host *h, VkCommandBuffer cmd) {
+  VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                           .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  p_vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL,
+                         0, NULL);
+  CHECK_VK(p_vkEndCommandBuffer(cmd));
+  VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+  CHECK_VK(p_vkQueueSubmit(h->queue, 1, &submit, VK_NULL_HANDLE));
+  CHECK_VK(p_vkQueueWaitIdle(h->queue));
+}
+
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint32_t next_random(void) {
   rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
@@ -210,12 +233,7 @@ static int sort_and_check(host *h, const splatsort *sorter, uint32_t n, int indi
   uint32_t *keys = kv.mapped, *vals = keys + mr.keyval_size / 4;
   for (uint32_t i = 0; i < n; i++) keys[i] = next_random(), vals[i] = i;
 
-  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = h->pool,
-                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-  VkCommandBuffer cmd;
-  CHECK_VK(p_vkAllocateCommandBuffers(h->device, &ai, &cmd));
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  CHECK_VK(p_vkBeginCommandBuffer(cmd, &bi));
+  VkCommandBuffer cmd = begin(h);
   if (indirect) p_vkCmdFillBuffer(cmd, count.buffer, 64, 4, n);
   /* before: host writes (and the fill) visible to the sort's compute reads */
   VkMemoryBarrier before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -232,17 +250,9 @@ static int sort_and_check(host *h, const splatsort *sorter, uint32_t n, int indi
   if (indirect) si.count_buffer = (splatsort_buffer){count.buffer, 64, 4};
   splatsort_result where;
   CHECK_VK(splatsort_cmd_sort(sorter, cmd, &si, &where));
-  /* after: the sort's writes visible to the host */
-  VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                           .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-  p_vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL,
-                         0, NULL);
-  CHECK_VK(p_vkEndCommandBuffer(cmd));
-  VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
   uint32_t *in_keys = malloc(4ull * (n + 1));
   memcpy(in_keys, keys, 4ull * n);
-  CHECK_VK(p_vkQueueSubmit(h->queue, 1, &submit, VK_NULL_HANDLE));
-  CHECK_VK(p_vkQueueWaitIdle(h->queue));
+  submit_and_read(h, cmd);
 
   const uint32_t *ok = (const uint32_t *)((const char *)kv.mapped + where.keys.offset);
   const uint32_t *ov = (const uint32_t *)((const char *)kv.mapped + where.values.offset);
@@ -304,12 +314,7 @@ static int depth_stage_check(host *h, const splatsort_depth *stage, uint32_t n, 
   uint32_t *cnt = draw.mapped;
   cnt[32] = n; /* the indirect splat count, at byte 128 */
 
-  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = h->pool,
-                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
-  VkCommandBuffer cmd;
-  CHECK_VK(p_vkAllocateCommandBuffers(h->device, &ai, &cmd));
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  CHECK_VK(p_vkBeginCommandBuffer(cmd, &bi));
+  VkCommandBuffer cmd = begin(h);
   p_vkCmdFillBuffer(cmd, draw.buffer, 0, 16, 4); /* the host's own work: draw args (4, ?, 4, 4) */
   VkMemoryBarrier before = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                             .srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -324,14 +329,7 @@ static int depth_stage_check(host *h, const splatsort_depth *stage, uint32_t n, 
   if (indirect) di.count_buffer = (splatsort_buffer){draw.buffer, 128, 4};
   memcpy(di.view_proj, m, sizeof m);
   CHECK_VK(splatsort_depth_cmd_sort(stage, cmd, &di));
-  VkMemoryBarrier after = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                           .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-  p_vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &after, 0, NULL,
-                         0, NULL);
-  CHECK_VK(p_vkEndCommandBuffer(cmd));
-  VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-  CHECK_VK(p_vkQueueSubmit(h->queue, 1, &submit, VK_NULL_HANDLE));
-  CHECK_VK(p_vkQueueWaitIdle(h->queue));
+  submit_and_read(h, cmd);
 
   int bad = cnt[1] != expect || cnt[0] != 4;
   if (bad) fprintf(stderr, "consumer: depth stage: %u visible, expected %u (draw %u)\n", cnt[1], expect, cnt[0]);
