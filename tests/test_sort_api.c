@@ -24,7 +24,7 @@ static void expect_sort_error(splatsort *s, VkCommandBuffer cmd, const splatsort
 static void expect_depth_error(const splatsort_depth *d, VkCommandBuffer cmd, const splatsort_depth_info *info,
                                const char *word) {
   last_log[0] = 0;
-  VkResult r = splatsort_depth_cmd_sort(d, cmd, info);
+  VkResult r = splatsort_depth_cmd_sort(d, cmd, info, NULL);
   CHECK(r == VK_ERROR_VALIDATION_FAILED_EXT, "depth stage: got %s", vkh_result_name(r));
   CHECK(strstr(last_log, word) != NULL, "depth stage: log '%s' should mention '%s'", last_log, word);
 }

@@ -217,7 +217,8 @@ static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const spl
   compute_barrier(d, cmd);
 }
 
-VkResult splatsort_depth_cmd_sort(const splatsort_depth *d, VkCommandBuffer cmd, const splatsort_depth_info *in) {
+VkResult splatsort_depth_cmd_sort(const splatsort_depth *d, VkCommandBuffer cmd, const splatsort_depth_info *in,
+                                  splatsort_result *result) {
   if (!d || !cmd || !in) return VK_ERROR_VALIDATION_FAILED_EXT;
   uint32_t max_sort = splatsort_max_count(d->sorter);
   if (in->max_count == 0 || in->max_count > max_sort) {
@@ -254,7 +255,7 @@ VkResult splatsort_depth_cmd_sort(const splatsort_depth *d, VkCommandBuffer cmd,
     si.first_query = in->first_query + 1;
   }
   record_keys(d, cmd, in, &l, si.values, si.tmp_values, bits);
-  r = splatsort_cmd_sort(d->sorter, cmd, &si, NULL);
+  r = splatsort_cmd_sort(d->sorter, cmd, &si, result);
   ssvk_label_end(&d->vk, cmd);
   return r;
 }

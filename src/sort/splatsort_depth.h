@@ -92,13 +92,14 @@ typedef struct splatsort_depth_info {
  *   after:  indices and draw_count are written by COMPUTE_SHADER / SHADER_WRITE: barrier to
  *           your consumer (e.g. VERTEX_SHADER / SHADER_READ and DRAW_INDIRECT /
  *           INDIRECT_COMMAND_READ).
- * Indices beyond the visible count are left undefined.
+ * Indices beyond the visible count are left undefined. *result (optional): where the sorted
+ * keys (in scratch) and indices (= info->indices) are, as splatsort_cmd_sort reports them.
  *
  * Errors (nothing recorded): VK_ERROR_VALIDATION_FAILED_EXT for NULL arguments, max_count 0
  * or above the sorter's maximum, key_bits outside 16..32, a bad stride, missing buffers, ranges
  * smaller than needed or misaligned. */
 SPLATSORT_API VkResult splatsort_depth_cmd_sort(const splatsort_depth *stage, VkCommandBuffer cmd,
-                                                const splatsort_depth_info *info);
+                                                const splatsort_depth_info *info, splatsort_result *result);
 
 /* Timestamps the stage writes: the start, then the sort's own from first_query + 1 (whose
  * first, written when the sort starts, is the end of the key pass). */

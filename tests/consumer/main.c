@@ -328,7 +328,7 @@ static int depth_stage_check(host *h, const splatsort_depth *stage, uint32_t n, 
                              .indices = {indices.buffer, 0, mr.indices_size}, .draw_count = {draw.buffer, 4, 4}};
   if (indirect) di.count_buffer = (splatsort_buffer){draw.buffer, 128, 4};
   memcpy(di.view_proj, m, sizeof m);
-  CHECK_VK(splatsort_depth_cmd_sort(stage, cmd, &di));
+  CHECK_VK(splatsort_depth_cmd_sort(stage, cmd, &di, NULL));
   submit_and_read(h, cmd);
 
   int bad = cnt[1] != expect || cnt[0] != 4;
