@@ -15,10 +15,11 @@ typedef struct splat_renderer_debug_buffers {
   uint32_t count;              /* splats in the scene */
   VkBuffer projected;          /* 32 bytes per splat index (binding 3's layout); only the
                                   visible splats' records are written by a frame */
-  VkBuffer draw;               /* SP_DRAW_WORDS uint32: VkDrawIndirectCommand (instanceCount =
-                                  visible count), then zmin, zmax float bits (quantised keys) */
+  VkBuffer draw;               /* SP_DRAW_WORDS uint32: VkDrawIndirectCommand (instanceCount = the
+                                  depth-sort stage's visible count) */
   splatsort_buffer keys;       /* the last recorded frame's sorted keys ... */
   splatsort_buffer values;     /* ... and payloads (splat indices), visible count of each */
+  splatsort_buffer depth_range; /* two floats: the stage's visible depth range (quantised keys) */
 } splat_renderer_debug_buffers;
 
 /* Call before set_scene: the scene's buffers get VK_BUFFER_USAGE_TRANSFER_SRC_BIT. */

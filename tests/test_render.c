@@ -332,8 +332,9 @@ typedef struct proj_case {
   uint32_t nvis;               /* the GPU's visible count, at most n */
   uint32_t *rec, *keys, *vals; /* projected records (8 words a splat), sorted keys and payloads */
   splat_projected *cpu;
-  uint8_t *vis_cpu, *vis_gpu;
-  float *zgpu; /* the depth each visible splat's GPU key encodes */
+  uint8_t *vis_cpu, *vis_gpu; /* culled by splat_project; drawn by the GPU (sorted, radius > 0) */
+  uint8_t *in_sort;           /* handed to the raster by the depth-sort stage (culled by centre) */
+  float *zgpu; /* the depth each sorted splat's GPU key encodes */
   proj_stats st;
 } proj_case;
 
@@ -363,7 +364,7 @@ static void projection_setup(proj_case *pc) {
   read_buffer(dbg.values.buffer, dbg.values.offset, 4ull * pc->nvis, pc->vals);
 
   pc->cpu = calloc(n, sizeof *pc->cpu);
-  pc->vis_cpu = calloc(n, 1), pc->vis_gpu = calloc(n, 1);
+  pc->vis_cpu = calloc(n, 1), pc->vis_gpu = calloc(n, 1), pc->in_sort = calloc(n, 1);
   pc->zgpu = calloc(n, sizeof *pc->zgpu);
   /* the frame's sh_degree < 0 means the scene's degree; splat_project's means 0 */
   int cpu_sh = pc->sh_eval < 0 ? (int)pc->degree : pc->sh_eval;
@@ -379,6 +380,7 @@ static void projection_free(proj_case *pc) {
   free(pc->cpu);
   free(pc->vis_cpu);
   free(pc->vis_gpu);
+  free(pc->in_sort);
   free(pc->img);
   splat_scene_free(&pc->s);
 }
@@ -389,11 +391,13 @@ static void check_sorted_payloads(proj_case *pc) {
   int order_ok = 1, dup = 0;
   const uint32_t *keys = pc->keys, *vals = pc->vals;
   for (uint32_t k = 0; k < pc->nvis && k < pc->n; k++) {
-    if (vals[k] >= pc->n || pc->vis_gpu[vals[k]]) {
+    if (vals[k] >= pc->n || pc->in_sort[vals[k]]) {
       dup++;
       continue;
     }
-    pc->vis_gpu[vals[k]] = 1;
+    pc->in_sort[vals[k]] = 1;
+    /* drawn: the projection kept it (a culled splat's record is zeros: radius 0) */
+    pc->vis_gpu[vals[k]] = decode_record(pc->rec + 8 * vals[k]).radius != 0;
     if (k > 0 && (keys[k] < keys[k - 1] || (keys[k] == keys[k - 1] && vals[k] < vals[k - 1]))) order_ok = 0;
   }
   CHECK(pc->nvis <= pc->n && dup == 0, "case %u: %u visible of %u, %d repeated or out-of-range payloads", pc->index,
@@ -467,15 +471,16 @@ static void check_records(proj_case *pc) {
   CHECK(unexplained == 0, "case %u: %u visibility mismatches away from any cull boundary", pc->index, unexplained);
 }
 
-/* Keys: exactly splat_depth_key(depth): project.comp computes z in project.c's order with
- * `precise` (no fused multiply-add), and Vulkan rounds fmul and fadd correctly. Records the
- * depth each key encodes for the quantised keys. */
+/* Keys: exactly splat_depth_key(depth): the depth-sort stage computes clip w (= camera z) in
+ * project.c's order with `precise` (no fused multiply-add), and Vulkan rounds fmul and fadd
+ * correctly. Records the depth each sorted splat's key encodes, for the quantised keys. */
 static void check_depth_keys(proj_case *pc) {
   for (uint32_t k = 0; k < pc->nvis && k < pc->n; k++) {
-    uint32_t i = pc->vals[k];
-    if (i >= pc->n || !pc->vis_cpu[i]) continue;
-    uint32_t want = splat_depth_key(pc->cpu[i].depth), bits = ~pc->keys[k];
+    uint32_t i = pc->vals[k], bits = ~pc->keys[k];
+    if (i >= pc->n) continue;
     memcpy(&pc->zgpu[i], &bits, 4);
+    if (!pc->vis_cpu[i]) continue;
+    uint32_t want = splat_depth_key(pc->cpu[i].depth);
     pc->st.key_diffs += pc->keys[k] != want;
     CHECK(pc->keys[k] == want, "case %u splat %u: key %08x (z %.9g), splat_depth_key(%.9g) = %08x", pc->index, i,
           pc->keys[k], (double)pc->zgpu[i], (double)pc->cpu[i].depth, want);
@@ -495,19 +500,20 @@ static void check_quantised_keys(proj_case *pc, uint32_t bits) {
   if (nq > pc->nvis) nq = pc->nvis;
   read_buffer(dbg.keys.buffer, dbg.keys.offset, 4ull * nq, keys);
   read_buffer(dbg.values.buffer, dbg.values.offset, 4ull * nq, vals);
-  /* the range is that of the visible splats' depths (the GPU's equal the CPU's, above) */
+  /* the range is that of the sorted splats' depths (the stage culls by centre only) */
   float zmin = INFINITY, zmax = 0, gzmin, gzmax;
-  memcpy(&gzmin, draw + SP_DRAW_ZMIN, 4);
-  memcpy(&gzmax, draw + SP_DRAW_ZMAX, 4);
+  float range[2];
+  read_buffer(dbg.depth_range.buffer, dbg.depth_range.offset, sizeof range, range);
+  gzmin = range[0], gzmax = range[1];
   for (uint32_t i = 0; i < pc->n; i++)
-    if (pc->vis_gpu[i]) zmin = fminf(zmin, pc->zgpu[i]), zmax = fmaxf(zmax, pc->zgpu[i]);
+    if (pc->in_sort[i]) zmin = fminf(zmin, pc->zgpu[i]), zmax = fmaxf(zmax, pc->zgpu[i]);
   CHECK(gzmin == zmin && gzmax == zmax, "case %u: depth range [%.9g, %.9g], the visible depths' [%.9g, %.9g]",
         pc->index, (double)gzmin, (double)gzmax, (double)zmin, (double)zmax);
   uint32_t top = (1u << bits) - 1u, off = 0, bad = 0, order_bad = 0, max_off = 0;
   for (uint32_t k = 0; k < nq; k++) {
     uint32_t i = vals[k];
     if (k > 0 && (keys[k] < keys[k - 1] || (keys[k] == keys[k - 1] && vals[k] <= vals[k - 1]))) order_bad++;
-    if (i >= pc->n || !pc->vis_gpu[i]) continue;
+    if (i >= pc->n || !pc->in_sort[i]) continue;
     double u = gzmax > gzmin ? ((double)pc->zgpu[i] - gzmin) / ((double)gzmax - gzmin) : 0.0;
     u = u < 0 ? 0 : u > 1 ? 1 : u;
     double want = floor((1.0 - u) * top + 0.5);

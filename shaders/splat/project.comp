@@ -1,8 +1,8 @@
 #version 450
 // Projection: the reference 3DGS preprocess per splat (see src/splat/project.c, which this
-// mirrors step by step): cull, EWA 2D covariance, conic, radius, SH colour. Writes each
-// splat's depth key (or SP_CULLED_KEY) by index and each workgroup's visible count, for the
-// ordered compaction that follows (compact_scan.comp, compact.comp).
+// mirrors step by step): cull, EWA 2D covariance, conic, radius, SH colour. Every splat's
+// record is written, a culled one as zeros (radius 0), since the depth-sort stage that
+// follows culls by centre only and may hand the raster a splat culled here.
 #extension GL_GOOGLE_include_directive : require
 #include "splat_shared.h"
 layout(local_size_x = SP_PROJECT_WORKGROUP) in;
@@ -11,9 +11,6 @@ layout(std430, binding = SP_BIND_POS) readonly buffer Pos { vec4 pos_opacity[]; 
 layout(std430, binding = SP_BIND_COV) readonly buffer Cov { vec4 cov3d[]; };
 layout(std430, binding = SP_BIND_SH) readonly buffer Sh { uint sh_half[]; };
 layout(std430, binding = SP_BIND_PROJECTED) writeonly buffer Projected { uvec4 projected[]; }; // bits, see splat_shared.h
-layout(std430, binding = SP_BIND_DRAW) buffer Draw { uint draw[]; };
-layout(std430, binding = SP_BIND_DEPTH_KEYS) writeonly buffer DepthKeys { uint depth_keys[]; };
-layout(std430, binding = SP_BIND_GROUP_OFFSETS) writeonly buffer GroupCounts { uint group_counts[]; };
 layout(push_constant) uniform Push { sp_project_push pc; };
 layout(constant_id = 0) const uint SH_WORDS = 1; // uint32 words of SH per splat
 
@@ -56,7 +53,6 @@ vec3 sh_color(uint i, vec3 dir) {
   return max(result + 0.5, vec3(0.0));
 }
 
-shared uint wg_visible, wg_zmin, wg_zmax;
 
 // Returns the camera-space depth of a visible splat (and writes its record), or 0 when it is
 // culled. Comparisons are written as !(pass) like project.c, so NaN culls.
@@ -113,30 +109,8 @@ float project(uint i) {
 void main() {
   uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
   uint i = group * SP_PROJECT_WORKGROUP + gl_LocalInvocationIndex;
-  if (gl_LocalInvocationIndex == 0) {
-    wg_visible = 0u;
-    wg_zmin = 0x7F7FFFFFu;
-    wg_zmax = 0u;
-  }
-  barrier();
-  float z = project(i);
-  // z > 0.2 > 0, so its bits grow with it: ~bits puts the farthest first in ascending order.
-  if (i < pc.count) depth_keys[i] = z > 0.0 ? ~floatBitsToUint(z) : SP_CULLED_KEY;
-  if (z > 0.0) {
-    atomicAdd(wg_visible, 1u);
-    if (pc.key_bits < 32) {
-      atomicMin(wg_zmin, floatBitsToUint(z));
-      atomicMax(wg_zmax, floatBitsToUint(z));
-    }
-  }
-  barrier();
-  if (gl_LocalInvocationIndex == 0) {
-    uint groups = (pc.count + SP_PROJECT_WORKGROUP - 1) / SP_PROJECT_WORKGROUP;
-    if (group < groups) group_counts[group] = wg_visible;
-    // Depth range of the visible splats for quantised keys: one global atomic per workgroup.
-    if (pc.key_bits < 32 && wg_visible != 0u) {
-      atomicMin(draw[SP_DRAW_ZMIN], wg_zmin);
-      atomicMax(draw[SP_DRAW_ZMAX], wg_zmax);
-    }
+  if (i < pc.count && project(i) == 0.0) {
+    projected[2 * i] = uvec4(0u);
+    projected[2 * i + 1] = uvec4(0u);
   }
 }

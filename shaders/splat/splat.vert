@@ -4,7 +4,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "splat_shared.h"
 layout(std430, binding = SP_BIND_PROJECTED) readonly buffer Projected { uvec4 projected[]; }; // bits, see splat_shared.h
-layout(std430, binding = SP_BIND_VALUES) readonly buffer Values { uint sorted_index[]; };
+layout(std430, binding = SP_BIND_INDICES) readonly buffer Indices { uint sorted_index[]; };
 layout(push_constant) uniform Push { sp_raster_push pc; };
 
 layout(location = 0) flat out vec2 out_mean;

@@ -28,7 +28,7 @@ struct sp_project_push {
   SP_VEC4 limits;      /* 1.3 tan_fovx, 1.3 tan_fovy, unused, unused */
   SP_UINT count;       /* splats in the scene */
   SP_UINT sh_degree;   /* SH degree evaluated (<= the scene's) */
-  SP_UINT key_bits;    /* 32: float key; 16 or 24: quantised over the visible depth range */
+  SP_UINT pad;
   SP_UINT size;        /* width | height << 16 */
 };
 
@@ -38,7 +38,8 @@ struct sp_raster_push {
 };
 
 /* Scene buffers (one splat each):
- *   binding 0: vec4 position.xyz, opacity
+ *   binding 0: vec4 position.xyz, opacity (also the depth-sort stage's centres: stride 16,
+ *              opacity culled below 1/255)
  *   binding 1: vec4[2] 3D covariance (xx, xy, xz, yy), (yz, zz, 0, 0)
  *   binding 2: SH coefficients as half floats, `sh_words` uint32 per splat:
  *              coefficient k, channel c at half index k*3 + c
@@ -46,36 +47,23 @@ struct sp_raster_push {
  *   binding 3: uvec4[2] per splat index: float bits of (mean.x, mean.y, conic.x, conic.y),
  *              (conic.z bits, opacity bits, packHalf2x16(r, g), packHalf2x16(b, 0) | radius << 16)
  *              where radius is the integer pixel radius clamped to 65535 (exact: the mean lies
- *              inside the widened frustum, so a 65535-pixel square covers any 16384 image)
- *   binding 4: keys, binding 5: payloads (splat indices): the visible splats, compacted in
- *              splat index order (so a stable sort resolves equal keys by index)
- *   binding 6: draw arguments (VkDrawIndirectCommand; instanceCount is the visible count)
- *   binding 7: per splat index: ~float_bits(view z) of a visible splat, SP_CULLED_KEY when
- *              culled (scratch: the sort's tmp_keys region)
- *   binding 8: per projection workgroup: its visible count, turned in place into the
- *              exclusive prefix sum = where its splats start (scratch: tmp_values region)
- * Passes: project.comp (one thread a splat) -> compact_scan.comp (one workgroup) ->
- * compact.comp (one thread a splat: ordered scatter, key quantisation), then the sort. */
+ *              inside the widened frustum, so a 65535-pixel square covers any 16384 image);
+ *              a culled splat's record is all zeros (radius 0: its quad has no area)
+ * Raster input:
+ *   binding 4: the depth-sort stage's indices, back to front (src/sort/splatsort_depth.h)
+ * Passes: project.comp (one thread a splat), then the depth-sort stage (key pass over the
+ * positions, compaction, sort), then the raster's indirect draw of the stage's visible count. */
 #define SP_BIND_POS 0
 #define SP_BIND_COV 1
 #define SP_BIND_SH 2
 #define SP_BIND_PROJECTED 3
-#define SP_BIND_KEYS 4
-#define SP_BIND_VALUES 5
-#define SP_BIND_DRAW 6
-#define SP_BIND_DEPTH_KEYS 7
-#define SP_BIND_GROUP_OFFSETS 8
-#define SP_BIND_COUNT_OF 9
+#define SP_BIND_INDICES 4
+#define SP_BIND_COUNT_OF 5
 
-/* Depth key of a culled splat. Visible splats have z > 0.2, so ~float_bits(z) <= 0xC1B33332. */
-#define SP_CULLED_KEY 0xFFFFFFFFu
 #define SP_MAX_RADIUS 65535u
 
-/* Draw buffer words: VkDrawIndirectCommand (instanceCount = visible count), then the visible
- * depth range as float bits (positive floats order like their bits). */
+/* Draw buffer words: VkDrawIndirectCommand; the stage writes instanceCount (the visible count). */
 #define SP_DRAW_INSTANCES 1
-#define SP_DRAW_ZMIN 4
-#define SP_DRAW_ZMAX 5
-#define SP_DRAW_WORDS 8
+#define SP_DRAW_WORDS 4
 
 #endif

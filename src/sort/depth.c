@@ -175,7 +175,8 @@ static void compute_barrier(const splatsort_depth *d, VkCommandBuffer cmd) {
 static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const splatsort_depth_info *in,
                         const ds_layout *l, splatsort_buffer values, splatsort_buffer tmp_values, uint32_t bits) {
   VkBuffer sb = in->scratch.buffer;
-  VkDeviceSize so = in->scratch.offset, region = l->region;
+  /* ranges of 4 * max_count bytes: the host's indices buffer may be no larger */
+  VkDeviceSize so = in->scratch.offset, region = 4ull * in->max_count;
   struct ds_push pc = {.count = in->count, .max_count = in->max_count, .stride = in->center_stride / 4,
                        .key_bits = bits, .max_groups_x = d->sorter->dev.max_workgroup_count_x,
                        .margin = in->frustum_margin > 0.0f ? in->frustum_margin : 1.3f, .near = in->near_w};
@@ -236,10 +237,11 @@ VkResult splatsort_depth_cmd_sort(const splatsort_depth *d, VkCommandBuffer cmd,
    * even number of passes and its tmp values after an odd one. */
   VkBuffer sb = in->scratch.buffer;
   VkDeviceSize so = in->scratch.offset;
-  splatsort_buffer mine = {sb, so + l.values, l.region}, host = {in->indices.buffer, in->indices.offset, l.region};
+  VkDeviceSize kv = 4ull * in->max_count;
+  splatsort_buffer mine = {sb, so + l.values, kv}, host = {in->indices.buffer, in->indices.offset, kv};
   splatsort_sort_info si = {.max_count = in->max_count, .count_buffer = {sb, so + l.header + 4 * DS_H_VISIBLE, 4},
-                            .key_bits = bits, .keys = {sb, so + l.keys, l.region},
-                            .tmp_keys = {sb, so + l.tmp_keys, l.region},
+                            .key_bits = bits, .keys = {sb, so + l.keys, kv},
+                            .tmp_keys = {sb, so + l.tmp_keys, kv},
                             .internal = {sb, so + l.internal, mr.internal_size}};
   si.values = host;
   si.tmp_values = mine;

@@ -28,7 +28,7 @@ static void host_free(const VkAllocationCallbacks *a, void *p) {
 }
 
 static void scene_destroy(splat_renderer *r, scene_gpu *s) {
-  ssvk_buffer *bufs[] = {&s->pos, &s->cov, &s->sh, &s->projected, &s->keyvals, &s->internal, &s->draw};
+  ssvk_buffer *bufs[] = {&s->pos, &s->cov, &s->sh, &s->projected, &s->scratch, &s->indices, &s->draw};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
   if (s->project) vkDestroyPipeline(r->vk.device, s->project, r->vk.allocator);
   *s = (scene_gpu){0};
@@ -54,9 +54,8 @@ void splat_renderer_destroy(splat_renderer *r) {
   ssvk_buffer_destroy(&r->vk, &r->readback);
   if (r->queries) vkDestroyQueryPool(d, r->queries, a);
   if (r->upload_pool) vkDestroyCommandPool(d, r->upload_pool, a);
-  VkPipeline pipelines[] = {r->raster, r->compact_scan, r->compact};
-  for (int i = 0; i < 3; i++)
-    if (pipelines[i]) vkDestroyPipeline(d, pipelines[i], a);
+  if (r->raster) vkDestroyPipeline(d, r->raster, a);
+  for (uint32_t i = 0; i < SPLAT_MAX_SORTERS; i++) splatsort_depth_destroy(r->stages[i]);
   if (r->raster_layout) vkDestroyPipelineLayout(d, r->raster_layout, a);
   if (r->compute_layout) vkDestroyPipelineLayout(d, r->compute_layout, a);
   if (r->raster_set_layout) vkDestroyDescriptorSetLayout(d, r->raster_set_layout, a);
@@ -91,14 +90,6 @@ static VkResult create_pipelines(splat_renderer *r) {
     res = ssvk_push_layout(&r->vk, SP_BIND_COUNT_OF, VK_SHADER_STAGE_VERTEX_BIT, sizeof(struct sp_raster_push),
                            VK_SHADER_STAGE_VERTEX_BIT, "splat raster", &r->raster_set_layout, &r->raster_layout);
   if (res != VK_SUCCESS) return res;
-  ssvk_compute_desc cd = {.code = splat_spv_compact_scan_comp, .code_size = splat_spv_compact_scan_comp_size,
-                          .layout = r->compute_layout, .name = "splat compact scan"};
-  res = ssvk_compute_pipeline(&r->vk, &cd, &r->compact_scan);
-  if (res != VK_SUCCESS) return res;
-  cd = (ssvk_compute_desc){.code = splat_spv_compact_comp, .code_size = splat_spv_compact_comp_size,
-                           .layout = r->compute_layout, .name = "splat compact"};
-  res = ssvk_compute_pipeline(&r->vk, &cd, &r->compact);
-  if (res != VK_SUCCESS) return res;
   /* premultiplied "over", back to front */
   ssvk_graphics_desc gd = {.vert = splat_spv_splat_vert, .vert_size = splat_spv_splat_vert_size,
                            .frag = splat_spv_splat_frag, .frag_size = splat_spv_splat_frag_size,
@@ -130,6 +121,14 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
   VkResult res = create_pipelines(r);
+  for (uint32_t i = 0; i < r->sorter_count && res == VK_SUCCESS; i++) {
+    splatsort_depth_create_info dci = {.sorter = r->sorters[i], .pipeline_cache = info->pipeline_cache,
+                                       .allocator = info->allocator, .log = info->log, .log_user = info->log_user,
+                                       .flags = info->flags & SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT
+                                                    ? SPLATSORT_CREATE_DEBUG_UTILS_BIT
+                                                    : 0};
+    res = splatsort_depth_create(&dci, &r->stages[i]);
+  }
   VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT, .queueFamilyIndex = r->queue_family};
   if (res == VK_SUCCESS) res = vkCreateCommandPool(r->vk.device, &cpi, r->vk.allocator, &r->upload_pool);
@@ -148,14 +147,15 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   return VK_SUCCESS;
 }
 
-static const splatsort *find_sorter(const splat_renderer *r, splatsort_algorithm a) {
-  if (a == SPLATSORT_ALGORITHM_AUTO) return r->sorter_count ? r->sorters[0] : NULL;
+/* The index of the sorter (and stage) for an algorithm, or -1. */
+static int find_sorter(const splat_renderer *r, splatsort_algorithm a) {
+  if (a == SPLATSORT_ALGORITHM_AUTO) return r->sorter_count ? 0 : -1;
   for (uint32_t i = 0; i < r->sorter_count; i++)
-    if (splatsort_get_algorithm(r->sorters[i]) == a) return r->sorters[i];
-  return NULL;
+    if (splatsort_get_algorithm(r->sorters[i]) == a) return (int)i;
+  return -1;
 }
 
-int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm a) { return r && find_sorter(r, a); }
+int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm a) { return r && find_sorter(r, a) >= 0; }
 
 uint32_t splat_renderer_scene_count(const splat_renderer *r) { return r ? r->scene.count : 0; }
 
@@ -253,33 +253,30 @@ static VkResult upload(splat_renderer *r, scene_gpu *s, const scene_arrays *a) {
   return res;
 }
 
-/* The largest of the sorters' memory requirements for n pairs. */
-static VkResult sort_requirements(const splat_renderer *r, uint32_t n, splatsort_memory_requirements *out) {
-  *out = (splatsort_memory_requirements){.alignment = 4};
+/* The largest of the stages' memory requirements for n splats. */
+static VkResult stage_requirements(const splat_renderer *r, uint32_t n, splatsort_depth_memory_requirements *out) {
+  *out = (splatsort_depth_memory_requirements){.alignment = 4};
   for (uint32_t i = 0; i < r->sorter_count; i++) {
-    splatsort_memory_requirements m;
+    splatsort_depth_memory_requirements m;
     if (n > splatsort_max_count(r->sorters[i])) {
       rlog(r, "%u splats is above this device's sort maximum %u", n, splatsort_max_count(r->sorters[i]));
       return VK_ERROR_OUT_OF_DEVICE_MEMORY;
     }
-    VkResult res = splatsort_get_memory_requirements(r->sorters[i], n, &m);
+    VkResult res = splatsort_depth_get_memory_requirements(r->stages[i], n, &m);
     if (res != VK_SUCCESS) return res;
-    if (m.alignment > out->alignment) out->alignment = m.alignment;
-    if (m.keyval_size > out->keyval_size) out->keyval_size = m.keyval_size;
-    if (m.internal_size > out->internal_size) out->internal_size = m.internal_size;
-    out->keyval_usage |= m.keyval_usage;
-    out->internal_usage |= m.internal_usage;
-    out->count_usage |= m.count_usage;
+    if (m.scratch_size > out->scratch_size) out->scratch_size = m.scratch_size;
+    if (m.indices_size > out->indices_size) out->indices_size = m.indices_size;
+    out->scratch_usage |= m.scratch_usage;
+    out->indices_usage |= m.indices_usage;
   }
   return VK_SUCCESS;
 }
 
 static VkResult create_scene_buffers(splat_renderer *r, scene_gpu *s) {
   uint32_t n = s->count;
-  splatsort_memory_requirements mq;
-  VkResult res = sort_requirements(r, n, &mq);
+  splatsort_depth_memory_requirements mq;
+  VkResult res = stage_requirements(r, n, &mq);
   if (res != VK_SUCCESS) return res;
-  s->region = ssvk_align(mq.keyval_size, mq.alignment);
   const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, dst = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   const VkBufferUsageFlags x = r->extra_usage;
   struct {
@@ -292,10 +289,10 @@ static VkResult create_scene_buffers(splat_renderer *r, scene_gpu *s) {
       {&s->cov, 32ull * n, st | dst, "splat covariances"},
       {&s->sh, 4ull * s->sh_words * n, st | dst, "splat SH"},
       {&s->projected, 32ull * n, st | x, "splat projected"},
-      {&s->keyvals, 4 * s->region, st | mq.keyval_usage | x, "splat sort keys/values"},
-      {&s->internal, mq.internal_size, mq.internal_usage, "splat sort internal"},
-      {&s->draw, 4 * SP_DRAW_WORDS, st | dst | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                        mq.count_usage | x, "splat draw"},
+      {&s->scratch, mq.scratch_size, mq.scratch_usage | x, "splat depth-sort scratch"},
+      {&s->indices, mq.indices_size, mq.indices_usage | x, "splat sorted indices"},
+      {&s->draw, 4 * SP_DRAW_WORDS, st | dst | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | x,
+       "splat draw"},
   };
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs && res == VK_SUCCESS; i++)
     res = ssvk_buffer_create(&r->vk, bufs[i].size, bufs[i].usage, false, false, bufs[i].name, bufs[i].b);
@@ -392,36 +389,34 @@ static void timestamp(splat_renderer *r, VkCommandBuffer cmd, uint32_t slot, uin
   vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, slot * TS_COUNT + which);
 }
 
-/* Checks a frame and picks its sorter; NULL (with a log message) when it cannot be rendered. */
-static const splatsort *check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bits) {
+/* Checks a frame and picks its sorter's index; -1 (with a log message) when it cannot be
+ * rendered. */
+static int check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bits) {
   const splat_camera *cam = f->camera;
   if (key_bits != 16 && key_bits != 24 && key_bits != 32) {
     rlog(r, "key_bits must be 16, 24 or 32 (got %u)", key_bits);
-    return NULL;
+    return -1;
   }
   if (cam->width == 0 || cam->height == 0 || cam->width > 16384 || cam->height > 16384) {
     rlog(r, "image size %ux%u is outside 1..16384", cam->width, cam->height);
-    return NULL;
+    return -1;
   }
   if (!r->scene.count) {
     rlog(r, "no scene loaded");
-    return NULL;
+    return -1;
   }
-  const splatsort *sorter = find_sorter(r, f->sort);
-  if (!sorter) rlog(r, "no %s sorter was given to the renderer", splatsort_algorithm_name(f->sort));
-  return sorter;
+  int k = find_sorter(r, f->sort);
+  if (k < 0) rlog(r, "no %s sorter was given to the renderer", splatsort_algorithm_name(f->sort));
+  return k;
 }
 
-/* Projection, then the ordered compaction of the visible splats into the sort input; the
- * per-splat depth keys and per-workgroup counts live in the sort's tmp regions, which the
- * sort only uses after them. */
-static void record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, uint32_t key_bits) {
+/* Projection of every splat (a culled one's record zeroed), and the draw arguments reset for
+ * the stage to fill in the visible count. */
+static void record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
   const splat_camera *cam = f->camera;
   scene_gpu *s = &r->scene;
-  uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0, 0x7F7FFFFFu, 0, 0, 0};
+  uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0};
   vkCmdUpdateBuffer(cmd, s->draw.buffer, 0, sizeof draw_init, draw_init);
-  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   struct sp_project_push pc;
   memcpy(pc.view.m, cam->view, sizeof pc.view.m);
   pc.campos = (sp_vec4){{cam->position[0], cam->position[1], cam->position[2], 0}};
@@ -430,49 +425,48 @@ static void record_projection(splat_renderer *r, VkCommandBuffer cmd, const spla
                          SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovy(cam), 0, 0}};
   pc.count = s->count;
   pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > s->sh_degree ? s->sh_degree : (uint32_t)f->sh_degree;
-  pc.key_bits = key_bits;
+  pc.pad = 0;
   pc.size = cam->width | cam->height << 16;
   VkDescriptorBufferInfo bi[SP_BIND_COUNT_OF] = {
       [SP_BIND_POS] = {s->pos.buffer, 0, VK_WHOLE_SIZE},
       [SP_BIND_COV] = {s->cov.buffer, 0, VK_WHOLE_SIZE},
       [SP_BIND_SH] = {s->sh.buffer, 0, VK_WHOLE_SIZE},
       [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
-      [SP_BIND_KEYS] = {s->keyvals.buffer, 0, s->region},
-      [SP_BIND_VALUES] = {s->keyvals.buffer, s->region, s->region},
-      [SP_BIND_DRAW] = {s->draw.buffer, 0, VK_WHOLE_SIZE},
-      [SP_BIND_DEPTH_KEYS] = {s->keyvals.buffer, 2 * s->region, s->region},
-      [SP_BIND_GROUP_OFFSETS] = {s->keyvals.buffer, 3 * s->region, s->region},
   };
-  const VkPipelineStageFlags cs = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-  const VkAccessFlags rw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
   ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BIND_COUNT_OF);
   vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->project);
   dispatch_1d(r, cmd, s->count);
-  ssvk_memory_barrier(&r->vk, cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compact_scan);
-  vkCmdDispatch(cmd, 1, 1, 1);
-  ssvk_memory_barrier(&r->vk, cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compact);
-  dispatch_1d(r, cmd, s->count);
-  ssvk_memory_barrier(&r->vk, cmd, cs, VK_ACCESS_SHADER_WRITE_BIT, cs, rw);
+  /* the stage writes the draw's instanceCount after the reset above */
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
 }
 
-/* The sort; its count is the visible count the projection appended, read on the GPU. */
-static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, const splatsort *sorter, uint32_t key_bits,
+/* The culling matrix the stage gets: a centred projection from the camera's focal lengths, so
+ * that |x|, |y| <= 1.3 w is exactly the reference's |x/z| <= 1.3 tan(fov) test (whatever the
+ * principal point), and clip w = the camera-space z the projection uses. Column-major. */
+static void culling_view_proj(const splat_camera *cam, float vp[16]) {
+  const float sx = 2.0f * cam->fx / (float)cam->width, sy = 2.0f * cam->fy / (float)cam->height;
+  for (int c = 0; c < 4; c++) {
+    vp[c * 4 + 0] = sx * cam->view[c * 4 + 0];
+    vp[c * 4 + 1] = sy * cam->view[c * 4 + 1];
+    vp[c * 4 + 2] = 0.0f;
+    vp[c * 4 + 3] = cam->view[c * 4 + 2];
+  }
+}
+
+/* The depth-sort stage over the positions: cull by centre (near, frustum margin, opacity),
+ * keys, compaction, sort; the visible count lands in the draw's instanceCount. */
+static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, const splat_frame *f, uint32_t key_bits,
                             splatsort_result *sorted) {
   scene_gpu *s = &r->scene;
-  splatsort_sort_info si = {
-      .max_count = s->count,
-      .count_buffer = {s->draw.buffer, 4 * SP_DRAW_INSTANCES, 4},
-      .key_bits = key_bits,
-      .keys = {s->keyvals.buffer, 0, s->region},
-      .values = {s->keyvals.buffer, s->region, s->region},
-      .tmp_keys = {s->keyvals.buffer, 2 * s->region, s->region},
-      .tmp_values = {s->keyvals.buffer, 3 * s->region, s->region},
-      .internal = {s->internal.buffer, 0, s->internal.size},
-  };
-  VkResult res = splatsort_cmd_sort(sorter, cmd, &si, sorted);
+  splatsort_depth_info di = {
+      .max_count = s->count, .count = s->count, .centers = {s->pos.buffer, 0, s->pos.size}, .center_stride = 16,
+      .opacity_cull = 1, .frustum_margin = SPLAT_FRUSTUM_MARGIN, .near_w = SPLAT_NEAR_Z, .key_bits = key_bits,
+      .scratch = {s->scratch.buffer, 0, s->scratch.size}, .indices = {s->indices.buffer, 0, s->indices.size},
+      .draw_count = {s->draw.buffer, 4 * SP_DRAW_INSTANCES, 4}};
+  culling_view_proj(f->camera, di.view_proj);
+  VkResult res = splatsort_depth_cmd_sort(r->stages[k], cmd, &di, sorted);
   if (res != VK_SUCCESS) return res;
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT |
@@ -494,7 +488,7 @@ static void record_raster(splat_renderer *r, VkCommandBuffer cmd, const splat_fr
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster);
   VkDescriptorBufferInfo rb[SP_BIND_COUNT_OF] = {
       [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
-      [SP_BIND_VALUES] = {sorted->values.buffer, sorted->values.offset, s->region},
+      [SP_BIND_INDICES] = {sorted->values.buffer, sorted->values.offset, VK_WHOLE_SIZE},
   };
   ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster_layout, rb, SP_BIND_COUNT_OF);
   struct sp_raster_push rp = {{{(float)cam->width, (float)cam->height, 1.0f / cam->width, 1.0f / cam->height}}};
@@ -509,10 +503,10 @@ static void record_raster(splat_renderer *r, VkCommandBuffer cmd, const splat_fr
 VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
   if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
   uint32_t key_bits = f->key_bits ? f->key_bits : 32;
-  const splatsort *sorter = check_frame(r, f, key_bits);
-  if (!sorter) return f->sort != SPLATSORT_ALGORITHM_AUTO && r->scene.count && !find_sorter(r, f->sort)
-                          ? VK_ERROR_FEATURE_NOT_PRESENT
-                          : VK_ERROR_VALIDATION_FAILED_EXT;
+  int k = check_frame(r, f, key_bits);
+  if (k < 0) return f->sort != SPLATSORT_ALGORITHM_AUTO && r->scene.count && find_sorter(r, f->sort) < 0
+                        ? VK_ERROR_FEATURE_NOT_PRESENT
+                        : VK_ERROR_VALIDATION_FAILED_EXT;
   VkResult res = ensure_target(r, f->camera->width, f->camera->height);
   if (res != VK_SUCCESS) return res;
   ssvk_label_begin(&r->vk, cmd, "splat frame");
@@ -526,10 +520,10 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
                       VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
   vkCmdResetQueryPool(cmd, r->queries, f->slot * TS_COUNT, TS_COUNT);
   timestamp(r, cmd, f->slot, TS_START);
-  record_projection(r, cmd, f, key_bits);
+  record_projection(r, cmd, f);
   timestamp(r, cmd, f->slot, TS_PROJECTED);
   splatsort_result sorted;
-  res = record_sort(r, cmd, sorter, key_bits, &sorted);
+  res = record_sort(r, cmd, k, f, key_bits, &sorted);
   if (res != VK_SUCCESS) {
     ssvk_label_end(&r->vk, cmd);
     return res;
@@ -546,7 +540,7 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
   r->recorded[f->slot] = true;
   r->last_sorted = sorted;
   r->slot_bits[f->slot] = key_bits;
-  r->slot_sort[f->slot] = splatsort_get_algorithm(sorter);
+  r->slot_sort[f->slot] = splatsort_get_algorithm(r->sorters[k]);
   return VK_SUCCESS;
 }
 

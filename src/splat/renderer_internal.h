@@ -4,6 +4,7 @@
 #define SPLAT_RENDERER_INTERNAL_H
 
 #include "renderer.h"
+#include "splatsort_depth.h"
 #include "ssvk.h"
 
 #include <stdbool.h>
@@ -13,8 +14,7 @@ enum { TS_START, TS_PROJECTED, TS_SORTED, TS_RASTERED, TS_COUNT };
 /* Everything that depends on the scene: replaced as a whole by set_scene. */
 typedef struct scene_gpu {
   uint32_t count, sh_degree, sh_words;
-  ssvk_buffer pos, cov, sh, projected, keyvals, internal, draw;
-  VkDeviceSize region; /* bytes per key/value region in keyvals */
+  ssvk_buffer pos, cov, sh, projected, scratch, indices, draw; /* scratch, indices: the stage's */
   VkPipeline project;  /* specialised for sh_words */
 } scene_gpu;
 
@@ -26,10 +26,11 @@ struct splat_renderer {
   uint32_t slots;
 
   const splatsort *sorters[SPLAT_MAX_SORTERS]; /* the host's */
+  splatsort_depth *stages[SPLAT_MAX_SORTERS];  /* the depth-sort stage on each */
   uint32_t sorter_count;
   VkDescriptorSetLayout set_layout, raster_set_layout;
   VkPipelineLayout compute_layout, raster_layout;
-  VkPipeline compact_scan, compact, raster;
+  VkPipeline raster;
   VkCommandPool upload_pool;
   VkBufferUsageFlags extra_usage; /* tests/renderer_debug.c adds TRANSFER_SRC to read back */
 
@@ -45,7 +46,7 @@ struct splat_renderer {
   bool recorded[SPLAT_MAX_FRAME_SLOTS];
   uint32_t slot_bits[SPLAT_MAX_FRAME_SLOTS];
   splatsort_algorithm slot_sort[SPLAT_MAX_FRAME_SLOTS];
-  splatsort_result last_sorted; /* where the last recorded frame's sorted pairs are */
+  splatsort_result last_sorted; /* where the last recorded frame's sorted keys and indices are */
 };
 
 #endif

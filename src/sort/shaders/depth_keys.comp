@@ -26,7 +26,9 @@ float visible_w(uint i) {
   uint at = i * pc.stride;
   vec4 p = vec4(uintBitsToFloat(centers[at]), uintBitsToFloat(centers[at + 1]), uintBitsToFloat(centers[at + 2]), 1.0);
   if ((pc.flags & DS_FLAG_OPACITY_CULL) != 0 && !(uintBitsToFloat(centers[at + 3]) >= 1.0 / 255.0)) return 0.0;
-  vec4 clip = pc.view_proj * p;
+  // Column by column without fused multiply-adds (precise): a host that computes its own view
+  // depth in this order (as the splat renderer's projection does) gets bit-identical keys.
+  precise vec4 clip = pc.view_proj[0] * p.x + pc.view_proj[1] * p.y + pc.view_proj[2] * p.z + pc.view_proj[3];
   float lim = pc.margin * clip.w;
   bool inside = clip.w > pc.near && abs(clip.x) <= lim && abs(clip.y) <= lim; // false for NaN
   return inside ? clip.w : 0.0;
