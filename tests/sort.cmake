@@ -14,3 +14,7 @@ splatsort_lavapipe_test(sort_api COMMAND test_sort_api)
 splatsort_test(sortbench_lavapipe GPU TIMEOUT 900 COMMAND sortbench --n 1M --algo quaternary --runs 2 --warmup 1)
 # The large suite (32M elements: the scan's level boundaries) takes minutes on lavapipe, whose
 # storage range also stops at 2^27 bytes: it is run on the GPU machine (README, "Benchmarks").
+
+# stagebench: the depth-sort stage's time (key pass and sort); a small run so it keeps working.
+splatsort_test_executable(stagebench SOURCES bench/stagebench.c LIBS sort_testlib m)
+splatsort_test(stagebench_lavapipe GPU TIMEOUT 300 COMMAND stagebench --n 20000 --algo all --key-bits 32,16 --runs 2)

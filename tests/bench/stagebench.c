@@ -1,0 +1,145 @@
+/* stagebench: GPU time of the depth-sort stage (splatsort_depth.h) on N splat centres, split
+ * into the key pass (cull, keys, compaction) and the sort, medians of --runs timed runs after a
+ * warm-up, GPU timestamps. The centres are random points in front of a camera, all visible; the
+ * visible count the stage writes is checked against N.
+ *
+ * usage: stagebench [--n 1M,6M] [--algo quaternary,onesweep|all] [--key-bits 32,16] [--runs 30] */
+#include "sort_harness.h"
+#include "splatsort_depth.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, uint32_t n) {
+  qsort(v, n, sizeof *v, cmp_double);
+  return n ? v[n / 2] : 0.0;
+}
+
+/* Column-major: clip = (1.5 x, 1.5 y, 0, z + 5) of a camera at z = -5 looking down +z. */
+static void view_proj(float m[16]) {
+  memset(m, 0, 16 * sizeof(float));
+  m[0] = 1.5f, m[5] = 1.5f, m[11] = 1.0f, m[15] = 5.0f;
+}
+
+/* One size, one sorter: returns false when the visible count is wrong. */
+static bool bench(vkh_context *ctx, const splatsort *sorter, uint32_t n, uint32_t bits, uint32_t runs) {
+  splatsort_depth_create_info dci = {.sorter = sorter, .flags = vkh_sort_flags(ctx), .log = vkh_sort_log};
+  splatsort_depth *stage;
+  VK_CHECK(splatsort_depth_create(&dci, &stage));
+  splatsort_depth_memory_requirements mr;
+  VK_CHECK(splatsort_depth_get_memory_requirements(stage, n, &mr));
+  vkh_buffer centres = vkh_buffer_create(ctx, 16ull * n, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, false, "centres");
+  vkh_buffer scratch = vkh_buffer_create(ctx, mr.scratch_size, mr.scratch_usage, false, "scratch");
+  vkh_buffer indices = vkh_buffer_create(ctx, mr.indices_size, mr.indices_usage, false, "indices");
+  vkh_buffer draw = vkh_buffer_create(ctx, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, "draw");
+  float *c = malloc(16ull * n);
+  uint64_t st = 7;
+  for (uint32_t i = 0; i < n; i++) {
+    float z = (float)(splitmix64(&st) % 1000000) / 1e5f + 1.0f; /* 1..11 in front: w = z + 5 */
+    float r = 0.6f * (z + 5.0f);                                 /* inside |1.5 x| <= w */
+    c[4 * i] = ((float)(splitmix64(&st) % 2000001) / 1e6f - 1.0f) * r / 1.5f;
+    c[4 * i + 1] = ((float)(splitmix64(&st) % 2000001) / 1e6f - 1.0f) * r / 1.5f;
+    c[4 * i + 2] = z, c[4 * i + 3] = 0.5f;
+  }
+  vkh_buffer_write(ctx, &centres, 0, c, 16ull * n);
+  free(c);
+  uint32_t tc = splatsort_depth_timestamp_count(stage, bits);
+  VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                               .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = tc * runs};
+  VkQueryPool pool;
+  VK_CHECK(vkCreateQueryPool(ctx->device, &qpi, NULL, &pool));
+  splatsort_depth_info di = {.max_count = n, .count = n, .centers = {centres.buffer, 0, centres.size},
+                             .center_stride = 16, .opacity_cull = 1, .near_w = 0.2f, .key_bits = bits,
+                             .scratch = {scratch.buffer, 0, mr.scratch_size},
+                             .indices = {indices.buffer, 0, mr.indices_size}, .draw_count = {draw.buffer, 4, 4}};
+  view_proj(di.view_proj);
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+  for (int timed = 0; timed < 2; timed++) { /* a warm-up submission, then the timed one */
+    VkCommandBuffer cmd = vkh_begin(ctx);
+    for (uint32_t r = 0; r < runs; r++) {
+      di.query_pool = timed ? pool : VK_NULL_HANDLE;
+      di.first_query = r * tc;
+      VK_CHECK(splatsort_depth_cmd_sort(stage, cmd, &di, NULL));
+      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb,
+                           0, NULL, 0, NULL);
+    }
+    vkh_submit_wait(ctx, cmd);
+  }
+  uint64_t *ts = malloc(sizeof(uint64_t) * tc * runs);
+  VK_CHECK(vkGetQueryPoolResults(ctx->device, pool, 0, tc * runs, sizeof(uint64_t) * tc * runs, ts, 8,
+                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  double period = ctx->props.limits.timestampPeriod * 1e-6;
+  double *total = malloc(sizeof(double) * runs * 3), *keys = total + runs, *sort = keys + runs;
+  for (uint32_t r = 0; r < runs; r++) {
+    const uint64_t *t = ts + (size_t)r * tc;
+    total[r] = (double)(t[tc - 1] - t[0]) * period;
+    keys[r] = (double)(t[1] - t[0]) * period;
+    sort[r] = (double)(t[tc - 1] - t[1]) * period;
+  }
+  uint32_t visible = ((const uint32_t *)draw.mapped)[1];
+  printf("%10u  %-10s  %4u  %9.4f  %9.4f  %9.4f  %9.1f  %s\n", n,
+         splatsort_algorithm_name(splatsort_get_algorithm(sorter)), bits, median(total, runs), median(keys, runs),
+         median(sort, runs), n / (median(total, runs) * 1e3), visible == n ? "yes" : "NO");
+  free(total);
+  free(ts);
+  vkDestroyQueryPool(ctx->device, pool, NULL);
+  vkh_buffer *bufs[] = {&centres, &scratch, &indices, &draw};
+  for (int i = 0; i < 4; i++) vkh_buffer_destroy(ctx, bufs[i]);
+  splatsort_depth_destroy(stage);
+  return visible == n;
+}
+
+int main(int argc, char **argv) {
+  uint32_t sizes[16] = {1u << 20}, nsizes = 1, bits[4] = {32}, nbits = 1, runs = 30;
+  int want[3] = {0, 1, 1}; /* by splatsort_algorithm: quaternary, onesweep */
+  static const struct option opts[] = {{"n", required_argument, NULL, 'n'},
+                                       {"algo", required_argument, NULL, 'a'},
+                                       {"key-bits", required_argument, NULL, 'b'},
+                                       {"runs", required_argument, NULL, 'r'},
+                                       {NULL, 0, NULL, 0}};
+  for (int ch; (ch = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
+    bool ok = true;
+    if (ch == 'n') ok = (nsizes = parse_size_list(optarg, sizes, 16)) > 0;
+    else if (ch == 'b') ok = (nbits = parse_size_list(optarg, bits, 4)) > 0;
+    else if (ch == 'r') ok = (runs = (uint32_t)strtoul(optarg, NULL, 10)) >= 1 && runs <= 1000;
+    else if (ch == 'a') {
+      want[1] = strstr(optarg, "quaternary") || !strcmp(optarg, "all");
+      want[2] = strstr(optarg, "onesweep") || !strcmp(optarg, "all");
+      ok = want[1] || want[2];
+    } else ok = false;
+    for (uint32_t b = 0; b < nbits && ok; b++) ok = bits[b] >= 16 && bits[b] <= 32;
+    if (!ok) {
+      fprintf(stderr, "usage: stagebench [--n 1M,6M] [--algo quaternary,onesweep|all] [--key-bits 32,16 (16..32)] "
+                      "[--runs 1..1000]\n");
+      return 2;
+    }
+  }
+  vkh_context ctx;
+  vkh_options vo = vkh_default_options(false);
+  vkh_init(&ctx, &vo);
+  printf("device: %s; medians of %u runs, ms\n", ctx.props.deviceName, runs);
+  printf("%10s  %-10s  %4s  %9s  %9s  %9s  %9s  %s\n", "N", "sorter", "bits", "stage", "keys", "sort", "Msplats/s",
+         "count ok");
+  bool ok = true;
+  for (int a = 1; a <= 2; a++) {
+    if (!want[a]) continue;
+    splatsort *sorter = sort_create_or_die(&ctx, (splatsort_algorithm)a, 0);
+    for (uint32_t s = 0; s < nsizes; s++)
+      for (uint32_t b = 0; b < nbits; b++) ok &= bench(&ctx, sorter, sizes[s], bits[b], runs);
+    splatsort_destroy(sorter);
+  }
+  vkh_destroy(&ctx);
+  if (ctx.validation_messages) {
+    fprintf(stderr, "stagebench: %u validation messages\n", ctx.validation_messages);
+    return 1;
+  }
+  return ok ? 0 : 1;
+}
