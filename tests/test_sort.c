@@ -18,6 +18,7 @@ typedef struct sort_case {
   bool indirect;
   uint32_t indirect_value; /* what the count buffer holds (may exceed max_count) */
   uint32_t pad_units;
+  bool keys_only;      /* no value buffers: only the keys are sorted, value regions untouched */
 } sort_case;
 
 static vkh_context ctx;
@@ -48,6 +49,7 @@ static bool run_case(const sort_case *c, uint64_t seed) {
   splatsort_sort_info info = b.info;
   info.key_bits = c->key_bits;
   info.count = n;
+  if (c->keys_only) info.values = info.tmp_values = (splatsort_buffer){0};
   const uint32_t count_word = 3; /* 12 bytes in: a multiple of 4, not of the storage alignment */
   if (c->indirect) {
     ((uint32_t *)b.count.mapped)[count_word] = c->indirect_value;
@@ -81,6 +83,7 @@ static bool run_case(const sort_case *c, uint64_t seed) {
   }
   const uint32_t *gk = (const uint32_t *)((char *)b.keyvals.mapped + where.keys.offset);
   const uint32_t *gv = (const uint32_t *)((char *)b.keyvals.mapped + where.values.offset);
+  if (c->keys_only) gv = ref_v; /* only the keys are compared; the value regions are checked below */
   for (uint32_t i = 0; ok && i < n; i++) {
     if (gk[i] != ref_k[i] || gv[i] != ref_v[i]) {
       ok = false;
@@ -88,9 +91,22 @@ static bool run_case(const sort_case *c, uint64_t seed) {
                ref_v[i]);
     }
   }
-  /* nothing beyond n in any region, and nothing in the padding, may change */
+  /* nothing beyond n in any region, and nothing in the padding, may change; a keys-only sort
+   * leaves the value regions (1: values, 3: tmp values) as they were, apart from the input */
   for (uint32_t r = 0; ok && r < 4; r++) {
     const uint32_t *reg = (const uint32_t *)((char *)b.keyvals.mapped + sort_region(&b, r));
+    if (c->keys_only && r == 3)
+      for (uint32_t i = 0; ok && i < n; i++)
+        if (reg[i] != SENTINEL) {
+          ok = false;
+          snprintf(why, sizeof why, "keys-only sort wrote tmp value %u", i);
+        }
+    if (c->keys_only && r == 1)
+      for (uint32_t i = 0; ok && i < n; i++)
+        if (reg[i] != vals[i]) {
+          ok = false;
+          snprintf(why, sizeof why, "keys-only sort wrote value %u", i);
+        }
     for (uint32_t i = n; ok && i < b.region / 4; i++)
       if (reg[i] != SENTINEL) {
         ok = false;
@@ -118,8 +134,9 @@ static bool run_case(const sort_case *c, uint64_t seed) {
     snprintf(why, sizeof why, "%u validation messages", ctx.validation_messages - before);
   }
   vkDestroyQueryPool(ctx.device, pool, NULL);
-  printf("%s n=%u max=%u dist=%s bits=%u %s pad=%u seed=%llu%s%s\n", ok ? "ok  " : "FAIL", n, c->max_count,
-         key_dist_name(c->dist), c->key_bits, c->indirect ? "indirect" : "direct", c->pad_units,
+  printf("%s n=%u max=%u dist=%s bits=%u %s%s pad=%u seed=%llu%s%s\n", ok ? "ok  " : "FAIL", n, c->max_count,
+         key_dist_name(c->dist), c->key_bits, c->indirect ? "indirect" : "direct", c->keys_only ? " keys-only" : "",
+         c->pad_units,
          (unsigned long long)seed, ok ? "" : ": ", why);
   fflush(stdout);
   if (ok) passed++;
@@ -171,6 +188,13 @@ static void suite_quick(void) {
   run_indirect(66000, 140000, 3);
   run_padded(3000, 5000, 3, 32);
   run_padded(70000, 70001, 1, 24);
+  /* keys only (no value buffers): every pass parity, a partial last digit */
+  static const uint32_t keys_only[][2] = {{0, 32}, {1, 32}, {513, 32}, {70001, 32}, {70001, 24}, {10007, 13}};
+  for (size_t i = 0; i < sizeof keys_only / sizeof *keys_only; i++) {
+    sort_case c = {.n = keys_only[i][0], .max_count = keys_only[i][0] ? keys_only[i][0] : 1, .dist = DIST_FEW_UNIQUE,
+                   .key_bits = keys_only[i][1], .keys_only = true};
+    run_case(&c, base_seed + 31337 * (i + 1));
+  }
 }
 
 static void suite_full(void) {

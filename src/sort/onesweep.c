@@ -204,6 +204,7 @@ static void os_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_s
       .hist_min_keys = OS_HIST_MIN_KEYS,
       .hist_max_groups = OS_HIST_MAX_GROUPS,
       .max_groups_x = s->max_groups_x,
+      .keys_only = info->values.buffer == VK_NULL_HANDLE,
   };
   VkDeviceSize args = info->internal.offset;
 

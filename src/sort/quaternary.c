@@ -84,6 +84,7 @@ static void q_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_so
       .max_count = info->max_count,
       .levels = levels,
       .max_groups_x = s->max_groups_x,
+      .keys_only = info->values.buffer == VK_NULL_HANDLE,
   };
   ss_bind(s, cmd, s->pipelines[Q_SETUP], info, 0);
   ss_push(s, cmd, &pc, sizeof pc);

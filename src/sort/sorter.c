@@ -398,10 +398,17 @@ VkResult splatsort_cmd_sort(const splatsort *s, VkCommandBuffer cmd, const splat
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
   VkDeviceSize align = s->dev.storage_alignment, kv = 4ull * info->max_count;
+  bool keys_only = !info->values.buffer && !info->tmp_values.buffer;
+  if (!keys_only && (!info->values.buffer || !info->tmp_values.buffer)) {
+    ss_log(s, "splatsort_cmd_sort: %s.buffer is VK_NULL_HANDLE (a keys-only sort leaves out both values and "
+              "tmp_values)", info->values.buffer ? "tmp_values" : "values");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   if ((indirect && !check_buffer(s, info->count_buffer, "count_buffer", 4, 4)) ||
-      !check_buffer(s, info->keys, "keys", align, kv) || !check_buffer(s, info->values, "values", align, kv) ||
+      !check_buffer(s, info->keys, "keys", align, kv) ||
+      (!keys_only && !check_buffer(s, info->values, "values", align, kv)) ||
       !check_buffer(s, info->tmp_keys, "tmp_keys", align, kv) ||
-      !check_buffer(s, info->tmp_values, "tmp_values", align, kv) ||
+      (!keys_only && !check_buffer(s, info->tmp_values, "tmp_values", align, kv)) ||
       !check_buffer(s, info->internal, "internal", align, s->ops->internal_size(s, info->max_count)))
     return VK_ERROR_VALIDATION_FAILED_EXT;
 
@@ -431,6 +438,7 @@ void ss_bind(const splatsort *s, VkCommandBuffer cmd, VkPipeline pipeline, const
   bool odd = pass & 1u;
   splatsort_buffer kin = odd ? info->tmp_keys : info->keys, vin = odd ? info->tmp_values : info->values;
   splatsort_buffer kout = odd ? info->keys : info->tmp_keys, vout = odd ? info->values : info->tmp_values;
+  if (!info->values.buffer) vin = kin, vout = kout; /* keys only: bound, never accessed */
   VkDescriptorBufferInfo bi[SS_BIND_COUNT_OF] = {
       [SS_BIND_KEYS_IN] = {kin.buffer, kin.offset, kv},
       [SS_BIND_VALUES_IN] = {vin.buffer, vin.offset, kv},

@@ -255,7 +255,7 @@ typedef struct splatsort_sort_info {
   uint32_t key_bits;
   /* keys, values, tmp_*: offsets multiples of `alignment`, size >= 4 * max_count bytes */
   splatsort_buffer keys;          /* in: keys to sort */
-  splatsort_buffer values;        /* in: payloads */
+  splatsort_buffer values;        /* in: payloads; VK_NULL_HANDLE with tmp_values: keys only */
   splatsort_buffer tmp_keys;      /* scratch */
   splatsort_buffer tmp_values;    /* scratch */
   splatsort_buffer internal;      /* scratch, size >= internal_size for max_count */
@@ -267,7 +267,8 @@ typedef struct splatsort_sort_info {
 } splatsort_sort_info;
 
 /* Where the sorted pairs are: the input buffers after an even number of passes, the tmp
- * buffers after an odd one. Also returned by splatsort_cmd_sort. */
+ * buffers after an odd one (values: a null buffer for a keys-only sort). Also returned by
+ * splatsort_cmd_sort. */
 typedef struct splatsort_result {
   splatsort_buffer keys;
   splatsort_buffer values;
@@ -288,7 +289,8 @@ typedef struct splatsort_result {
  *           with VK_ACCESS_SHADER_WRITE_BIT; the caller adds a barrier from there to its
  *           consumer (e.g. VERTEX_SHADER / SHADER_READ, or TRANSFER / TRANSFER_READ).
  * Both input and tmp buffers are overwritten; which pair holds the result is in *result
- * (optional, may be NULL).
+ * (optional, may be NULL). Keys only: leave values and tmp_values both VK_NULL_HANDLE; the
+ * sort then reads and writes no payloads (less memory traffic).
  *
  * Errors (nothing is recorded): VK_ERROR_VALIDATION_FAILED_EXT for a NULL sorter/cmd/info,
  * max_count 0 or above splatsort_max_count, direct count > max_count, key_bits > 32, a missing

@@ -345,6 +345,7 @@ void scatter(uint t) {
     slot_digits[m / 4] |= d << (8 * (m % 4));
     if (j < valid_n) keys_out[s_digit[d] + j] = key;
   }
+  if (pc.keys_only != 0) return; // uniform: the whole workgroup leaves before the barrier
   barrier();
   for (uint i = 0; i < K; i++) s_region[RANK_GET(i)] = vals[i];
   barrier();
@@ -367,14 +368,15 @@ void main() {
 
   // EARLY_VALUES: the payloads load while the lookback waits on other workgroups (more
   // registers live across it); by default they load while the keys go out.
-  if (EARLY_VALUES) load_values();
+  bool payloads = pc.keys_only == 0;
+  if (EARLY_VALUES && payloads) load_values();
   uint excl = 0;
   if (tile != 0) excl = lookback(tile, t);
   if (t < OS_RADIX) {
     if (tile != 0) atomicMax(data[desc], OS_FLAG_PREFIX | (excl + total));
     s_digit[t] = offsets.y + excl - offsets.x; // modular: + local index >= offsets.x
   }
-  if (!EARLY_VALUES) load_values();
+  if (!EARLY_VALUES && payloads) load_values();
   barrier();
   scatter(t);
 }

@@ -73,6 +73,7 @@ struct os_push {
   OS_UINT hist_min_keys;  /* a histogram workgroup reads at least this many keys ... */
   OS_UINT hist_max_groups; /* ... and there are at most this many of them */
   OS_UINT max_groups_x;  /* device limit on workgroups in x */
+  OS_UINT keys_only;     /* 1: no payloads (the value bindings are the key buffers, untouched) */
 };
 
 #endif

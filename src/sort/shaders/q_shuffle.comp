@@ -15,7 +15,7 @@ void scatter(uint i, uint key, uint d, uint prefix, uint local, uint chunk, uint
                     : local - digit_field(prefix, 0) - digit_field(prefix, 1) - digit_field(prefix, 2);
   uint pos = data[QS_H_WORDS + d * chunks + chunk] + rank;
   keys_out[pos] = key;
-  values_out[pos] = values_in[i];
+  if (pc.keys_only == 0) values_out[pos] = values_in[i];
 }
 
 void main() {

@@ -34,6 +34,7 @@ struct qs_push {
   QS_UINT max_count;
   QS_UINT levels;
   QS_UINT max_groups_x; /* device limit on workgroups in x */
+  QS_UINT keys_only;    /* 1: no payloads (the value bindings are the key buffers, untouched) */
 };
 
 #endif
