@@ -56,6 +56,7 @@ static void depth_stage_misuse(vkh_context *ctx, const splatsort *s, VkCommandBu
   DEPTH_CASE("scratch", scratch.size = mr.scratch_size - 4);
   DEPTH_CASE("indices", indices.buffer = VK_NULL_HANDLE);
   DEPTH_CASE("max_count", max_count = 0);
+  DEPTH_CASE("count", count = 1001);
   DEPTH_CASE("draw_count", draw_count = (splatsort_buffer){b->count.buffer, 2, 4});
 #undef DEPTH_CASE
   splatsort_depth_destroy(d);

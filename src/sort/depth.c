@@ -231,6 +231,10 @@ VkResult splatsort_depth_cmd_sort(const splatsort_depth *d, VkCommandBuffer cmd,
   VkResult r = scratch_layout(d, in->max_count, &l, &mr);
   if (r != VK_SUCCESS) return r;
   if (!check_info(d, in, &l, mr.alignment)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!in->count_buffer.buffer && in->count > in->max_count) {
+    ssvk_log(&d->vk, "splatsort_depth_cmd_sort: count %u is above max_count %u", in->count, in->max_count);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   uint32_t bits = in->key_bits ? in->key_bits : 32;
 
   /* The sorted indices must end in the host's buffer: it is the sort's values buffer after an

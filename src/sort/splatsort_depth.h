@@ -56,8 +56,8 @@ SPLATSORT_API VkResult splatsort_depth_get_memory_requirements(const splatsort_d
 typedef struct splatsort_depth_info {
   const void *next;              /* reserved: must be NULL */
   uint32_t max_count;            /* what scratch and indices were sized for */
-  /* Splat count: `count`, or a uint32 at count_buffer.offset (a multiple of 4) read on the
-   * GPU when count_buffer.buffer is set; clamped to max_count. */
+  /* Splat count: `count` (at most max_count), or a uint32 at count_buffer.offset (a multiple
+   * of 4) read on the GPU when count_buffer.buffer is set, clamped to max_count there. */
   uint32_t count;
   splatsort_buffer count_buffer;
   /* Centres: splat i's x, y, z are the floats at centers.offset + i * center_stride

@@ -14,6 +14,11 @@ else
 fi
 cmake --build "$out" -j2
 if [ "$mode" = package ]; then
+  # the pkg-config file is enough to compile and link a host too
+  if command -v pkg-config > /dev/null; then
+    PKG_CONFIG_PATH="$where/lib/pkgconfig:$where/lib64/pkgconfig" cc -std=c11 -o "$out/consumer_pc" "$src/main.c" \
+      $(PKG_CONFIG_PATH="$where/lib/pkgconfig:$where/lib64/pkgconfig" pkg-config --cflags --libs splatsort) -lm
+  fi
   # the installed libraries define no global symbol but the splatsort_* API
   for lib in "$where"/lib*/libsplatsort.a "$where"/lib*/libsplatsort.so; do
     [ -e "$lib" ] || continue

@@ -354,6 +354,30 @@ static int depth_stage_check(host *h, const splatsort_depth *stage, uint32_t n, 
   return bad;
 }
 
+/* A device made without what the library asked for: create must fail and say what is missing
+ * (on a Vulkan 1.4 device push descriptors are core, so create may succeed there). */
+static int missing_extension_check(host *h, const splatsort_vulkan_functions *fns) {
+  float prio = 1.0f;
+  VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = h->family,
+                                 .queueCount = 1, .pQueuePriorities = &prio};
+  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1,
+                            .pQueueCreateInfos = &qci};
+  VkDevice bare;
+  CHECK_VK(p_vkCreateDevice(h->pd, &dci, NULL, &bare));
+  splatsort_create_info ci = {.physical_device = h->pd, .device = bare, .log = log_line, .instance = h->instance,
+                              .vulkan_functions = fns};
+  splatsort *s = NULL;
+  VkResult r = splatsort_create(&ci, &s);
+  VkPhysicalDeviceProperties props;
+  p_vkGetPhysicalDeviceProperties(h->pd, &props);
+  int bad = props.apiVersion < VK_MAKE_API_VERSION(0, 1, 4, 0) && (r != VK_ERROR_EXTENSION_NOT_PRESENT || s);
+  if (bad) fprintf(stderr, "consumer: a device without VK_KHR_push_descriptor gave %d\n", r);
+  splatsort_destroy(s);
+  PFN_vkDestroyDevice destroy = (PFN_vkDestroyDevice)p_vkGetDeviceProcAddr(bare, "vkDestroyDevice");
+  destroy(bare, NULL);
+  return bad;
+}
+
 int main(void) {
   host h = {0};
   load_loader();
@@ -364,6 +388,7 @@ int main(void) {
          splatsort_get_version() >> 12 & 1023, splatsort_get_version() & 4095, SPLATSORT_VERSION_MAJOR,
          SPLATSORT_VERSION_MINOR, SPLATSORT_VERSION_PATCH);
   int failed = splatsort_get_version() != SPLATSORT_VERSION;
+  failed |= missing_extension_check(&h, &fns);
   for (int a = 0; a < 2; a++) {
     splatsort_algorithm algo = a ? SPLATSORT_ALGORITHM_QUATERNARY : SPLATSORT_ALGORITHM_AUTO;
     splatsort_create_info ci = {.physical_device = h.pd, .device = h.device, .algorithm = algo, .log = log_line,
