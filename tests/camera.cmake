@@ -4,10 +4,10 @@
 set(camera_test_dir ${CMAKE_CURRENT_BINARY_DIR}/camera_out)
 file(MAKE_DIRECTORY ${camera_test_dir})
 
-splatsort_test_executable(test_camera SOURCES test_camera.c LIBS splat_tools m)
+splatsort_test_executable(test_camera SOURCES test_camera.c LIBS splatsort_tools m)
 splatsort_test(camera LABELS cpu COMMAND test_camera ${camera_test_dir})
 
-splatsort_test_executable(test_project SOURCES test_project.c LIBS splat m)
+splatsort_test_executable(test_project SOURCES test_project.c LIBS splatsort_render m)
 splatsort_test(project LABELS cpu COMMAND test_project)
 
 splatsort_test_executable(test_refrender SOURCES test_refrender.c LIBS splat_refrender m)

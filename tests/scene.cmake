@@ -1,8 +1,8 @@
 # Scene loading (CPU only): the loader tests, the gen_scene generator (built by
 # tests/CMakeLists.txt), the load benchmark and, with -DSPLATSORT_FUZZ=ON under clang, a
 # libFuzzer target.
-splatsort_test_executable(test_scene SOURCES test_scene.c LIBS splat m)
-splatsort_test_executable(scene_load_bench SOURCES bench/scene_load_bench.c LIBS splat)
+splatsort_test_executable(test_scene SOURCES test_scene.c LIBS splatsort_render m)
+splatsort_test_executable(scene_load_bench SOURCES bench/scene_load_bench.c LIBS splatsort_render)
 
 set(scene_test_tmp ${CMAKE_CURRENT_BINARY_DIR}/scene_tmp)
 file(MAKE_DIRECTORY ${scene_test_tmp})
