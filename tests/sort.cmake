@@ -18,3 +18,7 @@ splatsort_test(sortbench_lavapipe GPU TIMEOUT 900 COMMAND sortbench --n 1M --alg
 # stagebench: the depth-sort stage's time (key pass and sort); a small run so it keeps working.
 splatsort_test_executable(stagebench SOURCES bench/stagebench.c LIBS sort_testlib m)
 splatsort_test(stagebench_lavapipe GPU TIMEOUT 300 COMMAND stagebench --n 20000 --algo all --key-bits 32,16 --runs 2)
+
+# The depth-sort stage against a CPU reference: visible set and order, view-depth and radial keys.
+splatsort_test_executable(test_depth SOURCES test_depth.c LIBS sort_testlib m)
+splatsort_lavapipe_test(depth_stage COMMAND test_depth)

@@ -182,10 +182,12 @@ static void random_camera(splat_camera *cam, const float eye[3], uint32_t w, uin
  * tip a whole background one level the other way. */
 static const float BACKGROUND[3] = {0.05f, 0.15f, 0.35f};
 
+static splatsort_depth_key_mode key_mode; /* of the frames render_gpu records */
+
 static VkResult record_frame(VkCommandBuffer cmd, const splat_camera *cam, splatsort_algorithm algo, uint32_t bits,
                              int sh) {
   splat_frame f = {.camera = cam, .background = {BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]}, .sort = algo,
-                   .key_bits = bits, .sh_degree = sh};
+                   .key_bits = bits, .key_mode = key_mode, .sh_degree = sh};
   return splat_renderer_cmd_render(renderer, cmd, &f);
 }
 
@@ -757,6 +759,16 @@ static void sortpaths_scene(const char *name, const splat_scene *s) {
         }
       }
     }
+    /* radial keys: another back-to-front order of the same splats, close to the depth order's image */
+    uint8_t *radial = malloc(npx * 4);
+    key_mode = SPLATSORT_DEPTH_KEY_RADIAL;
+    render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, radial);
+    key_mode = SPLATSORT_DEPTH_KEY_VIEW_DEPTH;
+    double pr = image_psnr(radial, img[0][0], cam->width, cam->height);
+    printf("  %-24s cam %u: radial keys vs view depth: PSNR %6.2f dB\n", name, k, pr);
+    CHECK(pr >= 30.0 && !image_is_blank(radial, cam->width, cam->height),
+          "%s cam %u: radial keys: PSNR %.2f dB against view-depth keys < 30 (or blank)", name, k, pr);
+    free(radial);
     printf("  %-24s cam %u: quaternary%s and auto (%s) bit-identical at 32, 24 and 16 bits: %s\n", name, k,
            onesweep ? ", onesweep" : "", splatsort_algorithm_name(onesweep ? algos[1] : algos[0]),
            identical ? "yes" : "NO");

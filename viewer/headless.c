@@ -95,7 +95,8 @@ static void render_frames(headless *h) {
   for (uint32_t frame = 0; frame < o->frames; frame++) {
     splat_camera frame_cam;
     app_bench_camera(o, &h->orbit, &h->cam, frame, h->width, h->height, &frame_cam);
-    splat_frame f = {.camera = &frame_cam, .sort = o->sort, .key_bits = o->key_bits, .sh_degree = o->sh_degree};
+    splat_frame f = {.camera = &frame_cam, .sort = o->sort, .key_bits = o->key_bits, .key_mode = o->key_mode,
+                     .sh_degree = o->sh_degree};
     memcpy(f.background, o->background, sizeof f.background);
     VkCommandBuffer cmd = vkh_begin(&h->ctx);
     VK_CHECK(splat_renderer_cmd_render(h->ar.renderer, cmd, &f));

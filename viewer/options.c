@@ -27,6 +27,8 @@ void splatview_usage(FILE *f) {
           "  --fovy DEG              vertical field of view (default 50)\n"
           "  --sort quaternary|onesweep|auto   sort path (default auto)\n"
           "  --key-bits 16|24|32     depth key width (default 32)\n"
+          "  --key-mode depth|radial sort by view depth (default, the reference's order) or by\n"
+          "                          distance to the camera (steadier while turning)\n"
           "  --sh-degree N           highest SH degree evaluated, 0..3 (default: the scene's)\n"
           "  --background R,G,B      background colour in 0..1 (default 0,0,0)\n"
           "  --frames N              frames to render, then exit (default: 1 headless; windowed:\n"
@@ -94,7 +96,7 @@ static int parse_index(const char *s, uint32_t hi, int *out) {
 enum {
   OPT_HEADLESS = 256, OPT_BENCH, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP,
-  OPT_VSYNC,
+  OPT_VSYNC, OPT_KEY_MODE,
 };
 
 /* The flags first, then the options that take a value. */
@@ -109,7 +111,8 @@ static const struct option long_options[] = {
     {"sort", required_argument, NULL, OPT_SORT}, {"key-bits", required_argument, NULL, OPT_KEY_BITS},
     {"sh-degree", required_argument, NULL, OPT_SH_DEGREE}, {"background", required_argument, NULL, OPT_BACKGROUND},
     {"frames", required_argument, NULL, OPT_FRAMES}, {"warmup", required_argument, NULL, OPT_WARMUP},
-    {"vsync", required_argument, NULL, OPT_VSYNC}, {NULL, 0, NULL, 0},
+    {"vsync", required_argument, NULL, OPT_VSYNC}, {"key-mode", required_argument, NULL, OPT_KEY_MODE},
+    {NULL, 0, NULL, 0},
 };
 
 /* What the checks after the last argument need to know about the command line. */
@@ -194,6 +197,11 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
   case OPT_KEY_BITS:
     if (parse_uint(v, 16, 32, &o->key_bits) || (o->key_bits != 16 && o->key_bits != 24 && o->key_bits != 32))
       return refuse(err, n, "--key-bits '%s': expected 16, 24 or 32", v);
+    return 0;
+  case OPT_KEY_MODE:
+    if (!strcmp(v, "depth")) o->key_mode = SPLATSORT_DEPTH_KEY_VIEW_DEPTH;
+    else if (!strcmp(v, "radial")) o->key_mode = SPLATSORT_DEPTH_KEY_RADIAL;
+    else return refuse(err, n, "--key-mode '%s': expected depth or radial", v);
     return 0;
   case OPT_SH_DEGREE:
     if (parse_index(v, 3, &o->sh_degree)) return refuse(err, n, "--sh-degree '%s': expected 0, 1, 2 or 3", v);

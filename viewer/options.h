@@ -3,6 +3,7 @@
 #define SPLATVIEW_OPTIONS_H
 
 #include "splatsort.h"
+#include "splatsort_depth.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,6 +23,7 @@ typedef struct splatview_options {
   float fovy;
   splatsort_algorithm sort;
   uint32_t key_bits;
+  splatsort_depth_key_mode key_mode;
   int sh_degree;            /* -1: the scene's */
   float background[3];
   uint32_t frames;

@@ -451,8 +451,8 @@ static int frame_camera(viewer *v, splat_camera *cam) {
 
 /* The renderer's commands: their batch waits for no semaphore. */
 static void record_render(viewer *v, frame_slot *fs, uint32_t slot, const splat_camera *cam) {
-  splat_frame f = {.camera = cam, .sort = v->in.sort, .key_bits = v->in.key_bits, .sh_degree = v->o->sh_degree,
-                   .slot = slot};
+  splat_frame f = {.camera = cam, .sort = v->in.sort, .key_bits = v->in.key_bits, .key_mode = v->o->key_mode,
+                   .sh_degree = v->o->sh_degree, .slot = slot};
   memcpy(f.background, v->o->background, sizeof f.background);
   VK_CHECK(vkResetCommandBuffer(fs->render, 0));
   VK_CHECK(vkBeginCommandBuffer(fs->render, &one_time));

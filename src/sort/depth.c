@@ -138,7 +138,8 @@ static bool check_info(const splatsort_depth *d, const splatsort_depth_info *in,
                      : in->center_stride % 4 || in->center_stride < (in->opacity_cull ? 16u : 12u)
                          ? "center_stride must be a multiple of 4 and cover x, y, z (and the opacity)"
                      : !(in->frustum_margin >= 0.0f) || !(in->near_w >= 0.0f) ? "frustum_margin and near_w must be >= 0"
-                                                                               : NULL;
+                     : (unsigned)in->key_mode > SPLATSORT_DEPTH_KEY_RADIAL ? "key_mode is unknown"
+                                                                             : NULL;
   if (what) {
     ssvk_log(&d->vk, "splatsort_depth_cmd_sort: %s", what);
     return false;
@@ -182,6 +183,10 @@ static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const spl
                        .margin = in->frustum_margin > 0.0f ? in->frustum_margin : 1.3f, .near = in->near_w};
   memcpy(pc.view_proj.m, in->view_proj, sizeof pc.view_proj.m);
   if (in->opacity_cull) pc.flags |= DS_FLAG_OPACITY_CULL;
+  if (in->key_mode == SPLATSORT_DEPTH_KEY_RADIAL) {
+    pc.flags |= DS_FLAG_RADIAL;
+    pc.cam_x = in->camera_position[0], pc.cam_y = in->camera_position[1], pc.cam_z = in->camera_position[2];
+  }
   VkDescriptorBufferInfo header = {sb, so + l->header, 4 * DS_H_WORDS};
   VkDescriptorBufferInfo bi[DS_BIND_COUNT_OF] = {
       [DS_BIND_CENTERS] = {in->centers.buffer, in->centers.offset, in->centers.size},

@@ -53,6 +53,13 @@ typedef struct splatsort_depth_memory_requirements {
 SPLATSORT_API VkResult splatsort_depth_get_memory_requirements(const splatsort_depth *stage, uint32_t max_count,
                                                              splatsort_depth_memory_requirements *requirements);
 
+/* What the keys measure, back to front in both cases. */
+typedef enum splatsort_depth_key_mode {
+  SPLATSORT_DEPTH_KEY_VIEW_DEPTH = 0, /* clip w: the view-space depth of a perspective projection */
+  SPLATSORT_DEPTH_KEY_RADIAL = 1,     /* distance to camera_position: steady while the camera turns
+                                         (the draft glTF Gaussian-splatting extension's order) */
+} splatsort_depth_key_mode;
+
 typedef struct splatsort_depth_info {
   const void *next;              /* reserved: must be NULL */
   uint32_t max_count;            /* what scratch and indices were sized for */
@@ -73,6 +80,8 @@ typedef struct splatsort_depth_info {
   float frustum_margin;          /* visible: |x|, |y| <= margin * w; 0 means 1.3 (3DGS's) */
   float near_w;                  /* visible: w > near_w (e.g. the near plane distance); may be 0 */
   uint32_t key_bits;             /* 32 (exact), or 16..31 (quantised: fewer sort passes); 0 = 32 */
+  splatsort_depth_key_mode key_mode; /* culling is by clip space either way */
+  float camera_position[3];      /* world space; used by SPLATSORT_DEPTH_KEY_RADIAL */
   splatsort_buffer scratch;      /* scratch_size bytes, scratch_usage */
   splatsort_buffer indices;      /* out: visible splat indices, back to front (farthest first) */
   /* Optional: a uint32 at draw_count.offset (a multiple of 4; usage STORAGE_BUFFER) receives

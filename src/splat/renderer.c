@@ -463,6 +463,8 @@ static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, const
   splatsort_depth_info di = {
       .max_count = s->count, .count = s->count, .centers = {s->pos.buffer, 0, s->pos.size}, .center_stride = 16,
       .opacity_cull = 1, .frustum_margin = SPLAT_FRUSTUM_MARGIN, .near_w = SPLAT_NEAR_Z, .key_bits = key_bits,
+      .key_mode = f->key_mode,
+      .camera_position = {f->camera->position[0], f->camera->position[1], f->camera->position[2]},
       .scratch = {s->scratch.buffer, 0, s->scratch.size}, .indices = {s->indices.buffer, 0, s->indices.size},
       .draw_count = {s->draw.buffer, 4 * SP_DRAW_INSTANCES, 4}};
   culling_view_proj(f->camera, di.view_proj);

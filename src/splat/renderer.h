@@ -18,6 +18,7 @@
 #include "camera.h"
 #include "scene.h"
 #include "splatsort.h"
+#include "splatsort_depth.h"
 
 #include <vulkan/vulkan.h>
 
@@ -77,6 +78,7 @@ typedef struct splat_frame {
   float background[3];
   splatsort_algorithm sort;      /* QUATERNARY, ONESWEEP, or AUTO (the first sorter given) */
   uint32_t key_bits;             /* 32 (float depth key), 24 or 16 (quantised); 0 = 32 */
+  splatsort_depth_key_mode key_mode; /* view depth (the reference's order) or radial distance */
   int sh_degree;                 /* highest SH degree evaluated; < 0: the scene's */
   uint32_t slot;                 /* frame slot for the timestamps, < frame_slots */
 } splat_frame;

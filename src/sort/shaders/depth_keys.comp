@@ -21,7 +21,8 @@ uint splat_count() {
   return min(n, pc.max_count);
 }
 
-// Clip w of a visible splat, or 0 when it is culled.
+// The key value (clip w, or the distance to the camera) of a visible splat, or 0 when it is
+// culled.
 float visible_w(uint i) {
   uint at = i * pc.stride;
   vec4 p = vec4(uintBitsToFloat(centers[at]), uintBitsToFloat(centers[at + 1]), uintBitsToFloat(centers[at + 2]), 1.0);
@@ -31,7 +32,9 @@ float visible_w(uint i) {
   precise vec4 clip = pc.view_proj[0] * p.x + pc.view_proj[1] * p.y + pc.view_proj[2] * p.z + pc.view_proj[3];
   float lim = pc.margin * clip.w;
   bool inside = clip.w > pc.near && abs(clip.x) <= lim && abs(clip.y) <= lim; // false for NaN
-  return inside ? clip.w : 0.0;
+  if (!inside) return 0.0;
+  if ((pc.flags & DS_FLAG_RADIAL) == 0) return clip.w;
+  return max(length(p.xyz - vec3(pc.cam_x, pc.cam_y, pc.cam_z)), 1e-30); // > 0: still visible
 }
 
 void main() {

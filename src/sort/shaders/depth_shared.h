@@ -36,6 +36,7 @@ typedef struct { float m[16]; } ds_mat4;
 #define DS_FLAG_INDIRECT 1u       /* splat count from DS_BIND_COUNT[count_index] */
 #define DS_FLAG_OPACITY_CULL 2u   /* float4 centres: w is the opacity; below 1/255 is culled */
 #define DS_FLAG_DRAW 4u           /* write the visible count to DS_BIND_DRAW[draw_index] */
+#define DS_FLAG_RADIAL 8u         /* keys: distance to the camera position, not clip w */
 
 /* At most 128 bytes: the push-constant space every device has. */
 struct ds_push {
@@ -50,6 +51,7 @@ struct ds_push {
   DS_UINT max_groups_x;
   float margin;        /* |x|, |y| <= margin * w in clip space */
   float near;          /* w <= near is culled (behind or too close) */
+  float cam_x, cam_y, cam_z; /* camera position (radial keys) */
 };
 
 #endif
