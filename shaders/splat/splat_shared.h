@@ -35,6 +35,8 @@ struct sp_project_push {
 /* Raster push constants. */
 struct sp_raster_push {
   SP_VEC4 viewport;    /* width, height, 1/width, 1/height */
+  SP_VEC4 depth_row;   /* view z = dot(xyz, position) + w (the view matrix's third row) */
+  SP_VEC4 depth_proj;  /* quad depth = x + y / view z: the host's projection, for its depth test */
 };
 
 /* Scene buffers (one splat each):

@@ -233,7 +233,12 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
                                                .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
                                                .lineWidth = 1.0f};
   VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-                                             .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+                                             .rasterizationSamples = desc->samples ? desc->samples
+                                                                                   : VK_SAMPLE_COUNT_1_BIT};
+  bool depth = desc->depth_format != VK_FORMAT_UNDEFINED;
+  VkPipelineDepthStencilStateCreateInfo dss = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+                                               .depthTestEnable = depth, .depthWriteEnable = VK_FALSE,
+                                               .depthCompareOp = desc->depth_compare};
   /* "over": colour src * factor + dst * (1 - src alpha); alpha always premultiplied */
   VkPipelineColorBlendAttachmentState blend = {
       .blendEnable = VK_TRUE,
@@ -251,12 +256,14 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
   VkPipelineDynamicStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
                                          .dynamicStateCount = 2, .pDynamicStates = dyn};
   VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-                                             .colorAttachmentCount = 1, .pColorAttachmentFormats = &desc->color_format};
+                                             .colorAttachmentCount = 1, .pColorAttachmentFormats = &desc->color_format,
+                                             .depthAttachmentFormat = desc->depth_format};
   VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .pNext = &rendering,
                                       .stageCount = 2, .pStages = stages,
                                       .pVertexInputState = desc->vertex_input ? desc->vertex_input : &no_input,
                                       .pInputAssemblyState = &ia, .pViewportState = &vp, .pRasterizationState = &rs,
-                                      .pMultisampleState = &ms, .pColorBlendState = &cb, .pDynamicState = &ds,
+                                      .pMultisampleState = &ms, .pDepthStencilState = depth ? &dss : NULL,
+                                      .pColorBlendState = &cb, .pDynamicState = &ds,
                                       .layout = desc->layout};
   r = d->fn.vkCreateGraphicsPipelines(d->device, d->pipeline_cache, 1, &gci, d->allocator, out);
   d->fn.vkDestroyShaderModule(d->device, vs, d->allocator);

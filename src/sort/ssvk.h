@@ -123,6 +123,9 @@ typedef struct ssvk_graphics_desc {
   VkPrimitiveTopology topology;
   const VkPipelineVertexInputStateCreateInfo *vertex_input; /* NULL: no vertex buffers */
   VkBlendFactor src_color_factor; /* ONE for premultiplied colour, SRC_ALPHA for straight */
+  VkFormat depth_format;          /* UNDEFINED: no depth attachment */
+  VkCompareOp depth_compare;      /* with a depth attachment: tested, never written */
+  VkSampleCountFlagBits samples;  /* 0: one */
   const char *name;
 } ssvk_graphics_desc;
 VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *desc, VkPipeline *out);

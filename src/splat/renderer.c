@@ -55,6 +55,7 @@ void splat_renderer_destroy(splat_renderer *r) {
   if (r->queries) vkDestroyQueryPool(d, r->queries, a);
   if (r->upload_pool) vkDestroyCommandPool(d, r->upload_pool, a);
   if (r->raster) vkDestroyPipeline(d, r->raster, a);
+  if (r->host_raster) vkDestroyPipeline(d, r->host_raster, a);
   for (uint32_t i = 0; i < SPLAT_MAX_SORTERS; i++) splatsort_depth_destroy(r->stages[i]);
   if (r->raster_layout) vkDestroyPipelineLayout(d, r->raster_layout, a);
   if (r->compute_layout) vkDestroyPipelineLayout(d, r->compute_layout, a);
@@ -82,7 +83,7 @@ static bool take_sorters(splat_renderer *r, const splat_renderer_create_info *in
   return true;
 }
 
-static VkResult create_pipelines(splat_renderer *r) {
+static VkResult create_pipelines(splat_renderer *r, const splat_renderer_create_info *info) {
   VkResult res = ssvk_push_layout(&r->vk, SP_BIND_COUNT_OF, VK_SHADER_STAGE_COMPUTE_BIT,
                                   sizeof(struct sp_project_push), VK_SHADER_STAGE_COMPUTE_BIT, "splat compute",
                                   &r->set_layout, &r->compute_layout);
@@ -96,15 +97,26 @@ static VkResult create_pipelines(splat_renderer *r) {
                            .layout = r->raster_layout, .color_format = SPLAT_TARGET_FORMAT,
                            .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, .src_color_factor = VK_BLEND_FACTOR_ONE,
                            .name = "splat raster"};
-  return ssvk_graphics_pipeline(&r->vk, &gd, &r->raster);
+  res = ssvk_graphics_pipeline(&r->vk, &gd, &r->raster);
+  if (res != VK_SUCCESS || info->host_color_format == VK_FORMAT_UNDEFINED) return res;
+  /* the same draw into the host's pass: its formats, its depth test */
+  gd.color_format = info->host_color_format;
+  gd.depth_format = info->host_depth_format;
+  gd.depth_compare = info->flags & SPLAT_RENDERER_CREATE_REVERSE_Z_BIT ? VK_COMPARE_OP_GREATER_OR_EQUAL
+                                                                        : VK_COMPARE_OP_LESS_OR_EQUAL;
+  gd.samples = info->host_samples;
+  gd.name = "splat raster (host pass)";
+  return ssvk_graphics_pipeline(&r->vk, &gd, &r->host_raster);
 }
 
 VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_renderer **out) {
   if (out) *out = NULL;
   if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
-  if (!info->device || !info->physical_device || !info->queue || info->frame_slots > SPLAT_MAX_FRAME_SLOTS) {
+  if (!info->device || !info->physical_device || !info->queue || info->frame_slots > SPLAT_MAX_FRAME_SLOTS ||
+      info->flags & ~(uint32_t)(SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT | SPLAT_RENDERER_CREATE_REVERSE_Z_BIT)) {
     ssvk_log_to(info->log, info->log_user,
-                "splat_renderer_create: device, physical_device and queue are required, frame_slots <= %d",
+                "splat_renderer_create: device, physical_device and queue are required, frame_slots <= %d, "
+                "known flags only",
                 SPLAT_MAX_FRAME_SLOTS);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
@@ -120,7 +132,7 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
     splat_renderer_destroy(r);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
-  VkResult res = create_pipelines(r);
+  VkResult res = create_pipelines(r, info);
   for (uint32_t i = 0; i < r->sorter_count && res == VK_SUCCESS; i++) {
     splatsort_depth_create_info dci = {.sorter = r->sorters[i], .pipeline_cache = info->pipeline_cache,
                                        .allocator = info->allocator, .log = info->log, .log_user = info->log_user,
@@ -477,41 +489,41 @@ static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, const
   return VK_SUCCESS;
 }
 
-/* The sorted splats, back to front, into the target, which ends in TRANSFER_SRC_OPTIMAL. */
-static void record_raster(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f,
-                          const splatsort_result *sorted) {
+/* The sorted splats, back to front, with `pipeline`, inside a pass that is already begun. */
+static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, VkPipeline pipeline) {
   const splat_camera *cam = f->camera;
   scene_gpu *s = &r->scene;
-  ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0,
-                VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
-  const float clear[4] = {f->background[0], f->background[1], f->background[2], 1.0f};
-  ssvk_begin_color_pass(&r->vk, cmd, r->target_view, (VkExtent2D){cam->width, cam->height}, clear);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster);
+  VkViewport vp = {0, 0, (float)cam->width, (float)cam->height, 0, 1};
+  VkRect2D sc = {{0, 0}, {cam->width, cam->height}};
+  vkCmdSetViewport(cmd, 0, 1, &vp);
+  vkCmdSetScissor(cmd, 0, 1, &sc);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
   VkDescriptorBufferInfo rb[SP_BIND_COUNT_OF] = {
+      [SP_BIND_POS] = {s->pos.buffer, 0, VK_WHOLE_SIZE},
       [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
-      [SP_BIND_INDICES] = {sorted->values.buffer, sorted->values.offset, VK_WHOLE_SIZE},
+      [SP_BIND_INDICES] = {r->last_sorted.values.buffer, r->last_sorted.values.offset, VK_WHOLE_SIZE},
   };
   ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster_layout, rb, SP_BIND_COUNT_OF);
-  struct sp_raster_push rp = {{{(float)cam->width, (float)cam->height, 1.0f / cam->width, 1.0f / cam->height}}};
+  /* quad depth = z_ndc of the centre in [znear, zfar] -> [0, 1] (splat_camera_projection's) */
+  float n = f->znear > 0 ? f->znear : 0.01f, fa = f->zfar > n ? f->zfar : 1000.0f;
+  struct sp_raster_push rp = {
+      .viewport = {{(float)cam->width, (float)cam->height, 1.0f / cam->width, 1.0f / cam->height}},
+      .depth_row = {{cam->view[2], cam->view[6], cam->view[10], cam->view[14]}},
+      .depth_proj = {{fa / (fa - n), -fa * n / (fa - n), 0, 0}}};
   vkCmdPushConstants(cmd, r->raster_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof rp, &rp);
   vkCmdDrawIndirect(cmd, s->draw.buffer, 0, 1, 16);
-  vkCmdEndRendering(cmd);
-  ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-                VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
-                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+  timestamp(r, cmd, f->slot, TS_RASTERED);
 }
 
-VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+/* Checks the frame and records everything before the draw; *k: the sorter used. */
+static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int *k) {
   if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
   uint32_t key_bits = f->key_bits ? f->key_bits : 32;
-  int k = check_frame(r, f, key_bits);
-  if (k < 0) return f->sort != SPLATSORT_ALGORITHM_AUTO && r->scene.count && find_sorter(r, f->sort) < 0
-                        ? VK_ERROR_FEATURE_NOT_PRESENT
-                        : VK_ERROR_VALIDATION_FAILED_EXT;
-  VkResult res = ensure_target(r, f->camera->width, f->camera->height);
-  if (res != VK_SUCCESS) return res;
-  ssvk_label_begin(&r->vk, cmd, "splat frame");
+  *k = check_frame(r, f, key_bits);
+  if (*k < 0) return f->sort != SPLATSORT_ALGORITHM_AUTO && r->scene.count && find_sorter(r, f->sort) < 0
+                         ? VK_ERROR_FEATURE_NOT_PRESENT
+                         : VK_ERROR_VALIDATION_FAILED_EXT;
+  ssvk_label_begin(&r->vk, cmd, "splat prepare");
   /* Earlier frames on the queue must be done with what this one overwrites: their reads
    * (draw arguments, vertex fetch, sort, count copy) and their writes (write-after-write). */
   ssvk_memory_barrier(&r->vk, cmd,
@@ -525,24 +537,61 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
   record_projection(r, cmd, f);
   timestamp(r, cmd, f->slot, TS_PROJECTED);
   splatsort_result sorted;
-  res = record_sort(r, cmd, k, f, key_bits, &sorted);
-  if (res != VK_SUCCESS) {
-    ssvk_label_end(&r->vk, cmd);
-    return res;
+  VkResult res = record_sort(r, cmd, *k, f, key_bits, &sorted);
+  if (res == VK_SUCCESS) {
+    timestamp(r, cmd, f->slot, TS_SORTED);
+    /* visible count for the HUD / timings */
+    VkBufferCopy cnt = {4 * SP_DRAW_INSTANCES, 16ull * f->slot, 4};
+    vkCmdCopyBuffer(cmd, r->scene.draw.buffer, r->readback.buffer, 1, &cnt);
+    ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    r->recorded[f->slot] = true;
+    r->last_sorted = sorted;
+    r->slot_bits[f->slot] = key_bits;
+    r->slot_sort[f->slot] = splatsort_get_algorithm(r->sorters[*k]);
   }
-  timestamp(r, cmd, f->slot, TS_SORTED);
-  /* visible count for the HUD / timings */
-  VkBufferCopy cnt = {4 * SP_DRAW_INSTANCES, 16ull * f->slot, 4};
-  vkCmdCopyBuffer(cmd, r->scene.draw.buffer, r->readback.buffer, 1, &cnt);
-  record_raster(r, cmd, f, &sorted);
-  timestamp(r, cmd, f->slot, TS_RASTERED);
-  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                      VK_ACCESS_HOST_READ_BIT);
   ssvk_label_end(&r->vk, cmd);
-  r->recorded[f->slot] = true;
-  r->last_sorted = sorted;
-  r->slot_bits[f->slot] = key_bits;
-  r->slot_sort[f->slot] = splatsort_get_algorithm(r->sorters[k]);
+  return res;
+}
+
+VkResult splat_renderer_cmd_prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  int k;
+  return prepare(r, cmd, f, &k);
+}
+
+VkResult splat_renderer_cmd_draw(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!r->host_raster || !r->last_sorted.values.buffer) {
+    rlog(r, "cmd_draw: %s", !r->host_raster ? "no host_color_format was given at create"
+                                           : "no frame was prepared since the scene was set");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  ssvk_label_begin(&r->vk, cmd, "splat draw");
+  draw_splats(r, cmd, f, r->host_raster);
+  ssvk_label_end(&r->vk, cmd);
+  return VK_SUCCESS;
+}
+
+VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  if (!r || !f || !f->camera) return VK_ERROR_VALIDATION_FAILED_EXT;
+  VkResult res = f->camera->width && f->camera->height && f->camera->width <= 16384 && f->camera->height <= 16384
+                     ? ensure_target(r, f->camera->width, f->camera->height)
+                     : VK_SUCCESS; /* prepare names a bad size */
+  int k;
+  if (res == VK_SUCCESS) res = prepare(r, cmd, f, &k);
+  if (res != VK_SUCCESS) return res;
+  ssvk_label_begin(&r->vk, cmd, "splat raster");
+  ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                     0, VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                     VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+  const float clear[4] = {f->background[0], f->background[1], f->background[2], 1.0f};
+  ssvk_begin_color_pass(&r->vk, cmd, r->target_view, (VkExtent2D){f->camera->width, f->camera->height}, clear);
+  draw_splats(r, cmd, f, r->raster);
+  vkCmdEndRendering(cmd);
+  ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                     VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                     VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+  ssvk_label_end(&r->vk, cmd);
   return VK_SUCCESS;
 }
 

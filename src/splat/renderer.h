@@ -34,6 +34,8 @@ typedef struct splat_renderer splat_renderer;
 typedef enum splat_renderer_create_flag_bits {
   /* The host enabled VK_EXT_debug_utils: name the renderer's objects and label its regions. */
   SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT = 1u << 0,
+  /* The host's depth buffer is reversed (near = 1, far = 0): test GREATER_OR_EQUAL. */
+  SPLAT_RENDERER_CREATE_REVERSE_Z_BIT = 1u << 1,
 } splat_renderer_create_flag_bits;
 
 #define SPLAT_MAX_SORTERS 4
@@ -52,6 +54,13 @@ typedef struct splat_renderer_create_info {
   VkPipelineCache pipeline_cache;         /* optional */
   uint32_t frame_slots;          /* frames in flight with their own timestamps (1..4; 0 = 1) */
   uint32_t flags;                /* splat_renderer_create_flag_bits */
+  /* Drawing into the host's own pass (splat_renderer_cmd_draw): the formats and sample count
+   * of its dynamic-rendering attachments. UNDEFINED colour: no such pipeline. With a depth
+   * format the splats are depth-tested (LESS_OR_EQUAL; GREATER_OR_EQUAL with
+   * SPLAT_RENDERER_CREATE_REVERSE_Z_BIT) against the host's depth, never writing it. */
+  VkFormat host_color_format;
+  VkFormat host_depth_format;
+  VkSampleCountFlagBits host_samples; /* 0: one */
   splatsort_log_fn log;
   void *log_user;
 } splat_renderer_create_info;
@@ -81,6 +90,9 @@ typedef struct splat_frame {
   splatsort_depth_key_mode key_mode; /* view depth (the reference's order) or radial distance */
   int sh_degree;                 /* highest SH degree evaluated; < 0: the scene's */
   uint32_t slot;                 /* frame slot for the timestamps, < frame_slots */
+  /* The host's projection depth range (splat_camera_projection's znear/zfar): each splat's quad
+   * is drawn at its centre's depth in it, for the host's depth test. 0, 0: 0.01, 1000. */
+  float znear, zfar;
 } splat_frame;
 
 /* Records one frame. Must be outside a render pass. When the camera's size differs from the
@@ -91,6 +103,18 @@ typedef struct splat_frame {
  * blit from it right away. Frames submitted to one queue may overlap freely: the renderer
  * orders its own buffer reuse. */
 VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *frame);
+
+/* Drawing into the host's pass, in two calls per frame:
+ * splat_renderer_cmd_prepare records the compute work (projection, depth-sort stage), outside
+ * any render pass; then, inside the host's dynamic-rendering pass (begun on attachments of the
+ * formats given at create, covering the camera's width x height), splat_renderer_cmd_draw
+ * records the splats' draw over what the host drew: premultiplied "over" blending, depth-tested
+ * against the host's depth when it has one, with the viewport and scissor set to the camera's
+ * size. The draw reads only what prepare wrote; prepare's barrier to the vertex shader and
+ * indirect draw is recorded. Both need the same frame (camera, slot). cmd_render is prepare
+ * plus a draw into the renderer's own target. */
+VkResult splat_renderer_cmd_prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *frame);
+VkResult splat_renderer_cmd_draw(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *frame);
 
 /* The target written by the last recorded frame (RGBA16F, premultiplied over the opaque
  * background, so alpha is 1). */

@@ -30,7 +30,7 @@ struct splat_renderer {
   uint32_t sorter_count;
   VkDescriptorSetLayout set_layout, raster_set_layout;
   VkPipelineLayout compute_layout, raster_layout;
-  VkPipeline raster;
+  VkPipeline raster, host_raster; /* into the own target; into the host's pass */
   VkCommandPool upload_pool;
   VkBufferUsageFlags extra_usage; /* tests/renderer_debug.c adds TRANSFER_SRC to read back */
 
