@@ -33,3 +33,25 @@ splatsort_test(viewer_bench_warmup GPU TIMEOUT 300
 splatsort_test(viewer_bad_warmup LABELS cpu
                PROPERTIES PASS_REGULAR_EXPRESSION "--warmup 4: must be below --frames \\(4\\)"
                COMMAND splatview --headless ${viewer_scene} --bench --frames 4 --warmup 4)
+
+# --grid: the viewer as a host drawing its own opaque grid and the splats into one pass. The
+# window's screenshot must equal the headless image, and the grid must show (the image differs
+# from the one without it). The depth test itself is checked against the CPU in test_render api.
+set(grid_args ${viewer_scene} --grid --frames 3 --size 320x240)
+splatsort_test(viewer_grid_headless GPU TIMEOUT 300 PROPERTIES FIXTURES_SETUP viewer_grid_h
+               COMMAND splatview --headless ${grid_args} --out ${viewer_test_dir}/grid_headless.png)
+splatsort_test(viewer_nogrid_headless GPU TIMEOUT 300 PROPERTIES FIXTURES_SETUP viewer_grid_n
+               COMMAND splatview --headless ${viewer_scene} --frames 3 --size 320x240
+                       --out ${viewer_test_dir}/nogrid_headless.png)
+splatsort_test(viewer_grid_window GPU TIMEOUT 300 SKIP_RETURN_CODE 77 PROPERTIES FIXTURES_SETUP viewer_grid_w
+               COMMAND sh -c "command -v xvfb-run > /dev/null || exit 77 && exec xvfb-run -a \"$0\" \"$@\""
+                       $<TARGET_FILE:splatview> ${grid_args} --screenshot ${viewer_test_dir}/grid_window.png)
+splatsort_test(viewer_grid_window_equals_headless LABELS gpu
+               COMMAND ${CMAKE_COMMAND} -E compare_files ${viewer_test_dir}/grid_headless.png
+                       ${viewer_test_dir}/grid_window.png)
+splatsort_test(viewer_grid_visible LABELS gpu PROPERTIES WILL_FAIL TRUE
+               COMMAND ${CMAKE_COMMAND} -E compare_files ${viewer_test_dir}/grid_headless.png
+                       ${viewer_test_dir}/nogrid_headless.png)
+# (a list-valued property: set here, not through splatsort_test's argument forwarding)
+set_tests_properties(viewer_grid_window_equals_headless PROPERTIES FIXTURES_REQUIRED "viewer_grid_h;viewer_grid_w")
+set_tests_properties(viewer_grid_visible PROPERTIES FIXTURES_REQUIRED "viewer_grid_h;viewer_grid_n")

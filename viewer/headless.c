@@ -1,6 +1,7 @@
 /* splatview --headless: render offscreen (no window, no display), write a PNG, timings. */
 #include "app.h"
 #include "app_renderer.h"
+#include "host_pass.h"
 #include "vkh.h"
 
 #include <math.h>
@@ -19,6 +20,8 @@ typedef struct headless {
   splat_camera cam;        /* the start camera */
   vkh_context ctx;
   app_renderer ar;
+  viewer_host_pass hp;     /* --grid: the viewer's own pass */
+  float grid[3][3];        /* its origin and half extents */
   FILE *csv;
   vkh_buffer readback;     /* the last frame, for --out */
   app_stats stats;
@@ -73,13 +76,20 @@ static int setup_gpu(headless *h) {
   }
   if (o->out)
     h->readback = vkh_buffer_create(&h->ctx, (VkDeviceSize)h->width * h->height * 8, 0, true, "readback");
+  if (o->grid) {
+    viewer_host_pass_init(&h->hp, &h->ctx);
+    float lo[3], hi[3], up[3], ahead[3], right[3];
+    app_scene_bounds(&h->scene, lo, hi);
+    splat_up_basis(h->orbit.up, up, ahead, right);
+    viewer_grid_place(lo, hi, up, ahead, right, h->grid[0], h->grid[1], h->grid[2]);
+  }
   return 0;
 }
 
 /* Copies the target into the read-back buffer, visible to the host once the queue is idle. */
 static void record_readback(headless *h, VkCommandBuffer cmd) {
-  VkImage image;
-  splat_renderer_target(h->ar.renderer, &image, NULL, NULL);
+  VkImage image = h->hp.color;
+  if (!h->o->grid) splat_renderer_target(h->ar.renderer, &image, NULL, NULL);
   VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                               .imageExtent = {h->width, h->height, 1}};
   vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, h->readback.buffer, 1, &region);
@@ -99,7 +109,10 @@ static void render_frames(headless *h) {
                      .sh_degree = o->sh_degree};
     memcpy(f.background, o->background, sizeof f.background);
     VkCommandBuffer cmd = vkh_begin(&h->ctx);
-    VK_CHECK(splat_renderer_cmd_render(h->ar.renderer, cmd, &f));
+    if (o->grid)
+      viewer_host_pass_record(&h->hp, cmd, h->ar.renderer, &f, h->grid[0], h->grid[1], h->grid[2]);
+    else
+      VK_CHECK(splat_renderer_cmd_render(h->ar.renderer, cmd, &f));
     if (o->out && frame + 1 == o->frames) record_readback(h, cmd);
     vkh_submit_wait(&h->ctx, cmd);
     VK_CHECK(splat_renderer_timings(h->ar.renderer, 0, &h->last));
@@ -133,6 +146,7 @@ static int headless_destroy(headless *h, int status) {
   if (h->csv) fclose(h->csv);
   vkh_buffer_destroy(&h->ctx, &h->readback);
   app_stats_free(&h->stats);
+  viewer_host_pass_destroy(&h->hp);
   app_renderer_destroy(&h->ar);
   vkh_destroy(&h->ctx);
   splat_cameras_free(h->cams);

@@ -36,6 +36,8 @@ void splatview_usage(FILE *f) {
           "  --warmup N              frames left out of the printed statistics (still in --timings;\n"
           "                          default 3 with --bench when --frames > 10, else 0)\n"
           "  --timings FILE.csv      one row per frame: stage times in ms, visible count\n"
+          "  --grid                  draw an opaque reference grid under the scene, splats depth-\n"
+          "                          tested against it (the path an embedding renderer takes)\n"
           "  --bench                 render a fixed orbit of --frames frames (default 300) as fast\n"
           "                          as possible (vsync off), print per-stage median/p95/max and\n"
           "                          exit; in a window or with --headless (the same orbit)\n"
@@ -94,7 +96,7 @@ static int parse_index(const char *s, uint32_t hi, int *out) {
 
 /* Long-only options: values above every character. */
 enum {
-  OPT_HEADLESS = 256, OPT_BENCH, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
+  OPT_HEADLESS = 256, OPT_BENCH, OPT_GRID, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP,
   OPT_VSYNC, OPT_KEY_MODE,
 };
@@ -102,7 +104,7 @@ enum {
 /* The flags first, then the options that take a value. */
 static const struct option long_options[] = {
     {"help", no_argument, NULL, 'h'}, {"headless", no_argument, NULL, OPT_HEADLESS},
-    {"bench", no_argument, NULL, OPT_BENCH},
+    {"bench", no_argument, NULL, OPT_BENCH}, {"grid", no_argument, NULL, OPT_GRID},
     {"out", required_argument, NULL, OPT_OUT}, {"screenshot", required_argument, NULL, OPT_SCREENSHOT},
     {"timings", required_argument, NULL, OPT_TIMINGS}, {"cameras", required_argument, NULL, OPT_CAMERAS},
     {"size", required_argument, NULL, OPT_SIZE}, {"camera", required_argument, NULL, OPT_CAMERA},
@@ -244,6 +246,7 @@ static int apply(int opt, char **argv, splatview_options *o, parse_state *st, ch
   case 'h': o->help = true; return 0;
   case OPT_HEADLESS: o->headless = true; return 0;
   case OPT_BENCH: o->bench = true; return 0;
+  case OPT_GRID: o->grid = true; return 0;
   case OPT_OUT: o->out = optarg; return 0;
   case OPT_SCREENSHOT: o->screenshot = optarg; return 0;
   case OPT_TIMINGS: o->timings = optarg; return 0;

@@ -13,6 +13,7 @@
 typedef struct splatview_options {
   const char *scene;        /* NULL: the bundled scene */
   bool headless, bench, help, vsync;
+  bool grid;                /* draw an opaque reference grid under the splats (host pass) */
   const char *out;          /* PNG of the last frame (headless) */
   uint32_t width, height;
   bool size_given;

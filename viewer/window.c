@@ -3,6 +3,7 @@
  * scenes dropped on the window, screenshots, timings and --bench. */
 #include "app.h"
 #include "app_renderer.h"
+#include "host_pass.h"
 #include "hud.h"
 #include "input.h"
 #include "swapchain.h"
@@ -43,6 +44,7 @@ typedef struct viewer {
   int built_w, built_h;     /* framebuffer size the swapchain was built for */
   bool rebuild;
   app_renderer ar;          /* the renderer and its sorters */
+  viewer_host_pass hp;      /* --grid: the viewer's own pass, grid then splats */
   viewer_hud *hud;
   frame_slot slots[FRAMES_IN_FLIGHT];
   uint32_t frame;           /* frames submitted */
@@ -210,6 +212,7 @@ static int save_target(viewer *v, const char *path) {
   VkImage image;
   uint32_t w, h;
   splat_renderer_target(v->ar.renderer, &image, &w, &h);
+  if (v->o->grid) image = v->hp.color, w = v->hp.width, h = v->hp.height;
   if (!image) {
     fprintf(stderr, "splatview: %s: no frame rendered yet\n", path);
     return -1;
@@ -457,7 +460,14 @@ static void record_render(viewer *v, frame_slot *fs, uint32_t slot, const splat_
   VK_CHECK(vkResetCommandBuffer(fs->render, 0));
   VK_CHECK(vkBeginCommandBuffer(fs->render, &one_time));
   label(v, fs->render, "splat renderer");
-  VK_CHECK(splat_renderer_cmd_render(v->ar.renderer, fs->render, &f));
+  if (v->o->grid) {
+    float up[3], ahead[3], right[3], grid[3][3];
+    splat_up_basis(v->in.orbit.up, up, ahead, right);
+    viewer_grid_place(v->in.bounds_lo, v->in.bounds_hi, up, ahead, right, grid[0], grid[1], grid[2]);
+    viewer_host_pass_record(&v->hp, fs->render, v->ar.renderer, &f, grid[0], grid[1], grid[2]);
+  } else {
+    VK_CHECK(splat_renderer_cmd_render(v->ar.renderer, fs->render, &f));
+  }
   unlabel(v, fs->render);
   VK_CHECK(vkEndCommandBuffer(fs->render));
 }
@@ -467,6 +477,7 @@ static void record_blit(viewer *v, VkCommandBuffer cmd, VkImage dst) {
   VkExtent2D e = v->sc.extent;
   VkImage target;
   splat_renderer_target(v->ar.renderer, &target, NULL, NULL);
+  if (v->o->grid) target = v->hp.color;
   label(v, cmd, "blit to swapchain");
   /* the acquire semaphore is waited at TRANSFER: the layout change chains after it */
   image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
@@ -613,6 +624,7 @@ static int setup_device(viewer *v) {
   vo.instance_extension_count = ext_count;
   vkh_init(&v->ctx, &vo);
   app_renderer_create(&v->ctx, FRAMES_IN_FLIGHT, vkh_sort_log, NULL, &v->ar);
+  if (v->o->grid) viewer_host_pass_init(&v->hp, &v->ctx);
   VK_CHECK(glfwCreateWindowSurface(v->ctx.instance, v->window, NULL, &v->surface));
   VkBool32 can_present = VK_FALSE;
   VK_CHECK(vkGetPhysicalDeviceSurfaceSupportKHR(v->ctx.physical_device, v->ctx.queue_family, v->surface,
@@ -826,6 +838,7 @@ static int viewer_destroy(viewer *v, int status) {
     viewer_hud_destroy(v->hud);
     viewer_swapchain_destroy(&v->ctx, &v->sc);
     destroy_frame_slots(v);
+    viewer_host_pass_destroy(&v->hp);
     app_renderer_destroy(&v->ar);
   }
   if (v->surface) vkDestroySurfaceKHR(v->ctx.instance, v->surface, NULL);

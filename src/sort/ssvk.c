@@ -237,11 +237,11 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
                                                                                    : VK_SAMPLE_COUNT_1_BIT};
   bool depth = desc->depth_format != VK_FORMAT_UNDEFINED;
   VkPipelineDepthStencilStateCreateInfo dss = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-                                               .depthTestEnable = depth, .depthWriteEnable = VK_FALSE,
+                                               .depthTestEnable = depth, .depthWriteEnable = desc->depth_write,
                                                .depthCompareOp = desc->depth_compare};
   /* "over": colour src * factor + dst * (1 - src alpha); alpha always premultiplied */
   VkPipelineColorBlendAttachmentState blend = {
-      .blendEnable = VK_TRUE,
+      .blendEnable = !desc->opaque,
       .srcColorBlendFactor = desc->src_color_factor,
       .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
       .colorBlendOp = VK_BLEND_OP_ADD,

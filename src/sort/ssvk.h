@@ -124,7 +124,9 @@ typedef struct ssvk_graphics_desc {
   const VkPipelineVertexInputStateCreateInfo *vertex_input; /* NULL: no vertex buffers */
   VkBlendFactor src_color_factor; /* ONE for premultiplied colour, SRC_ALPHA for straight */
   VkFormat depth_format;          /* UNDEFINED: no depth attachment */
-  VkCompareOp depth_compare;      /* with a depth attachment: tested, never written */
+  VkCompareOp depth_compare;      /* with a depth attachment: tested (written with depth_write) */
+  bool depth_write;
+  bool opaque;                    /* no blending */
   VkSampleCountFlagBits samples;  /* 0: one */
   const char *name;
 } ssvk_graphics_desc;

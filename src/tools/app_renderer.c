@@ -20,7 +20,10 @@ void app_renderer_create(vkh_context *ctx, uint32_t frame_slots, splatsort_log_f
                                    .sorters = (const splatsort *const *)out->sorters,
                                    .sorter_count = out->sorter_count, .frame_slots = frame_slots,
                                    .flags = ctx->debug_utils ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
-                                   .log = log, .log_user = log_user};
+                                   .log = log, .log_user = log_user,
+                                   /* the viewer's own pass (--grid): its colour and depth */
+                                   .host_color_format = SPLAT_TARGET_FORMAT,
+                                   .host_depth_format = VK_FORMAT_D32_SFLOAT};
   VK_CHECK(splat_renderer_create(&ri, &out->renderer));
 }
 
