@@ -780,6 +780,13 @@ static void sortpaths_scene(const char *name, const splat_scene *s) {
   }
 }
 
+/* A generated SH-3 object of n splats and its four test cameras at w x h. */
+static void generated_with_cameras(splat_scene *a, uint32_t n, uint32_t w, uint32_t h, splat_camera cams[4]) {
+  gen_object_scene(a, n, 3);
+  uint32_t nc = scene_cameras(a, SPLAT_UP_NEG_Y, w, h, cams, 4);
+  CHECK(nc == 4, "cameras: %u", nc);
+}
+
 /* ---- drawing into the host's pass ------------------------------------------------------------ */
 
 typedef struct host_image {
@@ -883,10 +890,8 @@ static void render_into_host_pass(splat_renderer *hr, const splat_camera *cam, f
  * (With the test inverted, reverse-Z on a forward depth buffer, this measured 17 dB.) */
 static void test_host_pass(const app_renderer *ar) {
   splat_scene a;
-  gen_object_scene(&a, 2000, 3);
   splat_camera cams[4];
-  uint32_t nc = scene_cameras(&a, SPLAT_UP_NEG_Y, 192, 144, cams, 4);
-  CHECK(nc >= 1, "cameras");
+  generated_with_cameras(&a, 2000, 192, 144, cams);
   const splat_camera *cam = &cams[0];
   /* the plane through the middle of the splats' depths; splats within 2% of it are made
    * transparent (on both sides), so the depth test decides nothing by rounding */
@@ -941,10 +946,8 @@ static void test_host_pass(const app_renderer *ar) {
 
 static void test_api(const char *asset) {
   splat_scene a;
-  gen_object_scene(&a, 1000, 3);
   splat_camera cams[4];
-  uint32_t nc = scene_cameras(&a, SPLAT_UP_NEG_Y, 160, 120, cams, 4);
-  CHECK(nc == 4, "cameras");
+  generated_with_cameras(&a, 1000, 160, 120, cams);
   set_scene_or_die(&a);
   size_t bytes = (size_t)160 * 120 * 4;
   uint8_t *first = malloc(bytes), *again = malloc(bytes), *ref = malloc(bytes);
