@@ -258,7 +258,9 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
   VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
                                              .colorAttachmentCount = 1, .pColorAttachmentFormats = &desc->color_format,
                                              .depthAttachmentFormat = desc->depth_format};
-  VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .pNext = &rendering,
+  VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+                                      .pNext = desc->render_pass ? NULL : &rendering,
+                                      .renderPass = desc->render_pass, .subpass = desc->subpass,
                                       .stageCount = 2, .pStages = stages,
                                       .pVertexInputState = desc->vertex_input ? desc->vertex_input : &no_input,
                                       .pInputAssemblyState = &ia, .pViewportState = &vp, .pRasterizationState = &rs,

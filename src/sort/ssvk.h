@@ -128,6 +128,8 @@ typedef struct ssvk_graphics_desc {
   bool depth_write;
   bool opaque;                    /* no blending */
   VkSampleCountFlagBits samples;  /* 0: one */
+  VkRenderPass render_pass;       /* a host still on render passes: its pass and subpass */
+  uint32_t subpass;               /* (the formats are then the pass's, not the fields above) */
   const char *name;
 } ssvk_graphics_desc;
 VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *desc, VkPipeline *out);

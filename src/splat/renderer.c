@@ -98,13 +98,15 @@ static VkResult create_pipelines(splat_renderer *r, const splat_renderer_create_
                            .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, .src_color_factor = VK_BLEND_FACTOR_ONE,
                            .name = "splat raster"};
   res = ssvk_graphics_pipeline(&r->vk, &gd, &r->raster);
-  if (res != VK_SUCCESS || info->host_color_format == VK_FORMAT_UNDEFINED) return res;
+  if (res != VK_SUCCESS || (info->host_color_format == VK_FORMAT_UNDEFINED && !info->host_render_pass)) return res;
   /* the same draw into the host's pass: its formats, its depth test */
   gd.color_format = info->host_color_format;
   gd.depth_format = info->host_depth_format;
   gd.depth_compare = info->flags & SPLAT_RENDERER_CREATE_REVERSE_Z_BIT ? VK_COMPARE_OP_GREATER_OR_EQUAL
                                                                         : VK_COMPARE_OP_LESS_OR_EQUAL;
   gd.samples = info->host_samples;
+  gd.render_pass = info->host_render_pass;
+  gd.subpass = info->host_subpass;
   gd.name = "splat raster (host pass)";
   return ssvk_graphics_pipeline(&r->vk, &gd, &r->host_raster);
 }
@@ -562,7 +564,7 @@ VkResult splat_renderer_cmd_prepare(splat_renderer *r, VkCommandBuffer cmd, cons
 VkResult splat_renderer_cmd_draw(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
   if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
   if (!r->host_raster || !r->last_sorted.values.buffer) {
-    rlog(r, "cmd_draw: %s", !r->host_raster ? "no host_color_format was given at create"
+    rlog(r, "cmd_draw: %s", !r->host_raster ? "no host_color_format or host_render_pass was given at create"
                                            : "no frame was prepared since the scene was set");
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }

@@ -61,6 +61,11 @@ typedef struct splat_renderer_create_info {
   VkFormat host_color_format;
   VkFormat host_depth_format;
   VkSampleCountFlagBits host_samples; /* 0: one */
+  /* Or, for a host still on render passes: its pass and subpass (one colour attachment, an
+   * optional depth one; host_depth_format says whether there is one; the formats are the
+   * pass's). splat_renderer_cmd_draw is then recorded inside that subpass. */
+  VkRenderPass host_render_pass;
+  uint32_t host_subpass;
   splatsort_log_fn log;
   void *log_user;
 } splat_renderer_create_info;
@@ -107,7 +112,8 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
 /* Drawing into the host's pass, in two calls per frame:
  * splat_renderer_cmd_prepare records the compute work (projection, depth-sort stage), outside
  * any render pass; then, inside the host's dynamic-rendering pass (begun on attachments of the
- * formats given at create, covering the camera's width x height), splat_renderer_cmd_draw
+ * formats given at create, or inside the render pass and subpass given there, covering the
+ * camera's width x height), splat_renderer_cmd_draw
  * records the splats' draw over what the host drew: premultiplied "over" blending, depth-tested
  * against the host's depth when it has one, with the viewport and scissor set to the camera's
  * size. The draw reads only what prepare wrote; prepare's barrier to the vertex shader and
