@@ -1027,6 +1027,87 @@ static void test_host_pass(const app_renderer *ar) {
   splat_scene_free(&a);
 }
 
+/* The weighted-depth output: every splat moved to one camera depth zc, so red / alpha must be
+ * zc wherever the splats cover the pixel. */
+static void test_depth_output(const app_renderer *ar) {
+  splat_scene a;
+  splat_camera cams[4];
+  generated_with_cameras(&a, 2000, 160, 120, cams);
+  const splat_camera *cam = &cams[0];
+  float fwd[3], zc = 0;
+  splat_camera_axes(cam, NULL, NULL, fwd);
+  for (uint32_t i = 0; i < a.count; i++) {
+    const float *p = a.positions + 3 * i;
+    zc += (cam->view[2] * p[0] + cam->view[6] * p[1] + cam->view[10] * p[2] + cam->view[14]) / (float)a.count;
+  }
+  for (uint32_t i = 0; i < a.count; i++) {
+    float *p = a.positions + 3 * i;
+    float z = cam->view[2] * p[0] + cam->view[6] * p[1] + cam->view[10] * p[2] + cam->view[14];
+    for (int k = 0; k < 3; k++) p[k] += (zc - z) * fwd[k];
+  }
+  uint32_t w = cam->width, h = cam->height;
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+                                   .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)ar->sorters,
+                                   .sorter_count = ar->sorter_count, .frame_slots = 1, .log = renderer_log,
+                                   .host_color_format = SPLAT_TARGET_FORMAT,
+                                   .host_depth_output_format = VK_FORMAT_R32G32B32A32_SFLOAT};
+  splat_renderer *dr;
+  VK_CHECK(splat_renderer_create(&ci, &dr));
+  VK_CHECK(splat_renderer_set_scene(dr, &a));
+  host_image color = host_image_create(SPLAT_TARGET_FORMAT, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                                               VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                       VK_IMAGE_ASPECT_COLOR_BIT, w, h);
+  host_image depth = host_image_create(VK_FORMAT_R32G32B32A32_SFLOAT, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                                                         VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                       VK_IMAGE_ASPECT_COLOR_BIT, w, h);
+  vkh_buffer rb = vkh_buffer_create(&ctx, (VkDeviceSize)w * h * 16, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "wd");
+  splat_frame f = {.camera = cam, .key_bits = 32, .sh_degree = -1};
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  VK_CHECK(splat_renderer_cmd_prepare(dr, cmd, &f));
+  host_image *imgs[2] = {&color, &depth};
+  VkRenderingAttachmentInfo att[2];
+  for (int i = 0; i < 2; i++) {
+    layout_barrier(cmd, imgs[i]->image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                   VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+                   VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+    att[i] = (VkRenderingAttachmentInfo){.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+                                         .imageView = imgs[i]->view,
+                                         .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                         .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                         .storeOp = VK_ATTACHMENT_STORE_OP_STORE};
+  }
+  VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = {{0, 0}, {w, h}}, .layerCount = 1,
+                        .colorAttachmentCount = 2, .pColorAttachments = att};
+  vkCmdBeginRendering(cmd, &ri);
+  VK_CHECK(splat_renderer_cmd_draw(dr, cmd, &f));
+  vkCmdEndRendering(cmd);
+  layout_barrier(cmd, depth.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                 VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  copy_target(cmd, depth.image, w, h, rb.buffer);
+  vkh_submit_wait(&ctx, cmd);
+  const float *d = rb.mapped;
+  uint32_t covered = 0, off = 0;
+  double worst = 0;
+  for (size_t i = 0; i < (size_t)w * h; i++) {
+    if (d[4 * i + 3] < 0.05f) continue;
+    covered++;
+    double e = fabs(d[4 * i] / d[4 * i + 3] - zc) / zc;
+    worst = fmax(worst, e);
+    off += e > 1e-3;
+  }
+  printf("  weighted depth output: %u covered pixels, all at depth %.4f: worst relative error %.2e\n", covered,
+         (double)zc, worst);
+  CHECK(covered > w * h / 20 && off == 0, "weighted depth: %u of %u covered pixels off by more than 0.1%%", off,
+        covered);
+  vkDeviceWaitIdle(ctx.device);
+  vkh_buffer_destroy(&ctx, &rb);
+  host_image_destroy(&color);
+  host_image_destroy(&depth);
+  splat_renderer_destroy(dr);
+  splat_scene_free(&a);
+}
+
 /* ---- api -------------------------------------------------------------------------------------- */
 
 static void test_api(const char *asset) {
@@ -1244,6 +1325,7 @@ int main(int argc, char **argv) {
     }
     test_api(scenes[0]);
     test_host_pass(&ar);
+    test_depth_output(&ar);
   } else {
     fprintf(stderr, "test_render: unknown mode '%s'\n", mode);
     return 2;

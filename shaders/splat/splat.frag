@@ -1,17 +1,10 @@
 #version 450
-// Gaussian falloff with the reference rasterizer's cut-offs; premultiplied colour for the
-// back-to-front "over" blend (ONE, ONE_MINUS_SRC_ALPHA).
-layout(location = 0) flat in vec2 in_mean;
-layout(location = 1) flat in vec4 in_conic_opacity;
-layout(location = 2) flat in vec3 in_color;
+// Premultiplied colour for the back-to-front "over" blend (ONE, ONE_MINUS_SRC_ALPHA).
+#extension GL_GOOGLE_include_directive : require
+#include "splat_fragment.glsl"
 layout(location = 0) out vec4 out_color;
 
 void main() {
-  vec2 d = gl_FragCoord.xy - in_mean; // both in continuous pixel coordinates (centres at +0.5)
-  vec3 conic = in_conic_opacity.xyz;
-  float power = -0.5 * (conic.x * d.x * d.x + conic.z * d.y * d.y) - conic.y * d.x * d.y;
-  if (power > 0.0) discard;
-  float alpha = min(0.99, in_conic_opacity.w * exp(power));
-  if (alpha < 1.0 / 255.0) discard;
-  out_color = vec4(in_color * alpha, alpha);
+  float alpha = splat_alpha();
+  out_color = vec4(in_color_z.rgb * alpha, alpha);
 }

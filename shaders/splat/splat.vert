@@ -10,7 +10,7 @@ layout(push_constant) uniform Push { sp_raster_push pc; };
 
 layout(location = 0) flat out vec2 out_mean;
 layout(location = 1) flat out vec4 out_conic_opacity;
-layout(location = 2) flat out vec3 out_color;
+layout(location = 2) flat out vec4 out_color_z; // rgb, and the centre's view z (weighted depth)
 
 void main() {
   uint i = sorted_index[gl_InstanceIndex];
@@ -25,5 +25,5 @@ void main() {
   gl_Position = vec4(pixel * pc.viewport.zw * 2.0 - 1.0, clamp(pc.depth_proj.x + pc.depth_proj.y / z, 0.0, 1.0), 1.0);
   out_mean = p0.xy;
   out_conic_opacity = vec4(p0.zw, uintBitsToFloat(p1.xy));
-  out_color = vec3(rg, unpackHalf2x16(p1.w).x);
+  out_color_z = vec4(rg, unpackHalf2x16(p1.w).x, z);
 }

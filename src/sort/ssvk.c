@@ -250,13 +250,16 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
       .alphaBlendOp = VK_BLEND_OP_ADD,
       .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
                         VK_COLOR_COMPONENT_A_BIT};
+  VkPipelineColorBlendAttachmentState blends[2] = {blend, blend};
+  VkFormat formats[2] = {desc->color_format, desc->second_color_format};
+  uint32_t colors = desc->second_color_format != VK_FORMAT_UNDEFINED ? 2 : 1;
   VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-                                            .attachmentCount = 1, .pAttachments = &blend};
+                                            .attachmentCount = colors, .pAttachments = blends};
   VkDynamicState dyn[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
   VkPipelineDynamicStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
                                          .dynamicStateCount = 2, .pDynamicStates = dyn};
   VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-                                             .colorAttachmentCount = 1, .pColorAttachmentFormats = &desc->color_format,
+                                             .colorAttachmentCount = colors, .pColorAttachmentFormats = formats,
                                              .depthAttachmentFormat = desc->depth_format};
   VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
                                       .pNext = desc->render_pass ? NULL : &rendering,

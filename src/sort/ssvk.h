@@ -120,6 +120,7 @@ typedef struct ssvk_graphics_desc {
   size_t vert_size, frag_size;
   VkPipelineLayout layout;
   VkFormat color_format;
+  VkFormat second_color_format;   /* UNDEFINED: one colour attachment; else a second, blended alike */
   VkPrimitiveTopology topology;
   const VkPipelineVertexInputStateCreateInfo *vertex_input; /* NULL: no vertex buffers */
   VkBlendFactor src_color_factor; /* ONE for premultiplied colour, SRC_ALPHA for straight */

@@ -107,6 +107,11 @@ static VkResult create_pipelines(splat_renderer *r, const splat_renderer_create_
   gd.samples = info->host_samples;
   gd.render_pass = info->host_render_pass;
   gd.subpass = info->host_subpass;
+  if (info->host_depth_output_format != VK_FORMAT_UNDEFINED && !info->host_render_pass) {
+    gd.second_color_format = info->host_depth_output_format;
+    gd.frag = splat_spv_splat_depth_frag;
+    gd.frag_size = splat_spv_splat_depth_frag_size;
+  }
   gd.name = "splat raster (host pass)";
   return ssvk_graphics_pipeline(&r->vk, &gd, &r->host_raster);
 }

@@ -66,6 +66,11 @@ typedef struct splat_renderer_create_info {
    * pass's). splat_renderer_cmd_draw is then recorded inside that subpass. */
   VkRenderPass host_render_pass;
   uint32_t host_subpass;
+  /* Optional, dynamic rendering only: a second colour attachment of this format (e.g.
+   * VK_FORMAT_R32G32B32A32_SFLOAT) receives (view z * alpha, 0, 0, alpha) blended "over" like
+   * the colour: red / alpha is the transmittance-weighted depth of the splats at each pixel
+   * (for post effects and later passes; clear it to zero). */
+  VkFormat host_depth_output_format;
   splatsort_log_fn log;
   void *log_user;
 } splat_renderer_create_info;
