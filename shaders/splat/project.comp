@@ -11,6 +11,7 @@ layout(std430, binding = SP_BIND_POS) readonly buffer Pos { vec4 pos_opacity[]; 
 layout(std430, binding = SP_BIND_COV) readonly buffer Cov { vec4 cov3d[]; };
 layout(std430, binding = SP_BIND_SH) readonly buffer Sh { uint sh_half[]; };
 layout(std430, binding = SP_BIND_PROJECTED) writeonly buffer Projected { uvec4 projected[]; }; // bits, see splat_shared.h
+layout(std430, binding = SP_BIND_CENTRES) writeonly buffer Centres { vec4 centres[]; };
 layout(push_constant) uniform Push { sp_project_push pc; };
 layout(constant_id = 0) const uint SH_WORDS = 1; // uint32 words of SH per splat
 
@@ -56,15 +57,9 @@ vec3 sh_color(uint i, vec3 dir) {
 
 // Returns the camera-space depth of a visible splat (and writes its record), or 0 when it is
 // culled. Comparisons are written as !(pass) like project.c, so NaN culls.
-float project(uint i) {
-  if (i >= pc.count) return 0.0;
-  vec4 po = pos_opacity[i];
+// t: the splat's camera-space centre (view = the camera's view times the object's model).
+float project(uint i, vec4 po, vec3 t) {
   float opacity = po.w;
-  // Camera space in project.c's operation order, without fused multiply-adds (precise): Vulkan
-  // rounds fmul and fadd correctly, so z, and with it the depth key and the draw order, is
-  // bit-identical to the CPU's (splat_depth_key); an FMA would move z by a rounding or two and
-  // swap nearly coincident splats.
-  precise vec3 t = pc.view[0].xyz * po.x + pc.view[1].xyz * po.y + pc.view[2].xyz * po.z + pc.view[3].xyz;
   if (!(t.z > 0.2)) return 0.0;
   float limx = pc.limits.x, limy = pc.limits.y;
   float txz = t.x / t.z, tyz = t.y / t.z;
@@ -100,8 +95,9 @@ float project(uint i) {
 
   uint r16 = uint(min(radius, float(SP_MAX_RADIUS)));
   // stored as bits: a packed word seen as a float may be a denormal or NaN pattern
-  projected[2 * i] = floatBitsToUint(vec4(mean, conic.xy));
-  projected[2 * i + 1] = uvec4(floatBitsToUint(conic.z), floatBitsToUint(opacity), packHalf2x16(color.rg),
+  uint g = pc.base + i;
+  projected[2 * g] = floatBitsToUint(vec4(mean, conic.xy));
+  projected[2 * g + 1] = uvec4(floatBitsToUint(conic.z), floatBitsToUint(opacity), packHalf2x16(color.rg),
                                (packHalf2x16(vec2(color.b, 0.0)) & 0xFFFFu) | (r16 << 16));
   return t.z;
 }
@@ -109,8 +105,17 @@ float project(uint i) {
 void main() {
   uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
   uint i = group * SP_PROJECT_WORKGROUP + gl_LocalInvocationIndex;
-  if (i < pc.count && project(i) == 0.0) {
-    projected[2 * i] = uvec4(0u);
-    projected[2 * i + 1] = uvec4(0u);
+  if (i >= pc.count) return;
+  vec4 po = pos_opacity[i];
+  // Camera space in project.c's operation order, without fused multiply-adds (precise): Vulkan
+  // rounds fmul and fadd correctly, so z, and with it the depth key and the draw order, is
+  // bit-identical to the CPU's (splat_depth_key); an FMA would move z by a rounding or two and
+  // swap nearly coincident splats. The depth-sort stage reads it from `centres`.
+  precise vec3 t = pc.view[0].xyz * po.x + pc.view[1].xyz * po.y + pc.view[2].xyz * po.z + pc.view[3].xyz;
+  uint g = pc.base + i;
+  centres[g] = vec4(t, po.w);
+  if (project(i, po, t) == 0.0) {
+    projected[2 * g] = uvec4(0u);
+    projected[2 * g + 1] = uvec4(0u);
   }
 }

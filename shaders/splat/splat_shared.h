@@ -28,20 +28,18 @@ struct sp_project_push {
   SP_VEC4 limits;      /* 1.3 tan_fovx, 1.3 tan_fovy, unused, unused */
   SP_UINT count;       /* splats in the scene */
   SP_UINT sh_degree;   /* SH degree evaluated (<= the scene's) */
-  SP_UINT pad;
+  SP_UINT base;        /* the object's first slot in the frame's shared arrays */
   SP_UINT size;        /* width | height << 16 */
 };
 
 /* Raster push constants. */
 struct sp_raster_push {
   SP_VEC4 viewport;    /* width, height, 1/width, 1/height */
-  SP_VEC4 depth_row;   /* view z = dot(xyz, position) + w (the view matrix's third row) */
   SP_VEC4 depth_proj;  /* quad depth = x + y / view z: the host's projection, for its depth test */
 };
 
 /* Scene buffers (one splat each):
- *   binding 0: vec4 position.xyz, opacity (also the depth-sort stage's centres: stride 16,
- *              opacity culled below 1/255)
+ *   binding 0: vec4 position.xyz (object space), opacity
  *   binding 1: vec4[2] 3D covariance (xx, xy, xz, yy), (yz, zz, 0, 0)
  *   binding 2: SH coefficients as half floats, `sh_words` uint32 per splat:
  *              coefficient k, channel c at half index k*3 + c
@@ -51,6 +49,9 @@ struct sp_raster_push {
  *              where radius is the integer pixel radius clamped to 65535 (exact: the mean lies
  *              inside the widened frustum, so a 65535-pixel square covers any 16384 image);
  *              a culled splat's record is all zeros (radius 0: its quad has no area)
+ *   binding 5: vec4 per frame slot: camera-space centre and opacity (the depth-sort stage's
+ *              centres; every object of the frame at its own base slot)
+ * Bindings 0-2 are one object's; 3 and 5 are indexed by frame slot (object base + splat).
  * Raster input:
  *   binding 4: the depth-sort stage's indices, back to front (src/sort/splatsort_depth.h)
  * Passes: project.comp (one thread a splat), then the depth-sort stage (key pass over the
@@ -60,7 +61,8 @@ struct sp_raster_push {
 #define SP_BIND_SH 2
 #define SP_BIND_PROJECTED 3
 #define SP_BIND_INDICES 4
-#define SP_BIND_COUNT_OF 5
+#define SP_BIND_CENTRES 5
+#define SP_BIND_COUNT_OF 6
 
 #define SP_MAX_RADIUS 65535u
 

@@ -13,6 +13,8 @@
 
 #define rlog(r, ...) ssvk_log(&(r)->vk, __VA_ARGS__)
 
+static uint32_t objects_total(const splat_renderer *r);
+
 static void *host_alloc(const VkAllocationCallbacks *a, size_t size) {
   void *p = a && a->pfnAllocation ? a->pfnAllocation(a->pUserData, size, 16, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT)
                                   : malloc(size);
@@ -28,10 +30,16 @@ static void host_free(const VkAllocationCallbacks *a, void *p) {
 }
 
 static void scene_destroy(splat_renderer *r, scene_gpu *s) {
-  ssvk_buffer *bufs[] = {&s->pos, &s->cov, &s->sh, &s->projected, &s->scratch, &s->indices, &s->draw};
+  ssvk_buffer *bufs[] = {&s->centres, &s->projected, &s->scratch, &s->indices, &s->draw};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
-  if (s->project) vkDestroyPipeline(r->vk.device, s->project, r->vk.allocator);
   *s = (scene_gpu){0};
+}
+
+static void object_destroy(splat_renderer *r, object_gpu *o) {
+  ssvk_buffer *bufs[] = {&o->pos, &o->cov, &o->sh};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
+  if (o->project) vkDestroyPipeline(r->vk.device, o->project, r->vk.allocator);
+  *o = (object_gpu){0};
 }
 
 static void target_destroy(splat_renderer *r) {
@@ -50,6 +58,7 @@ void splat_renderer_destroy(splat_renderer *r) {
   VkDevice d = r->vk.device;
   const VkAllocationCallbacks *a = r->vk.allocator;
   scene_destroy(r, &r->scene);
+  for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) object_destroy(r, &r->objects[i]);
   target_destroy(r);
   ssvk_buffer_destroy(&r->vk, &r->readback);
   if (r->queries) vkDestroyQueryPool(d, r->queries, a);
@@ -176,7 +185,7 @@ static int find_sorter(const splat_renderer *r, splatsort_algorithm a) {
 
 int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm a) { return r && find_sorter(r, a) >= 0; }
 
-uint32_t splat_renderer_scene_count(const splat_renderer *r) { return r ? r->scene.count : 0; }
+uint32_t splat_renderer_scene_count(const splat_renderer *r) { return r ? objects_total(r) : 0; }
 
 /* IEEE half from float, round to nearest even; SH values are small and finite. */
 static uint16_t to_half(float f) {
@@ -233,7 +242,7 @@ static void free_arrays(scene_arrays *a) {
 }
 
 /* One staging buffer, three copies, one submission, waited for by its fence. */
-static VkResult upload(splat_renderer *r, scene_gpu *s, const scene_arrays *a) {
+static VkResult upload(splat_renderer *r, object_gpu *s, const scene_arrays *a) {
   ssvk_buffer staging;
   VkDeviceSize total = a->pos_size + a->cov_size + a->sh_size;
   VkResult res = ssvk_buffer_create(&r->vk, total, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, false, "splat staging",
@@ -291,31 +300,62 @@ static VkResult stage_requirements(const splat_renderer *r, uint32_t n, splatsor
   return VK_SUCCESS;
 }
 
-static VkResult create_scene_buffers(splat_renderer *r, scene_gpu *s) {
-  uint32_t n = s->count;
+static VkResult create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
+                               const VkBufferUsageFlags *usage, const char *const *name, size_t n) {
+  VkResult res = VK_SUCCESS;
+  for (size_t i = 0; i < n && res == VK_SUCCESS; i++)
+    res = ssvk_buffer_create(&r->vk, size[i], usage[i], false, false, name[i], b[i]);
+  if (res != VK_SUCCESS) rlog(r, "creating the %s buffers failed (%d)", what, res);
+  return res;
+}
+
+/* The frame's shared buffers for `n` splats over all objects. */
+static VkResult create_scene_buffers(splat_renderer *r, scene_gpu *s, uint32_t n) {
+  s->count = n;
   splatsort_depth_memory_requirements mq;
   VkResult res = stage_requirements(r, n, &mq);
   if (res != VK_SUCCESS) return res;
   const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, dst = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   const VkBufferUsageFlags x = r->extra_usage;
-  struct {
-    ssvk_buffer *b;
-    VkDeviceSize size;
-    VkBufferUsageFlags usage;
-    const char *name;
-  } bufs[] = {
-      {&s->pos, 16ull * n, st | dst, "splat positions"},
-      {&s->cov, 32ull * n, st | dst, "splat covariances"},
-      {&s->sh, 4ull * s->sh_words * n, st | dst, "splat SH"},
-      {&s->projected, 32ull * n, st | x, "splat projected"},
-      {&s->scratch, mq.scratch_size, mq.scratch_usage | x, "splat depth-sort scratch"},
-      {&s->indices, mq.indices_size, mq.indices_usage | x, "splat sorted indices"},
-      {&s->draw, 4 * SP_DRAW_WORDS, st | dst | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | x,
-       "splat draw"},
-  };
-  for (size_t i = 0; i < sizeof bufs / sizeof *bufs && res == VK_SUCCESS; i++)
-    res = ssvk_buffer_create(&r->vk, bufs[i].size, bufs[i].usage, false, false, bufs[i].name, bufs[i].b);
+  ssvk_buffer *const bufs[] = {&s->centres, &s->projected, &s->scratch, &s->indices, &s->draw};
+  const VkDeviceSize sizes[] = {16ull * n, 32ull * n, mq.scratch_size, mq.indices_size, 4 * SP_DRAW_WORDS};
+  const VkBufferUsageFlags usages[] = {st | x, st | x, mq.scratch_usage | x, mq.indices_usage | x,
+                                       st | dst | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                           VK_BUFFER_USAGE_TRANSFER_SRC_BIT | x};
+  const char *const names[] = {"splat centres", "splat projected", "splat depth-sort scratch", "splat sorted indices",
+                               "splat draw"};
+  return create_buffers(r, "frame", bufs, sizes, usages, names, 5);
+}
+
+/* One object's arrays, uploaded, and its projection pipeline. */
+static VkResult create_object(splat_renderer *r, const splat_scene *sc, object_gpu *o) {
+  *o = (object_gpu){.count = sc->count, .sh_degree = sc->sh_degree, .sh_words = (sc->sh_coeffs * 3 + 1) / 2};
+  uint32_t n = o->count;
+  scene_arrays a = {0};
+  VkResult res = pack_scene(sc, o->sh_words, &a) ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+  const VkBufferUsageFlags sd = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  ssvk_buffer *const bufs[] = {&o->pos, &o->cov, &o->sh};
+  const VkDeviceSize sizes[] = {16ull * n, 32ull * n, 4ull * o->sh_words * n};
+  const VkBufferUsageFlags usages[] = {sd, sd, sd};
+  const char *const names[] = {"splat positions", "splat covariances", "splat SH"};
+  if (res == VK_SUCCESS) res = create_buffers(r, "object", bufs, sizes, usages, names, 3);
+  if (res == VK_SUCCESS) res = upload(r, o, &a);
+  free_arrays(&a);
+  if (res == VK_SUCCESS) {
+    VkSpecializationMapEntry entry = {0, 0, 4};
+    VkSpecializationInfo spec = {1, &entry, 4, &o->sh_words};
+    ssvk_compute_desc cd = {.code = splat_spv_project_comp, .code_size = splat_spv_project_comp_size,
+                            .layout = r->compute_layout, .spec = &spec, .name = "splat project"};
+    res = ssvk_compute_pipeline(&r->vk, &cd, &o->project);
+  }
+  if (res != VK_SUCCESS) object_destroy(r, o);
   return res;
+}
+
+static uint32_t objects_total(const splat_renderer *r) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) n += r->objects[i].count;
+  return n;
 }
 
 static bool check_scene(splat_renderer *r, const splat_scene *sc) {
@@ -335,27 +375,63 @@ static bool check_scene(splat_renderer *r, const splat_scene *sc) {
 VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
   if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
   if (!check_scene(r, sc)) return VK_ERROR_VALIDATION_FAILED_EXT;
-  scene_gpu s = {.count = sc->count, .sh_degree = sc->sh_degree, .sh_words = (sc->sh_coeffs * 3 + 1) / 2};
-  scene_arrays a = {0};
-  VkResult res = pack_scene(sc, s.sh_words, &a) ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
-  if (res == VK_SUCCESS) res = create_scene_buffers(r, &s);
-  if (res == VK_SUCCESS) res = upload(r, &s, &a);
-  free_arrays(&a);
+  object_gpu o;
+  scene_gpu s = {0};
+  VkResult res = create_object(r, sc, &o);
   if (res == VK_SUCCESS) {
-    VkSpecializationMapEntry entry = {0, 0, 4};
-    VkSpecializationInfo spec = {1, &entry, 4, &s.sh_words};
-    ssvk_compute_desc cd = {.code = splat_spv_project_comp, .code_size = splat_spv_project_comp_size,
-                            .layout = r->compute_layout, .spec = &spec, .name = "splat project"};
-    res = ssvk_compute_pipeline(&r->vk, &cd, &s.project);
+    res = create_scene_buffers(r, &s, sc->count);
+    if (res != VK_SUCCESS) object_destroy(r, &o), scene_destroy(r, &s);
   }
   if (res != VK_SUCCESS) {
-    rlog(r, "uploading a scene of %u splats failed (%d); the previous scene stays", s.count, res);
-    scene_destroy(r, &s);
+    rlog(r, "uploading a scene of %u splats failed (%d); the previous scene stays", sc->count, res);
     return res;
   }
-  scene_destroy(r, &r->scene); /* the caller has made sure no frame still uses it */
+  /* the caller has made sure no frame still uses the old ones */
+  for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) object_destroy(r, &r->objects[i]);
+  scene_destroy(r, &r->scene);
+  r->objects[0] = o;
   r->scene = s;
   r->last_sorted = (splatsort_result){0};
+  return VK_SUCCESS;
+}
+
+VkResult splat_renderer_add_object(splat_renderer *r, const splat_scene *sc, uint32_t *id) {
+  if (!r || !id) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!check_scene(r, sc)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  uint32_t slot = 0;
+  while (slot < SPLAT_MAX_OBJECTS && r->objects[slot].count) slot++;
+  if (slot == SPLAT_MAX_OBJECTS) {
+    rlog(r, "add_object: already %d objects", SPLAT_MAX_OBJECTS);
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  object_gpu o;
+  scene_gpu s = {0};
+  uint32_t total = objects_total(r) + sc->count;
+  VkResult res = create_object(r, sc, &o);
+  if (res == VK_SUCCESS && total > r->scene.count) {
+    res = create_scene_buffers(r, &s, total);
+    if (res != VK_SUCCESS) object_destroy(r, &o), scene_destroy(r, &s);
+  }
+  if (res != VK_SUCCESS) {
+    rlog(r, "add_object: uploading %u splats failed (%d); the objects stay as they were", sc->count, res);
+    return res;
+  }
+  if (s.count) {
+    scene_destroy(r, &r->scene);
+    r->scene = s;
+    r->last_sorted = (splatsort_result){0};
+  }
+  r->objects[slot] = o;
+  *id = slot;
+  return VK_SUCCESS;
+}
+
+VkResult splat_renderer_remove_object(splat_renderer *r, uint32_t id) {
+  if (!r || id >= SPLAT_MAX_OBJECTS || !r->objects[id].count) {
+    if (r) rlog(r, "remove_object: %u is not an object", id);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  object_destroy(r, &r->objects[id]);
   return VK_SUCCESS;
 }
 
@@ -420,73 +496,112 @@ static int check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bit
     rlog(r, "image size %ux%u is outside 1..16384", cam->width, cam->height);
     return -1;
   }
-  if (!r->scene.count) {
+  if (!objects_total(r)) {
     rlog(r, "no scene loaded");
     return -1;
+  }
+  for (uint32_t i = 0; i < f->instance_count; i++) {
+    uint32_t o = f->instances ? f->instances[i].object : SPLAT_MAX_OBJECTS;
+    bool again = false;
+    for (uint32_t j = 0; j < i && !again; j++) again = f->instances[j].object == o;
+    if (o >= SPLAT_MAX_OBJECTS || !r->objects[o].count || again) {
+      rlog(r, "instances[%u]: object %u is %s", i, o, again ? "drawn twice" : "not loaded");
+      return -1;
+    }
   }
   int k = find_sorter(r, f->sort);
   if (k < 0) rlog(r, "no %s sorter was given to the renderer", splatsort_algorithm_name(f->sort));
   return k;
 }
 
-/* Projection of every splat (a culled one's record zeroed), and the draw arguments reset for
- * the stage to fill in the visible count. */
-static void record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+/* camera-from-object (view * model) and the camera position in object space; identity
+ * models are passed through untouched, so one object renders bit-identically to a scene. */
+static void object_view(const splat_camera *cam, const float *model, float view[16], float campos[3]) {
+  memcpy(campos, cam->position, 3 * sizeof(float));
+  memcpy(view, cam->view, 16 * sizeof(float));
+  if (!model) return;
+  for (int c = 0; c < 4; c++)
+    for (int r = 0; r < 4; r++) {
+      float v = 0;
+      for (int k = 0; k < 4; k++) v += cam->view[k * 4 + r] * model[c * 4 + k];
+      view[c * 4 + r] = v;
+    }
+  /* object = A^-1 (world - t) for the affine model A|t: A^-1 by its adjugate */
+  const float *m = model;
+  float a[9] = {m[0], m[4], m[8], m[1], m[5], m[9], m[2], m[6], m[10]}; /* row-major 3x3 */
+  float inv[9] = {a[4] * a[8] - a[5] * a[7], a[2] * a[7] - a[1] * a[8], a[1] * a[5] - a[2] * a[4],
+                  a[5] * a[6] - a[3] * a[8], a[0] * a[8] - a[2] * a[6], a[2] * a[3] - a[0] * a[5],
+                  a[3] * a[7] - a[4] * a[6], a[1] * a[6] - a[0] * a[7], a[0] * a[4] - a[1] * a[3]};
+  float det = a[0] * inv[0] + a[1] * inv[3] + a[2] * inv[6];
+  float d[3] = {cam->position[0] - m[12], cam->position[1] - m[13], cam->position[2] - m[14]};
+  for (int r = 0; r < 3; r++) campos[r] = (inv[r * 3] * d[0] + inv[r * 3 + 1] * d[1] + inv[r * 3 + 2] * d[2]) / det;
+}
+
+/* Projection of every splat of every drawn object (a culled one's record zeroed) into the
+ * frame's slots, and the draw arguments reset for the stage to fill in the visible count.
+ * Returns the number of slots used. */
+static uint32_t record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
   const splat_camera *cam = f->camera;
   scene_gpu *s = &r->scene;
   uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0};
   vkCmdUpdateBuffer(cmd, s->draw.buffer, 0, sizeof draw_init, draw_init);
-  struct sp_project_push pc;
-  memcpy(pc.view.m, cam->view, sizeof pc.view.m);
-  pc.campos = (sp_vec4){{cam->position[0], cam->position[1], cam->position[2], 0}};
-  pc.intrinsics = (sp_vec4){{cam->fx, cam->fy, cam->cx, cam->cy}};
-  pc.limits = (sp_vec4){{SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovx(cam),
-                         SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovy(cam), 0, 0}};
-  pc.count = s->count;
-  pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > s->sh_degree ? s->sh_degree : (uint32_t)f->sh_degree;
-  pc.pad = 0;
-  pc.size = cam->width | cam->height << 16;
-  VkDescriptorBufferInfo bi[SP_BIND_COUNT_OF] = {
-      [SP_BIND_POS] = {s->pos.buffer, 0, VK_WHOLE_SIZE},
-      [SP_BIND_COV] = {s->cov.buffer, 0, VK_WHOLE_SIZE},
-      [SP_BIND_SH] = {s->sh.buffer, 0, VK_WHOLE_SIZE},
-      [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
-  };
-  ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BIND_COUNT_OF);
-  vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->project);
-  dispatch_1d(r, cmd, s->count);
-  /* the stage writes the draw's instanceCount after the reset above */
-  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
+  uint32_t base = 0, n = f->instance_count ? f->instance_count : SPLAT_MAX_OBJECTS;
+  for (uint32_t k = 0; k < n; k++) {
+    const object_gpu *o = &r->objects[f->instance_count ? f->instances[k].object : k];
+    if (!o->count) continue;
+    struct sp_project_push pc;
+    float campos[3];
+    object_view(cam, f->instance_count ? f->instances[k].model : NULL, pc.view.m, campos);
+    pc.campos = (sp_vec4){{campos[0], campos[1], campos[2], 0}};
+    pc.intrinsics = (sp_vec4){{cam->fx, cam->fy, cam->cx, cam->cy}};
+    pc.limits = (sp_vec4){{SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovx(cam),
+                           SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovy(cam), 0, 0}};
+    pc.count = o->count;
+    pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > o->sh_degree ? o->sh_degree : (uint32_t)f->sh_degree;
+    pc.base = base;
+    pc.size = cam->width | cam->height << 16;
+    VkDescriptorBufferInfo bi[SP_BIND_COUNT_OF] = {
+        [SP_BIND_POS] = {o->pos.buffer, 0, VK_WHOLE_SIZE},
+        [SP_BIND_COV] = {o->cov.buffer, 0, VK_WHOLE_SIZE},
+        [SP_BIND_SH] = {o->sh.buffer, 0, VK_WHOLE_SIZE},
+        [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
+        [SP_BIND_CENTRES] = {s->centres.buffer, 0, VK_WHOLE_SIZE},
+    };
+    ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BIND_COUNT_OF);
+    vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->project);
+    dispatch_1d(r, cmd, o->count);
+    base += o->count;
+  }
+  /* the stage reads the centres and writes the draw's instanceCount after the reset above */
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  return base;
 }
 
-/* The culling matrix the stage gets: a centred projection from the camera's focal lengths, so
- * that |x|, |y| <= 1.3 w is exactly the reference's |x/z| <= 1.3 tan(fov) test (whatever the
- * principal point), and clip w = the camera-space z the projection uses. Column-major. */
-static void culling_view_proj(const splat_camera *cam, float vp[16]) {
-  const float sx = 2.0f * cam->fx / (float)cam->width, sy = 2.0f * cam->fy / (float)cam->height;
-  for (int c = 0; c < 4; c++) {
-    vp[c * 4 + 0] = sx * cam->view[c * 4 + 0];
-    vp[c * 4 + 1] = sy * cam->view[c * 4 + 1];
-    vp[c * 4 + 2] = 0.0f;
-    vp[c * 4 + 3] = cam->view[c * 4 + 2];
-  }
+/* The culling matrix the stage gets, for camera-space centres: a centred projection from the
+ * camera's focal lengths, so that |x|, |y| <= 1.3 w is exactly the reference's
+ * |x/z| <= 1.3 tan(fov) test (whatever the principal point), and clip w = camera z. */
+static void culling_proj(const splat_camera *cam, float vp[16]) {
+  memset(vp, 0, 16 * sizeof(float));
+  vp[0] = 2.0f * cam->fx / (float)cam->width;
+  vp[5] = 2.0f * cam->fy / (float)cam->height;
+  vp[11] = 1.0f;
 }
 
 /* The depth-sort stage over the positions: cull by centre (near, frustum margin, opacity),
  * keys, compaction, sort; the visible count lands in the draw's instanceCount. */
 static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, const splat_frame *f, uint32_t key_bits,
-                            splatsort_result *sorted) {
+                            uint32_t count, splatsort_result *sorted) {
   scene_gpu *s = &r->scene;
   splatsort_depth_info di = {
-      .max_count = s->count, .count = s->count, .centers = {s->pos.buffer, 0, s->pos.size}, .center_stride = 16,
+      .max_count = s->count, .count = count, .centers = {s->centres.buffer, 0, s->centres.size}, .center_stride = 16,
       .opacity_cull = 1, .frustum_margin = SPLAT_FRUSTUM_MARGIN, .near_w = SPLAT_NEAR_Z, .key_bits = key_bits,
-      .key_mode = f->key_mode,
-      .camera_position = {f->camera->position[0], f->camera->position[1], f->camera->position[2]},
+      .key_mode = f->key_mode, /* camera space: the camera is at the origin */
       .scratch = {s->scratch.buffer, 0, s->scratch.size}, .indices = {s->indices.buffer, 0, s->indices.size},
       .draw_count = {s->draw.buffer, 4 * SP_DRAW_INSTANCES, 4}};
-  culling_view_proj(f->camera, di.view_proj);
+  culling_proj(f->camera, di.view_proj);
   VkResult res = splatsort_depth_cmd_sort(r->stages[k], cmd, &di, sorted);
   if (res != VK_SUCCESS) return res;
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -506,7 +621,7 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   vkCmdSetScissor(cmd, 0, 1, &sc);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
   VkDescriptorBufferInfo rb[SP_BIND_COUNT_OF] = {
-      [SP_BIND_POS] = {s->pos.buffer, 0, VK_WHOLE_SIZE},
+      [SP_BIND_CENTRES] = {s->centres.buffer, 0, VK_WHOLE_SIZE},
       [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
       [SP_BIND_INDICES] = {r->last_sorted.values.buffer, r->last_sorted.values.offset, VK_WHOLE_SIZE},
   };
@@ -515,7 +630,6 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   float n = f->znear > 0 ? f->znear : 0.01f, fa = f->zfar > n ? f->zfar : 1000.0f;
   struct sp_raster_push rp = {
       .viewport = {{(float)cam->width, (float)cam->height, 1.0f / cam->width, 1.0f / cam->height}},
-      .depth_row = {{cam->view[2], cam->view[6], cam->view[10], cam->view[14]}},
       .depth_proj = {{fa / (fa - n), -fa * n / (fa - n), 0, 0}}};
   vkCmdPushConstants(cmd, r->raster_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof rp, &rp);
   vkCmdDrawIndirect(cmd, s->draw.buffer, 0, 1, 16);
@@ -527,7 +641,7 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
   uint32_t key_bits = f->key_bits ? f->key_bits : 32;
   *k = check_frame(r, f, key_bits);
-  if (*k < 0) return f->sort != SPLATSORT_ALGORITHM_AUTO && r->scene.count && find_sorter(r, f->sort) < 0
+  if (*k < 0) return f->sort != SPLATSORT_ALGORITHM_AUTO && objects_total(r) && find_sorter(r, f->sort) < 0
                          ? VK_ERROR_FEATURE_NOT_PRESENT
                          : VK_ERROR_VALIDATION_FAILED_EXT;
   ssvk_label_begin(&r->vk, cmd, "splat prepare");
@@ -541,10 +655,10 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
                       VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
   vkCmdResetQueryPool(cmd, r->queries, f->slot * TS_COUNT, TS_COUNT);
   timestamp(r, cmd, f->slot, TS_START);
-  record_projection(r, cmd, f);
+  uint32_t count = record_projection(r, cmd, f);
   timestamp(r, cmd, f->slot, TS_PROJECTED);
   splatsort_result sorted;
-  VkResult res = record_sort(r, cmd, *k, f, key_bits, &sorted);
+  VkResult res = record_sort(r, cmd, *k, f, key_bits, count, &sorted);
   if (res == VK_SUCCESS) {
     timestamp(r, cmd, f->slot, TS_SORTED);
     /* visible count for the HUD / timings */
@@ -554,6 +668,7 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
                         VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     r->recorded[f->slot] = true;
     r->last_sorted = sorted;
+    r->frame_count = count;
     r->slot_bits[f->slot] = key_bits;
     r->slot_sort[f->slot] = splatsort_get_algorithm(r->sorters[*k]);
   }

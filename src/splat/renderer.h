@@ -29,6 +29,7 @@ extern "C" {
 typedef struct splat_renderer splat_renderer;
 
 #define SPLAT_MAX_FRAME_SLOTS 4
+#define SPLAT_MAX_OBJECTS 16
 #define SPLAT_TARGET_FORMAT VK_FORMAT_R16G16B16A16_SFLOAT
 
 typedef enum splat_renderer_create_flag_bits {
@@ -89,6 +90,22 @@ void splat_renderer_destroy(splat_renderer *r);
 VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *scene);
 uint32_t splat_renderer_scene_count(const splat_renderer *r);
 
+/* Several splat sets (objects) in one frame, sorted together: each added object keeps its own
+ * GPU arrays, so adding, removing or moving one uploads nothing else. add_object uploads like
+ * set_scene (blocking) and returns its id (< SPLAT_MAX_OBJECTS); the frame's shared buffers grow
+ * to the total, so, as for set_scene, no submitted frame may still use the renderer then.
+ * set_scene replaces every object by one (id 0). remove_object frees one (same rule). */
+VkResult splat_renderer_add_object(splat_renderer *r, const splat_scene *scene, uint32_t *id);
+VkResult splat_renderer_remove_object(splat_renderer *r, uint32_t id);
+
+/* An object drawn in a frame with its model transform (column-major object -> world: a
+ * rotation, a uniform scale and a translation; positions, covariances and the SH view
+ * direction follow it). */
+typedef struct splat_instance {
+  uint32_t object;
+  float model[16];
+} splat_instance;
+
 /* True when the renderer was given a sorter of this algorithm (AUTO: any). */
 int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm algorithm);
 
@@ -100,6 +117,9 @@ typedef struct splat_frame {
   splatsort_depth_key_mode key_mode; /* view depth (the reference's order) or radial distance */
   int sh_degree;                 /* highest SH degree evaluated; < 0: the scene's */
   uint32_t slot;                 /* frame slot for the timestamps, < frame_slots */
+  /* The objects drawn, each at most once; NULL / 0: every object, untransformed. */
+  const splat_instance *instances;
+  uint32_t instance_count;
   /* The host's projection depth range (splat_camera_projection's znear/zfar): each splat's quad
    * is drawn at its centre's depth in it, for the host's depth test. 0, 0: 0.01, 1000. */
   float znear, zfar;

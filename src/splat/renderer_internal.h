@@ -11,11 +11,18 @@
 
 enum { TS_START, TS_PROJECTED, TS_SORTED, TS_RASTERED, TS_COUNT };
 
-/* Everything that depends on the scene: replaced as a whole by set_scene. */
-typedef struct scene_gpu {
-  uint32_t count, sh_degree, sh_words;
-  ssvk_buffer pos, cov, sh, projected, scratch, indices, draw; /* scratch, indices: the stage's */
+/* One loaded splat set (an object): its own arrays, in object space. */
+typedef struct object_gpu {
+  uint32_t count, sh_degree, sh_words; /* count 0: the slot is free */
+  ssvk_buffer pos, cov, sh;
   VkPipeline project;  /* specialised for sh_words */
+} object_gpu;
+
+/* What a frame shares over its objects, sized for all of them: camera-space centres and
+ * projected records by frame slot, the depth-sort stage's scratch and indices, the draw. */
+typedef struct scene_gpu {
+  uint32_t count;      /* capacity: the splats of every object */
+  ssvk_buffer centres, projected, scratch, indices, draw; /* scratch, indices: the stage's */
 } scene_gpu;
 
 struct splat_renderer {
@@ -34,7 +41,9 @@ struct splat_renderer {
   VkCommandPool upload_pool;
   VkBufferUsageFlags extra_usage; /* tests/renderer_debug.c adds TRANSFER_SRC to read back */
 
+  object_gpu objects[SPLAT_MAX_OBJECTS];
   scene_gpu scene;
+  uint32_t frame_count; /* splats handed to the stage in the last prepared frame */
 
   VkImage target;
   VkDeviceMemory target_memory;
