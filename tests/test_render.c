@@ -798,6 +798,16 @@ typedef struct host_image {
   VkImageView view;
 } host_image;
 
+/* An RGBA16F read-back as 8-bit RGBA (refrender's conversion); frees the buffer. */
+static void halves_to_rgba8(vkh_buffer *rb, uint32_t w, uint32_t h, uint8_t *rgba8) {
+  float *fl = malloc(sizeof(float) * 4 * w * h);
+  const uint16_t *hp = rb->mapped;
+  for (size_t i = 0; i < (size_t)w * h * 4; i++) fl[i] = half_to_float(hp[i]);
+  refrender_to_rgba8(fl, w, h, rgba8);
+  free(fl);
+  vkh_buffer_destroy(&ctx, rb);
+}
+
 static host_image host_image_create(VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect, uint32_t w,
                                     uint32_t h) {
   host_image hi;
@@ -877,12 +887,7 @@ static void render_into_host_pass(splat_renderer *hr, const splat_camera *cam, f
                  VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   copy_target(cmd, color.image, w, h, rb.buffer);
   vkh_submit_wait(&ctx, cmd);
-  float *fl = malloc(sizeof(float) * 4 * w * h);
-  const uint16_t *hp = rb.mapped;
-  for (size_t i = 0; i < (size_t)w * h * 4; i++) fl[i] = half_to_float(hp[i]);
-  refrender_to_rgba8(fl, w, h, rgba8);
-  free(fl);
-  vkh_buffer_destroy(&ctx, &rb);
+  halves_to_rgba8(&rb, w, h, rgba8);
   host_image_destroy(&color);
   host_image_destroy(&depth);
 }
@@ -946,12 +951,7 @@ static void render_into_host_render_pass(splat_renderer *hr, VkRenderPass pass, 
   vkCmdEndRenderPass(cmd);
   copy_target(cmd, color.image, w, h, rb.buffer);
   vkh_submit_wait(&ctx, cmd);
-  float *fl = malloc(sizeof(float) * 4 * w * h);
-  const uint16_t *hp = rb.mapped;
-  for (size_t i = 0; i < (size_t)w * h * 4; i++) fl[i] = half_to_float(hp[i]);
-  refrender_to_rgba8(fl, w, h, rgba8);
-  free(fl);
-  vkh_buffer_destroy(&ctx, &rb);
+  halves_to_rgba8(&rb, w, h, rgba8);
   vkDestroyFramebuffer(ctx.device, fb, NULL);
   host_image_destroy(&color);
   host_image_destroy(&depth);
