@@ -1202,6 +1202,79 @@ static void test_objects(void) {
   splat_scene_free(&b);
 }
 
+/* ---- stereo ----------------------------------------------------------------------------------- */
+
+/* cam moved by d along its right axis. */
+static splat_camera shifted(const splat_camera *cam, float d) {
+  splat_camera c = *cam;
+  float right[3];
+  splat_camera_axes(cam, right, NULL, NULL);
+  for (int k = 0; k < 3; k++) c.position[k] += d * right[k];
+  for (int r = 0; r < 3; r++)
+    c.view[12 + r] = -(c.view[r] * c.position[0] + c.view[4 + r] * c.position[1] + c.view[8 + r] * c.position[2]);
+  return c;
+}
+
+/* One cull and sort from between the eyes, drawn for each eye, against each eye rendered and
+ * sorted on its own: the images must be close (the order differs only for splats whose depth
+ * order changes between the eyes), and the two eyes must differ. */
+static void test_stereo(const app_renderer *ar) {
+  splat_scene a;
+  splat_camera cams[4];
+  generated_with_cameras(&a, 2000, 160, 120, cams);
+  const splat_camera *mid = &cams[0];
+  float ipd = 0.02f * (a.bounds_max[0] - a.bounds_min[0] + a.bounds_max[2] - a.bounds_min[2]);
+  splat_camera eye[2] = {shifted(mid, -0.5f * ipd), shifted(mid, 0.5f * ipd)};
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+                                   .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)ar->sorters,
+                                   .sorter_count = ar->sorter_count, .frame_slots = 1, .log = renderer_log,
+                                   .flags = SPLAT_RENDERER_CREATE_STEREO_BIT};
+  splat_renderer *sr;
+  VK_CHECK(splat_renderer_create(&ci, &sr));
+  VK_CHECK(splat_renderer_set_scene(sr, &a));
+  set_scene_or_die(&a);
+  size_t bytes = (size_t)mid->width * mid->height * 4;
+  uint8_t *st[2] = {malloc(bytes), malloc(bytes)}, *single = malloc(bytes);
+  for (uint32_t e = 0; e < 2; e++) {
+    splat_frame f = {.camera = mid, .eyes = {&eye[0], &eye[1]}, .eye = e, .key_bits = 32, .sh_degree = -1,
+                     .background = {BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]}};
+    vkh_buffer rb = vkh_buffer_create(&ctx, bytes * 2, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "stereo rb");
+    VkCommandBuffer cmd = vkh_begin(&ctx);
+    VK_CHECK(splat_renderer_cmd_render(sr, cmd, &f));
+    VkImage image;
+    splat_renderer_target(sr, &image, NULL, NULL);
+    copy_target(cmd, image, mid->width, mid->height, rb.buffer);
+    vkh_submit_wait(&ctx, cmd);
+    halves_to_rgba8(&rb, mid->width, mid->height, st[e]);
+    render_gpu(&eye[e], SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, single);
+    double p = image_psnr(st[e], single, mid->width, mid->height);
+    printf("  stereo, eye %u (one sort from between the eyes) against that eye sorted alone: PSNR %.2f dB\n", e, p);
+    CHECK(p >= 35.0 && !image_is_blank(st[e], mid->width, mid->height), "stereo eye %u: PSNR %.2f dB < 35", e, p);
+  }
+  CHECK(memcmp(st[0], st[1], bytes) != 0, "stereo: both eyes drew the same image");
+  /* an exaggerated baseline (a quarter of the scene): the shared order shows */
+  splat_camera wide[2] = {shifted(mid, -6.0f * ipd), shifted(mid, 6.0f * ipd)};
+  splat_frame f = {.camera = mid, .eyes = {&wide[0], &wide[1]}, .eye = 1, .key_bits = 32, .sh_degree = -1,
+                   .background = {BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]}};
+  vkh_buffer rb = vkh_buffer_create(&ctx, bytes * 2, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "stereo rb");
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  VK_CHECK(splat_renderer_cmd_render(sr, cmd, &f));
+  VkImage image;
+  splat_renderer_target(sr, &image, NULL, NULL);
+  copy_target(cmd, image, mid->width, mid->height, rb.buffer);
+  vkh_submit_wait(&ctx, cmd);
+  halves_to_rgba8(&rb, mid->width, mid->height, st[1]);
+  render_gpu(&wide[1], SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, single);
+  printf("  stereo with a 12x wider baseline, eye 1 against it sorted alone: PSNR %.2f dB\n",
+         image_psnr(st[1], single, mid->width, mid->height));
+  vkDeviceWaitIdle(ctx.device);
+  splat_renderer_destroy(sr);
+  free(st[0]);
+  free(st[1]);
+  free(single);
+  splat_scene_free(&a);
+}
+
 /* ---- api -------------------------------------------------------------------------------------- */
 
 static void test_api(const char *asset) {
@@ -1421,6 +1494,7 @@ int main(int argc, char **argv) {
     test_host_pass(&ar);
     test_depth_output(&ar);
     test_objects();
+    test_stereo(&ar);
   } else {
     fprintf(stderr, "test_render: unknown mode '%s'\n", mode);
     return 2;

@@ -95,7 +95,7 @@ float project(uint i, vec4 po, vec3 t) {
 
   uint r16 = uint(min(radius, float(SP_MAX_RADIUS)));
   // stored as bits: a packed word seen as a float may be a denormal or NaN pattern
-  uint g = pc.base + i;
+  uint g = floatBitsToUint(pc.campos.w) + pc.base + i;
   projected[2 * g] = floatBitsToUint(vec4(mean, conic.xy));
   projected[2 * g + 1] = uvec4(floatBitsToUint(conic.z), floatBitsToUint(opacity), packHalf2x16(color.rg),
                                (packHalf2x16(vec2(color.b, 0.0)) & 0xFFFFu) | (r16 << 16));
@@ -112,8 +112,10 @@ void main() {
   // bit-identical to the CPU's (splat_depth_key); an FMA would move z by a rounding or two and
   // swap nearly coincident splats. The depth-sort stage reads it from `centres`.
   precise vec3 t = pc.view[0].xyz * po.x + pc.view[1].xyz * po.y + pc.view[2].xyz * po.z + pc.view[3].xyz;
-  uint g = pc.base + i;
-  centres[g] = vec4(t, po.w);
+  uint mode = floatBitsToUint(pc.limits.z);
+  if ((mode & SP_PROJECT_CENTRES) != 0) centres[pc.base + i] = vec4(t, po.w);
+  if ((mode & SP_PROJECT_RECORDS) == 0) return;
+  uint g = floatBitsToUint(pc.campos.w) + pc.base + i;
   if (project(i, po, t) == 0.0) {
     projected[2 * g] = uvec4(0u);
     projected[2 * g + 1] = uvec4(0u);

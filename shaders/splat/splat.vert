@@ -14,8 +14,9 @@ layout(location = 2) flat out vec4 out_color_z; // rgb, and the centre's view z 
 
 void main() {
   uint i = sorted_index[gl_InstanceIndex];
-  vec4 p0 = uintBitsToFloat(projected[2 * i]);
-  uvec4 p1 = projected[2 * i + 1];
+  uint rec = floatBitsToUint(pc.depth_proj.z) + i;
+  vec4 p0 = uintBitsToFloat(projected[2 * rec]);
+  uvec4 p1 = projected[2 * rec + 1];
   vec2 rg = unpackHalf2x16(p1.z);
   float radius = float(p1.w >> 16);
   vec2 corner = vec2(float(gl_VertexIndex & 1), float(gl_VertexIndex >> 1)) * 2.0 - 1.0;

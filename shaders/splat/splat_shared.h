@@ -23,9 +23,9 @@ typedef struct { float m[16]; } sp_mat4;
 /* Projection push constants: exactly 128 bytes, the minimum every device guarantees. */
 struct sp_project_push {
   SP_MAT4 view;        /* world -> camera (x right, y down, z forward), column-major */
-  SP_VEC4 campos;      /* xyz camera centre; w unused */
+  SP_VEC4 campos;      /* xyz camera centre (object space); w: the record offset, as uint bits */
   SP_VEC4 intrinsics;  /* fx, fy, cx, cy (continuous pixel coordinates) */
-  SP_VEC4 limits;      /* 1.3 tan_fovx, 1.3 tan_fovy, unused, unused */
+  SP_VEC4 limits;      /* 1.3 tan_fovx, 1.3 tan_fovy, SP_PROJECT_* bits (uint bits), unused */
   SP_UINT count;       /* splats in the scene */
   SP_UINT sh_degree;   /* SH degree evaluated (<= the scene's) */
   SP_UINT base;        /* the object's first slot in the frame's shared arrays */
@@ -35,7 +35,8 @@ struct sp_project_push {
 /* Raster push constants. */
 struct sp_raster_push {
   SP_VEC4 viewport;    /* width, height, 1/width, 1/height */
-  SP_VEC4 depth_proj;  /* quad depth = x + y / view z: the host's projection, for its depth test */
+  SP_VEC4 depth_proj;  /* quad depth = x + y / view z: the host's projection, for its depth test;
+                          z: the record offset (uint bits; stereo: an eye's records) */
 };
 
 /* Scene buffers (one splat each):
@@ -65,6 +66,11 @@ struct sp_raster_push {
 #define SP_BIND_COUNT_OF 6
 
 #define SP_MAX_RADIUS 65535u
+
+/* What a projection dispatch writes (stereo: centres from the point between the eyes, then
+ * each eye's records). */
+#define SP_PROJECT_CENTRES 1u
+#define SP_PROJECT_RECORDS 2u
 
 /* Draw buffer words: VkDrawIndirectCommand; the stage writes instanceCount (the visible count). */
 #define SP_DRAW_INSTANCES 1

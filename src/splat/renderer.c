@@ -129,7 +129,8 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   if (out) *out = NULL;
   if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
   if (!info->device || !info->physical_device || !info->queue || info->frame_slots > SPLAT_MAX_FRAME_SLOTS ||
-      info->flags & ~(uint32_t)(SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT | SPLAT_RENDERER_CREATE_REVERSE_Z_BIT)) {
+      info->flags & ~(uint32_t)(SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT | SPLAT_RENDERER_CREATE_REVERSE_Z_BIT |
+                                SPLAT_RENDERER_CREATE_STEREO_BIT)) {
     ssvk_log_to(info->log, info->log_user,
                 "splat_renderer_create: device, physical_device and queue are required, frame_slots <= %d, "
                 "known flags only",
@@ -143,6 +144,7 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   r->queue = info->queue;
   r->queue_family = info->queue_family;
   r->slots = info->frame_slots ? info->frame_slots : 1;
+  r->stereo = (info->flags & SPLAT_RENDERER_CREATE_STEREO_BIT) != 0;
   vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
   if (!take_sorters(r, info)) {
     splat_renderer_destroy(r);
@@ -318,7 +320,8 @@ static VkResult create_scene_buffers(splat_renderer *r, scene_gpu *s, uint32_t n
   const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, dst = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   const VkBufferUsageFlags x = r->extra_usage;
   ssvk_buffer *const bufs[] = {&s->centres, &s->projected, &s->scratch, &s->indices, &s->draw};
-  const VkDeviceSize sizes[] = {16ull * n, 32ull * n, mq.scratch_size, mq.indices_size, 4 * SP_DRAW_WORDS};
+  const VkDeviceSize sizes[] = {16ull * n, (r->stereo ? 64ull : 32ull) * n, mq.scratch_size, mq.indices_size,
+                                4 * SP_DRAW_WORDS};
   const VkBufferUsageFlags usages[] = {st | x, st | x, mq.scratch_usage | x, mq.indices_usage | x,
                                        st | dst | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                                            VK_BUFFER_USAGE_TRANSFER_SRC_BIT | x};
@@ -500,6 +503,15 @@ static int check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bit
     rlog(r, "no scene loaded");
     return -1;
   }
+  if (f->eyes[0] || f->eyes[1]) {
+    const splat_camera *const *e = f->eyes;
+    if (!r->stereo || !e[0] || !e[1] || e[0]->width != cam->width || e[1]->width != cam->width ||
+        e[0]->height != cam->height || e[1]->height != cam->height) {
+      rlog(r, "stereo frame: %s", !r->stereo ? "the renderer was made without SPLAT_RENDERER_CREATE_STEREO_BIT"
+                                             : "both eyes are needed, of the camera's size");
+      return -1;
+    }
+  }
   for (uint32_t i = 0; i < f->instance_count; i++) {
     uint32_t o = f->instances ? f->instances[i].object : SPLAT_MAX_OBJECTS;
     bool again = false;
@@ -537,14 +549,18 @@ static void object_view(const splat_camera *cam, const float *model, float view[
   for (int r = 0; r < 3; r++) campos[r] = (inv[r * 3] * d[0] + inv[r * 3 + 1] * d[1] + inv[r * 3 + 2] * d[2]) / det;
 }
 
-/* Projection of every splat of every drawn object (a culled one's record zeroed) into the
- * frame's slots, and the draw arguments reset for the stage to fill in the visible count.
- * Returns the number of slots used. */
-static uint32_t record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
-  const splat_camera *cam = f->camera;
+static float uint_bits(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/* One projection of every drawn object from `cam` into the frame's slots: `mode` says whether
+ * it writes the camera-space centres, the records (at record offset `rec`), or both. Returns
+ * the number of slots used. */
+static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, const splat_camera *cam,
+                                uint32_t mode, uint32_t rec) {
   scene_gpu *s = &r->scene;
-  uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0};
-  vkCmdUpdateBuffer(cmd, s->draw.buffer, 0, sizeof draw_init, draw_init);
   uint32_t base = 0, n = f->instance_count ? f->instance_count : SPLAT_MAX_OBJECTS;
   for (uint32_t k = 0; k < n; k++) {
     const object_gpu *o = &r->objects[f->instance_count ? f->instances[k].object : k];
@@ -552,10 +568,10 @@ static uint32_t record_projection(splat_renderer *r, VkCommandBuffer cmd, const 
     struct sp_project_push pc;
     float campos[3];
     object_view(cam, f->instance_count ? f->instances[k].model : NULL, pc.view.m, campos);
-    pc.campos = (sp_vec4){{campos[0], campos[1], campos[2], 0}};
+    pc.campos = (sp_vec4){{campos[0], campos[1], campos[2], uint_bits(rec)}};
     pc.intrinsics = (sp_vec4){{cam->fx, cam->fy, cam->cx, cam->cy}};
     pc.limits = (sp_vec4){{SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovx(cam),
-                           SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovy(cam), 0, 0}};
+                           SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovy(cam), uint_bits(mode), 0}};
     pc.count = o->count;
     pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > o->sh_degree ? o->sh_degree : (uint32_t)f->sh_degree;
     pc.base = base;
@@ -573,11 +589,29 @@ static uint32_t record_projection(splat_renderer *r, VkCommandBuffer cmd, const 
     dispatch_1d(r, cmd, o->count);
     base += o->count;
   }
+  return base;
+}
+
+/* Projection of every splat of every drawn object (a culled one's record zeroed) into the
+ * frame's slots, and the draw arguments reset for the stage to fill in the visible count.
+ * Stereo: the centres from the frame's camera, the records from each eye. Returns the number
+ * of slots used. */
+static uint32_t record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  scene_gpu *s = &r->scene;
+  uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0};
+  vkCmdUpdateBuffer(cmd, s->draw.buffer, 0, sizeof draw_init, draw_init);
+  uint32_t used;
+  if (f->eyes[0]) {
+    used = project_objects(r, cmd, f, f->camera, SP_PROJECT_CENTRES, 0);
+    for (uint32_t e = 0; e < 2; e++) project_objects(r, cmd, f, f->eyes[e], SP_PROJECT_RECORDS, e * s->count);
+  } else {
+    used = project_objects(r, cmd, f, f->camera, SP_PROJECT_CENTRES | SP_PROJECT_RECORDS, 0);
+  }
   /* the stage reads the centres and writes the draw's instanceCount after the reset above */
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-  return base;
+  return used;
 }
 
 /* The culling matrix the stage gets, for camera-space centres: a centred projection from the
@@ -613,7 +647,8 @@ static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, const
 
 /* The sorted splats, back to front, with `pipeline`, inside a pass that is already begun. */
 static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, VkPipeline pipeline) {
-  const splat_camera *cam = f->camera;
+  bool stereo = f->eyes[0] != NULL;
+  const splat_camera *cam = stereo ? f->eyes[f->eye & 1u] : f->camera;
   scene_gpu *s = &r->scene;
   VkViewport vp = {0, 0, (float)cam->width, (float)cam->height, 0, 1};
   VkRect2D sc = {{0, 0}, {cam->width, cam->height}};
@@ -630,7 +665,7 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   float n = f->znear > 0 ? f->znear : 0.01f, fa = f->zfar > n ? f->zfar : 1000.0f;
   struct sp_raster_push rp = {
       .viewport = {{(float)cam->width, (float)cam->height, 1.0f / cam->width, 1.0f / cam->height}},
-      .depth_proj = {{fa / (fa - n), -fa * n / (fa - n), 0, 0}}};
+      .depth_proj = {{fa / (fa - n), -fa * n / (fa - n), uint_bits(stereo ? (f->eye & 1u) * s->count : 0), 0}}};
   vkCmdPushConstants(cmd, r->raster_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof rp, &rp);
   vkCmdDrawIndirect(cmd, s->draw.buffer, 0, 1, 16);
   timestamp(r, cmd, f->slot, TS_RASTERED);

@@ -37,6 +37,9 @@ typedef enum splat_renderer_create_flag_bits {
   SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT = 1u << 0,
   /* The host's depth buffer is reversed (near = 1, far = 0): test GREATER_OR_EQUAL. */
   SPLAT_RENDERER_CREATE_REVERSE_Z_BIT = 1u << 1,
+  /* Stereo frames (splat_frame.eyes): one cull and sort from the frame's camera (a point
+   * between the eyes), records for each eye, one draw per eye. Doubles the record buffer. */
+  SPLAT_RENDERER_CREATE_STEREO_BIT = 1u << 2,
 } splat_renderer_create_flag_bits;
 
 #define SPLAT_MAX_SORTERS 4
@@ -117,6 +120,11 @@ typedef struct splat_frame {
   splatsort_depth_key_mode key_mode; /* view depth (the reference's order) or radial distance */
   int sh_degree;                 /* highest SH degree evaluated; < 0: the scene's */
   uint32_t slot;                 /* frame slot for the timestamps, < frame_slots */
+  /* Stereo (SPLAT_RENDERER_CREATE_STEREO_BIT): both eyes' cameras, of the camera's size, set
+   * for cmd_prepare; `camera` is then where the splats are culled and sorted from (between the
+   * eyes), and cmd_draw draws eye `eye` (its camera, its records) with that one order. */
+  const splat_camera *eyes[2];
+  uint32_t eye;
   /* The objects drawn, each at most once; NULL / 0: every object, untransformed. */
   const splat_instance *instances;
   uint32_t instance_count;

@@ -31,6 +31,7 @@ struct splat_renderer {
   uint32_t queue_family;
   VkPhysicalDeviceProperties props;
   uint32_t slots;
+  bool stereo; /* records for two eyes */
 
   const splatsort *sorters[SPLAT_MAX_SORTERS]; /* the host's */
   splatsort_depth *stages[SPLAT_MAX_SORTERS];  /* the depth-sort stage on each */
