@@ -1,7 +1,9 @@
 # Scene loading (CPU only): the loader tests, the gen_scene generator (built by
 # tests/CMakeLists.txt), the load benchmark and, with -DSPLATSORT_FUZZ=ON under clang, a
 # libFuzzer target.
-splatsort_test_executable(test_scene SOURCES test_scene.c LIBS splatsort_render m)
+find_package(Threads REQUIRED)
+splatsort_test_executable(test_scene SOURCES test_scene.c LIBS splatsort_render m Threads::Threads)
+
 splatsort_test_executable(scene_load_bench SOURCES bench/scene_load_bench.c LIBS splatsort_render)
 
 set(scene_test_tmp ${CMAKE_CURRENT_BINARY_DIR}/scene_tmp)

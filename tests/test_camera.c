@@ -1,11 +1,14 @@
 /* test_camera.c: camera construction, cameras.json parsing (good and malformed files),
  * framing, robust bounds and the orbit/fly controllers. CPU only. Expected values are
  * worked out by hand from the conventions in camera.h, not taken from the code. */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "view_control.h"
 
@@ -390,6 +393,29 @@ static void test_cameras_json_bad(void) {
   snprintf(path, sizeof path, "%s/does-not-exist.json", tmpdir);
   CHECK(splat_cameras_load(path, &cams, &n, err, sizeof err) != 0, "missing file accepted");
   CHECK(strstr(err, path) && strstr(err, "cannot open"), "missing file message: %s", err);
+  /* A FIFO given as --cameras is refused at once (it used to block in fopen forever). */
+  snprintf(path, sizeof path, "%s/fifo.json", tmpdir);
+  unlink(path);
+  CHECK(mkfifo(path, 0600) == 0, "mkfifo %s: %s", path, strerror(errno));
+  CHECK(splat_cameras_load(path, &cams, &n, err, sizeof err) != 0, "FIFO accepted");
+  CHECK(strstr(err, "not a regular file") != NULL, "FIFO message: %s", err);
+  unlink(path);
+  /* Member names are shown on one line: control characters (a newline, a terminal escape)
+   * become '?'. An empty name at the end of input has no text at all (UBSan once reported
+   * pointer arithmetic on NULL there). */
+  static const struct {
+    const char *json, *expect;
+  } names[] = {{"[{\"\\n\"", "\"?\""},
+               {"[{\"a\\u001b[2Jb\": x", "\"a?[2Jb\""},
+               {"[{\"\": x", "\"\""},
+               {"[{\"\"", ""}};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    err[0] = 0;
+    int rc = splat_cameras_parse("n.json", names[k].json, strlen(names[k].json), &cams, &n, err, sizeof err);
+    CHECK(rc != 0, "name case %zu accepted", k);
+    CHECK(strchr(err, '\n') == NULL && strchr(err, '\x1b') == NULL, "name case %zu: control character in '%s'", k, err);
+    CHECK(strstr(err, names[k].expect) != NULL, "name case %zu: '%s' lacks '%s'", k, err, names[k].expect);
+  }
   /* A NULL error buffer is allowed. */
   CHECK(splat_cameras_parse("x", "{", 1, &cams, &n, NULL, 0) != 0, "accepted");
 }

@@ -22,8 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #define C0 0.28209479177387814
 
@@ -857,6 +861,16 @@ static void malformed_files(const buf *good) {
   CHECK(rc == -1 && strstr(err, "empty.ply: empty file"), "empty file: '%s'", err);
   rc = splat_scene_load("/dev/null", &sc, err, sizeof err);
   CHECK(rc == -1 && strstr(err, "/dev/null: not a regular file"), "/dev/null: '%s'", err);
+  /* A FIFO with no writer: refused at once (it used to block in open() forever). */
+  const char *fifo = tmp_path("fifo.ply");
+  unlink(fifo);
+  if (mkfifo(fifo, 0600) == 0) {
+    rc = splat_scene_load(fifo, &sc, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "not a regular file") && is_zero_scene(&sc), "FIFO: '%s'", err);
+    unlink(fifo);
+  } else {
+    CHECK(0, "mkfifo %s: %s", fifo, strerror(errno));
+  }
   /* no err buffer, a tiny one, no output */
   CHECK(splat_scene_load(tmp_path("does-not-exist.ply"), &sc, NULL, 0) == -1, "NULL err");
   char tiny[8];
@@ -926,6 +940,60 @@ static void malformed_truncations(void) {
   free(b.data);
 }
 
+/* A file truncated while it loads (a dropped file still being written, or replaced): the load
+ * either finishes or fails with a message; it must never crash (with the file mapped, the
+ * shrinking mapping raised SIGBUS). A thread truncates the file after a delay that sweeps
+ * across the load's duration. */
+typedef struct {
+  const char *path;
+  long delay_us;
+} truncator_args;
+
+static void *truncator(void *arg) {
+  const truncator_args *t = arg;
+  struct timespec ts = {t->delay_us / 1000000, (t->delay_us % 1000000) * 1000};
+  nanosleep(&ts, NULL);
+  if (truncate(t->path, 4096) != 0) perror("truncate");
+  return NULL;
+}
+
+static void malformed_truncated_while_loading(void) {
+  enum { N = 200000 };
+  raw_splat *r = malloc(sizeof *r * N);
+  CHECK(r != NULL, "out of memory");
+  if (!r) return;
+  ply_spec s;
+  spec_standard(&s, 3, false, TY_FLOAT);
+  rng_state = 7100;
+  gen_splats(&s, r, N);
+  buf b = {0};
+  build_ply(&b, &s, r, N);
+  free(r);
+  const char *path = tmp_path("shrinking.ply");
+  int failed = 0, loaded = 0;
+  for (long delay = 0; delay <= 40000; delay += 5000) {
+    write_file(path, b.data, b.size);
+    truncator_args t = {path, delay};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, truncator, &t) == 0, "pthread_create");
+    splat_scene sc;
+    char err[512] = "";
+    int rc = splat_scene_load(path, &sc, err, sizeof err);
+    pthread_join(th, NULL);
+    if (rc == 0) {
+      CHECK(sc.count + sc.dropped == N, "loaded %u (+%u dropped) of %u splats without an error", sc.count,
+            sc.dropped, (unsigned)N);
+      loaded++;
+      splat_scene_free(&sc);
+    } else {
+      CHECK(strstr(err, "shrinking.ply") != NULL && is_zero_scene(&sc), "truncated: '%s'", err);
+      failed++;
+    }
+  }
+  printf("truncated while loading: %d loads finished, %d failed with a message\n", loaded, failed);
+  free(b.data);
+}
+
 static void test_malformed(void) {
   /* a valid SH-degree-0 file of 3 splats, the base of several cases */
   raw_splat r[3];
@@ -943,6 +1011,7 @@ static void test_malformed(void) {
   malformed_formats();
   malformed_files(&good);
   malformed_truncations();
+  malformed_truncated_while_loading();
   free(good.data);
 }
 

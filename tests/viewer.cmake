@@ -34,6 +34,18 @@ splatsort_test(viewer_bad_warmup LABELS cpu
                PROPERTIES PASS_REGULAR_EXPRESSION "--warmup 4: must be below --frames \\(4\\)"
                COMMAND splatview --headless ${viewer_scene} --bench --frames 4 --warmup 4)
 
+# --size is range-checked per side (sscanf's %u once wrapped 4294967297 to 1).
+splatsort_test(viewer_bad_size LABELS cpu
+               PROPERTIES PASS_REGULAR_EXPRESSION "--size '4294967297x4294967297': expected WxH with each in 1..16384"
+               COMMAND splatview --headless ${viewer_scene} --size 4294967297x4294967297)
+# A FIFO as the scene or as --cameras is refused, not waited on (the test's timeout would catch a hang).
+splatsort_test(viewer_fifo_scene LABELS cpu TIMEOUT 60
+               PROPERTIES PASS_REGULAR_EXPRESSION "fifo.ply: not a regular file"
+               COMMAND sh -c "rm -f '${viewer_test_dir}/fifo.ply' && mkfifo '${viewer_test_dir}/fifo.ply' && exec '$<TARGET_FILE:splatview>' --headless '${viewer_test_dir}/fifo.ply' --out '${viewer_test_dir}/fifo.png'")
+splatsort_test(viewer_fifo_cameras LABELS cpu TIMEOUT 60
+               PROPERTIES PASS_REGULAR_EXPRESSION "fifo.json: not a regular file"
+               COMMAND sh -c "rm -f '${viewer_test_dir}/fifo.json' && mkfifo '${viewer_test_dir}/fifo.json' && exec '$<TARGET_FILE:splatview>' --headless '${viewer_scene}' --cameras '${viewer_test_dir}/fifo.json' --out '${viewer_test_dir}/fifo.png'")
+
 # --grid: the viewer as a host drawing its own opaque grid and the splats into one pass. The
 # window's screenshot must equal the headless image, and the grid must show (the image differs
 # from the one without it). The depth test itself is checked against the CPU in test_render api.

@@ -152,12 +152,21 @@ static void set_defaults(splatview_options *o) {
 
 /* --size, --camera, --eye/--target/--up, --fovy. Returns 1 for an option that is not one of them. */
 static int parse_view_value(int opt, const char *v, splatview_options *o, parse_state *st, char *err, size_t n) {
-  unsigned w, h;
-  char tail;
+  uint32_t w, h;
   switch (opt) {
-  case OPT_SIZE:
-    if (sscanf(v, "%ux%u%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > 16384 || h > 16384)
-      return refuse(err, n, "--size '%s': expected WxH with each in 1..16384, e.g. 1920x1080", v);
+  case OPT_SIZE: {
+    /* each side parsed on its own and range-checked: sscanf's %u wraps 4294967297 to 1 */
+    char side[32];
+    const char *x = strchr(v, 'x');
+    size_t wl = x ? (size_t)(x - v) : 0;
+    int bad = !x || wl == 0 || wl >= sizeof side;
+    if (!bad) {
+      memcpy(side, v, wl);
+      side[wl] = 0;
+      bad = parse_uint(side, 1, 16384, &w) || parse_uint(x + 1, 1, 16384, &h);
+    }
+    if (bad) return refuse(err, n, "--size '%s': expected WxH with each in 1..16384, e.g. 1920x1080", v);
+  }
     o->width = w;
     o->height = h;
     o->size_given = true;

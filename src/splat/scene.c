@@ -176,7 +176,8 @@ int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_s
   if (out == NULL) return scene_fail(&e, "no output scene given");
   memset(out, 0, sizeof *out);
   if (path == NULL) return scene_fail(&e, "no path given");
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO or device must not block the open; it is refused just below */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return scene_fail(&e, "cannot open: %s", strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {
@@ -198,16 +199,31 @@ int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_s
   }
   if ((uintmax_t)st.st_size > SIZE_MAX) {
     close(fd);
-    return scene_fail(&e, "file too large to map (%jd bytes)", (intmax_t)st.st_size);
+    return scene_fail(&e, "file too large (%jd bytes)", (intmax_t)st.st_size);
   }
-  size_t size = (size_t)st.st_size;
-  void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  /* Read, not mapped: a file truncated while it loads (still being written, or replaced) must
+   * give an error, not SIGBUS. */
+  size_t size = (size_t)st.st_size, got = 0;
+  uint8_t *data = malloc(size);
+  if (!data) {
+    close(fd);
+    return scene_fail(&e, "out of memory reading %zu bytes", size);
+  }
+  while (got < size) {
+    ssize_t r = read(fd, data + got, size - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
   int er = errno;
   close(fd);
-  if (map == MAP_FAILED) return scene_fail(&e, "cannot map %zu bytes: %s", size, strerror(er));
-  (void)madvise(map, size, MADV_SEQUENTIAL);
-  int rc = splat_scene_load_memory(map, size, path, out, err, err_size);
-  munmap(map, size);
+  if (got != size) {
+    free(data);
+    return scene_fail(&e, "read %zu of %zu bytes%s%s (the file changed while loading?)", got, size,
+                      got < size ? ": " : "", got < size ? strerror(er) : "");
+  }
+  int rc = splat_scene_load_memory(data, size, path, out, err, err_size);
+  free(data);
   return rc;
 }
 

@@ -3,6 +3,9 @@
 #include "view_control.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,6 +70,17 @@ static void set_err(char *err, size_t err_size, const char *fmt, ...) {
 }
 
 /* Syntax error at the current position: "<name>:<line>:<col>: <what>". */
+/* A member name for a one-line message: at most n-1 bytes, control characters (newlines,
+ * terminal escapes) shown as '?'; NULL or empty gives "". */
+static void printable(char *out, size_t n, const char *s, size_t len) {
+  size_t k = 0;
+  for (; s && k < len && k + 1 < n; k++) {
+    unsigned char ch = (unsigned char)s[k];
+    out[k] = ch < 0x20 || ch == 0x7F ? '?' : (char)ch;
+  }
+  out[k] = 0;
+}
+
 static void syntax(jparser *p, const char *what) {
   if (p->failed) return;
   p->failed = 1;
@@ -76,9 +90,12 @@ static void syntax(jparser *p, const char *what) {
   else if (!p->in_field)
     set_err(p->err, p->err_size, "%s:%u:%zu: camera %u: %s", p->name, p->line, col, p->camera,
             what);
-  else
-    set_err(p->err, p->err_size, "%s:%u:%zu: camera %u: field \"%.*s\": %s", p->name, p->line,
-            col, p->camera, (int)(p->field_len > 64 ? 64 : p->field_len), p->strs + p->field, what);
+  else {
+    char name[65];
+    printable(name, sizeof name, p->strs ? p->strs + p->field : NULL, p->field_len);
+    set_err(p->err, p->err_size, "%s:%u:%zu: camera %u: field \"%s\": %s", p->name, p->line, col, p->camera,
+            name, what);
+  }
 }
 
 static uint32_t new_node(jparser *p, jtype type) {
@@ -709,9 +726,21 @@ int splat_cameras_load(const char *path, splat_camera_desc **out, uint32_t *coun
                        size_t err_size) {
   *out = NULL;
   *count = 0;
-  FILE *f = fopen(path, "rb");
+  /* O_NONBLOCK and a regular-file check: a FIFO given as --cameras must not hang */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd < 0)
+      set_err(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+    else
+      set_err(err, err_size, "%s: not a regular file", path);
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  FILE *f = fdopen(fd, "rb");
   if (!f) {
     set_err(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+    close(fd);
     return -1;
   }
   char *buf = NULL;
