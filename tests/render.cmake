@@ -15,6 +15,10 @@ splatsort_lavapipe_test(render_image_asset COMMAND test_render image --out ${ren
 splatsort_lavapipe_test(render_sortpaths
                         COMMAND test_render sortpaths --out ${render_out}/sortpaths --scene ${render_asset})
 splatsort_lavapipe_test(render_api COMMAND test_render api --out ${render_out}/api --scene ${render_asset})
+# Objects in chunks (bit-identical to one buffer), a memory budget and the frame limit refused
+# with messages, and an SH-3 scene larger than one storage binding against the CPU reference:
+# one subgroup size (the large scene takes ~1 GB of host memory on lavapipe).
+splatsort_lavapipe_test(render_large WIDTHS 256 COMMAND test_render large --out ${render_out}/large)
 # The real scenes of ../shared/scenes (skipped when absent).
 set(render_scene_args)
 # (The PlayCanvas compressed scenes also pass, 49-50 dB, but cost 5 s each on lavapipe.)

@@ -21,3 +21,13 @@ VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_rendere
   out->depth_range = (splatsort_buffer){r->scene.scratch.buffer, 4 * DS_H_ZMIN, 8};
   return VK_SUCCESS;
 }
+
+void splat_renderer_debug_set_chunk_splats(splat_renderer *r, uint32_t n) {
+  if (r) r->chunk_splats = n;
+}
+
+uint32_t splat_renderer_debug_chunks(const splat_renderer *r, uint32_t object) {
+  return r && object < SPLAT_MAX_OBJECTS ? r->objects[object].chunks : 0;
+}
+
+VkDeviceSize splat_renderer_debug_max_buffer(const splat_renderer *r) { return r ? r->max_buffer : 0; }

@@ -31,6 +31,14 @@ void splat_renderer_debug_enable(splat_renderer *r);
  * since the scene was set, VK_ERROR_VALIDATION_FAILED_EXT for NULL arguments. */
 VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_renderer_debug_buffers *out);
 
+/* Splats per chunk of the objects set from now on (0: as many as the device's buffer limits
+ * allow), so that tests reach several chunks with small scenes. */
+void splat_renderer_debug_set_chunk_splats(splat_renderer *r, uint32_t n);
+/* Chunks of an object (0: no such object). */
+uint32_t splat_renderer_debug_chunks(const splat_renderer *r, uint32_t object);
+/* The largest buffer the renderer makes on this device. */
+VkDeviceSize splat_renderer_debug_max_buffer(const splat_renderer *r);
+
 #ifdef __cplusplus
 }
 #endif

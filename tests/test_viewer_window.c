@@ -130,16 +130,22 @@ static int file_contains(const char *file, const char *needle) {
   return strstr(buf, needle) != NULL;
 }
 
-/* 4. drag and drop: a generated scene opens, then a broken file is reported and the generated
+/* 4. drag and drop: a generated scene opens, then a broken file and a scene above --memory-budget
+ * are reported and the generated
  * scene stays; the last frame must equal the headless render of the generated scene from the
  * default view (a drop frames the new scene as the start view does). */
 static void test_drop(char *sv, const char *dir, char *gen, char *xdnd) {
-  path_buf scene = in_dir(dir, "dropped.ply"), broken = in_dir(dir, "broken.ply");
+  path_buf scene = in_dir(dir, "dropped.ply"), broken = in_dir(dir, "broken.ply"), big = in_dir(dir, "big.ply");
   path_buf shot = in_dir(dir, "window_drop.png"), head = in_dir(dir, "headless_drop.png");
   path_buf out = in_dir(dir, "drop_stdout.txt"), err = in_dir(dir, "drop_stderr.txt");
   remove(shot.s);
   char *gen_args[] = {gen, "--count", "3000", "--sh-degree", "1", "--seed", "11", "--out", scene.s, NULL};
   expect_status(run(gen_args), 0, "gen_scene");
+  /* 30,000 SH-3 splats need ~6.5 MiB of device memory, above the 4 MiB --memory-budget given
+   * below (the bundled scene and the 3,000-splat one fit): it must be refused like an
+   * out-of-memory load, and the scene on screen stay */
+  char *big_args[] = {gen, "--count", "30000", "--sh-degree", "3", "--seed", "12", "--out", big.s, NULL};
+  expect_status(run(big_args), 0, "gen_scene (big)");
   FILE *f = fopen(broken.s, "wb");
   CHECK(f != NULL, "cannot write %s", broken.s);
   if (!f) return;
@@ -149,14 +155,16 @@ static void test_drop(char *sv, const char *dir, char *gen, char *xdnd) {
   fclose(f);
   /* splatview with no SCENE (the bundled one) in the background, the drops and the close
    * from xdnd_drop, on one X server */
-  char script[] = "\"$1\" --size 320x240 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; "
-                  "\"$5\" --close splatview \"$6\" \"$7\"; d=$?; [ $d -eq 0 ] || kill $p; wait $p; s=$?; "
+  char script[] = "\"$1\" --size 320x240 --memory-budget 4 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; "
+                  "\"$5\" --close splatview \"$6\" \"$7\" \"$8\"; d=$?; [ $d -eq 0 ] || kill $p; wait $p; s=$?; "
                   "[ $d -eq 0 ] || { echo \"xdnd_drop failed ($d)\" >&2; exit 98; }; exit $s";
   char *args[] = {"xvfb-run", "-a", "-s", "-screen 0 640x480x24", "sh", "-c", script, "sh", sv, shot.s, out.s, err.s,
-                  xdnd, scene.s, broken.s, NULL};
+                  xdnd, scene.s, broken.s, big.s, NULL};
   expect_status(run(args), 0, "windowed with drops");
   CHECK(file_contains(out.s, "opened "), "splatview did not report opening the dropped scene");
   CHECK(file_contains(err.s, "broken.ply"), "splatview did not report the broken file by name on stderr");
+  CHECK(file_contains(err.s, "big.ply") && file_contains(err.s, "budget is 4.00 MiB"),
+        "splatview did not report the scene above its memory budget on stderr");
   char *head_args[] = {sv, "--headless", scene.s, "--size", "320x240", "--out", head.s, NULL};
   expect_status(run(head_args), 0, "headless, dropped scene");
   compare(dir, "window_drop.png", "headless_drop.png", 320, 240);

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 /* Everything one headless run makes. Zeroed at the start, so headless_destroy can free a
@@ -28,12 +29,20 @@ typedef struct headless {
   splat_timings last;
 } headless;
 
+static double seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* The scene, the cameras and the start view; the image takes the chosen camera's size unless
  * --size was given. */
 static int load_view(headless *h) {
   const splatview_options *o = h->o;
   char err[1024];
+  double t0 = seconds();
   if (app_load_scene(o->scene, &h->scene, err, sizeof err) != 0) goto fail;
+  if (o->bench) printf("scene: %u splats read and decoded in %.2f s\n", h->scene.count, seconds() - t0);
   if (h->scene.dropped || h->scene.clamped)
     fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", o->scene,
             h->scene.dropped, h->scene.clamped);
@@ -58,8 +67,11 @@ static int setup_gpu(headless *h) {
   const splatview_options *o = h->o;
   vkh_options vo = vkh_default_options(false);
   vkh_init(&h->ctx, &vo);
-  app_renderer_create(&h->ctx, 1, vkh_sort_log, NULL, &h->ar);
+  app_renderer_create_budget(&h->ctx, 1, vkh_sort_log, NULL,
+                             (VkDeviceSize)h->o->memory_budget_mib << 20, &h->ar);
+  double t0 = seconds();
   VkResult res = splat_renderer_set_scene(h->ar.renderer, &h->scene);
+  if (res == VK_SUCCESS && o->bench) printf("scene: uploaded to the GPU in %.2f s\n", seconds() - t0);
   if (res != VK_SUCCESS) {
     fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", o->scene, h->scene.count,
             vkh_result_name(res));

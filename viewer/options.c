@@ -35,6 +35,8 @@ void splatview_usage(FILE *f) {
           "                          until the window is closed)\n"
           "  --warmup N              frames left out of the printed statistics (still in --timings;\n"
           "                          default 3 with --bench when --frames > 10, else 0)\n"
+          "  --memory-budget MIB     the most device memory scenes may take (default: the device's);\n"
+          "                          a scene above it is refused and the current one stays\n"
           "  --timings FILE.csv      one row per frame: stage times in ms, visible count\n"
           "  --grid                  draw an opaque reference grid under the scene, splats depth-\n"
           "                          tested against it (the path an embedding renderer takes)\n"
@@ -97,7 +99,7 @@ static int parse_index(const char *s, uint32_t hi, int *out) {
 /* Long-only options: values above every character. */
 enum {
   OPT_HEADLESS = 256, OPT_BENCH, OPT_GRID, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
-  OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP,
+  OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
   OPT_VSYNC, OPT_KEY_MODE,
 };
 
@@ -113,6 +115,7 @@ static const struct option long_options[] = {
     {"sort", required_argument, NULL, OPT_SORT}, {"key-bits", required_argument, NULL, OPT_KEY_BITS},
     {"sh-degree", required_argument, NULL, OPT_SH_DEGREE}, {"background", required_argument, NULL, OPT_BACKGROUND},
     {"frames", required_argument, NULL, OPT_FRAMES}, {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"memory-budget", required_argument, NULL, OPT_MEMORY_BUDGET},
     {"vsync", required_argument, NULL, OPT_VSYNC}, {"key-mode", required_argument, NULL, OPT_KEY_MODE},
     {NULL, 0, NULL, 0},
 };
@@ -224,6 +227,10 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
   case OPT_FRAMES:
     st->frames_given = true;
     if (parse_uint(v, 1, 10000000, &o->frames)) return refuse(err, n, "--frames '%s': expected a positive number", v);
+    return 0;
+  case OPT_MEMORY_BUDGET:
+    if (parse_uint(v, 1, 16u << 20, &o->memory_budget_mib))
+      return refuse(err, n, "--memory-budget '%s': expected MiB in 1..16777216", v);
     return 0;
   case OPT_WARMUP:
     st->warmup_given = true;

@@ -29,6 +29,7 @@ typedef struct splatview_options {
   float background[3];
   uint32_t frames;
   uint32_t warmup;          /* first frames left out of the statistics */
+  uint32_t memory_budget_mib; /* the renderer's device-memory budget (0: the device's memory) */
   const char *timings;      /* CSV, one row per frame */
   const char *screenshot;   /* windowed: save this PNG after the last frame (tests) */
 } splatview_options;

@@ -45,6 +45,9 @@ typedef struct ssvk_fns {
 /* Fills the table from the host's functions (instance needed then; device may be
  * VK_NULL_HANDLE for the instance functions only), or from the linked loader when host is
  * NULL. Returns the name of the first function it could not find, or NULL when all are there. */
+/* "VK_ERROR_DEVICE_LOST" etc., for messages. */
+const char *ssvk_result_name(VkResult r);
+
 const char *ssvk_load(ssvk_fns *f, const splatsort_vulkan_functions *host, VkInstance instance, VkDevice device);
 
 /* What the layer needs of the host: its device, allocator, pipeline cache and log, and the

@@ -36,8 +36,11 @@ static void scene_destroy(splat_renderer *r, scene_gpu *s) {
 }
 
 static void object_destroy(splat_renderer *r, object_gpu *o) {
-  ssvk_buffer *bufs[] = {&o->pos, &o->cov, &o->sh};
-  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
+  for (uint32_t c = 0; o->chunk && c < o->chunks; c++) {
+    ssvk_buffer *bufs[] = {&o->chunk[c].pos, &o->chunk[c].cov, &o->chunk[c].sh};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
+  }
+  host_free(r->vk.allocator, o->chunk);
   if (o->project) vkDestroyPipeline(r->vk.device, o->project, r->vk.allocator);
   *o = (object_gpu){0};
 }
@@ -125,6 +128,28 @@ static VkResult create_pipelines(splat_renderer *r, const splat_renderer_create_
   return ssvk_graphics_pipeline(&r->vk, &gd, &r->host_raster);
 }
 
+/* The largest buffer the renderer makes (storage range, allocation size, buffer size) and the
+ * memory it may hold (the host's budget, else the largest device-local heap). */
+static void device_limits(splat_renderer *r, VkPhysicalDevice pd, VkDeviceSize budget) {
+  VkPhysicalDeviceMaintenance4Properties m4 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+  VkPhysicalDeviceMaintenance3Properties m3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
+                                               .pNext = r->props.apiVersion >= VK_API_VERSION_1_3 ? &m4 : NULL};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m3};
+  vkGetPhysicalDeviceProperties2(pd, &p2);
+  r->max_buffer = r->props.limits.maxStorageBufferRange;
+  if (m3.maxMemoryAllocationSize && m3.maxMemoryAllocationSize < r->max_buffer) r->max_buffer = m3.maxMemoryAllocationSize;
+  if (m4.maxBufferSize && m4.maxBufferSize < r->max_buffer) r->max_buffer = m4.maxBufferSize;
+  r->max_buffer &= ~(VkDeviceSize)255;
+  VkPhysicalDeviceMemoryProperties mp;
+  vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+  r->memory_limit = 0;
+  for (uint32_t i = 0; i < mp.memoryHeapCount; i++)
+    if ((mp.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) && mp.memoryHeaps[i].size > r->memory_limit)
+      r->memory_limit = mp.memoryHeaps[i].size;
+  r->memory_limit_is_budget = budget != 0;
+  if (budget) r->memory_limit = budget;
+}
+
 VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_renderer **out) {
   if (out) *out = NULL;
   if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
@@ -146,6 +171,7 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   r->slots = info->frame_slots ? info->frame_slots : 1;
   r->stereo = (info->flags & SPLAT_RENDERER_CREATE_STEREO_BIT) != 0;
   vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
+  device_limits(r, info->physical_device, info->memory_budget);
   if (!take_sorters(r, info)) {
     splat_renderer_destroy(r);
     return VK_ERROR_VALIDATION_FAILED_EXT;
@@ -160,7 +186,8 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
     res = splatsort_depth_create(&dci, &r->stages[i]);
   }
   VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                 .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT, .queueFamilyIndex = r->queue_family};
+                                 .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                 .queueFamilyIndex = r->queue_family};
   if (res == VK_SUCCESS) res = vkCreateCommandPool(r->vk.device, &cpi, r->vk.allocator, &r->upload_pool);
   VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                .queryCount = TS_COUNT * r->slots};
@@ -210,76 +237,125 @@ static uint16_t to_half(float f) {
   return (uint16_t)(sign | h);
 }
 
-/* The scene's GPU arrays in one host allocation: positions + opacity, covariances, SH halves. */
-typedef struct scene_arrays {
-  float *pos, *cov;
-  uint16_t *sh;
-  VkDeviceSize pos_size, cov_size, sh_size;
-} scene_arrays;
-
-static bool pack_scene(const splat_scene *sc, uint32_t sh_words, scene_arrays *a) {
-  uint32_t n = sc->count, halves = sc->sh_coeffs * 3;
-  a->pos_size = 16ull * n, a->cov_size = 32ull * n, a->sh_size = 4ull * sh_words * n;
-  a->pos = malloc(a->pos_size);
-  a->cov = malloc(a->cov_size);
-  a->sh = calloc((size_t)sh_words * 2 * n, sizeof(uint16_t));
-  if (!a->pos || !a->cov || !a->sh) return false;
-  for (uint32_t i = 0; i < n; i++) {
-    memcpy(a->pos + 4 * i, sc->positions + 3 * i, 12);
-    a->pos[4 * i + 3] = sc->opacities[i];
+/* Splats [first, first + count) of the scene in the GPU layout (splat_shared.h): positions +
+ * opacity, covariances, SH halves (sh_words words a splat, unused halves zero). */
+static void pack_splats(const splat_scene *sc, uint32_t first, uint32_t count, uint32_t sh_words, float *pos,
+                        float *cov, uint16_t *sh) {
+  uint32_t halves = sc->sh_coeffs * 3;
+  memset(sh, 0, (size_t)count * sh_words * 4);
+  for (uint32_t j = 0; j < count; j++) {
+    size_t i = (size_t)first + j;
+    memcpy(pos + 4 * j, sc->positions + 3 * i, 12);
+    pos[4 * j + 3] = sc->opacities[i];
     float c[6];
     splat_cov3d(sc->scales + 3 * i, sc->rotations + 4 * i, c);
-    float *o = a->cov + 8 * i;
+    float *o = cov + 8 * j;
     o[0] = c[0], o[1] = c[1], o[2] = c[2], o[3] = c[3], o[4] = c[4], o[5] = c[5], o[6] = 0, o[7] = 0;
-    for (uint32_t h = 0; h < halves; h++)
-      a->sh[(size_t)i * sh_words * 2 + h] = to_half(sc->sh[(size_t)i * halves + h]);
+    for (uint32_t h = 0; h < halves; h++) sh[(size_t)j * sh_words * 2 + h] = to_half(sc->sh[i * halves + h]);
   }
-  return true;
 }
 
-static void free_arrays(scene_arrays *a) {
-  free(a->pos);
-  free(a->cov);
-  free(a->sh);
-}
+/* Uploads go through a staging ring of two halves: the CPU packs one piece while the GPU copies
+ * the other, each piece waited for by its fence before its half is reused. */
+#define UPLOAD_STAGING_BYTES (64ull << 20)
 
-/* One staging buffer, three copies, one submission, waited for by its fence. */
-static VkResult upload(splat_renderer *r, object_gpu *s, const scene_arrays *a) {
+typedef struct uploader {
+  splat_renderer *r;
   ssvk_buffer staging;
-  VkDeviceSize total = a->pos_size + a->cov_size + a->sh_size;
-  VkResult res = ssvk_buffer_create(&r->vk, total, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, false, "splat staging",
-                                    &staging);
-  if (res != VK_SUCCESS) return res;
-  memcpy(staging.mapped, a->pos, a->pos_size);
-  memcpy((char *)staging.mapped + a->pos_size, a->cov, a->cov_size);
-  memcpy((char *)staging.mapped + a->pos_size + a->cov_size, a->sh, a->sh_size);
+  VkDeviceSize half;
+  VkCommandBuffer cmd[2];
+  VkFence fence[2];
+  bool pending[2];
+  uint32_t next;
+} uploader;
+
+static VkResult uploader_wait(uploader *u, uint32_t k) {
+  if (!u->pending[k]) return VK_SUCCESS;
+  u->pending[k] = false;
+  VkResult res = vkWaitForFences(u->r->vk.device, 1, &u->fence[k], VK_TRUE, UINT64_MAX);
+  if (res == VK_SUCCESS) res = vkResetFences(u->r->vk.device, 1, &u->fence[k]);
+  if (res != VK_SUCCESS) rlog(u->r, "uploading splats: waiting for a copy failed (%s)", ssvk_result_name(res));
+  return res;
+}
+
+static void uploader_end(uploader *u) {
+  VkDevice d = u->r->vk.device;
+  for (uint32_t k = 0; k < 2; k++) {
+    (void)uploader_wait(u, k);
+    if (u->fence[k]) vkDestroyFence(d, u->fence[k], u->r->vk.allocator);
+    if (u->cmd[k]) vkFreeCommandBuffers(d, u->r->upload_pool, 1, &u->cmd[k]);
+  }
+  ssvk_buffer_destroy(&u->r->vk, &u->staging);
+}
+
+static VkResult uploader_begin(splat_renderer *r, VkDeviceSize total, uploader *u) {
+  *u = (uploader){.r = r};
+  VkDeviceSize size = total < UPLOAD_STAGING_BYTES ? total : UPLOAD_STAGING_BYTES;
+  if (size > r->max_buffer) size = r->max_buffer;
+  u->half = (size / 2) & ~(VkDeviceSize)15;
+  VkResult res = ssvk_buffer_create(&r->vk, 2 * u->half, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, false,
+                                    "splat staging", &u->staging);
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                     .commandPool = r->upload_pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
   VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkCommandBuffer cmd = VK_NULL_HANDLE;
-  VkFence fence = VK_NULL_HANDLE;
-  res = vkAllocateCommandBuffers(r->vk.device, &ai, &cmd);
-  if (res == VK_SUCCESS) res = vkCreateFence(r->vk.device, &fci, r->vk.allocator, &fence);
-  if (res == VK_SUCCESS) {
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    res = vkBeginCommandBuffer(cmd, &bi);
+  for (uint32_t k = 0; k < 2 && res == VK_SUCCESS; k++) {
+    res = vkAllocateCommandBuffers(r->vk.device, &ai, &u->cmd[k]);
+    if (res != VK_SUCCESS) u->cmd[k] = VK_NULL_HANDLE;
+    if (res == VK_SUCCESS) res = vkCreateFence(r->vk.device, &fci, r->vk.allocator, &u->fence[k]);
+    if (res != VK_SUCCESS) u->fence[k] = VK_NULL_HANDLE;
   }
+  if (res != VK_SUCCESS) uploader_end(u);
+  return res;
+}
+
+/* Packs splats [first, first + count) of one chunk into the next staging half and copies them
+ * to the chunk's buffers at `at` splats in. */
+static VkResult upload_piece(uploader *u, const splat_scene *sc, const object_gpu *o, const object_chunk *c,
+                             uint32_t at, uint32_t count) {
+  uint32_t k = u->next;
+  u->next ^= 1u;
+  VkResult res = uploader_wait(u, k);
+  if (res != VK_SUCCESS) return res;
+  VkDeviceSize base = k * u->half, pos_size = 16ull * count, cov_size = 32ull * count;
+  char *m = (char *)u->staging.mapped + base;
+  pack_splats(sc, c->first + at, count, o->sh_words, (float *)m, (float *)(m + pos_size),
+              (uint16_t *)(m + pos_size + cov_size));
+  VkCommandBuffer cmd = u->cmd[k];
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  res = vkBeginCommandBuffer(cmd, &bi);
   if (res == VK_SUCCESS) {
-    VkBufferCopy c0 = {0, 0, a->pos_size}, c1 = {a->pos_size, 0, a->cov_size},
-                 c2 = {a->pos_size + a->cov_size, 0, a->sh_size};
-    vkCmdCopyBuffer(cmd, staging.buffer, s->pos.buffer, 1, &c0);
-    vkCmdCopyBuffer(cmd, staging.buffer, s->cov.buffer, 1, &c1);
-    vkCmdCopyBuffer(cmd, staging.buffer, s->sh.buffer, 1, &c2);
+    VkBufferCopy c0 = {base, 16ull * at, pos_size}, c1 = {base + pos_size, 32ull * at, cov_size},
+                 c2 = {base + pos_size + cov_size, 4ull * o->sh_words * at, 4ull * o->sh_words * count};
+    vkCmdCopyBuffer(cmd, u->staging.buffer, c->pos.buffer, 1, &c0);
+    vkCmdCopyBuffer(cmd, u->staging.buffer, c->cov.buffer, 1, &c1);
+    vkCmdCopyBuffer(cmd, u->staging.buffer, c->sh.buffer, 1, &c2);
     res = vkEndCommandBuffer(cmd);
   }
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-  if (res == VK_SUCCESS) res = vkQueueSubmit(r->queue, 1, &si, fence);
-  if (res == VK_SUCCESS) res = vkWaitForFences(r->vk.device, 1, &fence, VK_TRUE, UINT64_MAX);
-  if (fence) vkDestroyFence(r->vk.device, fence, r->vk.allocator);
-  if (cmd) vkFreeCommandBuffers(r->vk.device, r->upload_pool, 1, &cmd);
-  ssvk_buffer_destroy(&r->vk, &staging);
+  if (res == VK_SUCCESS) res = vkQueueSubmit(u->r->queue, 1, &si, u->fence[k]);
+  if (res == VK_SUCCESS)
+    u->pending[k] = true;
+  else
+    rlog(u->r, "uploading splats: recording or submitting a copy failed (%s)", ssvk_result_name(res));
+  return res;
+}
+
+/* Every chunk of the object through the staging ring; returns once the last copy is done. */
+static VkResult upload(splat_renderer *r, object_gpu *o, const splat_scene *sc) {
+  VkDeviceSize per_splat = 48ull + 4ull * o->sh_words;
+  uploader u;
+  VkResult res = uploader_begin(r, per_splat * o->count, &u);
+  if (res != VK_SUCCESS) return res;
+  uint32_t piece = (uint32_t)(u.half / per_splat);
+  for (uint32_t c = 0; c < o->chunks && res == VK_SUCCESS; c++)
+    for (uint32_t at = 0; at < o->chunk[c].count && res == VK_SUCCESS; at += piece) {
+      uint32_t n = o->chunk[c].count - at < piece ? o->chunk[c].count - at : piece;
+      res = upload_piece(&u, sc, o, &o->chunk[c], at, n);
+    }
+  for (uint32_t k = 0; k < 2 && res == VK_SUCCESS; k++) res = uploader_wait(&u, k);
+  uploader_end(&u);
   return res;
 }
 
@@ -302,18 +378,44 @@ static VkResult stage_requirements(const splat_renderer *r, uint32_t n, splatsor
   return VK_SUCCESS;
 }
 
+static double mib(VkDeviceSize bytes) { return (double)bytes / (1024.0 * 1024.0); }
+
+/* Device memory held by the renderer's objects and frame buffers. */
+static VkDeviceSize bytes_in_use(const splat_renderer *r) {
+  VkDeviceSize n = r->scene.centres.size + r->scene.projected.size + r->scene.scratch.size + r->scene.indices.size;
+  for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++)
+    for (uint32_t c = 0; r->objects[i].chunk && c < r->objects[i].chunks; c++)
+      n += r->objects[i].chunk[c].pos.size + r->objects[i].chunk[c].cov.size + r->objects[i].chunk[c].sh.size;
+  return n;
+}
+
 static VkResult create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
                                const VkBufferUsageFlags *usage, const char *const *name, size_t n) {
   VkResult res = VK_SUCCESS;
-  for (size_t i = 0; i < n && res == VK_SUCCESS; i++)
+  for (size_t i = 0; i < n && res == VK_SUCCESS; i++) {
+    if (size[i] > r->max_buffer) {
+      rlog(r, "the %s (%.2f MiB) is larger than one buffer may be on this device (%.2f MiB: maxStorageBufferRange, "
+              "maxMemoryAllocationSize, maxBufferSize)", name[i], mib(size[i]), mib(r->max_buffer));
+      return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    }
     res = ssvk_buffer_create(&r->vk, size[i], usage[i], false, false, name[i], b[i]);
-  if (res != VK_SUCCESS) rlog(r, "creating the %s buffers failed (%d)", what, res);
+    if (res != VK_SUCCESS)
+      rlog(r, "creating the %s (%.2f MiB) for the %s failed (%s) with %.2f MiB already in use by this renderer",
+           name[i], mib(size[i]), what, ssvk_result_name(res), mib(bytes_in_use(r)));
+  }
   return res;
+}
+
+/* The most splats one frame can hold: a record each in one storage buffer. */
+static uint32_t max_frame_splats(const splat_renderer *r) {
+  VkDeviceSize n = r->max_buffer / (r->stereo ? 64u : 32u);
+  return n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
 }
 
 /* The frame's shared buffers for `n` splats over all objects. */
 static VkResult create_scene_buffers(splat_renderer *r, scene_gpu *s, uint32_t n) {
   s->count = n;
+  if (n > max_frame_splats(r)) return VK_ERROR_OUT_OF_DEVICE_MEMORY; /* check_memory said why */
   splatsort_depth_memory_requirements mq;
   VkResult res = stage_requirements(r, n, &mq);
   if (res != VK_SUCCESS) return res;
@@ -330,20 +432,34 @@ static VkResult create_scene_buffers(splat_renderer *r, scene_gpu *s, uint32_t n
   return create_buffers(r, "frame", bufs, sizes, usages, names, 5);
 }
 
-/* One object's arrays, uploaded, and its projection pipeline. */
+/* Splats per chunk for an object with sh_words: as many as keep each of its buffers within
+ * max_buffer, a multiple of the projection's workgroup. */
+static uint32_t chunk_splats(const splat_renderer *r, uint32_t sh_words) {
+  VkDeviceSize widest = 4ull * sh_words > 32 ? 4ull * sh_words : 32;
+  VkDeviceSize n = r->max_buffer / widest / SP_PROJECT_WORKGROUP * SP_PROJECT_WORKGROUP;
+  if (r->chunk_splats && r->chunk_splats < n) n = r->chunk_splats;
+  return n > UINT32_MAX ? UINT32_MAX / SP_PROJECT_WORKGROUP * SP_PROJECT_WORKGROUP : (uint32_t)(n ? n : 1);
+}
+
+/* One object's arrays in chunks, uploaded, and its projection pipeline. */
 static VkResult create_object(splat_renderer *r, const splat_scene *sc, object_gpu *o) {
   *o = (object_gpu){.count = sc->count, .sh_degree = sc->sh_degree, .sh_words = (sc->sh_coeffs * 3 + 1) / 2};
-  uint32_t n = o->count;
-  scene_arrays a = {0};
-  VkResult res = pack_scene(sc, o->sh_words, &a) ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+  uint32_t per = chunk_splats(r, o->sh_words);
+  o->chunks = (o->count + per - 1) / per;
+  o->chunk = host_alloc(r->vk.allocator, sizeof *o->chunk * o->chunks);
+  VkResult res = o->chunk ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
   const VkBufferUsageFlags sd = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  ssvk_buffer *const bufs[] = {&o->pos, &o->cov, &o->sh};
-  const VkDeviceSize sizes[] = {16ull * n, 32ull * n, 4ull * o->sh_words * n};
-  const VkBufferUsageFlags usages[] = {sd, sd, sd};
-  const char *const names[] = {"splat positions", "splat covariances", "splat SH"};
-  if (res == VK_SUCCESS) res = create_buffers(r, "object", bufs, sizes, usages, names, 3);
-  if (res == VK_SUCCESS) res = upload(r, o, &a);
-  free_arrays(&a);
+  for (uint32_t c = 0; c < o->chunks && res == VK_SUCCESS; c++) {
+    object_chunk *ch = &o->chunk[c];
+    ch->first = c * per;
+    ch->count = o->count - ch->first < per ? o->count - ch->first : per;
+    ssvk_buffer *const bufs[] = {&ch->pos, &ch->cov, &ch->sh};
+    const VkDeviceSize sizes[] = {16ull * ch->count, 32ull * ch->count, 4ull * o->sh_words * ch->count};
+    const VkBufferUsageFlags usages[] = {sd, sd, sd};
+    const char *const names[] = {"splat positions", "splat covariances", "splat SH"};
+    res = create_buffers(r, "scene", bufs, sizes, usages, names, 3);
+  }
+  if (res == VK_SUCCESS) res = upload(r, o, sc);
   if (res == VK_SUCCESS) {
     VkSpecializationMapEntry entry = {0, 0, 4};
     VkSpecializationInfo spec = {1, &entry, 4, &o->sh_words};
@@ -353,6 +469,31 @@ static VkResult create_object(splat_renderer *r, const splat_scene *sc, object_g
   }
   if (res != VK_SUCCESS) object_destroy(r, o);
   return res;
+}
+
+/* Refuses, with a message, a change that would hold more than the renderer's memory limit:
+ * `adding` bytes of new object arrays, the frame buffers grown to `total` splats. */
+static bool check_memory(splat_renderer *r, const splat_scene *sc, uint32_t total, bool replacing, const char *then) {
+  uint32_t sh_words = (sc->sh_coeffs * 3 + 1) / 2;
+  VkDeviceSize object = (48ull + 4ull * sh_words) * sc->count;
+  VkDeviceSize frame = (16ull + (r->stereo ? 64u : 32u) + 24u) * total; /* centres, records, stage (about) */
+  VkDeviceSize kept = 0;
+  if (!replacing)
+    for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) kept += (48ull + 4ull * r->objects[i].sh_words) * r->objects[i].count;
+  VkDeviceSize need = object + frame + kept;
+  if (total > max_frame_splats(r)) {
+    rlog(r, "%u splats in one frame is above this device's maximum of %u (a %u-byte record per splat in one "
+            "storage buffer of at most %.2f MiB); %s", total, max_frame_splats(r), r->stereo ? 64u : 32u,
+         mib(r->max_buffer), then);
+    return false;
+  }
+  if (need <= r->memory_limit) return true;
+  rlog(r, "a scene of %u splats (SH degree %u) needs about %.2f MiB of device memory (%.2f MiB of splat arrays, "
+          "%.2f MiB of frame buffers for %u splats%s); %s %.2f MiB; %s",
+       sc->count, sc->sh_degree, mib(need), mib(object + kept), mib(frame), total,
+       replacing ? "" : ", with the objects already loaded",
+       r->memory_limit_is_budget ? "the renderer's memory budget is" : "the device has", mib(r->memory_limit), then);
+  return false;
 }
 
 static uint32_t objects_total(const splat_renderer *r) {
@@ -378,6 +519,7 @@ static bool check_scene(splat_renderer *r, const splat_scene *sc) {
 VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
   if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
   if (!check_scene(r, sc)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!check_memory(r, sc, sc->count, true, "the previous scene stays")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   object_gpu o;
   scene_gpu s = {0};
   VkResult res = create_object(r, sc, &o);
@@ -386,7 +528,7 @@ VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
     if (res != VK_SUCCESS) object_destroy(r, &o), scene_destroy(r, &s);
   }
   if (res != VK_SUCCESS) {
-    rlog(r, "uploading a scene of %u splats failed (%d); the previous scene stays", sc->count, res);
+    rlog(r, "uploading a scene of %u splats failed (%s); the previous scene stays", sc->count, ssvk_result_name(res));
     return res;
   }
   /* the caller has made sure no frame still uses the old ones */
@@ -409,14 +551,21 @@ VkResult splat_renderer_add_object(splat_renderer *r, const splat_scene *sc, uin
   }
   object_gpu o;
   scene_gpu s = {0};
-  uint32_t total = objects_total(r) + sc->count;
+  uint64_t sum = (uint64_t)objects_total(r) + sc->count;
+  if (sum > UINT32_MAX) {
+    rlog(r, "add_object: %llu splats in all is above 2^32 - 1", (unsigned long long)sum);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  uint32_t total = (uint32_t)sum;
+  if (!check_memory(r, sc, total, false, "the objects stay as they were")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   VkResult res = create_object(r, sc, &o);
   if (res == VK_SUCCESS && total > r->scene.count) {
     res = create_scene_buffers(r, &s, total);
     if (res != VK_SUCCESS) object_destroy(r, &o), scene_destroy(r, &s);
   }
   if (res != VK_SUCCESS) {
-    rlog(r, "add_object: uploading %u splats failed (%d); the objects stay as they were", sc->count, res);
+    rlog(r, "add_object: uploading %u splats failed (%s); the objects stay as they were", sc->count,
+         ssvk_result_name(res));
     return res;
   }
   if (s.count) {
@@ -572,21 +721,24 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
     pc.intrinsics = (sp_vec4){{cam->fx, cam->fy, cam->cx, cam->cy}};
     pc.limits = (sp_vec4){{SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovx(cam),
                            SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovy(cam), uint_bits(mode), 0}};
-    pc.count = o->count;
     pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > o->sh_degree ? o->sh_degree : (uint32_t)f->sh_degree;
-    pc.base = base;
     pc.size = cam->width | cam->height << 16;
-    VkDescriptorBufferInfo bi[SP_BIND_COUNT_OF] = {
-        [SP_BIND_POS] = {o->pos.buffer, 0, VK_WHOLE_SIZE},
-        [SP_BIND_COV] = {o->cov.buffer, 0, VK_WHOLE_SIZE},
-        [SP_BIND_SH] = {o->sh.buffer, 0, VK_WHOLE_SIZE},
-        [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
-        [SP_BIND_CENTRES] = {s->centres.buffer, 0, VK_WHOLE_SIZE},
-    };
-    ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BIND_COUNT_OF);
-    vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->project);
-    dispatch_1d(r, cmd, o->count);
+    for (uint32_t c = 0; c < o->chunks; c++) {
+      const object_chunk *ch = &o->chunk[c];
+      pc.count = ch->count;
+      pc.base = base + ch->first;
+      VkDescriptorBufferInfo bi[SP_BIND_COUNT_OF] = {
+          [SP_BIND_POS] = {ch->pos.buffer, 0, VK_WHOLE_SIZE},
+          [SP_BIND_COV] = {ch->cov.buffer, 0, VK_WHOLE_SIZE},
+          [SP_BIND_SH] = {ch->sh.buffer, 0, VK_WHOLE_SIZE},
+          [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
+          [SP_BIND_CENTRES] = {s->centres.buffer, 0, VK_WHOLE_SIZE},
+      };
+      ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BIND_COUNT_OF);
+      vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+      dispatch_1d(r, cmd, ch->count);
+    }
     base += o->count;
   }
   return base;

@@ -75,6 +75,10 @@ typedef struct splat_renderer_create_info {
    * the colour: red / alpha is the transmittance-weighted depth of the splats at each pixel
    * (for post effects and later passes; clear it to zero). */
   VkFormat host_depth_output_format;
+  /* Optional: the most device memory (bytes) this renderer's scenes and frame buffers may use;
+   * a scene that needs more is refused with a message (the previous one stays). 0: the size of
+   * the largest device-local heap. */
+  VkDeviceSize memory_budget;
   splatsort_log_fn log;
   void *log_user;
 } splat_renderer_create_info;

@@ -11,10 +11,18 @@
 
 enum { TS_START, TS_PROJECTED, TS_SORTED, TS_RASTERED, TS_COUNT };
 
-/* One loaded splat set (an object): its own arrays, in object space. */
+/* A run of an object's splats in buffers of their own: no buffer is larger than one
+ * allocation or one storage-buffer binding may be (splat_renderer.max_buffer). */
+typedef struct object_chunk {
+  uint32_t first, count;
+  ssvk_buffer pos, cov, sh;
+} object_chunk;
+
+/* One loaded splat set (an object): its own arrays, in object space, in one or more chunks. */
 typedef struct object_gpu {
   uint32_t count, sh_degree, sh_words; /* count 0: the slot is free */
-  ssvk_buffer pos, cov, sh;
+  uint32_t chunks;
+  object_chunk *chunk;
   VkPipeline project;  /* specialised for sh_words */
 } object_gpu;
 
@@ -41,6 +49,12 @@ struct splat_renderer {
   VkPipeline raster, host_raster; /* into the own target; into the host's pass */
   VkCommandPool upload_pool;
   VkBufferUsageFlags extra_usage; /* tests/renderer_debug.c adds TRANSFER_SRC to read back */
+  /* Device limits on one buffer (the smallest of maxStorageBufferRange, maxMemoryAllocationSize
+   * and maxBufferSize), and on all of the renderer's device memory (the budget given at create,
+   * else the largest device-local heap). */
+  VkDeviceSize max_buffer, memory_limit;
+  bool memory_limit_is_budget;
+  uint32_t chunk_splats; /* tests/renderer_debug.c: splats per chunk (0: from max_buffer) */
 
   object_gpu objects[SPLAT_MAX_OBJECTS];
   scene_gpu scene;

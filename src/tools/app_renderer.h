@@ -19,6 +19,9 @@ typedef struct app_renderer {
  * device lacks dynamic rendering or on a Vulkan error. */
 void app_renderer_create(vkh_context *ctx, uint32_t frame_slots, splatsort_log_fn log, void *log_user,
                          app_renderer *out);
+/* The same with the renderer's device-memory budget (bytes; 0: the device's memory). */
+void app_renderer_create_budget(vkh_context *ctx, uint32_t frame_slots, splatsort_log_fn log, void *log_user,
+                                VkDeviceSize memory_budget, app_renderer *out);
 /* Waits for the device (no submitted frame may still use the renderer), then destroys the
  * renderer and the sorters. Accepts a zeroed app_renderer; leaves *ar zeroed. */
 void app_renderer_destroy(app_renderer *ar);

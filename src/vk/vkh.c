@@ -2,24 +2,11 @@
 #include "vkh.h"
 
 #include "splatsort.h"
+#include "ssvk.h"
 
 #include <string.h>
 
-const char *vkh_result_name(VkResult r) {
-  switch (r) {
-#define CASE(x) \
-  case x: return #x;
-    CASE(VK_SUCCESS) CASE(VK_NOT_READY) CASE(VK_TIMEOUT) CASE(VK_INCOMPLETE)
-    CASE(VK_ERROR_OUT_OF_HOST_MEMORY) CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY) CASE(VK_ERROR_INITIALIZATION_FAILED)
-    CASE(VK_ERROR_DEVICE_LOST) CASE(VK_ERROR_MEMORY_MAP_FAILED) CASE(VK_ERROR_LAYER_NOT_PRESENT)
-    CASE(VK_ERROR_EXTENSION_NOT_PRESENT) CASE(VK_ERROR_FEATURE_NOT_PRESENT) CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
-    CASE(VK_ERROR_TOO_MANY_OBJECTS) CASE(VK_ERROR_FORMAT_NOT_SUPPORTED) CASE(VK_ERROR_UNKNOWN)
-    CASE(VK_ERROR_OUT_OF_DATE_KHR) CASE(VK_SUBOPTIMAL_KHR) CASE(VK_ERROR_SURFACE_LOST_KHR)
-    CASE(VK_ERROR_VALIDATION_FAILED_EXT)
-#undef CASE
-  default: return "VkResult(unknown)";
-  }
-}
+const char *vkh_result_name(VkResult r) { return ssvk_result_name(r); }
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                  VkDebugUtilsMessageTypeFlagsEXT type,
