@@ -27,7 +27,7 @@ typedef struct ss_device_info {
   uint32_t max_workgroup_invocations;
   uint32_t max_workgroup_count_x;
   VkDeviceSize storage_alignment;
-  uint32_t max_storage_range;
+  uint32_t max_storage_range; /* min(maxStorageBufferRange, maxMemoryAllocationSize) */
   float timestamp_period;
   uint32_t vendor_id;
 } ss_device_info;

@@ -63,9 +63,14 @@ static void query_device(const ssvk_fns *fn, VkPhysicalDevice pd, ss_device_info
   VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   bool size_ext = base.apiVersion >= VK_API_VERSION_1_3 ||
                   has_device_extension(fn, pd, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
-  if (size_ext) sub.pNext = &size_props;
+  /* a key or value region must lie in one allocation: maxMemoryAllocationSize bounds it too */
+  VkPhysicalDeviceMaintenance3Properties m3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  sub.pNext = &m3;
+  if (size_ext) m3.pNext = &size_props;
   VkPhysicalDeviceProperties2 props2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sub};
   fn->vkGetPhysicalDeviceProperties2(pd, &props2);
+  if (m3.maxMemoryAllocationSize && m3.maxMemoryAllocationSize < dev->max_storage_range)
+    dev->max_storage_range = (uint32_t)m3.maxMemoryAllocationSize;
   dev->subgroup_size = sub.subgroupSize ? sub.subgroupSize : 1;
   if (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) dev->subgroup_ops = sub.supportedOperations;
   dev->min_subgroup_size = dev->max_subgroup_size = dev->subgroup_size;

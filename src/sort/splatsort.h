@@ -228,8 +228,15 @@ typedef struct splatsort_memory_requirements {
 SPLATSORT_API VkResult splatsort_get_memory_requirements(const splatsort *sorter, uint32_t max_count,
                                            splatsort_memory_requirements *requirements);
 
-/* Largest max_count the sorter accepts on this device (at least 2^27 on any device whose
- * limits allow it; bounded by maxStorageBufferRange / 4). */
+/* Largest max_count the sorter accepts on this device: exactly
+ *   min(2^30, min(maxStorageBufferRange, maxMemoryAllocationSize) / 4)
+ * 2^30 = 1,073,741,824 is the status-word bound, as in CUB's and the OneSweep paper's
+ * decoupled lookback: a OneSweep tile status holds one flag bit and a 31-bit count (an
+ * inclusive prefix up to max_count, or an aggregate + 1), and 2^30 keeps every count and
+ * scan total of both algorithms clear of it with a bit to spare. The device term is a key or
+ * value region (4 * max_count bytes) bound as one storage buffer in one allocation. Measured:
+ * on an NVIDIA H100 (maxStorageBufferRange 2^32 - 1, maxMemoryAllocationSize 0xffe00000) this
+ * is 1,073,217,536, sorted and checked on 2026-11-23; on lavapipe (2^27-byte range) 33,554,432. */
 SPLATSORT_API uint32_t splatsort_max_count(const splatsort *sorter);
 
 /* A range of a VkBuffer. size: the bytes from offset the library may use, checked against
