@@ -8,6 +8,16 @@
 
 const char *vkh_result_name(VkResult r) { return ssvk_result_name(r); }
 
+const char *vkh_result_hint(VkResult r) {
+  switch (r) {
+  case VK_ERROR_DEVICE_LOST:
+    return " (the GPU stopped working for this program: a driver reset, a hang or a fault; nothing more can run)";
+  case VK_ERROR_OUT_OF_DEVICE_MEMORY: return " (the GPU's memory is full)";
+  case VK_ERROR_OUT_OF_HOST_MEMORY: return " (the computer's memory is full)";
+  default: return "";
+  }
+}
+
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                  VkDebugUtilsMessageTypeFlagsEXT type,
                                                  const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {

@@ -13,13 +13,15 @@
 #include "ssvk.h"
 
 const char *vkh_result_name(VkResult r);
+/* What a failure means for the user, for the errors that end a program ("" for the others). */
+const char *vkh_result_hint(VkResult r);
 
 #define VK_CHECK(expr)                                                                        \
   do {                                                                                        \
     VkResult vk_check_r_ = (expr);                                                            \
     if (vk_check_r_ != VK_SUCCESS) {                                                          \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr,                    \
-              vkh_result_name(vk_check_r_));                                                  \
+      fprintf(stderr, "%s:%d: %s failed: %s%s\n", __FILE__, __LINE__, #expr,                  \
+              vkh_result_name(vk_check_r_), vkh_result_hint(vk_check_r_));                    \
       exit(1);                                                                                \
     }                                                                                         \
   } while (0)
