@@ -249,7 +249,8 @@ static void create_device(vkh_context *ctx, const vkh_options *o) {
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &enable2,
                             .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
                             .enabledExtensionCount = dev_ext_count, .ppEnabledExtensionNames = dev_exts};
-  VK_CHECK(vkCreateDevice(ctx->physical_device, &dci, NULL, &ctx->device));
+  ctx->device_allocator = o->device_allocator;
+  VK_CHECK(vkCreateDevice(ctx->physical_device, &dci, ctx->device_allocator, &ctx->device));
   vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
   VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
@@ -274,7 +275,7 @@ void vkh_destroy(vkh_context *ctx) {
     vkDeviceWaitIdle(ctx->device);
     vkh_buffer_destroy(ctx, &ctx->staging);
     vkDestroyCommandPool(ctx->device, ctx->pool, NULL);
-    vkDestroyDevice(ctx->device, NULL);
+    vkDestroyDevice(ctx->device, ctx->device_allocator);
   }
   if (ctx->messenger) {
     PFN_vkDestroyDebugUtilsMessengerEXT destroy =

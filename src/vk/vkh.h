@@ -33,6 +33,9 @@ typedef struct vkh_options {
   bool swapchain;                  /* enable VK_KHR_swapchain on the device */
   int device_index;                /* -1: prefer a discrete GPU, else the first */
   bool pipeline_statistics;        /* enable VK_KHR_pipeline_executable_properties where offered */
+  /* Given to vkCreateDevice and vkDestroyDevice: the driver allocates the device's objects
+   * through them (the soak test counts live allocations this way). Must outlive the context. */
+  const VkAllocationCallbacks *device_allocator;
 } vkh_options;
 
 /* mapped is non-NULL for host-visible buffers */
@@ -61,6 +64,7 @@ typedef struct vkh_context {
    * instead of validation_messages. NULL: every message counts as a failure. */
   const char *expected_message;
   uint32_t expected_messages;
+  const VkAllocationCallbacks *device_allocator;
   vkh_buffer staging;              /* reused by vkh_buffer_write/read; grown when too small */
   bool transient_staging;          /* experiment: a fresh staging buffer for every copy */
   ssvk_device vk;                  /* the private Vulkan layer, for the tools' own objects */
