@@ -24,16 +24,24 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
   vkh_context *ctx = user;
   if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT &&
       (type & (VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT))) {
-    ctx->validation_messages++;
-    fprintf(stderr, "VALIDATION: %s\n", data->pMessage);
+    const char *id = data->pMessageIdName ? data->pMessageIdName : "";
+    if (ctx->expected_message && strstr(id, ctx->expected_message)) {
+      ctx->expected_messages++;
+      fprintf(stderr, "VALIDATION (expected): %s\n", data->pMessage);
+    } else {
+      ctx->validation_messages++;
+      fprintf(stderr, "VALIDATION: %s\n", data->pMessage);
+    }
   }
   return VK_FALSE;
 }
 
 vkh_options vkh_default_options(bool validation) {
-  vkh_options o = {.validation = validation, .headless = true, .device_index = -1};
+  vkh_options o = {.validation = validation, .sync_validation = true, .headless = true, .device_index = -1};
   const char *v = getenv("SPLATSORT_VALIDATION");
   if (v && *v) o.validation = strcmp(v, "0") != 0;
+  const char *sv = getenv("SPLATSORT_SYNC_VALIDATION");
+  if (sv && *sv) o.sync_validation = strcmp(sv, "0") != 0;
   const char *d = getenv("SPLATSORT_DEVICE");
   if (d && *d) o.device_index = atoi(d);
   return o;
@@ -50,11 +58,12 @@ static bool has_layer(const char *name) {
   return found;
 }
 
-static bool has_instance_extension(const char *name) {
+/* layer: NULL for the loader's and the drivers' extensions, else that layer's own. */
+static bool has_instance_extension(const char *layer, const char *name) {
   uint32_t n = 0;
-  vkEnumerateInstanceExtensionProperties(NULL, &n, NULL);
+  vkEnumerateInstanceExtensionProperties(layer, &n, NULL);
   VkExtensionProperties *p = calloc(n ? n : 1, sizeof *p);
-  vkEnumerateInstanceExtensionProperties(NULL, &n, p);
+  vkEnumerateInstanceExtensionProperties(layer, &n, p);
   bool found = false;
   for (uint32_t i = 0; i < n; i++) found |= strcmp(p[i].extensionName, name) == 0;
   free(p);
@@ -76,7 +85,7 @@ static void create_instance(vkh_context *ctx, const vkh_options *o) {
   const char *exts[16];
   uint32_t next = 0;
   for (uint32_t i = 0; i < o->instance_extension_count && next < 12; i++) exts[next++] = o->instance_extensions[i];
-  ctx->debug_utils = has_instance_extension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  ctx->debug_utils = has_instance_extension(NULL, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   if (ctx->debug_utils) exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
   const char *layers[1] = {"VK_LAYER_KHRONOS_validation"};
   if (o->validation && !has_layer(layers[0])) {
@@ -89,6 +98,16 @@ static void create_instance(vkh_context *ctx, const vkh_options *o) {
     exit(1);
   }
   ctx->validation = o->validation;
+  /* Synchronisation validation (hazards between commands, barriers that do not cover them)
+   * through VK_EXT_validation_features, which the layer itself offers. */
+  ctx->sync_validation = o->validation && o->sync_validation;
+  if (ctx->sync_validation && !has_instance_extension(layers[0], VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME)) {
+    fprintf(stderr, "error: synchronisation validation requested but the validation layer lacks %s "
+                    "(SPLATSORT_SYNC_VALIDATION=0 runs without it)\n", VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    exit(1);
+  }
+  if (ctx->sync_validation) exts[next++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+  const VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
   VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "splatsort",
                            .apiVersion = VK_API_VERSION_1_3};
   VkDebugUtilsMessengerCreateInfoEXT mci = {
@@ -98,7 +117,10 @@ static void create_instance(vkh_context *ctx, const vkh_options *o) {
                      VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
       .pfnUserCallback = on_message,
       .pUserData = ctx};
-  VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = o->validation ? &mci : NULL,
+  VkValidationFeaturesEXT features = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT, .pNext = &mci,
+                                      .enabledValidationFeatureCount = 1, .pEnabledValidationFeatures = &sync};
+  VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                              .pNext = ctx->sync_validation ? (void *)&features : o->validation ? (void *)&mci : NULL,
                               .pApplicationInfo = &app, .enabledLayerCount = o->validation ? 1 : 0,
                               .ppEnabledLayerNames = layers, .enabledExtensionCount = next,
                               .ppEnabledExtensionNames = exts};
@@ -224,7 +246,8 @@ static void create_device(vkh_context *ctx, const vkh_options *o) {
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &enable2,
                             .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
                             .enabledExtensionCount = dev_ext_count, .ppEnabledExtensionNames = dev_exts};
-  VK_CHECK(vkCreateDevice(ctx->physical_device, &dci, NULL, &ctx->device));
+  ctx->device_allocator = o->device_allocator;
+  VK_CHECK(vkCreateDevice(ctx->physical_device, &dci, ctx->device_allocator, &ctx->device));
   vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
   VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
@@ -249,7 +272,7 @@ void vkh_destroy(vkh_context *ctx) {
     vkDeviceWaitIdle(ctx->device);
     vkh_buffer_destroy(ctx, &ctx->staging);
     vkDestroyCommandPool(ctx->device, ctx->pool, NULL);
-    vkDestroyDevice(ctx->device, NULL);
+    vkDestroyDevice(ctx->device, ctx->device_allocator);
   }
   if (ctx->messenger) {
     PFN_vkDestroyDebugUtilsMessengerEXT destroy =

@@ -28,12 +28,16 @@ const char *vkh_result_hint(VkResult r);
 
 typedef struct vkh_options {
   bool validation;                 /* enable VK_LAYER_KHRONOS_validation (fails if missing) */
+  bool sync_validation;            /* with validation: its synchronisation validation too */
   bool headless;                   /* no surface extensions */
   const char *const *instance_extensions; /* extra, e.g. from glfwGetRequiredInstanceExtensions */
   uint32_t instance_extension_count;
   bool swapchain;                  /* enable VK_KHR_swapchain on the device */
   int device_index;                /* -1: prefer a discrete GPU, else the first */
   bool pipeline_statistics;        /* enable VK_KHR_pipeline_executable_properties where offered */
+  /* Given to vkCreateDevice and vkDestroyDevice: the driver allocates the device's objects
+   * through them (the soak test counts live allocations this way). Must outlive the context. */
+  const VkAllocationCallbacks *device_allocator;
 } vkh_options;
 
 /* mapped is non-NULL for host-visible buffers */
@@ -52,16 +56,24 @@ typedef struct vkh_context {
   uint32_t subgroup_size;
   uint32_t sort_features;          /* splatsort_feature_bits enabled on the device */
   bool validation;
+  bool sync_validation;            /* the layer's synchronisation validation is on */
   bool debug_utils;
   bool dynamic_rendering;          /* Vulkan 1.3 dynamicRendering enabled */
   bool pipeline_statistics;        /* pipelineExecutableInfo enabled */
   uint32_t validation_messages;    /* warnings and errors from the validation layer */
+  /* A test that provokes a message on purpose names its message id here (e.g.
+   * "SYNC-HAZARD-READ-AFTER-WRITE"): matching messages are counted in expected_messages
+   * instead of validation_messages. NULL: every message counts as a failure. */
+  const char *expected_message;
+  uint32_t expected_messages;
+  const VkAllocationCallbacks *device_allocator;
   vkh_buffer staging;              /* reused by vkh_buffer_write/read; grown when too small */
   bool transient_staging;          /* experiment: a fresh staging buffer for every copy */
   ssvk_device vk;                  /* the private Vulkan layer, for the tools' own objects */
 } vkh_context;
 
-/* Options from the environment: SPLATSORT_VALIDATION=0/1 (default given), SPLATSORT_DEVICE=index. */
+/* Options from the environment: SPLATSORT_VALIDATION=0/1 (default given), SPLATSORT_DEVICE=index,
+ * SPLATSORT_SYNC_VALIDATION=0 (synchronisation validation off; on by default with validation). */
 vkh_options vkh_default_options(bool validation);
 /* Creates instance, device (with every extension/feature splatsort needs) and a command pool. */
 void vkh_init(vkh_context *ctx, const vkh_options *options);

@@ -60,16 +60,21 @@ static bool bench(vkh_context *ctx, const splatsort *sorter, uint32_t n, uint32_
                              .scratch = {scratch.buffer, 0, mr.scratch_size},
                              .indices = {indices.buffer, 0, mr.indices_size}, .draw_count = {draw.buffer, 4, 4}};
   view_proj(di.view_proj);
+  /* Between runs, the stage's contract: no earlier use of scratch, indices or draw_count still
+   * running. The next run begins with a transfer (vkCmdUpdateBuffer of the scratch header), so
+   * TRANSFER is among the destination stages (synchronisation validation caught it missing). */
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                         VK_ACCESS_TRANSFER_WRITE_BIT};
   for (int timed = 0; timed < 2; timed++) { /* a warm-up submission, then the timed one */
     VkCommandBuffer cmd = vkh_begin(ctx);
     for (uint32_t r = 0; r < runs; r++) {
       di.query_pool = timed ? pool : VK_NULL_HANDLE;
       di.first_query = r * tc;
       VK_CHECK(splatsort_depth_cmd_sort(stage, cmd, &di, NULL));
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb,
-                           0, NULL, 0, NULL);
+      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0,
+                           NULL);
     }
     vkh_submit_wait(ctx, cmd);
   }

@@ -7,8 +7,9 @@
  * hands the library its vkGetInstanceProcAddr (splatsort_vulkan_functions), as a host that
  * loads Vulkan through volk does. Either way every device function the library asks for goes
  * through a wrapper that fails the run if the library asks for a debug-utils function the
- * host never enabled. With the validation layer (SPLATSORT_VALIDATION=1) its messages are
- * counted through the layer's own debug-utils messenger, which the library is not told of.
+ * host never enabled. With the validation layer (SPLATSORT_VALIDATION=1, synchronisation
+ * validation included) its messages are counted through the layer's own debug-utils
+ * messenger, which the library is not told of.
  * Exit status: 0 pass, 1 fail, 77 no Vulkan device. */
 #ifdef CONSUMER_DLOPEN
 #define VK_NO_PROTOTYPES
@@ -35,6 +36,9 @@
 static PFN_vkGetInstanceProcAddr gipa;
 static PFN_vkGetDeviceProcAddr real_gdpa;
 static int debug_asked, validation_messages;
+/* Messages of this id are provoked on purpose (syncval_check) and counted apart. */
+static const char *expected_id;
+static int expected_messages;
 
 /* Every Vulkan function this host uses, from the loader it chose. */
 #define HOST_INSTANCE_FUNCTIONS(X)                                                             \
@@ -64,8 +68,9 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
                                                  const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
   (void)type, (void)user;
   if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
-    validation_messages++;
-    fprintf(stderr, "consumer: VALIDATION: %s\n", data->pMessage);
+    int expected = expected_id && data->pMessageIdName && strstr(data->pMessageIdName, expected_id);
+    expected ? expected_messages++ : validation_messages++;
+    fprintf(stderr, "consumer: VALIDATION%s: %s\n", expected ? " (expected)" : "", data->pMessage);
   }
   return VK_FALSE;
 }
@@ -101,7 +106,8 @@ static void load_loader(void) {
 
 static void create_instance(host *h) {
   int validation = getenv("SPLATSORT_VALIDATION") && strcmp(getenv("SPLATSORT_VALIDATION"), "0");
-  const char *layer = "VK_LAYER_KHRONOS_validation", *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+  const char *layer = "VK_LAYER_KHRONOS_validation";
+  const char *exts[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
   VkDebugUtilsMessengerCreateInfoEXT mci = {
       .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
       .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
@@ -109,12 +115,17 @@ static void create_instance(host *h) {
       .pfnUserCallback = on_message};
   VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "splatsort consumer",
                            .apiVersion = VK_API_VERSION_1_2};
+  /* With the layer, its synchronisation validation too (hazards between the library's
+   * commands and the host's; syncval_check shows it is on). */
+  const VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  VkValidationFeaturesEXT features = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT, .pNext = &mci,
+                                      .enabledValidationFeatureCount = 1, .pEnabledValidationFeatures = &sync};
   /* The messenger (chained at creation) sees the layer's messages; the library is not told
    * that debug utils exist, so it must not use them. */
-  VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = validation ? &mci : NULL,
+  VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pNext = validation ? &features : NULL,
                               .pApplicationInfo = &app, .enabledLayerCount = validation ? 1u : 0u,
-                              .ppEnabledLayerNames = &layer, .enabledExtensionCount = validation ? 1u : 0u,
-                              .ppEnabledExtensionNames = &ext};
+                              .ppEnabledLayerNames = &layer, .enabledExtensionCount = validation ? 2u : 0u,
+                              .ppEnabledExtensionNames = exts};
   PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(NULL, "vkCreateInstance");
   if (!create || create(&ici, NULL, &h->instance) != VK_SUCCESS) {
     fprintf(stderr, "consumer: no Vulkan instance\n");
@@ -354,6 +365,24 @@ static int depth_stage_check(host *h, const splatsort_depth *stage, uint32_t n, 
   return bad;
 }
 
+/* Two fills of one range with no barrier between them: synchronisation validation must call
+ * it a write-after-write hazard, or the silence of the checks above would mean nothing. */
+static int syncval_check(host *h) {
+  buffer b = make_buffer(h, 256, VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+  expected_id = "SYNC-HAZARD-WRITE-AFTER-WRITE";
+  VkCommandBuffer cmd = begin(h);
+  p_vkCmdFillBuffer(cmd, b.buffer, 0, 256, 1);
+  p_vkCmdFillBuffer(cmd, b.buffer, 0, 256, 2);
+  CHECK_VK(p_vkEndCommandBuffer(cmd));
+  VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+  CHECK_VK(p_vkQueueSubmit(h->queue, 1, &submit, VK_NULL_HANDLE));
+  CHECK_VK(p_vkQueueWaitIdle(h->queue));
+  expected_id = NULL;
+  free_buffer(h, &b);
+  if (expected_messages == 0) fprintf(stderr, "consumer: synchronisation validation missed a hazard: is it on?\n");
+  return expected_messages == 0;
+}
+
 /* A device made without what the library asked for: create must fail and say what is missing
  * (on a Vulkan 1.4 device push descriptors are core, so create may succeed there). */
 static int missing_extension_check(host *h, const splatsort_vulkan_functions *fns) {
@@ -389,6 +418,7 @@ int main(void) {
          SPLATSORT_VERSION_MINOR, SPLATSORT_VERSION_PATCH);
   int failed = splatsort_get_version() != SPLATSORT_VERSION;
   failed |= missing_extension_check(&h, &fns);
+  if (h.messenger) failed |= syncval_check(&h);
   for (int a = 0; a < 2; a++) {
     splatsort_algorithm algo = a ? SPLATSORT_ALGORITHM_QUATERNARY : SPLATSORT_ALGORITHM_AUTO;
     splatsort_create_info ci = {.physical_device = h.pd, .device = h.device, .algorithm = algo, .log = log_line,
@@ -419,7 +449,7 @@ int main(void) {
                                                                                             NULL);
   p_vkDestroyInstance(h.instance, NULL);
   if (debug_asked || validation_messages) failed = 1;
-  printf("consumer: %s (%d validation messages, %d debug-utils lookups)\n", failed ? "FAIL" : "PASS",
-         validation_messages, debug_asked);
+  printf("consumer: %s (%d validation messages, %d provoked hazard reports, %d debug-utils lookups)\n",
+         failed ? "FAIL" : "PASS", validation_messages, expected_messages, debug_asked);
   return failed;
 }
