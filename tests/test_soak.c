@@ -18,9 +18,9 @@
  *     arrays is ~700 KiB a cycle.
  *     The validation layer (1.3.239) itself keeps memory that it never gives back, not even at
  *     vkDestroyDevice: ~3.3 KiB for every command buffer allocated and freed while
- *     synchronisation validation is on, 0 with it off (measured; reported for 1.3.239 as
- *     Vulkan-ValidationLayers issue 6033; its PR 5383, after 1.3.239, removes a shared_ptr
- *     self-reference in syncval's command-buffer state that leaked). The renderer allocates one
+ *     synchronisation validation is on, 0 with it off (measured; the same growth with
+ *     synchronisation validation on 1.3.239 is reported as Vulkan-ValidationLayers issue 6033,
+ *     and shared_ptr cycles in syncval's command-buffer state as issue 5382). The renderer allocates one
  *     per upload, three a cycle here; with a little for each buffer created and named, heaptrack
  *     puts all of the growth under validation in the layer, ~18 KiB a cycle. So the run under
  *     validation gets a tolerance with room for that, and the run without the layer a tight one
