@@ -15,6 +15,6 @@ splatsort_test(refrender LABELS cpu COMMAND test_refrender ${camera_test_dir})
 
 # Real scenes (skipped when ../shared/scenes is absent): render, check, write a PNG.
 foreach(scene animu_leica-sofort-top8192 supersplat_fruit_drops_minimal)
-  splatsort_test(refrender_scene_${scene} SKIP_RETURN_CODE 77
+  splatsort_test(refrender_scene_${scene} LABELS cpu SKIP_RETURN_CODE 77
                  COMMAND test_refrender ${camera_test_dir} ${PROJECT_SOURCE_DIR}/../shared/scenes/${scene}.ply)
 endforeach()

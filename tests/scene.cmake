@@ -1,6 +1,5 @@
 # Scene loading (CPU only): the loader tests, the gen_scene generator (built by
-# tests/CMakeLists.txt), the load benchmark and, with -DSPLATSORT_FUZZ=ON under clang, a
-# libFuzzer target.
+# tests/CMakeLists.txt) and the load benchmark. The loader's fuzz targets: tests/fuzz.cmake.
 find_package(Threads REQUIRED)
 splatsort_test_executable(test_scene SOURCES test_scene.c LIBS splatsort_render m Threads::Threads)
 
@@ -26,20 +25,3 @@ scene_test(scene_bench_file PROPERTIES FIXTURES_SETUP scene_bench_file
            COMMAND gen_scene --count 100000 --sh-degree 3 --seed 7 --out ${scene_test_tmp}/bench.ply)
 scene_test(scene_load_bench_small PROPERTIES FIXTURES_REQUIRED scene_bench_file
            COMMAND scene_load_bench ${scene_test_tmp}/bench.ply --runs 2 --expect-count 100000)
-
-option(SPLATSORT_FUZZ "Build the libFuzzer scene-loader target fuzz_scene (clang only)" OFF)
-if(SPLATSORT_FUZZ)
-  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
-    message(FATAL_ERROR "SPLATSORT_FUZZ needs clang (configure with CC=clang)")
-  endif()
-  # The loader's sources directly, instrumented; no Vulkan needed.
-  file(GLOB scene_fuzz_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/splat/scene*.c)
-  splatsort_test_executable(fuzz_scene SOURCES fuzz/fuzz_scene.c ${scene_fuzz_sources} LIBS m
-                            INCLUDES ${PROJECT_SOURCE_DIR}/src/splat)
-  target_compile_options(fuzz_scene PRIVATE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all)
-  target_link_options(fuzz_scene PRIVATE -fsanitize=fuzzer,address,undefined)
-  # 25 s from the committed seeds; new inputs go to the build tree, not the source corpus.
-  splatsort_test(scene_fuzz_smoke LABELS cpu scene fuzz TIMEOUT 120
-                 COMMAND ${CMAKE_COMMAND} -E env
-                         sh -c "mkdir -p '${scene_test_tmp}/fuzz' && exec '$<TARGET_FILE:fuzz_scene>' -max_total_time=25 -seed=1 -timeout=5 -rss_limit_mb=2048 '${scene_test_tmp}/fuzz' '${CMAKE_CURRENT_LIST_DIR}/fuzz/corpus'")
-endif()

@@ -6,18 +6,18 @@ splatsort_test_executable(test_sort_check SOURCES test_sort_check.c LIBS sort_te
 splatsort_test_executable(sortbench SOURCES bench/sortbench.c LIBS sort_testlib m
                           INCLUDES ${PROJECT_SOURCE_DIR}/src/sort/shaders)
 
-splatsort_test(sort_check COMMAND test_sort_check)
+splatsort_test(sort_check LABELS cpu COMMAND test_sort_check)
 splatsort_lavapipe_test(sort_quaternary COMMAND test_sort --algo quaternary --suite full)
 splatsort_lavapipe_test(sort_api COMMAND test_sort_api)
 # sortbench itself (1M pairs, verified against the CPU sort) once: it is a tool, and the
 # correctness suites above already cover every subgroup size.
-splatsort_test(sortbench_lavapipe GPU TIMEOUT 900 COMMAND sortbench --n 1M --algo quaternary --runs 2 --warmup 1)
+splatsort_test(sortbench_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256 TIMEOUT 900 COMMAND sortbench --n 1M --algo quaternary --runs 2 --warmup 1)
 # The large suite (32M elements: the scan's level boundaries) takes minutes on lavapipe, whose
 # storage range also stops at 2^27 bytes: it is run on the GPU machine (README, "Benchmarks").
 
 # stagebench: the depth-sort stage's time (key pass and sort); a small run so it keeps working.
 splatsort_test_executable(stagebench SOURCES bench/stagebench.c LIBS sort_testlib m)
-splatsort_test(stagebench_lavapipe GPU TIMEOUT 300 COMMAND stagebench --n 20000 --algo all --key-bits 32,16 --runs 2)
+splatsort_test(stagebench_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256 TIMEOUT 300 COMMAND stagebench --n 20000 --algo all --key-bits 32,16 --runs 2)
 
 # The depth-sort stage against a CPU reference: visible set and order, view-depth and radial keys.
 splatsort_test_executable(test_depth SOURCES test_depth.c LIBS sort_testlib m)

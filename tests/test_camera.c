@@ -264,6 +264,20 @@ static void test_cameras_json_good(void) {
   /* An empty array is a valid, empty file. */
   rc = splat_cameras_parse("empty.json", " [ ] ", 5, &cams, &n, err, sizeof err);
   CHECK(rc == 0 && n == 0 && cams == NULL, "empty array: rc %d n %u: %s", rc, n, err);
+
+  /* The extremes the parser accepts still make a camera at the entry's own size, with its own
+   * focal lengths: fx * width once overflowed float (found by fuzz_cameras' checks). */
+  const char *big = "[{\"id\": 0, \"img_name\": \"a\", \"width\": 65536, \"height\": 3, "
+                    "\"position\": [0, 0, 0], \"rotation\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "
+                    "\"fx\": 3e38, \"fy\": 1e-45}]";
+  rc = splat_cameras_parse("big.json", big, strlen(big), &cams, &n, err, sizeof err);
+  CHECK(rc == 0 && n == 1, "extreme camera rejected: %s", err);
+  if (rc == 0) {
+    CHECK(splat_camera_from_desc(&c, &cams[0], 0, 0) == 0, "extreme camera unusable at its own size");
+    CHECK(c.fx == cams[0].fx && c.fy == cams[0].fy, "focal lengths %g %g changed to %g %g", (double)cams[0].fx,
+          (double)cams[0].fy, (double)c.fx, (double)c.fy);
+    splat_cameras_free(cams);
+  }
 }
 
 typedef struct bad_case {
@@ -400,13 +414,16 @@ static void test_cameras_json_bad(void) {
   CHECK(splat_cameras_load(path, &cams, &n, err, sizeof err) != 0, "FIFO accepted");
   CHECK(strstr(err, "not a regular file") != NULL, "FIFO message: %s", err);
   unlink(path);
-  /* Member names are shown on one line: control characters (a newline, a terminal escape)
-   * become '?'. An empty name at the end of input has no text at all (UBSan once reported
-   * pointer arithmetic on NULL there). */
+  /* Member names are shown on one line: control characters (a newline, a terminal escape,
+   * the 8-bit CSI U+009B) and the line separator U+2028 become '?'. An empty name at the end
+   * of input has no text at all (UBSan once reported pointer arithmetic on NULL there). */
   static const struct {
     const char *json, *expect;
   } names[] = {{"[{\"\\n\"", "\"?\""},
                {"[{\"a\\u001b[2Jb\": x", "\"a?[2Jb\""},
+               {"[{\"a\\u009b2J\xc2\x9b\": x", "\"a?2J?\""},
+               {"[{\"a\\u2028b\xe2\x80\xa9\": x", "\"a?b?\""},
+               {"[{\"caf\xc3\xa9\": x", "\"caf\xc3\xa9\""},
                {"[{\"\": x", "\"\""},
                {"[{\"\"", ""}};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
@@ -416,6 +433,14 @@ static void test_cameras_json_bad(void) {
     CHECK(strchr(err, '\n') == NULL && strchr(err, '\x1b') == NULL, "name case %zu: control character in '%s'", k, err);
     CHECK(strstr(err, names[k].expect) != NULL, "name case %zu: '%s' lacks '%s'", k, err, names[k].expect);
   }
+  /* A long name is cut at 64 bytes between characters, never inside one, so the message stays
+   * valid UTF-8 (fuzz_cameras found "<62 bytes>\xf0\x9f" cut out of an emoji). */
+  char json[128], want[80];
+  memset(want, 'x', 63);
+  snprintf(json, sizeof json, "[{\"%.63s\xf0\x9f\x98\x80\": x", want);
+  snprintf(want + 63, sizeof want - 63, "\": ");
+  CHECK(splat_cameras_parse("n.json", json, strlen(json), &cams, &n, err, sizeof err) != 0, "long name accepted");
+  CHECK(strstr(err, want) != NULL, "long name: '%s' lacks '%s'", err, want);
   /* A NULL error buffer is allowed. */
   CHECK(splat_cameras_parse("x", "{", 1, &cams, &n, NULL, 0) != 0, "accepted");
 }

@@ -84,6 +84,9 @@ void ssvk_device_init(ssvk_device *d, const ssvk_fns *fn, VkPhysicalDevice physi
 
 /* "<prefix>: <message>", unless the message already starts with the prefix (messages that
  * name their function, "splatsort_create: ...", or their pipeline, "splatsort onesweep ..."). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 0)))  /* clang's -Wformat-nonliteral: fmt is checked at the callers */
+#endif
 static void vlog_to(splatsort_log_fn log, void *user, const char *prefix, const char *fmt, va_list ap) {
   if (!log) return;
   char body[480], msg[512];

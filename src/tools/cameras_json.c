@@ -69,17 +69,33 @@ static void set_err(char *err, size_t err_size, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* Syntax error at the current position: "<name>:<line>:<col>: <what>". */
-/* A member name for a one-line message: at most n-1 bytes, control characters (newlines,
- * terminal escapes) shown as '?'; NULL or empty gives "". */
+static size_t utf8_len(const unsigned char *s, size_t n);
+
+/* A member name (valid UTF-8: parse_string checked it) for a one-line message: at most n-1
+ * bytes, cut between characters, never inside one; control characters (C0, DEL and C1:
+ * newlines, terminal escapes) and the line and paragraph separators U+2028/U+2029 shown as
+ * '?'; NULL or empty gives "". */
 static void printable(char *out, size_t n, const char *s, size_t len) {
   size_t k = 0;
-  for (; s && k < len && k + 1 < n; k++) {
-    unsigned char ch = (unsigned char)s[k];
-    out[k] = ch < 0x20 || ch == 0x7F ? '?' : (char)ch;
+  for (size_t i = 0; s && i < len;) {
+    const unsigned char *c = (const unsigned char *)s + i;
+    size_t m = utf8_len(c, len - i);
+    int shown = m > 0 && c[0] >= 0x20 && c[0] != 0x7F && !(m == 2 && c[0] == 0xC2 && c[1] < 0xA0) &&
+                !(m == 3 && c[0] == 0xE2 && c[1] == 0x80 && (c[2] == 0xA8 || c[2] == 0xA9));
+    if (m == 0) m = 1;
+    size_t w = shown ? m : 1;
+    if (k + w + 1 > n) break;
+    if (shown)
+      memcpy(out + k, c, m);
+    else
+      out[k] = '?';
+    k += w;
+    i += m;
   }
   out[k] = 0;
 }
+
+/* Syntax error at the current position: "<name>:<line>:<col>: <what>". */
 
 static void syntax(jparser *p, const char *what) {
   if (p->failed) return;
@@ -793,8 +809,10 @@ int splat_camera_from_desc(splat_camera *cam, const splat_camera_desc *desc, uin
     height = desc->height;
   }
   if (width == 0 || height == 0 || desc->width == 0 || desc->height == 0) return -1;
-  float fx = desc->fx * (float)width / (float)desc->width;
-  float fy = desc->fy * (float)height / (float)desc->height;
+  /* In double: fx * width overflowed float for a focal length the parser accepts (above
+   * FLT_MAX / 65536), and at the entry's own size this gives fx back exactly. */
+  float fx = (float)((double)desc->fx * width / desc->width);
+  float fy = (float)((double)desc->fy * height / desc->height);
   return splat_camera_from_pose(cam, desc->position, &desc->rotation[0][0], fx, fy, width,
                                 height);
 }

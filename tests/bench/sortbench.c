@@ -688,8 +688,11 @@ static int run_processes(int argc, char **argv, const options *o) {
 int main(int argc, char **argv) {
   options o;
   int status;
-  if (!parse_args(argc, argv, &o, &status)) return status;
-  if (o.processes) return run_processes(argc, argv, &o);
+  bool parsed = parse_args(argc, argv, &o, &status);
+  if (parsed && o.processes) status = run_processes(argc, argv, &o);
+  free(o.parent_only); /* only parse_args and run_processes use it */
+  o.parent_only = NULL;
+  if (!parsed || o.processes) return status;
   if (!o.fresh_host_memory) {
     /* Faulting in hundreds of MB of fresh host memory between measurements was measured to
      * slow every GPU memory access afterwards on the virtualised H100 (SLOWMODE.md): keep

@@ -1,0 +1,45 @@
+# Fuzzing the parsers (CPU only): one target per family in tests/fuzz/ (fuzz_ply: PLY, 3DGS and
+# compressed; fuzz_splat: .splat; fuzz_cameras: cameras.json), each checking the parser's
+# invariants (fuzz/fuzz_check.h). In every build each target is also linked with a small replay
+# driver that runs it once over the committed seeds (fuzz/corpus/<target>) and the inputs that
+# once crashed it (fuzz/regress/<target>). With -DSPLATSORT_FUZZ=ON under clang the libFuzzer
+# targets are built too (ASan + UBSan, non-recovering) and each gets a short run from the seeds.
+option(SPLATSORT_FUZZ "Build the libFuzzer targets fuzz_ply, fuzz_splat, fuzz_cameras (clang only)" OFF)
+if(SPLATSORT_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "SPLATSORT_FUZZ needs clang (configure with CC=clang)")
+endif()
+
+set(fuzz_dir ${CMAKE_CURRENT_LIST_DIR}/fuzz)
+set(fuzz_work ${CMAKE_CURRENT_BINARY_DIR}/fuzz_work)
+# The parsers' sources directly, so that the fuzzers instrument them; no Vulkan needed.
+file(GLOB fuzz_sources_ply CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/splat/scene*.c)
+set(fuzz_sources_splat ${fuzz_sources_ply})
+set(fuzz_sources_cameras ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c ${PROJECT_SOURCE_DIR}/src/splat/camera.c)
+set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/splat ${PROJECT_SOURCE_DIR}/src/tools)
+
+foreach(t ply splat cameras)
+  splatsort_test_executable(fuzz_replay_${t} SOURCES fuzz/fuzz_${t}.c fuzz/replay.c ${fuzz_sources_${t}}
+                            LIBS m INCLUDES ${fuzz_includes})
+  set(inputs ${fuzz_dir}/corpus/${t})
+  if(EXISTS ${fuzz_dir}/regress/${t})
+    list(APPEND inputs ${fuzz_dir}/regress/${t})
+  endif()
+  splatsort_test(fuzz_${t}_replay LABELS cpu fuzz COMMAND fuzz_replay_${t} ${inputs})
+
+  if(NOT SPLATSORT_FUZZ)
+    continue()
+  endif()
+  splatsort_test_executable(fuzz_${t} SOURCES fuzz/fuzz_${t}.c ${fuzz_sources_${t}} LIBS m INCLUDES ${fuzz_includes})
+  target_compile_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all)
+  target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined)
+  set(dict "")
+  if(EXISTS ${fuzz_dir}/${t}.dict)
+    set(dict "-dict=${fuzz_dir}/${t}.dict")
+  endif()
+  # 50 s from the committed seeds only (the build tree's new inputs are cleared first and never
+  # go to the source corpus); a crash input lands in ${fuzz_work}/<target>/.
+  set(w ${fuzz_work}/${t})
+  splatsort_test(fuzz_${t} LABELS fuzz TIMEOUT 150
+                 COMMAND sh -c "rm -rf '${w}' && mkdir -p '${w}/new' && exec \"$0\" -max_total_time=50 -seed=1 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix='${w}/' ${dict} '${w}/new' '${fuzz_dir}/corpus/${t}'"
+                         $<TARGET_FILE:fuzz_${t}>)
+endforeach()
