@@ -1126,6 +1126,7 @@ static void merge_scenes(const splat_scene *a, const splat_scene *b, splat_scene
   const splat_scene *parts[2] = {a, b};
   for (size_t p = 0, at = 0; p < 2; at += parts[p]->count, p++) {
     size_t k = parts[p]->count;
+    if (k == 0) continue; /* an empty scene's arrays are NULL (memcpy from NULL is undefined) */
     memcpy(m->positions + 3 * at, parts[p]->positions, sizeof(float) * 3 * k);
     memcpy(m->scales + 3 * at, parts[p]->scales, sizeof(float) * 3 * k);
     memcpy(m->rotations + 4 * at, parts[p]->rotations, sizeof(float) * 4 * k);
