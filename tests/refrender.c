@@ -42,6 +42,11 @@ int refrender_splat_power(const splat_projected *p, float fx, float fy, float *p
 
 int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
                      const float background[3], float *rgba, refrender_stats *stats) {
+  return refrender_render_capped(s, cam, sh_degree_max, background, rgba, stats, UINT64_MAX);
+}
+
+int refrender_render_capped(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
+                            const float background[3], float *rgba, refrender_stats *stats, uint64_t max_pairs) {
   uint32_t W = cam->width, H = cam->height;
   if (W == 0 || H == 0) return -1;
   uint32_t tw = (W + TILE - 1) / TILE, th = (H + TILE - 1) / TILE;
@@ -67,8 +72,9 @@ int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degre
   qsort(items, nvis, sizeof *items, cmp_item);
 
   /* Bin into tiles (count, prefix sum, fill) so each tile's list is front to back. */
+  uint64_t needed = 0;
   for (uint32_t pass = 0; pass < 2; pass++) {
-    uint64_t *cursor = NULL;
+    uint64_t *cursor = NULL, emitted = 0;
     if (pass == 1) {
       for (size_t t = 0; t < ntiles; t++) offsets[t + 1] += offsets[t];
       if (offsets[ntiles] > SIZE_MAX / sizeof *lists) goto done;
@@ -88,6 +94,7 @@ int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degre
         continue;
       for (int64_t ty = y0 / TILE; ty <= y1 / TILE; ty++)
         for (int64_t tx = x0 / TILE; tx <= x1 / TILE; tx++) {
+          if (emitted++ >= max_pairs) continue; /* the GPU's pair capacity: front to back */
           size_t t = (size_t)ty * tw + (size_t)tx;
           if (pass == 0)
             offsets[t + 1]++;
@@ -96,6 +103,7 @@ int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degre
         }
     }
     free(cursor);
+    needed = emitted;
   }
 
   for (uint32_t py = 0; py < H; py++) {
@@ -122,6 +130,7 @@ int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degre
   if (stats) {
     stats->visible = nvis;
     stats->tile_entries = offsets[ntiles];
+    stats->pairs_needed = needed;
   }
   rc = 0;
 done:

@@ -21,6 +21,7 @@ extern "C" {
 typedef struct refrender_stats {
   uint32_t visible;       /* splats splat_project kept */
   uint64_t tile_entries;  /* (splat, 16x16 tile) pairs binned */
+  uint64_t pairs_needed;  /* ... before any cap (refrender_render_capped) */
 } refrender_stats;
 
 /* Renders scene s through cam into `rgba`: cam->width * cam->height * 4 floats, rows
@@ -36,6 +37,13 @@ typedef struct refrender_stats {
  * `stats` may be NULL. Returns 0, or -1 when memory runs out or the camera has no pixels. */
 int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
                      const float background[3], float *rgba, refrender_stats *stats);
+
+/* refrender_render with the compute raster's pair capacity (renderer.h, SPLAT_RASTER_COMPUTE):
+ * the (tile, splat) pairs are numbered front to back (splat by splat, each splat's tiles row
+ * by row) and only the first max_pairs are kept, as the GPU keeps them when its pair buffer
+ * overflows. */
+int refrender_render_capped(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
+                            const float background[3], float *rgba, refrender_stats *stats, uint64_t max_pairs);
 
 /* The Gaussian of p at the pixel centre (fx, fy), as refrender_render evaluates it: 1 with
  * *power = -0.5 (conic.x dx^2 + conic.z dy^2) - conic.y dx dy when the centre lies in p's

@@ -27,3 +27,9 @@ foreach(scene animu_yashica-t4-top8192.ply gshairlod_donut_fused.ply supersplat_
   list(APPEND render_scene_args --optional-scene ${render_scenes}/${scene})
 endforeach()
 splatsort_lavapipe_test(render_image_scenes COMMAND test_render image --out ${render_out}/scenes ${render_scene_args})
+# The compute raster (SPLAT_RASTER_COMPUTE) against the CPU reference and the graphics raster:
+# generated scenes, the bundled asset and two real scenes, splats of many tiles, an empty
+# view, and a pair capacity far too small (the overflow path, then growth).
+splatsort_lavapipe_test(render_compute COMMAND test_render compute --out ${render_out}/compute --scene ${render_asset}
+                        --optional-scene ${render_scenes}/animu_yashica-t4-top8192.ply
+                        --optional-scene ${render_scenes}/supersplat_fruit_drops_minimal.ply)

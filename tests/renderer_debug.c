@@ -31,3 +31,9 @@ uint32_t splat_renderer_debug_chunks(const splat_renderer *r, uint32_t object) {
 }
 
 VkDeviceSize splat_renderer_debug_max_buffer(const splat_renderer *r) { return r ? r->max_buffer : 0; }
+
+void splat_renderer_debug_set_pair_capacity(splat_renderer *r, uint32_t pairs) {
+  if (!r) return;
+  craster_release(r);
+  r->craster.initial_capacity = pairs;
+}

@@ -36,6 +36,9 @@ VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_rendere
 void splat_renderer_debug_set_chunk_splats(splat_renderer *r, uint32_t n);
 /* Chunks of an object (0: no such object). */
 uint32_t splat_renderer_debug_chunks(const splat_renderer *r, uint32_t object);
+/* The compute raster's pair capacity from the next frame on (its buffers are made again):
+ * the overflow path with small scenes. Only when no frame uses the renderer. */
+void splat_renderer_debug_set_pair_capacity(splat_renderer *r, uint32_t pairs);
 /* The largest buffer the renderer makes on this device. */
 VkDeviceSize splat_renderer_debug_max_buffer(const splat_renderer *r);
 

@@ -76,4 +76,49 @@ struct sp_raster_push {
 #define SP_DRAW_INSTANCES 1
 #define SP_DRAW_WORDS 4
 
+/* ---- the compute raster (src/splat/craster.c) -------------------------------------------
+ * After the depth sort: one (tile, record) pair per 16x16 tile each visible splat's quad
+ * touches, emitted front to back (count, scan, emit), sorted by tile with the stable sort on
+ * ceil(log2(tiles)) key bits (so each tile's list stays front to back), each tile's range
+ * found, then one workgroup per tile blends its list front to back. */
+#define SP_TILE 16
+#define SP_CR_ITEMS 4                                    /* positions per thread (count, emit) */
+#define SP_CR_BLOCK (SP_PROJECT_WORKGROUP * SP_CR_ITEMS) /* positions per workgroup: 1024 */
+
+struct sp_craster_push {
+  SP_VEC4 background;  /* rgb; a: unused */
+  SP_UINT width, height, tiles_x, tiles_y;
+  SP_UINT max_count;   /* positions dispatched (the frame's slots; the visible count is <= it) */
+  SP_UINT capacity;    /* pairs the pair buffers hold */
+  SP_UINT rec_offset;  /* record offset (stereo: an eye's records) */
+  SP_UINT blocks;      /* SP_CR_BLOCK-position blocks: ceil(max_count / SP_CR_BLOCK) */
+  SP_UINT max_groups_x; /* maxComputeWorkGroupCount[0], for the indirect dispatch it writes */
+  SP_UINT pad0, pad1, pad2;
+};
+
+/* Compute-raster buffers (push descriptors of their own layout):
+ *   0: projected records (above), 1: the depth-sorted record indices (back to front),
+ *   2: the draw buffer (the visible count at word SP_DRAW_INSTANCES),
+ *   3: per position, its pairs' offset inside its block, 4: per block, its pairs, then
+ *      (after the scan) its first pair, 5: state (SP_CR_STATE_*),
+ *   6/7: pair keys (tile) and values (record), 8: per tile its pair range (uvec2 begin, end),
+ *   9: the image, packHalf2x16 (r, g), (b, 1) per pixel, row-major. */
+#define SP_CR_PROJECTED 0
+#define SP_CR_SORTED 1
+#define SP_CR_DRAW 2
+#define SP_CR_OFFSETS 3
+#define SP_CR_BLOCKS 4
+#define SP_CR_STATE 5
+#define SP_CR_KEYS 6
+#define SP_CR_VALUES 7
+#define SP_CR_RANGES 8
+#define SP_CR_IMAGE 9
+#define SP_CR_BIND_COUNT 10
+/* State words: every pair the frame needed (saturating at 2^32 - 1), the pairs written
+ * (min(needed, capacity): the sort's indirect count), the ranges pass's indirect dispatch. */
+#define SP_CR_STATE_NEEDED 0
+#define SP_CR_STATE_PAIRS 1
+#define SP_CR_STATE_DISPATCH 2
+#define SP_CR_STATE_WORDS 8
+
 #endif

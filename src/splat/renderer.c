@@ -62,6 +62,7 @@ void splat_renderer_destroy(splat_renderer *r) {
   const VkAllocationCallbacks *a = r->vk.allocator;
   scene_destroy(r, &r->scene);
   for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) object_destroy(r, &r->objects[i]);
+  craster_destroy(r);
   target_destroy(r);
   ssvk_buffer_destroy(&r->vk, &r->readback);
   if (r->queries) vkDestroyQueryPool(d, r->queries, a);
@@ -176,7 +177,9 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
     splat_renderer_destroy(r);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
+  r->craster.initial_capacity = info->initial_pair_capacity;
   VkResult res = create_pipelines(r, info);
+  if (res == VK_SUCCESS) res = craster_create(r);
   for (uint32_t i = 0; i < r->sorter_count && res == VK_SUCCESS; i++) {
     splatsort_depth_create_info dci = {.sorter = r->sorters[i], .pipeline_cache = info->pipeline_cache,
                                        .allocator = info->allocator, .log = info->log, .log_user = info->log_user,
@@ -386,11 +389,14 @@ static VkDeviceSize bytes_in_use(const splat_renderer *r) {
   for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++)
     for (uint32_t c = 0; r->objects[i].chunk && c < r->objects[i].chunks; c++)
       n += r->objects[i].chunk[c].pos.size + r->objects[i].chunk[c].cov.size + r->objects[i].chunk[c].sh.size;
+  const craster *cr = &r->craster;
+  n += cr->offsets.size + cr->blocks.size + cr->state.size + cr->ranges.size + cr->image.size;
+  for (int i = 0; i < 5; i++) n += cr->pairs[i].size;
   return n;
 }
 
-static VkResult create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
-                               const VkBufferUsageFlags *usage, const char *const *name, size_t n) {
+VkResult splat_create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
+                              const VkBufferUsageFlags *usage, const char *const *name, size_t n) {
   VkResult res = VK_SUCCESS;
   for (size_t i = 0; i < n && res == VK_SUCCESS; i++) {
     if (size[i] > r->max_buffer) {
@@ -429,7 +435,7 @@ static VkResult create_scene_buffers(splat_renderer *r, scene_gpu *s, uint32_t n
                                            VK_BUFFER_USAGE_TRANSFER_SRC_BIT | x};
   const char *const names[] = {"splat centres", "splat projected", "splat depth-sort scratch", "splat sorted indices",
                                "splat draw"};
-  return create_buffers(r, "frame", bufs, sizes, usages, names, 5);
+  return splat_create_buffers(r, "frame", bufs, sizes, usages, names, 5);
 }
 
 /* Splats per chunk for an object with sh_words: as many as keep each of its buffers within
@@ -457,7 +463,7 @@ static VkResult create_object(splat_renderer *r, const splat_scene *sc, object_g
     const VkDeviceSize sizes[] = {16ull * ch->count, 32ull * ch->count, 4ull * o->sh_words * ch->count};
     const VkBufferUsageFlags usages[] = {sd, sd, sd};
     const char *const names[] = {"splat positions", "splat covariances", "splat SH"};
-    res = create_buffers(r, "scene", bufs, sizes, usages, names, 3);
+    res = splat_create_buffers(r, "scene", bufs, sizes, usages, names, 3);
   }
   if (res == VK_SUCCESS) res = upload(r, o, sc);
   if (res == VK_SUCCESS) {
@@ -534,6 +540,7 @@ VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
   /* the caller has made sure no frame still uses the old ones */
   for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) object_destroy(r, &r->objects[i]);
   scene_destroy(r, &r->scene);
+  craster_release(r);
   r->objects[0] = o;
   r->scene = s;
   r->last_sorted = (splatsort_result){0};
@@ -570,6 +577,7 @@ VkResult splat_renderer_add_object(splat_renderer *r, const splat_scene *sc, uin
   }
   if (s.count) {
     scene_destroy(r, &r->scene);
+    craster_release(r);
     r->scene = s;
     r->last_sorted = (splatsort_result){0};
   }
@@ -594,7 +602,8 @@ static VkResult ensure_target(splat_renderer *r, uint32_t w, uint32_t h) {
   VkImageCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
                            .format = SPLAT_TARGET_FORMAT, .extent = {w, h, 1}, .mipLevels = 1, .arrayLayers = 1,
                            .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
-                           .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                           .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                    VK_IMAGE_USAGE_TRANSFER_DST_BIT, /* the compute raster copies in */
                            .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
   VkResult res = vkCreateImage(d, &ici, r->vk.allocator, &r->target);
   if (res != VK_SUCCESS) {
@@ -640,6 +649,10 @@ static void timestamp(splat_renderer *r, VkCommandBuffer cmd, uint32_t slot, uin
  * rendered. */
 static int check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bits) {
   const splat_camera *cam = f->camera;
+  if (f->raster != SPLAT_RASTER_GRAPHICS && f->raster != SPLAT_RASTER_COMPUTE) {
+    rlog(r, "raster must be SPLAT_RASTER_GRAPHICS or SPLAT_RASTER_COMPUTE (got %d)", (int)f->raster);
+    return -1;
+  }
   if (key_bits != 16 && key_bits != 24 && key_bits != 32) {
     rlog(r, "key_bits must be 16, 24 or 32 (got %u)", key_bits);
     return -1;
@@ -831,6 +844,7 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   if (*k < 0) return f->sort != SPLATSORT_ALGORITHM_AUTO && objects_total(r) && find_sorter(r, f->sort) < 0
                          ? VK_ERROR_FEATURE_NOT_PRESENT
                          : VK_ERROR_VALIDATION_FAILED_EXT;
+  craster_frame_begin(r, f->slot);
   ssvk_label_begin(&r->vk, cmd, "splat prepare");
   /* Earlier frames on the queue must be done with what this one overwrites: their reads
    * (draw arguments, vertex fetch, sort, count copy) and their writes (write-after-write). */
@@ -858,6 +872,7 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
     r->frame_count = count;
     r->slot_bits[f->slot] = key_bits;
     r->slot_sort[f->slot] = splatsort_get_algorithm(r->sorters[*k]);
+    r->slot_raster[f->slot] = SPLAT_RASTER_GRAPHICS;
   }
   ssvk_label_end(&r->vk, cmd);
   return res;
@@ -881,14 +896,8 @@ VkResult splat_renderer_cmd_draw(splat_renderer *r, VkCommandBuffer cmd, const s
   return VK_SUCCESS;
 }
 
-VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
-  if (!r || !f || !f->camera) return VK_ERROR_VALIDATION_FAILED_EXT;
-  VkResult res = f->camera->width && f->camera->height && f->camera->width <= 16384 && f->camera->height <= 16384
-                     ? ensure_target(r, f->camera->width, f->camera->height)
-                     : VK_SUCCESS; /* prepare names a bad size */
-  int k;
-  if (res == VK_SUCCESS) res = prepare(r, cmd, f, &k);
-  if (res != VK_SUCCESS) return res;
+/* The graphics raster into the renderer's target: cleared to the background, the quads. */
+static void raster_graphics(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
   ssvk_label_begin(&r->vk, cmd, "splat raster");
   ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                      0, VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
@@ -901,6 +910,27 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
   ssvk_label_end(&r->vk, cmd);
+}
+
+VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  if (!r || !f || !f->camera) return VK_ERROR_VALIDATION_FAILED_EXT;
+  VkResult res = f->camera->width && f->camera->height && f->camera->width <= 16384 && f->camera->height <= 16384
+                     ? ensure_target(r, f->camera->width, f->camera->height)
+                     : VK_SUCCESS; /* prepare names a bad size */
+  int k;
+  if (res == VK_SUCCESS) res = prepare(r, cmd, f, &k);
+  if (res != VK_SUCCESS) return res;
+  if (f->raster == SPLAT_RASTER_COMPUTE) {
+    res = craster_record(r, cmd, f, k);
+    if (res != VK_SUCCESS) {
+      r->recorded[f->slot] = false; /* nothing after the sort was recorded: no timings */
+      return res;
+    }
+    r->slot_raster[f->slot] = SPLAT_RASTER_COMPUTE;
+    r->slot_capacity[f->slot] = r->craster.capacity;
+    return VK_SUCCESS;
+  }
+  raster_graphics(r, cmd, f);
   return VK_SUCCESS;
 }
 
@@ -914,10 +944,18 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   if (!r || !out || slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
   if (!r->recorded[slot]) return VK_NOT_READY;
   uint64_t ts[TS_COUNT];
-  VkResult res = vkGetQueryPoolResults(r->vk.device, r->queries, slot * TS_COUNT, TS_COUNT, sizeof ts, ts, 8,
-                                       VK_QUERY_RESULT_64_BIT);
+  VkQueryPool q = r->queries;
+  uint32_t first = slot * TS_COUNT;
+  bool compute = r->slot_raster[slot] == SPLAT_RASTER_COMPUTE;
+  /* the graphics raster writes no TS_PAIRS / TS_TILESORTED */
+  VkResult res = compute ? vkGetQueryPoolResults(r->vk.device, q, first, TS_COUNT, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT)
+                         : vkGetQueryPoolResults(r->vk.device, q, first, TS_SORTED + 1, sizeof ts, ts, 8,
+                                                 VK_QUERY_RESULT_64_BIT);
+  if (res == VK_SUCCESS && !compute)
+    res = vkGetQueryPoolResults(r->vk.device, q, first + TS_RASTERED, 1, 8, &ts[TS_RASTERED], 8, VK_QUERY_RESULT_64_BIT);
   if (res != VK_SUCCESS) return res;
   double period = r->props.limits.timestampPeriod * 1e-6;
+  *out = (splat_timings){0};
   out->projection_ms = (double)(ts[TS_PROJECTED] - ts[TS_START]) * period;
   out->sort_ms = (double)(ts[TS_SORTED] - ts[TS_PROJECTED]) * period;
   out->raster_ms = (double)(ts[TS_RASTERED] - ts[TS_SORTED]) * period;
@@ -925,5 +963,13 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   memcpy(&out->visible, (const char *)r->readback.mapped + 16 * slot, 4);
   out->key_bits = r->slot_bits[slot];
   out->sort = r->slot_sort[slot];
+  out->raster = r->slot_raster[slot];
+  if (compute) {
+    out->pairs_ms = (double)(ts[TS_PAIRS] - ts[TS_SORTED]) * period;
+    out->tile_sort_ms = (double)(ts[TS_TILESORTED] - ts[TS_PAIRS]) * period;
+    out->blend_ms = (double)(ts[TS_RASTERED] - ts[TS_TILESORTED]) * period;
+    memcpy(&out->pairs, (const char *)r->readback.mapped + 16 * slot + 4, 4);
+    out->pair_capacity = r->slot_capacity[slot];
+  }
   return VK_SUCCESS;
 }

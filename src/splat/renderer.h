@@ -44,6 +44,28 @@ typedef enum splat_renderer_create_flag_bits {
 
 #define SPLAT_MAX_SORTERS 4
 
+/* How a frame's sorted splats become pixels (splat_frame.raster). Both give the reference
+ * rasterizer's image (tests/refrender.c) within rounding; they differ where a pixel is nearly
+ * opaque (the compute raster stops a pixel once its transmittance would fall below 1e-4, as
+ * the reference does; quads blended back to front cannot) and in the target's rounding (the
+ * graphics raster blends each quad into RGBA16F, the compute raster sums in 32-bit floats).
+ *   GRAPHICS: one quad per splat through the graphics pipeline, back to front. Fast where
+ *             there are many raster units (desktop GPUs); the only path into the host's pass.
+ *   COMPUTE:  16x16-pixel tiles in compute: (tile, splat) pairs for every tile a splat's quad
+ *             touches, sorted by tile with the frame's sorter (stable, so each tile's list
+ *             stays front to back), then one workgroup per tile blends its list front to back.
+ *             For GPUs with few raster units (H100, H200, A100: data-centre parts), where it is
+ *             many times faster (README, "Compute raster"). Only into the renderer's target
+ *             (splat_renderer_cmd_render). The pairs' buffer has a capacity (create_info's
+ *             initial_pair_capacity, else 4 per splat): a frame that needs more draws the pairs
+ *             that fit (its farthest splats' pairs are left out; nothing is written out of
+ *             bounds), splat_timings says so, and the buffers grow when that slot is recorded
+ *             again, so that frame and later ones are complete. */
+typedef enum splat_raster_path {
+  SPLAT_RASTER_GRAPHICS = 0,
+  SPLAT_RASTER_COMPUTE = 1,
+} splat_raster_path;
+
 typedef struct splat_renderer_create_info {
   VkPhysicalDevice physical_device;
   VkDevice device;
@@ -79,6 +101,9 @@ typedef struct splat_renderer_create_info {
    * a scene that needs more is refused with a message (the previous one stays). 0: the size of
    * the largest device-local heap. */
   VkDeviceSize memory_budget;
+  /* Optional: the compute raster's first pair capacity ((tile, splat) pairs; each costs 16
+   * bytes plus the sort's scratch). 0: four per splat of the frame, at least 65,536. */
+  uint32_t initial_pair_capacity;
   splatsort_log_fn log;
   void *log_user;
 } splat_renderer_create_info;
@@ -135,15 +160,22 @@ typedef struct splat_frame {
   /* The host's projection depth range (splat_camera_projection's znear/zfar): each splat's quad
    * is drawn at its centre's depth in it, for the host's depth test. 0, 0: 0.01, 1000. */
   float znear, zfar;
+  /* cmd_render only: the graphics or the compute raster (splat_raster_path). */
+  splat_raster_path raster;
 } splat_frame;
 
 /* Records one frame. Must be outside a render pass. When the camera's size differs from the
  * current target the target is re-created: the caller must make sure no submitted frame still
  * uses it (e.g. wait for the device on resize). Afterwards the target image is in
- * VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, written by VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
- * a barrier from there to TRANSFER/TRANSFER_READ is already recorded, so the caller may copy or
- * blit from it right away. Frames submitted to one queue may overlap freely: the renderer
- * orders its own buffer reuse. */
+ * VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, written by VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT
+ * (graphics raster) or VK_PIPELINE_STAGE_TRANSFER_BIT (compute raster); a barrier from there
+ * to TRANSFER/TRANSFER_READ is already recorded, so the caller may copy or blit from it right
+ * away. Frames submitted to one queue may overlap freely: the renderer orders its own buffer
+ * reuse. With the compute raster, a frame slot must not be recorded again before the slot's
+ * previous frame has finished (as splat_renderer_timings needs anyway): that frame's pair
+ * count is read then, and pair buffers replaced by growth are freed once every other slot
+ * has been recorded again. Errors: as cmd_prepare, and VK_ERROR_OUT_OF_DEVICE_MEMORY (logged)
+ * when the compute raster's buffers cannot be made. */
 VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *frame);
 
 /* Drawing into the host's pass, in two calls per frame:
@@ -166,11 +198,19 @@ void splat_renderer_target(const splat_renderer *r, VkImage *image, uint32_t *wi
 typedef struct splat_timings {
   double projection_ms;   /* projection (+ key quantisation) */
   double sort_ms;
-  double raster_ms;
+  double raster_ms;       /* graphics: the draw; compute: pairs + tile sort + blend */
   double total_ms;
   uint32_t visible;       /* splats that passed culling */
   uint32_t key_bits;
   splatsort_algorithm sort;
+  splat_raster_path raster;
+  /* Compute raster only (0 otherwise): its stages, which add up to raster_ms. pairs_ms: count,
+   * scan and emit of the (tile, splat) pairs; tile_sort_ms: their sort by tile; blend_ms:
+   * tile ranges, the per-tile blend and the copy into the target. */
+  double pairs_ms, tile_sort_ms, blend_ms;
+  /* Compute raster only: the pairs the frame needed (saturating at 2^32 - 1) and the capacity
+   * it had; pairs > pair_capacity: the frame left its farthest splats' pairs out. */
+  uint32_t pairs, pair_capacity;
 } splat_timings;
 
 /* Timings of the last frame recorded in `slot`, once it has finished on the GPU. Returns

@@ -3,13 +3,16 @@
 #ifndef SPLAT_RENDERER_INTERNAL_H
 #define SPLAT_RENDERER_INTERNAL_H
 
+#include "craster.h"
 #include "renderer.h"
 #include "splatsort_depth.h"
 #include "ssvk.h"
 
 #include <stdbool.h>
 
-enum { TS_START, TS_PROJECTED, TS_SORTED, TS_RASTERED, TS_COUNT };
+/* Timestamps of a frame slot. The graphics raster writes TS_RASTERED after TS_SORTED; the
+ * compute raster also TS_PAIRS (count, scan, emit) and TS_TILESORTED in between. */
+enum { TS_START, TS_PROJECTED, TS_SORTED, TS_PAIRS, TS_TILESORTED, TS_RASTERED, TS_COUNT };
 
 /* A run of an object's splats in buffers of their own: no buffer is larger than one
  * allocation or one storage-buffer binding may be (splat_renderer.max_buffer). */
@@ -70,7 +73,15 @@ struct splat_renderer {
   bool recorded[SPLAT_MAX_FRAME_SLOTS];
   uint32_t slot_bits[SPLAT_MAX_FRAME_SLOTS];
   splatsort_algorithm slot_sort[SPLAT_MAX_FRAME_SLOTS];
+  splat_raster_path slot_raster[SPLAT_MAX_FRAME_SLOTS];
+  uint32_t slot_capacity[SPLAT_MAX_FRAME_SLOTS]; /* the compute raster's pair capacity then */
+  craster craster;
   splatsort_result last_sorted; /* where the last recorded frame's sorted keys and indices are */
 };
+
+/* Creates buffers b[0..n-1] (device-local, sizes and usages given) for `what`, checking each
+ * against max_buffer; failures are logged with the memory in use. */
+VkResult splat_create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
+                              const VkBufferUsageFlags *usage, const char *const *name, size_t n);
 
 #endif

@@ -1,0 +1,323 @@
+/* The compute raster: the sorted splats binned into 16x16 tiles and blended front to back, one
+ * workgroup per tile, into the renderer's target (renderer.h, SPLAT_RASTER_COMPUTE). On GPUs
+ * with few graphics units (data-centre parts) it is far faster than quads; the image is the
+ * reference rasterizer's (tests/refrender.c). Passes: count, scan, emit (shaders/splat/
+ * craster_*.comp), the host's sorter on the tile keys, ranges, blend, a copy into the target. */
+#include "craster.h"
+
+#include "renderer_internal.h"
+#include "splat_shared.h"
+#include "splat_spv_spv.h"
+
+#include <string.h>
+
+#define rlog(r, ...) ssvk_log(&(r)->vk, __VA_ARGS__)
+
+_Static_assert(sizeof(struct sp_craster_push) == 64, "sp_craster_push must match the GLSL block");
+
+enum { PAIR_KEYS, PAIR_VALUES, PAIR_TMP_KEYS, PAIR_TMP_VALUES, PAIR_INTERNAL };
+
+/* Default first capacity: pairs for this many per splat of the frame (grown on overflow). */
+#define DEFAULT_PAIRS_PER_SPLAT 4u
+#define MIN_CAPACITY (1u << 16)
+
+VkResult craster_create(splat_renderer *r) {
+  craster *c = &r->craster;
+  VkResult res = ssvk_push_layout(&r->vk, SP_CR_BIND_COUNT, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(struct sp_craster_push),
+                                  VK_SHADER_STAGE_COMPUTE_BIT, "splat compute raster", &c->set_layout, &c->layout);
+  struct {
+    const uint32_t *code;
+    size_t size;
+    VkPipeline *out;
+    const char *name;
+  } p[] = {
+      {splat_spv_craster_count_comp, splat_spv_craster_count_comp_size, &c->p_count, "splat compute raster: count"},
+      {splat_spv_craster_scan_comp, splat_spv_craster_scan_comp_size, &c->p_scan, "splat compute raster: scan"},
+      {splat_spv_craster_emit_comp, splat_spv_craster_emit_comp_size, &c->p_emit, "splat compute raster: emit"},
+      {splat_spv_craster_ranges_comp, splat_spv_craster_ranges_comp_size, &c->p_ranges, "splat compute raster: ranges"},
+      {splat_spv_craster_blend_comp, splat_spv_craster_blend_comp_size, &c->p_blend, "splat compute raster: blend"},
+  };
+  for (size_t i = 0; i < sizeof p / sizeof *p && res == VK_SUCCESS; i++) {
+    ssvk_compute_desc cd = {.code = p[i].code, .code_size = p[i].size, .layout = c->layout, .name = p[i].name};
+    res = ssvk_compute_pipeline(&r->vk, &cd, p[i].out);
+  }
+  return res;
+}
+
+static void destroy_set(splat_renderer *r, ssvk_buffer *b, size_t n) {
+  for (size_t i = 0; i < n; i++) ssvk_buffer_destroy(&r->vk, &b[i]);
+}
+
+void craster_release(splat_renderer *r) {
+  craster *c = &r->craster;
+  ssvk_buffer *bufs[] = {&c->offsets, &c->blocks, &c->state, &c->ranges, &c->image};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
+  destroy_set(r, c->pairs, 5);
+  for (uint32_t i = 0; i < CRASTER_RETIRED_MAX; i++) {
+    destroy_set(r, c->retired[i].pairs, 5);
+    c->retired[i].waiting_slots = 0;
+  }
+  c->positions = c->capacity = c->width = c->height = 0;
+}
+
+void craster_destroy(splat_renderer *r) {
+  craster *c = &r->craster;
+  craster_release(r);
+  VkDevice d = r->vk.device;
+  VkPipeline *p[] = {&c->p_count, &c->p_scan, &c->p_emit, &c->p_ranges, &c->p_blend};
+  for (size_t i = 0; i < sizeof p / sizeof *p; i++)
+    if (*p[i]) vkDestroyPipeline(d, *p[i], r->vk.allocator);
+  if (c->layout) vkDestroyPipelineLayout(d, c->layout, r->vk.allocator);
+  if (c->set_layout) vkDestroyDescriptorSetLayout(d, c->set_layout, r->vk.allocator);
+}
+
+/* The pair buffers for `capacity` pairs, sized for every sorter the renderer has. */
+static VkResult create_pairs(splat_renderer *r, uint32_t capacity) {
+  craster *c = &r->craster;
+  splatsort_memory_requirements m = {0};
+  for (uint32_t i = 0; i < r->sorter_count; i++) {
+    splatsort_memory_requirements q;
+    VkResult res = splatsort_get_memory_requirements(r->sorters[i], capacity, &q);
+    if (res != VK_SUCCESS) return res;
+    if (q.keyval_size > m.keyval_size) m.keyval_size = q.keyval_size;
+    if (q.internal_size > m.internal_size) m.internal_size = q.internal_size;
+    m.keyval_usage |= q.keyval_usage | q.count_usage;
+    m.internal_usage |= q.internal_usage;
+  }
+  const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | r->extra_usage;
+  ssvk_buffer *const bufs[] = {&c->pairs[0], &c->pairs[1], &c->pairs[2], &c->pairs[3], &c->pairs[4]};
+  const VkDeviceSize sizes[] = {m.keyval_size, m.keyval_size, m.keyval_size, m.keyval_size, m.internal_size};
+  const VkBufferUsageFlags usages[] = {m.keyval_usage | st, m.keyval_usage | st, m.keyval_usage | st,
+                                       m.keyval_usage | st, m.internal_usage};
+  const char *const names[] = {"compute-raster pair keys", "compute-raster pair values",
+                               "compute-raster pair keys (sort scratch)", "compute-raster pair values (sort scratch)",
+                               "compute-raster sort internal"};
+  VkResult res = splat_create_buffers(r, "compute raster", bufs, sizes, usages, names, 5);
+  if (res != VK_SUCCESS) {
+    destroy_set(r, c->pairs, 5);
+    return res;
+  }
+  c->capacity = capacity;
+  return VK_SUCCESS;
+}
+
+/* The largest capacity the sorters and one buffer allow. */
+static uint32_t max_capacity(const splat_renderer *r) {
+  uint64_t m = r->max_buffer / 4;
+  for (uint32_t i = 0; i < r->sorter_count; i++)
+    if (splatsort_max_count(r->sorters[i]) < m) m = splatsort_max_count(r->sorters[i]);
+  return (uint32_t)m;
+}
+
+/* Replaces the pair buffers by ones of `capacity`; the old ones wait until no frame can read
+ * them (or are freed at once when nothing was recorded with them). */
+static void grow_pairs(splat_renderer *r, uint32_t slot, uint32_t capacity) {
+  craster *c = &r->craster;
+  craster_retired *spot = NULL;
+  for (uint32_t i = 0; i < CRASTER_RETIRED_MAX && !spot; i++)
+    if (!c->retired[i].pairs[0].buffer) spot = &c->retired[i];
+  if (!spot) return; /* several growths within a few frames: wait for one to be freed */
+  ssvk_buffer old[5];
+  memcpy(old, c->pairs, sizeof old);
+  uint32_t old_capacity = c->capacity;
+  memset(c->pairs, 0, sizeof c->pairs);
+  if (create_pairs(r, capacity) != VK_SUCCESS) {
+    rlog(r, "compute raster: growing the pair buffers to %u pairs failed; frames keep %u pairs and miss their "
+            "farthest splats' pairs", capacity, old_capacity);
+    memcpy(c->pairs, old, sizeof old);
+    c->capacity = old_capacity;
+    return;
+  }
+  memcpy(spot->pairs, old, sizeof old);
+  spot->waiting_slots = ((1u << r->slots) - 1u) & ~(1u << slot);
+  if (!spot->waiting_slots) destroy_set(r, spot->pairs, 5);
+}
+
+void craster_frame_begin(splat_renderer *r, uint32_t slot) {
+  craster *c = &r->craster;
+  for (uint32_t i = 0; i < CRASTER_RETIRED_MAX; i++) {
+    craster_retired *t = &c->retired[i];
+    if (!t->pairs[0].buffer) continue;
+    t->waiting_slots &= ~(1u << slot);
+    if (!t->waiting_slots) destroy_set(r, t->pairs, 5);
+  }
+  /* The slot's previous frame has finished (renderer.h): what it needed is in the read-back. */
+  if (!r->recorded[slot] || r->slot_raster[slot] != SPLAT_RASTER_COMPUTE || !c->capacity) return;
+  uint32_t needed;
+  memcpy(&needed, (const char *)r->readback.mapped + 16 * slot + 4, 4);
+  if (needed <= c->capacity) return;
+  uint32_t limit = max_capacity(r);
+  if (c->capacity >= limit) return; /* timings keep reporting the overflow */
+  uint64_t want = (uint64_t)needed + needed / 4; /* room for the view to move */
+  grow_pairs(r, slot, want < limit ? (uint32_t)want : limit);
+}
+
+/* Per-frame buffers not tied to the pair capacity: made when missing or too small. */
+static VkResult ensure_buffers(splat_renderer *r, uint32_t positions, uint32_t width, uint32_t height) {
+  craster *c = &r->craster;
+  const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | r->extra_usage;
+  VkResult res = VK_SUCCESS;
+  if (c->positions < positions) {
+    ssvk_buffer_destroy(&r->vk, &c->offsets);
+    ssvk_buffer_destroy(&r->vk, &c->blocks);
+    ssvk_buffer_destroy(&r->vk, &c->state);
+    c->positions = 0;
+    uint32_t blocks = ssvk_div_up(positions, SP_CR_BLOCK);
+    ssvk_buffer *const bufs[] = {&c->offsets, &c->blocks, &c->state};
+    const VkDeviceSize sizes[] = {4ull * positions, 4ull * blocks, 4 * SP_CR_STATE_WORDS};
+    const VkBufferUsageFlags usages[] = {st, st,
+                                         st | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT};
+    const char *const names[] = {"compute-raster offsets", "compute-raster blocks", "compute-raster state"};
+    res = splat_create_buffers(r, "compute raster", bufs, sizes, usages, names, 3);
+    if (res != VK_SUCCESS) return res;
+    c->positions = positions;
+  }
+  if (c->width != width || c->height != height) {
+    ssvk_buffer_destroy(&r->vk, &c->ranges);
+    ssvk_buffer_destroy(&r->vk, &c->image);
+    c->width = c->height = 0;
+    uint32_t tiles = ssvk_div_up(width, SP_TILE) * ssvk_div_up(height, SP_TILE);
+    ssvk_buffer *const bufs[] = {&c->ranges, &c->image};
+    const VkDeviceSize sizes[] = {8ull * tiles, 8ull * width * height};
+    const VkBufferUsageFlags usages[] = {st | VK_BUFFER_USAGE_TRANSFER_DST_BIT, st | VK_BUFFER_USAGE_TRANSFER_SRC_BIT};
+    const char *const names[] = {"compute-raster tile ranges", "compute-raster image"};
+    res = splat_create_buffers(r, "compute raster", bufs, sizes, usages, names, 2);
+    if (res != VK_SUCCESS) return res;
+    c->width = width;
+    c->height = height;
+  }
+  if (!c->capacity) {
+    uint64_t want = c->initial_capacity ? c->initial_capacity : (uint64_t)positions * DEFAULT_PAIRS_PER_SPLAT;
+    if (!c->initial_capacity && want < MIN_CAPACITY) want = MIN_CAPACITY;
+    uint32_t limit = max_capacity(r);
+    res = create_pairs(r, want < limit ? (uint32_t)want : limit);
+  }
+  return res;
+}
+
+static void dispatch_groups(splat_renderer *r, VkCommandBuffer cmd, uint32_t groups) {
+  uint32_t max_x = r->props.limits.maxComputeWorkGroupCount[0];
+  uint32_t x = groups < max_x ? groups : max_x;
+  if (x) vkCmdDispatch(cmd, x, ssvk_div_up(groups, x), 1);
+}
+
+static void compute_barrier(splat_renderer *r, VkCommandBuffer cmd) {
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT |
+                          VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
+                          VK_ACCESS_TRANSFER_READ_BIT);
+}
+
+static void push(splat_renderer *r, VkCommandBuffer cmd, const VkDescriptorBufferInfo *bi, VkPipeline pipeline) {
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->craster.layout, bi, SP_CR_BIND_COUNT);
+}
+
+static uint32_t key_bits_for(uint32_t tiles) {
+  uint32_t bits = 1;
+  while (bits < 32 && (1ull << bits) < tiles) bits++;
+  return bits;
+}
+
+VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int sorter) {
+  craster *c = &r->craster;
+  scene_gpu *s = &r->scene;
+  bool stereo = f->eyes[0] != NULL;
+  const splat_camera *cam = stereo ? f->eyes[f->eye & 1u] : f->camera;
+  uint32_t W = cam->width, H = cam->height, positions = r->frame_count;
+  VkResult res = ensure_buffers(r, positions ? positions : 1, W, H);
+  if (res != VK_SUCCESS) return res;
+  uint32_t tiles_x = ssvk_div_up(W, SP_TILE), tiles_y = ssvk_div_up(H, SP_TILE);
+  uint32_t blocks = ssvk_div_up(positions, SP_CR_BLOCK);
+  struct sp_craster_push pc = {
+      .background = {{f->background[0], f->background[1], f->background[2], 0}},
+      .width = W, .height = H, .tiles_x = tiles_x, .tiles_y = tiles_y, .max_count = positions,
+      .capacity = c->capacity, .rec_offset = stereo ? (f->eye & 1u) * s->count : 0, .blocks = blocks,
+      .max_groups_x = r->props.limits.maxComputeWorkGroupCount[0]};
+  VkDescriptorBufferInfo bi[SP_CR_BIND_COUNT] = {
+      [SP_CR_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
+      [SP_CR_SORTED] = {r->last_sorted.values.buffer, r->last_sorted.values.offset, VK_WHOLE_SIZE},
+      [SP_CR_DRAW] = {s->draw.buffer, 0, VK_WHOLE_SIZE},
+      [SP_CR_OFFSETS] = {c->offsets.buffer, 0, VK_WHOLE_SIZE},
+      [SP_CR_BLOCKS] = {c->blocks.buffer, 0, VK_WHOLE_SIZE},
+      [SP_CR_STATE] = {c->state.buffer, 0, VK_WHOLE_SIZE},
+      [SP_CR_KEYS] = {c->pairs[PAIR_KEYS].buffer, 0, VK_WHOLE_SIZE},
+      [SP_CR_VALUES] = {c->pairs[PAIR_VALUES].buffer, 0, VK_WHOLE_SIZE},
+      [SP_CR_RANGES] = {c->ranges.buffer, 0, VK_WHOLE_SIZE},
+      [SP_CR_IMAGE] = {c->image.buffer, 0, VK_WHOLE_SIZE},
+  };
+  ssvk_label_begin(&r->vk, cmd, "splat compute raster");
+  /* Earlier frames' reads of what this one writes (ranges, image, pairs) are done. */
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  vkCmdFillBuffer(cmd, c->ranges.buffer, 0, 8ull * tiles_x * tiles_y, 0);
+  if (positions) {
+    push(r, cmd, bi, c->p_count);
+    vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+    dispatch_groups(r, cmd, blocks);
+    compute_barrier(r, cmd);
+  }
+  push(r, cmd, bi, c->p_scan);
+  vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+  vkCmdDispatch(cmd, 1, 1, 1);
+  compute_barrier(r, cmd);
+  if (positions) {
+    push(r, cmd, bi, c->p_emit);
+    vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+    dispatch_groups(r, cmd, blocks);
+  }
+  compute_barrier(r, cmd);
+  /* what the frame needed, for timings and growth (read when the slot is recorded again) */
+  VkBufferCopy needed = {4 * SP_CR_STATE_NEEDED, 16ull * f->slot + 4, 4};
+  vkCmdCopyBuffer(cmd, c->state.buffer, r->readback.buffer, 1, &needed);
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_PAIRS);
+
+  /* Stable sort by tile: each tile's pairs stay front to back. */
+  splatsort_sort_info si = {
+      .max_count = c->capacity, .count_buffer = {c->state.buffer, 4 * SP_CR_STATE_PAIRS, 4},
+      .key_bits = key_bits_for(tiles_x * tiles_y),
+      .keys = {c->pairs[PAIR_KEYS].buffer, 0, c->pairs[PAIR_KEYS].size},
+      .values = {c->pairs[PAIR_VALUES].buffer, 0, c->pairs[PAIR_VALUES].size},
+      .tmp_keys = {c->pairs[PAIR_TMP_KEYS].buffer, 0, c->pairs[PAIR_TMP_KEYS].size},
+      .tmp_values = {c->pairs[PAIR_TMP_VALUES].buffer, 0, c->pairs[PAIR_TMP_VALUES].size},
+      .internal = {c->pairs[PAIR_INTERNAL].buffer, 0, c->pairs[PAIR_INTERNAL].size}};
+  splatsort_result sorted;
+  res = splatsort_cmd_sort(r->sorters[sorter], cmd, &si, &sorted);
+  if (res != VK_SUCCESS) {
+    ssvk_label_end(&r->vk, cmd);
+    return res;
+  }
+  compute_barrier(r, cmd);
+  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_TILESORTED);
+
+  bi[SP_CR_KEYS] = (VkDescriptorBufferInfo){sorted.keys.buffer, sorted.keys.offset, VK_WHOLE_SIZE};
+  bi[SP_CR_VALUES] = (VkDescriptorBufferInfo){sorted.values.buffer, sorted.values.offset, VK_WHOLE_SIZE};
+  push(r, cmd, bi, c->p_ranges);
+  vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+  vkCmdDispatchIndirect(cmd, c->state.buffer, 4 * SP_CR_STATE_DISPATCH);
+  compute_barrier(r, cmd);
+  push(r, cmd, bi, c->p_blend);
+  vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+  vkCmdDispatch(cmd, tiles_x, tiles_y, 1);
+
+  /* into the target (RGBA16F rows of W pixels) */
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_IMAGE_LAYOUT_UNDEFINED,
+                     VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+  VkBufferImageCopy copy = {.bufferRowLength = W, .bufferImageHeight = H,
+                            .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {W, H, 1}};
+  vkCmdCopyBufferToImage(cmd, c->image.buffer, r->target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
+  ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                     VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+                     VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_RASTERED);
+  ssvk_label_end(&r->vk, cmd);
+  return VK_SUCCESS;
+}

@@ -1,0 +1,53 @@
+/* craster.h: the renderer's compute raster (tiles in compute instead of quads through the
+ * graphics pipeline; shaders/splat/craster_*.comp). Internal to the renderer. */
+#ifndef SPLAT_CRASTER_H
+#define SPLAT_CRASTER_H
+
+#include "ssvk.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct splat_renderer splat_renderer;
+struct splat_frame;
+
+/* Pair buffers replaced by growth while earlier frames may still read them: freed once every
+ * other frame slot has been recorded again (a slot is recorded again only after its previous
+ * frame finished: renderer.h). */
+typedef struct craster_retired {
+  ssvk_buffer pairs[5];
+  uint32_t waiting_slots; /* bit per slot still to be recorded again */
+} craster_retired;
+
+#define CRASTER_RETIRED_MAX 4
+
+typedef struct craster {
+  VkDescriptorSetLayout set_layout;
+  VkPipelineLayout layout;
+  VkPipeline p_count, p_scan, p_emit, p_ranges, p_blend;
+  /* per position (the frame's splats): offsets; per block; state */
+  ssvk_buffer offsets, blocks, state;
+  uint32_t positions;
+  /* per tile and per pixel, for the target's size */
+  ssvk_buffer ranges, image;
+  uint32_t width, height;
+  /* the pairs: keys, values, the sort's tmp keys, tmp values and internal */
+  ssvk_buffer pairs[5];
+  uint32_t capacity;         /* pairs the buffers hold */
+  uint32_t initial_capacity; /* create_info's, or 0 */
+  craster_retired retired[CRASTER_RETIRED_MAX];
+} craster;
+
+VkResult craster_create(splat_renderer *r);
+/* Everything, pipelines included. */
+void craster_destroy(splat_renderer *r);
+/* The buffers (made again by the next compute frame); only when no frame uses them. */
+void craster_release(splat_renderer *r);
+/* Called for every prepared frame: frees retired pair buffers no frame can still read, and
+ * grows the pair buffers when the slot's previous frame needed more. */
+void craster_frame_begin(splat_renderer *r, uint32_t slot);
+/* The compute raster of a prepared frame into the renderer's target (written by TRANSFER,
+ * left in TRANSFER_SRC_OPTIMAL with a barrier to TRANSFER_READ), with its timestamps. */
+VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const struct splat_frame *f, int sorter);
+
+#endif
