@@ -360,6 +360,30 @@ static void test_toggles(void) {
   CHECK(viewer_input_button(&s, GLFW_MOUSE_BUTTON_5, GLFW_PRESS, 0) == 0, "an unbound button does nothing");
 }
 
+/* R switches the raster path; with --grid (compute not available) it only says so. */
+static void test_raster(void) {
+  viewer_input s;
+  fresh(&s);
+  CHECK(s.raster == SPLAT_RASTER_GRAPHICS && s.compute_available, "starts graphics, compute available");
+  CHECK(press(&s, GLFW_KEY_R) == (VIEWER_EFFECT_RASTER | VIEWER_EFFECT_MESSAGE), "R changes the raster");
+  CHECK(s.raster == SPLAT_RASTER_COMPUTE && strstr(s.message, "compute"), "R: graphics -> compute ('%s')",
+        s.message);
+  CHECK(viewer_input_key(&s, GLFW_KEY_R, GLFW_REPEAT, 0) == 0 && s.raster == SPLAT_RASTER_COMPUTE, "repeat ignored");
+  press(&s, GLFW_KEY_R);
+  CHECK(s.raster == SPLAT_RASTER_GRAPHICS, "R: compute -> graphics");
+
+  viewer_input_set_raster(&s, SPLAT_RASTER_COMPUTE, true);
+  CHECK(s.raster == SPLAT_RASTER_COMPUTE, "set_raster compute");
+  viewer_input_set_raster(&s, SPLAT_RASTER_COMPUTE, false);
+  CHECK(s.raster == SPLAT_RASTER_GRAPHICS, "compute where it is not available -> graphics");
+  CHECK(press(&s, GLFW_KEY_R) == VIEWER_EFFECT_MESSAGE, "R with --grid: a message only");
+  CHECK(s.raster == SPLAT_RASTER_GRAPHICS && strstr(s.message, "--grid"), "stays graphics, names --grid ('%s')",
+        s.message);
+  CHECK(!strcmp(viewer_raster_name(SPLAT_RASTER_COMPUTE), "compute") &&
+            !strcmp(viewer_raster_name(SPLAT_RASTER_GRAPHICS), "graphics"),
+        "raster names");
+}
+
 static void test_swapchain_choice(void) {
   VkSurfaceFormatKHR f[3], out;
   f[0] = (VkSurfaceFormatKHR){VK_FORMAT_B8G8R8A8_SRGB, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
@@ -390,6 +414,7 @@ int main(void) {
   test_frame_and_up();
   test_cameras();
   test_toggles();
+  test_raster();
   test_swapchain_choice();
   return check_report("test_input");
 }

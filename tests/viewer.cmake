@@ -67,3 +67,63 @@ splatsort_test(viewer_grid_visible LABELS gpu viewer PROPERTIES WILL_FAIL TRUE
 # (a list-valued property: set here, not through splatsort_test's argument forwarding)
 set_tests_properties(viewer_grid_window_equals_headless PROPERTIES FIXTURES_REQUIRED "viewer_grid_h;viewer_grid_w")
 set_tests_properties(viewer_grid_visible PROPERTIES FIXTURES_REQUIRED "viewer_grid_h;viewer_grid_n")
+
+# --raster: the graphics or the compute raster, or auto (the faster, measured once the scene is
+# loaded). splatview_output_test runs splatview (splatview_output_test(<name> [WINDOW] PATTERNS
+# regex... ARGS args...), under xvfb-run with WINDOW): it must exit 0, so the validation layer said
+# nothing, and every pattern (grep -E, no single quotes or semicolons) must match a line of its
+# output. PASS_REGULAR_EXPRESSION alone would ignore the exit status.
+function(splatview_output_test name)
+  cmake_parse_arguments(ARG "WINDOW" "" "PATTERNS;ARGS" ${ARGN})
+  set(run "\"$0\" \"$@\"")
+  set(skip "")
+  if(ARG_WINDOW)
+    set(run "xvfb-run -a -s \"-screen 0 640x480x24\" \"$0\" \"$@\"")
+    set(skip "command -v xvfb-run > /dev/null || exit 77\n")
+  endif()
+  set(script "${skip}out=$(${run} 2>&1)\ns=$?\nprintf '%s\\n' \"$out\"\n[ $s -eq 0 ] || exit $s\n")
+  foreach(p IN LISTS ARG_PATTERNS)
+    string(APPEND script "printf '%s\\n' \"$out\" | grep -Eq -- '${p}' || { echo \"no line matches '${p}'\" >&2\n exit 1\n }\n")
+  endforeach()
+  splatsort_test(${name} GPU LABELS viewer TIMEOUT 300 SKIP_RETURN_CODE 77
+                 COMMAND sh -c "${script}" $<TARGET_FILE:splatview> ${ARG_ARGS})
+endfunction()
+
+splatsort_test(viewer_raster_bad LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "--raster 'bogus': expected graphics, compute or auto"
+               COMMAND splatview --headless ${viewer_scene} --raster bogus --out ${viewer_test_dir}/bogus.png)
+# --grid draws through the viewer's own pass, which only the graphics raster can draw into.
+splatsort_test(viewer_raster_compute_grid LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "--raster compute cannot be used with --grid"
+               COMMAND splatview --headless ${viewer_scene} --grid --raster compute --out ${viewer_test_dir}/grid.png)
+# The compute raster's stages in the --bench table and the summary, and its CSV columns.
+splatview_output_test(viewer_raster_compute_bench
+  PATTERNS "raster compute on " "^  raster compute$" "^   pairs +[0-9.]+ " "^   tile sort +[0-9.]+ "
+           "^   blend +[0-9.]+ " "pairs a frame, capacity [0-9]+"
+  ARGS --headless ${viewer_scene} --raster compute --bench --frames 4 --size 160x120
+       --timings ${viewer_test_dir}/raster_compute.csv)
+set_tests_properties(viewer_raster_compute_bench PROPERTIES FIXTURES_SETUP viewer_raster_csv)
+splatsort_test(viewer_raster_compute_csv LABELS gpu viewer PROPERTIES FIXTURES_REQUIRED viewer_raster_csv
+               COMMAND sh -c "grep -q '^frame,projection_ms,sort_ms,raster_ms,total_ms,visible,sort,key_bits,raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity$' \"$0\" && grep -Eq '^3,([^,]*,){7}compute,([0-9.]+,){3}[1-9][0-9]*,[1-9][0-9]*$' \"$0\""
+                       ${viewer_test_dir}/raster_compute.csv)
+# auto measures both paths and says which it took; with --grid it takes graphics unmeasured.
+splatview_output_test(viewer_raster_auto
+  PATTERNS "^raster auto: (graphics|compute) \\([0-9.]+ ms\\) over (graphics|compute) \\([0-9.]+ ms\\)$"
+  ARGS --headless ${viewer_scene} --size 160x120 --out ${viewer_test_dir}/raster_auto.png)
+splatview_output_test(viewer_raster_auto_grid
+  PATTERNS "^raster auto: graphics \\(the only path with --grid\\)$" "raster graphics on "
+  ARGS --headless ${viewer_scene} --grid --size 160x120 --out ${viewer_test_dir}/raster_auto_grid.png)
+# In a window (HUD drawn with the compute stages).
+splatview_output_test(viewer_raster_compute_window WINDOW
+  PATTERNS "raster compute on .*, 3 frames$" "^   blend +[0-9.]+ "
+  ARGS ${viewer_scene} --raster compute --frames 3 --size 160x120)
+# A frame that needs more (tile, splat) pairs than the first capacity (4 per splat: 80,000 for
+# 20,000 splats; this one needs ~127,000): the image written is rendered again with the grown
+# buffers.
+splatview_output_test(viewer_raster_overflow
+  PATTERNS "^frame 0 needed [0-9]+ pairs, more than the [0-9]+ it had: rendered again"
+  ARGS --headless ${viewer_test_dir}/overflow.ply --raster compute --size 640x480
+       --out ${viewer_test_dir}/raster_overflow.png)
+splatsort_test(viewer_raster_overflow_scene LABELS cpu viewer PROPERTIES FIXTURES_SETUP viewer_raster_overflow
+               COMMAND gen_scene --count 20000 --sh-degree 0 --seed 3 --out ${viewer_test_dir}/overflow.ply)
+set_tests_properties(viewer_raster_overflow PROPERTIES FIXTURES_REQUIRED viewer_raster_overflow)

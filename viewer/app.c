@@ -1,5 +1,6 @@
 /* Shared pieces of splatview's headless and windowed modes. */
 #include "app.h"
+#include "input.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -79,24 +80,45 @@ int app_bench_camera(const splatview_options *o, const splat_orbit *orbit, const
   return splat_orbit_camera(&turn, o->fovy, width, height, cam);
 }
 
+const char *const app_stage_names[APP_STAGES] = {"projection", "sort", "raster", "total",
+                                                 "pairs", "tile sort", "blend"};
+
+double app_stage_ms(const splat_timings *t, enum app_stage stage) {
+  switch (stage) {
+  case APP_PROJECTION: return t->projection_ms;
+  case APP_SORT: return t->sort_ms;
+  case APP_RASTER: return t->raster_ms;
+  case APP_TOTAL: return t->total_ms;
+  case APP_PAIRS: return t->pairs_ms;
+  case APP_TILE_SORT: return t->tile_sort_ms;
+  case APP_BLEND: return t->blend_ms;
+  default: return 0;
+  }
+}
+
+static void series_add(app_series *s, double x) {
+  if (s->count == s->capacity) {
+    uint32_t cap = s->capacity ? s->capacity * 2 : 256;
+    double *p = realloc(s->v, sizeof(double) * cap);
+    if (!p) return;
+    s->v = p;
+    s->capacity = cap;
+  }
+  s->v[s->count++] = x;
+}
+
 void app_stats_add(app_stats *s, const splat_timings *t) {
   if (s->seen++ == 0) s->first = *t;
   if (s->seen <= s->skip) return;
-  if (s->count == s->capacity) {
-    uint32_t cap = s->capacity ? s->capacity * 2 : 256;
-    double **arrs[4] = {&s->projection, &s->sort, &s->raster, &s->total};
-    for (int k = 0; k < 4; k++) {
-      double *p = realloc(*arrs[k], sizeof(double) * cap);
-      if (!p) return;
-      *arrs[k] = p;
-    }
-    s->capacity = cap;
-  }
-  s->projection[s->count] = t->projection_ms;
-  s->sort[s->count] = t->sort_ms;
-  s->raster[s->count] = t->raster_ms;
-  s->total[s->count] = t->total_ms;
+  bool compute = t->raster == SPLAT_RASTER_COMPUTE;
+  for (int k = 0; k < APP_STAGES; k++)
+    if (k < APP_PAIRS || compute) series_add(&s->stage[k], app_stage_ms(t, (enum app_stage)k));
   s->count++;
+  s->raster_frames[compute]++;
+  if (!compute) return;
+  s->overflows += app_overflowed(t);
+  if (t->pairs > s->max_pairs) s->max_pairs = t->pairs;
+  s->pair_capacity = t->pair_capacity;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -117,30 +139,60 @@ double app_percentile(const double *values, uint32_t count, double p) {
   return r;
 }
 
+static void print_stage(FILE *f, const app_series *s, const char *name) {
+  fprintf(f, "  %-11s %9.3f %9.3f %9.3f %9.3f\n", name, app_percentile(s->v, s->count, 0.5),
+          app_percentile(s->v, s->count, 0.95), app_percentile(s->v, s->count, 0.99),
+          app_percentile(s->v, s->count, 1.0));
+}
+
+/* The raster path(s) the frames took and, for the compute raster, the pairs they needed. */
+static void print_raster(const app_stats *s, FILE *f) {
+  const uint32_t *n = s->raster_frames;
+  if (n[0] && n[1])
+    fprintf(f, "  raster graphics (%u frames) and compute (%u frames; its stages over those)\n", n[0], n[1]);
+  else
+    fprintf(f, "  raster %s\n", viewer_raster_name(n[1] ? SPLAT_RASTER_COMPUTE : SPLAT_RASTER_GRAPHICS));
+}
+
+static void print_pairs(const app_stats *s, FILE *f) {
+  if (!s->raster_frames[1]) return;
+  fprintf(f, "  compute raster: up to %u (tile, splat) pairs a frame, capacity %u at the end", s->max_pairs,
+          s->pair_capacity);
+  if (s->overflows)
+    fprintf(f, "; overflowed in %u of %u frames (their farthest splats' pairs left out)\n", s->overflows,
+            s->raster_frames[1]);
+  else
+    fprintf(f, "\n");
+}
+
 void app_stats_print(const app_stats *s, FILE *f, const char *title) {
   if (s->skip)
     fprintf(f, "%s (%u frames after %u warm-up frames, GPU timestamps, ms)\n", title, s->count, s->skip);
   else
     fprintf(f, "%s (%u frames, GPU timestamps, ms)\n", title, s->count);
+  print_raster(s, f);
   fprintf(f, "  %-11s %9s %9s %9s %9s\n", "stage", "median", "p95", "p99", "max");
-  const char *names[4] = {"projection", "sort", "raster", "total"};
-  const double *arrs[4] = {s->projection, s->sort, s->raster, s->total};
-  for (int k = 0; k < 4; k++)
-    fprintf(f, "  %-11s %9.3f %9.3f %9.3f %9.3f\n", names[k], app_percentile(arrs[k], s->count, 0.5),
-            app_percentile(arrs[k], s->count, 0.95), app_percentile(arrs[k], s->count, 0.99),
-            app_percentile(arrs[k], s->count, 1.0));
+  print_stage(f, &s->stage[APP_PROJECTION], "projection");
+  print_stage(f, &s->stage[APP_SORT], "sort");
+  print_stage(f, &s->stage[APP_RASTER], "raster");
+  if (s->raster_frames[1])
+    for (int k = APP_PAIRS; k < APP_STAGES; k++) {
+      char name[32];
+      snprintf(name, sizeof name, " %s", app_stage_names[k]); /* indented: parts of raster */
+      print_stage(f, &s->stage[k], name);
+    }
+  print_stage(f, &s->stage[APP_TOTAL], "total");
+  print_pairs(s, f);
   if (s->skip)
     fprintf(f, "  first frame: projection %.3f, sort %.3f, raster %.3f, total %.3f\n", s->first.projection_ms,
             s->first.sort_ms, s->first.raster_ms, s->first.total_ms);
-  double med = app_percentile(s->total, s->count, 0.5);
+  const app_series *total = &s->stage[APP_TOTAL];
+  double med = app_percentile(total->v, total->count, 0.5);
   if (med > 0) fprintf(f, "  GPU frame rate at the median: %.1f frames/s\n", 1000.0 / med);
 }
 
 void app_stats_free(app_stats *s) {
-  free(s->projection);
-  free(s->sort);
-  free(s->raster);
-  free(s->total);
+  for (int k = 0; k < APP_STAGES; k++) free(s->stage[k].v);
   memset(s, 0, sizeof *s);
 }
 
@@ -150,13 +202,65 @@ FILE *app_timings_open(const char *path, char *err, size_t n) {
     snprintf(err, n, "%s: cannot write the timings file", path);
     return NULL;
   }
-  fprintf(f, "frame,projection_ms,sort_ms,raster_ms,total_ms,visible,sort,key_bits\n");
+  fprintf(f, "frame,projection_ms,sort_ms,raster_ms,total_ms,visible,sort,key_bits,"
+             "raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity\n");
   return f;
 }
 
 void app_timings_row(FILE *f, uint32_t frame, const splat_timings *t) {
-  fprintf(f, "%u,%.4f,%.4f,%.4f,%.4f,%u,%s,%u\n", frame, t->projection_ms, t->sort_ms, t->raster_ms, t->total_ms,
-          t->visible, splatsort_algorithm_name(t->sort), t->key_bits);
+  fprintf(f, "%u,%.4f,%.4f,%.4f,%.4f,%u,%s,%u,%s,%.4f,%.4f,%.4f,%u,%u\n", frame, t->projection_ms, t->sort_ms,
+          t->raster_ms, t->total_ms, t->visible, splatsort_algorithm_name(t->sort), t->key_bits,
+          viewer_raster_name(t->raster), t->pairs_ms, t->tile_sort_ms, t->blend_ms, t->pairs, t->pair_capacity);
+}
+
+void app_print_overflow(FILE *f, const splat_timings *t) {
+  if (app_overflowed(t))
+    fprintf(f, "the last frame needed %u (tile, splat) pairs but had room for %u: its farthest splats' pairs were "
+               "left out\n", t->pairs, t->pair_capacity);
+}
+
+/* ---- --raster auto ------------------------------------------------------------------ */
+
+#define RASTER_WARMUP 3   /* frames per path before measuring: pipelines warm, pair buffers grown */
+#define RASTER_MEASURED 5
+
+/* The median raster time of `frame` with `path`, or -1 when that path cannot run (res says why). */
+static double raster_median(vkh_context *ctx, splat_renderer *r, splat_frame f, splat_raster_path path,
+                            VkResult *res) {
+  double ms[RASTER_MEASURED];
+  f.raster = path;
+  for (int i = 0; i < RASTER_WARMUP + RASTER_MEASURED; i++) {
+    VkCommandBuffer cmd = vkh_begin(ctx);
+    *res = splat_renderer_cmd_render(r, cmd, &f);
+    vkh_submit_wait(ctx, cmd); /* after a failure too: what was recorded (projection, sort) */
+    if (*res != VK_SUCCESS) return -1;
+    splat_timings t;
+    VK_CHECK(splat_renderer_timings(r, f.slot, &t));
+    if (i >= RASTER_WARMUP) ms[i - RASTER_WARMUP] = t.raster_ms;
+  }
+  return app_percentile(ms, RASTER_MEASURED, 0.5);
+}
+
+splat_raster_path app_choose_raster(const splatview_options *o, vkh_context *ctx, splat_renderer *r,
+                                    const splat_frame *frame) {
+  if (o->raster != SPLATVIEW_RASTER_AUTO)
+    return o->raster == SPLATVIEW_RASTER_COMPUTE ? SPLAT_RASTER_COMPUTE : SPLAT_RASTER_GRAPHICS;
+  if (o->grid) {
+    printf("raster auto: graphics (the only path with --grid)\n");
+    return SPLAT_RASTER_GRAPHICS;
+  }
+  VkResult res;
+  double g = raster_median(ctx, r, *frame, SPLAT_RASTER_GRAPHICS, &res);
+  VK_CHECK(res); /* the graphics raster is the fallback: it must run */
+  double c = raster_median(ctx, r, *frame, SPLAT_RASTER_COMPUTE, &res);
+  if (res != VK_SUCCESS) {
+    printf("raster auto: graphics (%.3f ms); the compute raster cannot run here (%s)\n", g, vkh_result_name(res));
+    return SPLAT_RASTER_GRAPHICS;
+  }
+  bool compute = c < g;
+  printf("raster auto: %s (%.3f ms) over %s (%.3f ms)\n", compute ? "compute" : "graphics", compute ? c : g,
+         compute ? "graphics" : "compute", compute ? g : c);
+  return compute ? SPLAT_RASTER_COMPUTE : SPLAT_RASTER_GRAPHICS;
 }
 
 static float half_to_float(uint16_t h) {

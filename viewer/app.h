@@ -7,6 +7,7 @@
 #include "options.h"
 #include "renderer.h"
 #include "scene.h"
+#include "vkh.h"
 
 #include <stdio.h>
 
@@ -30,10 +31,44 @@ int app_frame_scene(splat_orbit *orbit, const splat_scene *scene, float fovy, ui
 int app_bench_camera(const splatview_options *o, const splat_orbit *orbit, const splat_camera *start,
                      uint32_t frame, uint32_t width, uint32_t height, splat_camera *cam);
 
+/* --raster: the path to start with. Given: that one. AUTO: graphics with --grid (the only path
+ * into the viewer's own pass), else the faster on this device: `frame` (its camera, sort and
+ * slot; the slot's last frame finished) rendered a few times with each path into the
+ * renderer's target, one submission each, waited for, and the lower median raster time wins.
+ * AUTO prints one line saying what it picked and why. A compute raster that cannot run (its
+ * buffers do not fit) loses. */
+splat_raster_path app_choose_raster(const splatview_options *o, vkh_context *ctx, splat_renderer *r,
+                                    const splat_frame *frame);
+
+/* A compute-raster frame that needed more (tile, splat) pairs than it had room for: its
+ * farthest splats' pairs were left out (the buffers grow for the slot's next frame). */
+static inline bool app_overflowed(const splat_timings *t) {
+  return t->raster == SPLAT_RASTER_COMPUTE && t->pairs > t->pair_capacity;
+}
+
+/* Says so when the frame overflowed (after the summary line). */
+void app_print_overflow(FILE *f, const splat_timings *t);
+
+/* The stages of a frame: every frame has the first four; the compute raster's three parts of
+ * `raster` only frames that took it. */
+enum app_stage {
+  APP_PROJECTION, APP_SORT, APP_RASTER, APP_TOTAL, APP_PAIRS, APP_TILE_SORT, APP_BLEND, APP_STAGES,
+};
+extern const char *const app_stage_names[APP_STAGES];
+/* A frame's time in `stage`. */
+double app_stage_ms(const splat_timings *t, enum app_stage stage);
+
+typedef struct app_series {
+  double *v;
+  uint32_t count, capacity;
+} app_series;
+
 /* Per-stage frame times. */
 typedef struct app_stats {
-  double *projection, *sort, *raster, *total;
-  uint32_t count, capacity;
+  app_series stage[APP_STAGES]; /* the compute stages: compute-raster frames only */
+  uint32_t count;               /* frames kept */
+  uint32_t raster_frames[2];    /* of them, per splat_raster_path */
+  uint32_t overflows, max_pairs, pair_capacity; /* compute frames: see app_overflowed */
   uint32_t skip, seen;  /* the first `skip` frames are warm-up: kept out of the statistics */
   splat_timings first;  /* frame 0, printed on its own */
 } app_stats;

@@ -2,6 +2,7 @@
 #include "app.h"
 #include "app_renderer.h"
 #include "host_pass.h"
+#include "input.h"
 #include "vkh.h"
 
 #include <math.h>
@@ -27,6 +28,7 @@ typedef struct headless {
   vkh_buffer readback;     /* the last frame, for --out */
   app_stats stats;
   splat_timings last;
+  splat_raster_path raster; /* --raster, auto resolved */
 } headless;
 
 static double seconds(void) {
@@ -110,27 +112,65 @@ static void record_readback(headless *h, VkCommandBuffer cmd) {
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
-/* o->frames frames, one submission each, waited for: the timings are read after each. */
-static void render_frames(headless *h) {
+/* A frame from `cam` with the command line's settings and the raster path. */
+static splat_frame make_frame(const headless *h, const splat_camera *cam) {
+  const splatview_options *o = h->o;
+  splat_frame f = {.camera = cam, .sort = o->sort, .key_bits = o->key_bits, .key_mode = o->key_mode,
+                   .sh_degree = o->sh_degree, .raster = h->raster};
+  memcpy(f.background, o->background, sizeof f.background);
+  return f;
+}
+
+/* --raster auto measured on the first frame's camera. */
+static void choose_raster(headless *h) {
+  splat_camera cam;
+  app_bench_camera(h->o, &h->orbit, &h->cam, 0, h->width, h->height, &cam);
+  splat_frame f = make_frame(h, &cam);
+  h->raster = app_choose_raster(h->o, &h->ctx, h->ar.renderer, &f);
+}
+
+/* One frame, submitted and waited for; its timings in h->last. Returns -1 (with a message)
+ * when the compute raster cannot run. */
+static int render_frame(headless *h, uint32_t frame, bool readback) {
+  const splatview_options *o = h->o;
+  splat_camera cam;
+  app_bench_camera(o, &h->orbit, &h->cam, frame, h->width, h->height, &cam);
+  splat_frame f = make_frame(h, &cam);
+  VkCommandBuffer cmd = vkh_begin(&h->ctx);
+  VkResult res = VK_SUCCESS;
+  if (o->grid)
+    viewer_host_pass_record(&h->hp, cmd, h->ar.renderer, &f, h->grid[0], h->grid[1], h->grid[2]);
+  else
+    res = splat_renderer_cmd_render(h->ar.renderer, cmd, &f);
+  if (res == VK_SUCCESS && readback) record_readback(h, cmd);
+  vkh_submit_wait(&h->ctx, cmd);
+  if (res != VK_SUCCESS && f.raster == SPLAT_RASTER_COMPUTE) {
+    fprintf(stderr, "splatview: the compute raster cannot run (%s); --raster graphics can\n", vkh_result_name(res));
+    return -1;
+  }
+  VK_CHECK(res);
+  VK_CHECK(splat_renderer_timings(h->ar.renderer, 0, &h->last));
+  return 0;
+}
+
+/* o->frames frames, one submission each, waited for: the timings are read after each. The
+ * frame written to --out is rendered again when it overflowed the compute raster's pairs (its
+ * buffers have grown since), so the image is complete. Returns -1 when a frame fails. */
+static int render_frames(headless *h) {
   const splatview_options *o = h->o;
   h->stats.skip = o->warmup;
   for (uint32_t frame = 0; frame < o->frames; frame++) {
-    splat_camera frame_cam;
-    app_bench_camera(o, &h->orbit, &h->cam, frame, h->width, h->height, &frame_cam);
-    splat_frame f = {.camera = &frame_cam, .sort = o->sort, .key_bits = o->key_bits, .key_mode = o->key_mode,
-                     .sh_degree = o->sh_degree};
-    memcpy(f.background, o->background, sizeof f.background);
-    VkCommandBuffer cmd = vkh_begin(&h->ctx);
-    if (o->grid)
-      viewer_host_pass_record(&h->hp, cmd, h->ar.renderer, &f, h->grid[0], h->grid[1], h->grid[2]);
-    else
-      VK_CHECK(splat_renderer_cmd_render(h->ar.renderer, cmd, &f));
-    if (o->out && frame + 1 == o->frames) record_readback(h, cmd);
-    vkh_submit_wait(&h->ctx, cmd);
-    VK_CHECK(splat_renderer_timings(h->ar.renderer, 0, &h->last));
+    bool out = o->out && frame + 1 == o->frames;
+    if (render_frame(h, frame, out) != 0) return -1;
     app_stats_add(&h->stats, &h->last);
     if (h->csv) app_timings_row(h->csv, frame, &h->last);
+    if (out && app_overflowed(&h->last)) {
+      printf("frame %u needed %u pairs, more than the %u it had: rendered again for %s\n", frame, h->last.pairs,
+             h->last.pair_capacity, o->out);
+      if (render_frame(h, frame, true) != 0) return -1;
+    }
   }
+  return 0;
 }
 
 /* The summary line, the statistics and the PNG. Returns 0, or 1 when the PNG was not written. */
@@ -139,8 +179,10 @@ static int report(headless *h) {
   const splat_timings *t = &h->last;
   if (h->csv) fclose(h->csv);
   h->csv = NULL;
-  printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys on %s\n", o->scene, h->scene.count, t->visible,
-         h->width, h->height, splatsort_algorithm_name(t->sort), t->key_bits, h->ctx.props.deviceName);
+  printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s on %s\n", o->scene, h->scene.count,
+         t->visible, h->width, h->height, splatsort_algorithm_name(t->sort), t->key_bits,
+         viewer_raster_name(t->raster), h->ctx.props.deviceName);
+  app_print_overflow(stdout, t);
   if (o->frames > 1 || o->bench) app_stats_print(&h->stats, stdout, o->bench ? "benchmark" : "frame times");
   if (!o->out) return 0;
   char err[1024];
@@ -173,6 +215,7 @@ static int headless_destroy(headless *h, int status) {
 int splatview_run_headless(const splatview_options *o) {
   headless h = {.o = o};
   if (load_view(&h) != 0 || setup_gpu(&h) != 0) return headless_destroy(&h, 1);
-  render_frames(&h);
+  choose_raster(&h);
+  if (render_frames(&h) != 0) return headless_destroy(&h, 1);
   return headless_destroy(&h, report(&h));
 }

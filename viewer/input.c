@@ -27,6 +27,10 @@ const char *viewer_up_name(splat_up_axis up) {
   return up == SPLAT_UP_POS_Y ? "+Y" : up == SPLAT_UP_POS_Z ? "+Z" : "-Y";
 }
 
+const char *viewer_raster_name(splat_raster_path raster) {
+  return raster == SPLAT_RASTER_COMPUTE ? "compute" : "graphics";
+}
+
 static float focal_y(const viewer_input *s) {
   return (float)s->height / (2.0f * tanf(s->fovy * 3.14159265f / 360.0f));
 }
@@ -50,6 +54,13 @@ void viewer_input_init(viewer_input *s, const splat_orbit *orbit, float fovy, ui
   if (sort == SPLATSORT_ALGORITHM_ONESWEEP && !onesweep_available) sort = SPLATSORT_ALGORITHM_QUATERNARY;
   s->sort = sort;
   s->key_bits = key_bits == 16 || key_bits == 24 ? key_bits : 32;
+  s->raster = SPLAT_RASTER_GRAPHICS;
+  s->compute_available = true;
+}
+
+void viewer_input_set_raster(viewer_input *s, splat_raster_path raster, bool compute_available) {
+  s->compute_available = compute_available;
+  s->raster = raster == SPLAT_RASTER_COMPUTE && compute_available ? SPLAT_RASTER_COMPUTE : SPLAT_RASTER_GRAPHICS;
 }
 
 void viewer_input_set_bounds(viewer_input *s, const float lo[3], const float hi[3]) {
@@ -151,6 +162,16 @@ static uint32_t cycle_up(viewer_input *s) {
   return moved(s) | VIEWER_EFFECT_MESSAGE;
 }
 
+static uint32_t switch_raster(viewer_input *s) {
+  if (!s->compute_available) {
+    say(s, "raster: compute is not available with --grid (its pass takes only the graphics raster)");
+    return VIEWER_EFFECT_MESSAGE;
+  }
+  s->raster = s->raster == SPLAT_RASTER_COMPUTE ? SPLAT_RASTER_GRAPHICS : SPLAT_RASTER_COMPUTE;
+  say(s, "raster: %s", viewer_raster_name(s->raster));
+  return VIEWER_EFFECT_RASTER | VIEWER_EFFECT_MESSAGE;
+}
+
 static uint32_t fly_bit(int key) {
   switch (key) {
   case GLFW_KEY_W: return SPLAT_FLY_FORWARD;
@@ -202,6 +223,7 @@ uint32_t viewer_input_key(viewer_input *s, int key, int action, int mods) {
     s->key_bits = s->key_bits == 32 ? 24 : s->key_bits == 24 ? 16 : 32;
     say(s, "depth keys: %u bits", s->key_bits);
     return VIEWER_EFFECT_SORT | VIEWER_EFFECT_MESSAGE;
+  case GLFW_KEY_R: return switch_raster(s);
   case GLFW_KEY_V:
     s->vsync = !s->vsync;
     say(s, "vsync %s", s->vsync ? "on" : "off");

@@ -6,6 +6,7 @@
 #ifndef SPLATVIEW_INPUT_H
 #define SPLATVIEW_INPUT_H
 
+#include "renderer.h"
 #include "view_control.h"
 #include "splatsort.h"
 
@@ -26,6 +27,7 @@ enum viewer_effect_bits {
   VIEWER_EFFECT_SORT = 1u << 4,       /* `sort` or `key_bits` changed */
   VIEWER_EFFECT_HUD = 1u << 5,        /* `hud_visible` toggled */
   VIEWER_EFFECT_MESSAGE = 1u << 6,    /* `message` has new text for the HUD */
+  VIEWER_EFFECT_RASTER = 1u << 7,     /* `raster` changed */
 };
 
 #define VIEWER_MESSAGE_MAX 256
@@ -58,6 +60,8 @@ typedef struct viewer_input {
   bool onesweep_available;
   splatsort_algorithm sort;      /* QUATERNARY or ONESWEEP (never AUTO) */
   uint32_t key_bits;             /* 32, 24 or 16 */
+  splat_raster_path raster;
+  bool compute_available;        /* false with --grid: its pass takes only the graphics raster */
 
   char message[VIEWER_MESSAGE_MAX];
 } viewer_input;
@@ -67,6 +71,10 @@ typedef struct viewer_input {
  * 0 means 32. */
 void viewer_input_init(viewer_input *s, const splat_orbit *orbit, float fovy, uint32_t width, uint32_t height,
                        splatsort_algorithm sort, bool onesweep_available, uint32_t key_bits, bool vsync);
+
+/* The raster path in use and whether R may switch to the compute raster (init: graphics,
+ * available). Compute asked for where it is not available gives graphics. */
+void viewer_input_set_raster(viewer_input *s, splat_raster_path raster, bool compute_available);
 
 /* Scene extent for F (and the fly speed: a quarter of the box's half diagonal per second).
  * A box that is empty or not finite is ignored (F then does nothing). */
@@ -101,5 +109,6 @@ int viewer_input_camera(const viewer_input *s, splat_camera *cam);
 
 const char *viewer_mode_name(viewer_mode m);
 const char *viewer_up_name(splat_up_axis up);
+const char *viewer_raster_name(splat_raster_path raster);
 
 #endif

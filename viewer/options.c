@@ -29,6 +29,10 @@ void splatview_usage(FILE *f) {
           "  --key-bits 16|24|32     depth key width (default 32)\n"
           "  --key-mode depth|radial sort by view depth (default, the reference's order) or by\n"
           "                          distance to the camera (steadier while turning)\n"
+          "  --raster graphics|compute|auto   raster path (default auto): quads through the\n"
+          "                          graphics pipeline, 16x16 tiles in compute, or the faster of\n"
+          "                          the two, measured on the device once the scene is loaded;\n"
+          "                          --grid takes only graphics\n"
           "  --sh-degree N           highest SH degree evaluated, 0..3 (default: the scene's)\n"
           "  --background R,G,B      background colour in 0..1 (default 0,0,0)\n"
           "  --frames N              frames to render, then exit (default: 1 headless; windowed:\n"
@@ -37,7 +41,8 @@ void splatview_usage(FILE *f) {
           "                          default 3 with --bench when --frames > 10, else 0)\n"
           "  --memory-budget MIB     the most device memory scenes may take (default: the device's);\n"
           "                          a scene above it is refused and the current one stays\n"
-          "  --timings FILE.csv      one row per frame: stage times in ms, visible count\n"
+          "  --timings FILE.csv      one row per frame: stage times in ms, visible count, raster\n"
+          "                          path (compute: its stages and pairs)\n"
           "  --grid                  draw an opaque reference grid under the scene, splats depth-\n"
           "                          tested against it (the path an embedding renderer takes)\n"
           "  --bench                 render a fixed orbit of --frames frames (default 300) as fast\n"
@@ -51,9 +56,9 @@ void splatview_usage(FILE *f) {
           "  W A S D Q E move in fly mode (Shift faster, mouse look while left button held,\n"
           "  wheel sets the speed); F frame the scene; U cycle the up axis (-Y, +Y, +Z);\n"
           "  1-9 / PageUp / PageDown cameras from --cameras; O cycle the sort path\n"
-          "  (quaternary / onesweep); K cycle key bits 32/24/16; V vsync on/off; H hide the\n"
-          "  HUD; P screenshot (splatview-NNNN.png, without the HUD); drop a .ply/.splat file\n"
-          "  on the window to open it; Esc quit.\n"
+          "  (quaternary / onesweep); K cycle key bits 32/24/16; R raster graphics/compute (not\n"
+          "  with --grid); V vsync on/off; H hide the HUD; P screenshot (splatview-NNNN.png,\n"
+          "  without the HUD); drop a .ply/.splat file on the window to open it; Esc quit.\n"
           "\n"
           "environment: SPLATSORT_VALIDATION=1 enables the Khronos validation layer (any message\n"
           "makes splatview exit with status 1); SPLATSORT_DEVICE=N picks a device.\n",
@@ -100,7 +105,7 @@ static int parse_index(const char *s, uint32_t hi, int *out) {
 enum {
   OPT_HEADLESS = 256, OPT_BENCH, OPT_GRID, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
-  OPT_VSYNC, OPT_KEY_MODE,
+  OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER,
 };
 
 /* The flags first, then the options that take a value. */
@@ -117,6 +122,7 @@ static const struct option long_options[] = {
     {"frames", required_argument, NULL, OPT_FRAMES}, {"warmup", required_argument, NULL, OPT_WARMUP},
     {"memory-budget", required_argument, NULL, OPT_MEMORY_BUDGET},
     {"vsync", required_argument, NULL, OPT_VSYNC}, {"key-mode", required_argument, NULL, OPT_KEY_MODE},
+    {"raster", required_argument, NULL, OPT_RASTER},
     {NULL, 0, NULL, 0},
 };
 
@@ -198,8 +204,8 @@ static bool in_unit_range(const float c[3]) {
   return c[0] >= 0 && c[0] <= 1 && c[1] >= 0 && c[1] <= 1 && c[2] >= 0 && c[2] <= 1;
 }
 
-/* --sort, --key-bits, --sh-degree, --background, --frames, --warmup, --vsync. Returns 1 for an
- * option that is not one of them. */
+/* --sort, --key-bits, --key-mode, --raster, --sh-degree, --background, --frames, --warmup,
+ * --vsync. Returns 1 for an option that is not one of them. */
 static int parse_render_value(int opt, const char *v, splatview_options *o, parse_state *st, char *err, size_t n) {
   switch (opt) {
   case OPT_SORT:
@@ -216,6 +222,12 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
     if (!strcmp(v, "depth")) o->key_mode = SPLATSORT_DEPTH_KEY_VIEW_DEPTH;
     else if (!strcmp(v, "radial")) o->key_mode = SPLATSORT_DEPTH_KEY_RADIAL;
     else return refuse(err, n, "--key-mode '%s': expected depth or radial", v);
+    return 0;
+  case OPT_RASTER:
+    if (!strcmp(v, "graphics")) o->raster = SPLATVIEW_RASTER_GRAPHICS;
+    else if (!strcmp(v, "compute")) o->raster = SPLATVIEW_RASTER_COMPUTE;
+    else if (!strcmp(v, "auto")) o->raster = SPLATVIEW_RASTER_AUTO;
+    else return refuse(err, n, "--raster '%s': expected graphics, compute or auto", v);
     return 0;
   case OPT_SH_DEGREE:
     if (parse_index(v, 3, &o->sh_degree)) return refuse(err, n, "--sh-degree '%s': expected 0, 1, 2 or 3", v);
@@ -278,6 +290,9 @@ static int check_together(splatview_options *o, const parse_state *st, char *err
   if (o->camera_index >= 0 && !o->cameras) return refuse(err, n, "--camera needs --cameras FILE.json");
   if (o->cameras && o->have_eye)
     return refuse(err, n, "--cameras and --eye/--target both give the camera: choose one");
+  if (o->grid && o->raster == SPLATVIEW_RASTER_COMPUTE)
+    return refuse(err, n, "--raster compute cannot be used with --grid: the grid's pass takes only the graphics "
+                          "raster (use --raster graphics or auto)");
   if (o->headless && !o->scene) return refuse(err, n, "--headless needs a SCENE file");
   if (o->headless && !o->out && !o->bench && !o->timings && !(st->frames_given && o->frames > 1))
     return refuse(err, n, "--headless needs --out FILE.png (or --bench / --timings)");

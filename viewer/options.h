@@ -10,6 +10,14 @@
 #include <stdio.h>
 #include <stdint.h>
 
+/* --raster: the renderer's raster path (splat_raster_path), or AUTO: the faster of the two,
+ * measured on the device once the scene is loaded (app_pick_raster). */
+typedef enum splatview_raster {
+  SPLATVIEW_RASTER_AUTO = 0,
+  SPLATVIEW_RASTER_GRAPHICS,
+  SPLATVIEW_RASTER_COMPUTE,
+} splatview_raster;
+
 typedef struct splatview_options {
   const char *scene;        /* NULL: the bundled scene */
   bool headless, bench, help, vsync;
@@ -25,6 +33,7 @@ typedef struct splatview_options {
   splatsort_algorithm sort;
   uint32_t key_bits;
   splatsort_depth_key_mode key_mode;
+  splatview_raster raster;
   int sh_degree;            /* -1: the scene's */
   float background[3];
   uint32_t frames;

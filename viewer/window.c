@@ -21,7 +21,6 @@
 
 #define FRAMES_IN_FLIGHT 2
 #define MEDIAN_WINDOW 64  /* frames in the HUD's running median */
-#define STAGES 4          /* projection, sort, raster, total */
 
 typedef struct frame_slot {
   VkCommandBuffer render;   /* the renderer's commands: no semaphore to wait for */
@@ -62,8 +61,9 @@ typedef struct viewer {
   /* timings */
   splat_timings last;
   bool have_last;
-  double ring[STAGES][MEDIAN_WINDOW];
+  double ring[APP_STAGES][MEDIAN_WINDOW];
   uint32_t ring_count, ring_next;
+  splat_raster_path ring_raster; /* the path of the frames in the ring */
   app_stats stats;
   bool keep_stats;
   FILE *csv;
@@ -125,8 +125,9 @@ static void collect(viewer *v, frame_slot *fs, uint32_t slot) {
   if (splat_renderer_timings(v->ar.renderer, slot, &t) != VK_SUCCESS) return;
   v->last = t;
   v->have_last = true;
-  const double stage[STAGES] = {t.projection_ms, t.sort_ms, t.raster_ms, t.total_ms};
-  for (int k = 0; k < STAGES; k++) v->ring[k][v->ring_next] = stage[k];
+  if (t.raster != v->ring_raster) /* R: the medians start again with the other path's frames */
+    v->ring_count = v->ring_next = 0, v->ring_raster = t.raster;
+  for (int k = 0; k < APP_STAGES; k++) v->ring[k][v->ring_next] = app_stage_ms(&t, (enum app_stage)k);
   v->ring_next = (v->ring_next + 1) % MEDIAN_WINDOW;
   if (v->ring_count < MEDIAN_WINDOW) v->ring_count++;
   if (v->keep_stats) app_stats_add(&v->stats, &t);
@@ -356,32 +357,56 @@ static void hud_header(viewer *v, hud_lines *l) {
   l->y += 3;
 }
 
-/* This frame's GPU time per stage and the running median. */
-static void hud_stage_table(viewer *v, hud_lines *l) {
-  viewer_hud *h = l->h;
-  const float L = VIEWER_HUD_LINE, c1 = 112, c2 = 162;
-  char b[64], c[64];
-  viewer_hud_text(h, 0, l->y, "GPU ms", GREY);
-  text_right(h, c1, l->y, "frame", GREY);
-  text_right(h, c2, l->y, "median", GREY);
-  l->y += L;
-  const char *names[STAGES] = {"projection", "sort", "raster", "total"};
-  const double now_ms[STAGES] = {v->last.projection_ms, v->last.sort_ms, v->last.raster_ms, v->last.total_ms};
-  for (int k = 0; k < STAGES; k++) {
-    viewer_hud_text(h, 0, l->y, names[k], k == STAGES - 1 ? WHITE : GREY);
-    if (v->have_last) {
-      snprintf(b, sizeof b, "%.3f", now_ms[k]);
-      snprintf(c, sizeof c, "%.3f", app_percentile(v->ring[k], v->ring_count, 0.5));
-    } else {
-      snprintf(b, sizeof b, "-");
-      snprintf(c, sizeof c, "-");
-    }
-    text_right(h, c1, l->y, b, WHITE);
-    text_right(h, c2, l->y, c, WHITE);
-    l->y += L;
+#define HUD_FRAME_COLUMN 112.0f  /* right edges of the stage table's columns */
+#define HUD_MEDIAN_COLUMN 162.0f
+
+/* One row of the stage table: this frame's time and the running median. */
+static void hud_stage_row(viewer *v, hud_lines *l, enum app_stage k, const char *name, const uint8_t colour[4]) {
+  const float c1 = HUD_FRAME_COLUMN, c2 = HUD_MEDIAN_COLUMN;
+  char b[64] = "-", c[64] = "-";
+  viewer_hud_text(l->h, 0, l->y, name, colour);
+  if (v->have_last) {
+    snprintf(b, sizeof b, "%.3f", app_stage_ms(&v->last, k));
+    snprintf(c, sizeof c, "%.3f", app_percentile(v->ring[k], v->ring_count, 0.5));
   }
+  text_right(l->h, c1, l->y, b, WHITE);
+  text_right(l->h, c2, l->y, c, WHITE);
   l->wmax = fmaxf(l->wmax, c2);
+  l->y += VIEWER_HUD_LINE;
+}
+
+/* This frame's GPU time per stage and the running median; the compute raster's parts under
+ * raster when the frame took it. */
+static void hud_stage_table(viewer *v, hud_lines *l) {
+  viewer_hud_text(l->h, 0, l->y, "GPU ms", GREY);
+  text_right(l->h, HUD_FRAME_COLUMN, l->y, "frame", GREY);
+  text_right(l->h, HUD_MEDIAN_COLUMN, l->y, "median", GREY);
+  l->y += VIEWER_HUD_LINE;
+  for (int k = APP_PROJECTION; k <= APP_RASTER; k++) hud_stage_row(v, l, k, app_stage_names[k], GREY);
+  if (v->have_last && v->last.raster == SPLAT_RASTER_COMPUTE)
+    for (int k = APP_PAIRS; k < APP_STAGES; k++) {
+      char name[32];
+      snprintf(name, sizeof name, "  %s", app_stage_names[k]);
+      hud_stage_row(v, l, k, name, GREY);
+    }
+  hud_stage_row(v, l, APP_TOTAL, app_stage_names[APP_TOTAL], WHITE);
   l->y += 3;
+}
+
+/* The raster path; for the compute raster the pairs the last frame needed and had room for. */
+static void hud_raster(viewer *v, hud_lines *l) {
+  char a[256], b[64], c[64];
+  const splat_timings *t = &v->last;
+  if (v->in.raster != SPLAT_RASTER_COMPUTE || !v->have_last || t->raster != SPLAT_RASTER_COMPUTE) {
+    snprintf(a, sizeof a, "raster %s", viewer_raster_name(v->in.raster));
+    hud_line(l, a, WHITE);
+    return;
+  }
+  fmt_count(b, sizeof b, t->pairs);
+  fmt_count(c, sizeof c, t->pair_capacity);
+  bool over = app_overflowed(t);
+  snprintf(a, sizeof a, "raster compute, pairs %s / %s%s", b, c, over ? "  OVERFLOW" : "");
+  hud_line(l, a, over ? RED : WHITE);
 }
 
 /* Visible splats, sort path, the benchmark's progress or the controller, the message. */
@@ -393,6 +418,7 @@ static void hud_status(viewer *v, hud_lines *l, double now) {
   hud_line(l, a, WHITE);
   snprintf(a, sizeof a, "sort %s, %u-bit keys", splatsort_algorithm_name(v->in.sort), v->in.key_bits);
   hud_line(l, a, WHITE);
+  hud_raster(v, l);
   if (v->bench) {
     snprintf(a, sizeof a, "benchmark: frame %u of %u", v->frame + 1, v->o->frames);
   } else {
@@ -417,8 +443,8 @@ static void build_hud(viewer *v, uint32_t slot, double now) {
   hud_stage_table(v, &l);
   hud_status(v, &l, now);
   l.y += 3;
-  hud_line(&l, "H hide  Tab orbit/fly  F frame", GREY);
-  hud_line(&l, "O sort  K keys  V vsync  P shot", GREY);
+  hud_line(&l, "H hide  Tab orbit/fly  F frame  P shot", GREY);
+  hud_line(&l, "O sort  K keys  R raster  V vsync", GREY);
   viewer_hud_box(v->hud, -6, -5, l.wmax + 6, l.y + 1, PANEL);
 }
 
@@ -452,24 +478,44 @@ static int frame_camera(viewer *v, splat_camera *cam) {
   return ok;
 }
 
-/* The renderer's commands: their batch waits for no semaphore. */
-static void record_render(viewer *v, frame_slot *fs, uint32_t slot, const splat_camera *cam) {
+/* The frame's settings: the controllers' sort, key width and raster path, --key-mode etc. */
+static splat_frame make_frame(const viewer *v, const splat_camera *cam, uint32_t slot) {
   splat_frame f = {.camera = cam, .sort = v->in.sort, .key_bits = v->in.key_bits, .key_mode = v->o->key_mode,
-                   .sh_degree = v->o->sh_degree, .slot = slot};
+                   .sh_degree = v->o->sh_degree, .slot = slot, .raster = v->in.raster};
   memcpy(f.background, v->o->background, sizeof f.background);
-  VK_CHECK(vkResetCommandBuffer(fs->render, 0));
-  VK_CHECK(vkBeginCommandBuffer(fs->render, &one_time));
-  label(v, fs->render, "splat renderer");
+  return f;
+}
+
+/* The splats (and with --grid the grid) into cmd, begun and ended here. */
+static VkResult record_splats(viewer *v, VkCommandBuffer cmd, const splat_frame *f) {
+  VkResult res = VK_SUCCESS;
+  VK_CHECK(vkResetCommandBuffer(cmd, 0));
+  VK_CHECK(vkBeginCommandBuffer(cmd, &one_time));
+  label(v, cmd, "splat renderer");
   if (v->o->grid) {
     float up[3], ahead[3], right[3], grid[3][3];
     splat_up_basis(v->in.orbit.up, up, ahead, right);
     viewer_grid_place(v->in.bounds_lo, v->in.bounds_hi, up, ahead, right, grid[0], grid[1], grid[2]);
-    viewer_host_pass_record(&v->hp, fs->render, v->ar.renderer, &f, grid[0], grid[1], grid[2]);
+    viewer_host_pass_record(&v->hp, cmd, v->ar.renderer, f, grid[0], grid[1], grid[2]);
   } else {
-    VK_CHECK(splat_renderer_cmd_render(v->ar.renderer, fs->render, &f));
+    res = splat_renderer_cmd_render(v->ar.renderer, cmd, f);
   }
-  unlabel(v, fs->render);
-  VK_CHECK(vkEndCommandBuffer(fs->render));
+  unlabel(v, cmd);
+  VK_CHECK(vkEndCommandBuffer(cmd));
+  return res;
+}
+
+/* The renderer's commands: their batch waits for no semaphore. A compute raster that cannot
+ * run (its buffers cannot be made) gives way to the graphics raster, re-recorded. */
+static void record_render(viewer *v, frame_slot *fs, uint32_t slot, const splat_camera *cam) {
+  splat_frame f = make_frame(v, cam, slot);
+  VkResult res = record_splats(v, fs->render, &f);
+  if (res != VK_SUCCESS && f.raster == SPLAT_RASTER_COMPUTE) {
+    set_message(v, true, "the compute raster cannot run (%s): back to graphics", vkh_result_name(res));
+    v->in.raster = f.raster = SPLAT_RASTER_GRAPHICS;
+    res = record_splats(v, fs->render, &f);
+  }
+  VK_CHECK(res);
 }
 
 /* The renderer's target into swapchain image dst, left in TRANSFER_DST_OPTIMAL. */
@@ -720,6 +766,15 @@ static int setup_view(viewer *v, const splat_scene *scene) {
   return 0;
 }
 
+/* --raster: auto is measured on the first frame's camera, before that frame (not shown). */
+static int setup_raster(viewer *v) {
+  splat_camera cam;
+  if (frame_camera(v, &cam) != 0) return -1;
+  splat_frame f = make_frame(v, &cam, 0);
+  viewer_input_set_raster(&v->in, app_choose_raster(v->o, &v->ctx, v->ar.renderer, &f), !v->o->grid);
+  return 0;
+}
+
 static void install_callbacks(viewer *v) {
   glfwSetKeyCallback(v->window, on_key);
   glfwSetMouseButtonCallback(v->window, on_button);
@@ -740,7 +795,7 @@ static int setup(viewer *v, const char *path, splat_scene *scene) {
       setup_scene(v, path, scene) != 0)
     return -1;
   create_frame_slots(v);
-  if (setup_view(v, scene) != 0) return -1;
+  if (setup_view(v, scene) != 0 || setup_raster(v) != 0) return -1;
   install_callbacks(v);
   return 0;
 }
@@ -821,9 +876,11 @@ static int report(viewer *v) {
   if (v->csv) fclose(v->csv);
   v->csv = NULL;
   if (v->frame > 0)
-    printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys on %s, %u frames\n", v->scene_name,
+    printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s on %s, %u frames\n", v->scene_name,
            v->scene_count, v->last.visible, v->sc.extent.width, v->sc.extent.height,
-           splatsort_algorithm_name(v->last.sort), v->last.key_bits, v->ctx.props.deviceName, v->frame);
+           splatsort_algorithm_name(v->last.sort), v->last.key_bits, viewer_raster_name(v->last.raster),
+           v->ctx.props.deviceName, v->frame);
+  if (v->frame > 0) app_print_overflow(stdout, &v->last);
   if (v->keep_stats && v->stats.count)
     app_stats_print(&v->stats, stdout, o->bench ? "benchmark (window)" : "frame times");
   return status;
