@@ -1,6 +1,7 @@
 /* test_soak.c: thousands of headless frames through the renderer (src/splat/renderer.h) while
  * everything a viewer session changes keeps changing: the sort path (quaternary / OneSweep), the
- * key width (32/24/16), the key mode (view depth / radial), two frames in flight, the scene
+ * key width (32/24/16), the key mode (view depth / radial), the raster (graphics / compute),
+ * two frames in flight, the scene
  * (two files of different sizes and SH degrees, so the target is re-created too), an object
  * added with a transform and removed again, and failed loads (a malformed file, a missing file,
  * a scene the renderer refuses), each of which must keep the current scene and its image.
@@ -9,10 +10,11 @@
  * after the warm-up cycles:
  *   - live Vulkan objects: the device is made with counting VkAllocationCallbacks, through which
  *     the driver allocates every object made on it (lavapipe does, for objects created with a
- *     NULL allocator too); live allocations and their bytes must come back exactly.
+ *     NULL allocator too); live allocations and their bytes must come back exactly
+ *     (device scope: within one 168-byte block lavapipe keeps or not, see the check in main).
  *   - host memory: heap in use (mallinfo2: uordblks + hblkhd, which covers the driver's device
  *     memory too, on lavapipe plain host memory) may grow by --host-tolerance bytes at most
- *     (default 256 KiB) from the warm-up level to the end. Run it with glibc's per-thread caches
+ *     (default 256 KiB) from the highest warm-up level to the lowest of the last three cycles. Run it with glibc's per-thread caches
  *     off (GLIBC_TUNABLES=glibc.malloc.tcache_count=0, as tests/soak.cmake does): mallinfo2
  *     counts the blocks they hold as in use. For scale: one leaked copy of the small scene's CPU
  *     arrays is ~700 KiB a cycle.
@@ -35,6 +37,7 @@
 #include "app_renderer.h"
 #include "check.h"
 #include "renderer.h"
+#include "renderer_debug.h"
 #include "scene.h"
 #include "util.h"
 #include "vkh.h"
@@ -147,7 +150,9 @@ static void renderer_log(void *user, const char *message) {
   fprintf(stderr, "  renderer says: %s\n", message);
 }
 
-/* Frame i's settings: every sort path x key width x key mode in turn, the camera orbiting. */
+static int raster_override = -1; /* >= 0: every frame's raster (splat_raster_path) */
+
+/* Frame i's settings: every sort path x key width x key mode x raster in turn, the camera orbiting. */
 static void frame_setup(uint64_t i, uint32_t w, uint32_t h, splat_camera *cam, splat_frame *f) {
   static const uint32_t bits[3] = {32, 24, 16};
   float a = 0.05f * (float)i, eye[3] = {3.2f * cosf(a), 0.6f * sinf(0.3f * a), 3.2f * sinf(a)};
@@ -158,7 +163,14 @@ static void frame_setup(uint64_t i, uint32_t w, uint32_t h, splat_camera *cam, s
   }
   *f = (splat_frame){.camera = cam, .sort = sorts[i % sort_count], .key_bits = bits[(i / sort_count) % 3],
                      .key_mode = (splatsort_depth_key_mode)((i / (3 * sort_count)) % 2), .sh_degree = -1,
-                     .slot = (uint32_t)(i % SLOTS)};
+                     .slot = (uint32_t)(i % SLOTS),
+                     .raster = (i / (6 * sort_count)) % 2 ? SPLAT_RASTER_COMPUTE : SPLAT_RASTER_GRAPHICS};
+  if (raster_override >= 0) { /* and settings that do not depend on where the cycle ends */
+    f->raster = (splat_raster_path)raster_override;
+    f->sort = sorts[0];
+    f->key_bits = 32;
+    f->key_mode = SPLATSORT_DEPTH_KEY_VIEW_DEPTH;
+  }
 }
 
 /* No frame in flight: what set_scene, add/remove_object and a target resize need. */
@@ -321,7 +333,14 @@ static void run_cycle(const soak_files *files, uint32_t frames) {
   render_frames(frames / 4, 128, 96, both, 2);
   drain();
   VK_CHECK(splat_renderer_remove_object(ar.renderer, id));
+  /* The cycle ends on the same frames whatever came before: graphics, then compute (so that
+   * the compute raster's buffers, made by its first frame after a scene change, are there at
+   * every measurement, and lavapipe's own memory for draws is in the same state). */
+  raster_override = SPLAT_RASTER_GRAPHICS;
   render_frames(SLOTS, 128, 96, NULL, 0);
+  raster_override = SPLAT_RASTER_COMPUTE;
+  render_frames(SLOTS, 128, 96, NULL, 0);
+  raster_override = -1;
   drain();
   /* the frames' recorded commands are the driver's memory too, and vary with the settings */
   for (int i = 0; i < SLOTS; i++)
@@ -387,8 +406,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (nscenes != 2 || !outdir || warmup == 0 || cycles <= warmup || frames == 0) {
-    fprintf(stderr, "test_soak: two --scene, --out, and --cycles above --warmup (at least 1) are needed\n");
+  if (nscenes != 2 || !outdir || warmup == 0 || cycles < warmup + 3 || frames == 0) {
+    fprintf(stderr, "test_soak: two --scene, --out, and --cycles at least --warmup (at least 1) + 3 are needed\n");
     return 2;
   }
   char malformed[1024], missing[1024];
@@ -403,6 +422,9 @@ int main(int argc, char **argv) {
   vkh_init(&ctx, &o);
   check_counter_sees_objects();
   app_renderer_create(&ctx, SLOTS, renderer_log, NULL, &ar);
+  /* A compute-raster pair capacity no view here needs more of: growth (tested in test_render)
+   * is monotone by design and would show as growth here. */
+  splat_renderer_debug_set_pair_capacity(ar.renderer, 1u << 20);
   sorts[sort_count++] = SPLATSORT_ALGORITHM_QUATERNARY;
   if (splat_renderer_has_sort(ar.renderer, SPLATSORT_ALGORITHM_ONESWEEP))
     sorts[sort_count++] = SPLATSORT_ALGORITHM_ONESWEEP;
@@ -414,18 +436,37 @@ int main(int argc, char **argv) {
   soak_files files = {scenes[0], scenes[1], malformed, missing};
   sample base = {0}, end = {0};
   uint32_t cycle = 0;
+  /* Host heap: the highest level of the warm-up cycles against the lowest of the last three:
+   * lavapipe's own memory for draws and shader variants moves by a megabyte or so from one
+   * measurement to the next and back, while a leak of ours grows with every cycle. */
+  size_t warm_heap = 0, last_heap[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
   for (; cycle < cycles && !failures; cycle++) {
     run_cycle(&files, frames);
     end = take_sample();
+    if (cycle < warmup && end.heap > warm_heap) warm_heap = end.heap;
+    last_heap[cycle % 3] = end.heap;
     if (cycle + 1 == warmup) base = end;
     print_sample(cycle, cycle + 1 == warmup ? " (warm-up level)" : cycle < warmup ? " (warm-up)" : "", &end);
-    if (cycle >= warmup)
-      CHECK(sum(end.live) == sum(base.live) && sum(end.bytes) == sum(base.bytes),
-            "cycle %u: %lld live device allocations (%+lld) of %lld bytes (%+lld) against the warm-up level", cycle,
-            sum(end.live), sum(end.live) - sum(base.live), sum(end.bytes), sum(end.bytes) - sum(base.bytes));
+    if (cycle < warmup) continue;
+    /* Objects (buffers, memory, pipelines, ...) must come back exactly. In device scope
+     * lavapipe keeps one 168-byte block or none at a measurement, depending on the frames just
+     * before (gdb: allocated inside lavapipe while frames run, on the path its pipeline
+     * creation takes; seen since the compute raster's frames): within one block of the level. */
+    long long other_live = sum(end.live) - end.live[VK_SYSTEM_ALLOCATION_SCOPE_DEVICE];
+    long long other_bytes = sum(end.bytes) - end.bytes[VK_SYSTEM_ALLOCATION_SCOPE_DEVICE];
+    long long dev_live = end.live[VK_SYSTEM_ALLOCATION_SCOPE_DEVICE] - base.live[VK_SYSTEM_ALLOCATION_SCOPE_DEVICE];
+    long long dev_bytes = end.bytes[VK_SYSTEM_ALLOCATION_SCOPE_DEVICE] - base.bytes[VK_SYSTEM_ALLOCATION_SCOPE_DEVICE];
+    CHECK(other_live == sum(base.live) - base.live[VK_SYSTEM_ALLOCATION_SCOPE_DEVICE] &&
+              other_bytes == sum(base.bytes) - base.bytes[VK_SYSTEM_ALLOCATION_SCOPE_DEVICE] && llabs(dev_live) <= 1 &&
+              llabs(dev_bytes) <= 256,
+          "cycle %u: %lld live device allocations (%+lld) of %lld bytes (%+lld) against the warm-up level "
+          "(device scope %+lld, %+lld bytes)", cycle, sum(end.live), sum(end.live) - sum(base.live), sum(end.bytes),
+          sum(end.bytes) - sum(base.bytes), dev_live, dev_bytes);
   }
   if (cycle == cycles && cycle > warmup) {
-    long long heap_growth = (long long)end.heap - (long long)base.heap;
+    size_t low = last_heap[0] < last_heap[1] ? last_heap[0] : last_heap[1];
+    low = low < last_heap[2] ? low : last_heap[2];
+    long long heap_growth = (long long)low - (long long)warm_heap;
     printf("  %llu frames in %.1f s; from the warm-up level to the end: device allocations %+lld, device bytes "
            "%+lld, host heap %+lld bytes (tolerance %zu), RSS %+lld bytes\n",
            (unsigned long long)frames_rendered, now_seconds() - t0, sum(end.live) - sum(base.live),

@@ -87,6 +87,8 @@ static VkResult create_pairs(splat_renderer *r, uint32_t capacity) {
   const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | r->extra_usage;
   ssvk_buffer *const bufs[] = {&c->pairs[0], &c->pairs[1], &c->pairs[2], &c->pairs[3], &c->pairs[4]};
   const VkDeviceSize sizes[] = {m.keyval_size, m.keyval_size, m.keyval_size, m.keyval_size, m.internal_size};
+  if (!splat_memory_allows(r, 4 * m.keyval_size + m.internal_size, "compute raster's pair buffers"))
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   const VkBufferUsageFlags usages[] = {m.keyval_usage | st, m.keyval_usage | st, m.keyval_usage | st,
                                        m.keyval_usage | st, m.internal_usage};
   const char *const names[] = {"compute-raster pair keys", "compute-raster pair values",
@@ -168,6 +170,7 @@ static VkResult ensure_buffers(splat_renderer *r, uint32_t positions, uint32_t w
     const VkBufferUsageFlags usages[] = {st, st,
                                          st | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT};
     const char *const names[] = {"compute-raster offsets", "compute-raster blocks", "compute-raster state"};
+    if (!splat_memory_allows(r, sizes[0] + sizes[1] + sizes[2], "compute raster")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
     res = splat_create_buffers(r, "compute raster", bufs, sizes, usages, names, 3);
     if (res != VK_SUCCESS) return res;
     c->positions = positions;
@@ -181,6 +184,7 @@ static VkResult ensure_buffers(splat_renderer *r, uint32_t positions, uint32_t w
     const VkDeviceSize sizes[] = {8ull * tiles, 8ull * width * height};
     const VkBufferUsageFlags usages[] = {st | VK_BUFFER_USAGE_TRANSFER_DST_BIT, st | VK_BUFFER_USAGE_TRANSFER_SRC_BIT};
     const char *const names[] = {"compute-raster tile ranges", "compute-raster image"};
+    if (!splat_memory_allows(r, sizes[0] + sizes[1], "compute raster")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
     res = splat_create_buffers(r, "compute raster", bufs, sizes, usages, names, 2);
     if (res != VK_SUCCESS) return res;
     c->width = width;

@@ -395,6 +395,14 @@ static VkDeviceSize bytes_in_use(const splat_renderer *r) {
   return n;
 }
 
+bool splat_memory_allows(splat_renderer *r, VkDeviceSize bytes, const char *what) {
+  VkDeviceSize used = bytes_in_use(r);
+  if (used + bytes <= r->memory_limit) return true;
+  rlog(r, "the %s needs %.2f MiB more device memory; with %.2f MiB in use %s %.2f MiB", what, mib(bytes), mib(used),
+       r->memory_limit_is_budget ? "the renderer's memory budget is" : "the device has", mib(r->memory_limit));
+  return false;
+}
+
 VkResult splat_create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
                               const VkBufferUsageFlags *usage, const char *const *name, size_t n) {
   VkResult res = VK_SUCCESS;

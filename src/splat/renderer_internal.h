@@ -79,6 +79,9 @@ struct splat_renderer {
   splatsort_result last_sorted; /* where the last recorded frame's sorted keys and indices are */
 };
 
+/* True when `bytes` more device memory stay within the renderer's memory limit (budget or
+ * heap); otherwise logs what `what` needs and what there is. */
+bool splat_memory_allows(splat_renderer *r, VkDeviceSize bytes, const char *what);
 /* Creates buffers b[0..n-1] (device-local, sizes and usages given) for `what`, checking each
  * against max_buffer; failures are logged with the memory in use. */
 VkResult splat_create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
