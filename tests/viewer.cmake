@@ -127,3 +127,16 @@ splatview_output_test(viewer_raster_overflow
 splatsort_test(viewer_raster_overflow_scene LABELS cpu viewer PROPERTIES FIXTURES_SETUP viewer_raster_overflow
                COMMAND gen_scene --count 20000 --sh-degree 0 --seed 3 --out ${viewer_test_dir}/overflow.ply)
 set_tests_properties(viewer_raster_overflow PROPERTIES FIXTURES_REQUIRED viewer_raster_overflow)
+
+# The same view through both rasters, headless: the images must agree (PSNR >= 45 dB; the
+# compute raster sums in 32-bit floats and stops nearly opaque pixels as the reference does).
+splatsort_test_executable(png_psnr SOURCES png_psnr.c LIBS splat_refrender PkgConfig::STB)
+foreach(path graphics compute)
+  splatsort_test(viewer_raster_image_${path} GPU LABELS viewer TIMEOUT 300
+                 PROPERTIES FIXTURES_SETUP viewer_raster_${path}
+                 COMMAND splatview --headless ${viewer_scene} --raster ${path} --frames 2 --size 320x240
+                         --out ${viewer_test_dir}/raster_${path}.png)
+endforeach()
+splatsort_test(viewer_raster_images_agree LABELS gpu viewer
+               COMMAND png_psnr ${viewer_test_dir}/raster_graphics.png ${viewer_test_dir}/raster_compute.png 45)
+set_tests_properties(viewer_raster_images_agree PROPERTIES FIXTURES_REQUIRED "viewer_raster_graphics;viewer_raster_compute")
