@@ -53,13 +53,19 @@ typedef struct splat_scene {
   float bounds_min[3], bounds_max[3];  /* of kept positions */
   uint32_t dropped;        /* splats dropped for non-finite values */
   uint32_t clamped;        /* values clamped (e.g. +inf opacity -> 1) */
+  uint32_t flags;          /* splat_scene_flag_bits the file declares */
 } splat_scene;
 
-/* Loads the scene file at `path` (memory-mapped, one pass, no per-splat allocation).
- * On success fills *out (free it with splat_scene_free) and returns 0. On failure
- * returns -1, leaves *out zeroed and writes "<path>: <what is wrong>" into err.
- * The file must not shrink while it loads (a mapped file read past its new end
- * raises SIGBUS). */
+typedef enum splat_scene_flag_bits {
+  /* Trained with the mip-splatting / anti-aliased 2D filter: the projection scales each
+   * splat's opacity by sqrt(det(cov2d) / det(cov2d + dilation)) (project.h). */
+  SPLAT_SCENE_ANTIALIASED = 1u << 0,
+} splat_scene_flag_bits;
+
+/* Loads the scene file at `path` (read into memory, then parsed in one pass with no
+ * per-splat allocation). On success fills *out (free it with splat_scene_free) and returns 0.
+ * On failure returns -1, leaves *out zeroed and writes "<path>: <what is wrong>" into err.
+ * A file that shrinks while it loads is an error ("truncated while loading"). */
 int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_size);
 
 /* As splat_scene_load, from `size` bytes at `data` (not kept after the call).
