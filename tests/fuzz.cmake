@@ -16,10 +16,13 @@ file(GLOB fuzz_sources_ply CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/splat/sce
 set(fuzz_sources_splat ${fuzz_sources_ply})
 set(fuzz_sources_cameras ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c ${PROJECT_SOURCE_DIR}/src/splat/camera.c)
 set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/splat ${PROJECT_SOURCE_DIR}/src/tools)
+set(fuzz_libs_ply m)
+set(fuzz_libs_splat m)
+set(fuzz_libs_cameras m PkgConfig::CJSON) # the system's cJSON, not instrumented
 
 foreach(t ply splat cameras)
   splatsort_test_executable(fuzz_replay_${t} SOURCES fuzz/fuzz_${t}.c fuzz/replay.c ${fuzz_sources_${t}}
-                            LIBS m INCLUDES ${fuzz_includes})
+                            LIBS ${fuzz_libs_${t}} INCLUDES ${fuzz_includes})
   set(inputs ${fuzz_dir}/corpus/${t})
   if(EXISTS ${fuzz_dir}/regress/${t})
     list(APPEND inputs ${fuzz_dir}/regress/${t})
@@ -29,7 +32,8 @@ foreach(t ply splat cameras)
   if(NOT SPLATSORT_FUZZ)
     continue()
   endif()
-  splatsort_test_executable(fuzz_${t} SOURCES fuzz/fuzz_${t}.c ${fuzz_sources_${t}} LIBS m INCLUDES ${fuzz_includes})
+  splatsort_test_executable(fuzz_${t} SOURCES fuzz/fuzz_${t}.c ${fuzz_sources_${t}} LIBS ${fuzz_libs_${t}}
+                            INCLUDES ${fuzz_includes})
   target_compile_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all)
   target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined)
   set(dict "")

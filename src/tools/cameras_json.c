@@ -1,6 +1,9 @@
-/* cameras_json.c: a strict little JSON parser (RFC 8259) and the reader of the
- * cameras.json that 3DGS training writes (camera_to_JSON in utils/camera_utils.py). */
+/* cameras_json.c: the reader of the cameras.json that 3DGS training writes (camera_to_JSON in
+ * utils/camera_utils.py). cJSON builds the tree; a token walk over the same text first holds
+ * the file to strict JSON and names where an error is and what was expected. */
 #include "view_control.h"
+
+#include <cjson/cJSON.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,45 +17,7 @@
 
 #define JSON_MAX_FILE ((size_t)256 << 20)
 #define JSON_MAX_DEPTH 64
-#define JSON_NONE UINT32_MAX
-
-typedef enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT } jtype;
-
-/* One value. Arrays and objects chain their children through `next`; an object's
- * children carry their member name in key/key_len. Strings live in a shared buffer. */
-typedef struct jnode {
-  jtype type;
-  uint32_t line, col;
-  uint32_t first, next, count;
-  size_t str, str_len;  /* J_STRING: offset/length in the string buffer */
-  size_t key, key_len;  /* member name, when the parent is an object */
-  double num;
-} jnode;
-
-typedef struct jparser {
-  const char *name;
-  const char *text;
-  size_t size, pos;
-  uint32_t line;
-  size_t line_start;
-  jnode *nodes;
-  uint32_t n_nodes, cap_nodes;
-  char *strs;
-  size_t n_strs, cap_strs;
-  char *err;
-  size_t err_size;
-  int failed;
-  /* Where we are, for syntax messages: element of the top-level array, member name. */
-  uint32_t camera;
-  int in_field;
-  size_t field, field_len; /* offset/length in the string buffer (it may move) */
-} jparser;
-
-static const char *type_name(jtype t) {
-  static const char *names[] = {"null", "false", "true", "a number", "a string", "an array",
-                                "an object"};
-  return names[t];
-}
+#define NO_CAMERA UINT32_MAX
 
 #if defined(__GNUC__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
@@ -67,132 +32,6 @@ static void set_err(char *err, size_t err_size, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err, err_size, fmt, ap);
   va_end(ap);
-}
-
-static size_t utf8_len(const unsigned char *s, size_t n);
-
-/* A member name (valid UTF-8: parse_string checked it) for a one-line message: at most n-1
- * bytes, cut between characters, never inside one; control characters (C0, DEL and C1:
- * newlines, terminal escapes) and the line and paragraph separators U+2028/U+2029 shown as
- * '?'; NULL or empty gives "". */
-static void printable(char *out, size_t n, const char *s, size_t len) {
-  size_t k = 0;
-  for (size_t i = 0; s && i < len;) {
-    const unsigned char *c = (const unsigned char *)s + i;
-    size_t m = utf8_len(c, len - i);
-    int shown = m > 0 && c[0] >= 0x20 && c[0] != 0x7F && !(m == 2 && c[0] == 0xC2 && c[1] < 0xA0) &&
-                !(m == 3 && c[0] == 0xE2 && c[1] == 0x80 && (c[2] == 0xA8 || c[2] == 0xA9));
-    if (m == 0) m = 1;
-    size_t w = shown ? m : 1;
-    if (k + w + 1 > n) break;
-    if (shown)
-      memcpy(out + k, c, m);
-    else
-      out[k] = '?';
-    k += w;
-    i += m;
-  }
-  out[k] = 0;
-}
-
-/* Syntax error at the current position: "<name>:<line>:<col>: <what>". */
-
-static void syntax(jparser *p, const char *what) {
-  if (p->failed) return;
-  p->failed = 1;
-  size_t col = p->pos - p->line_start + 1;
-  if (p->camera == JSON_NONE)
-    set_err(p->err, p->err_size, "%s:%u:%zu: %s", p->name, p->line, col, what);
-  else if (!p->in_field)
-    set_err(p->err, p->err_size, "%s:%u:%zu: camera %u: %s", p->name, p->line, col, p->camera,
-            what);
-  else {
-    char name[65];
-    printable(name, sizeof name, p->strs ? p->strs + p->field : NULL, p->field_len);
-    set_err(p->err, p->err_size, "%s:%u:%zu: camera %u: field \"%s\": %s", p->name, p->line, col, p->camera,
-            name, what);
-  }
-}
-
-static uint32_t new_node(jparser *p, jtype type) {
-  if (p->n_nodes == p->cap_nodes) {
-    uint32_t cap = p->cap_nodes ? p->cap_nodes * 2 : 256;
-    if (cap <= p->cap_nodes || cap > UINT32_MAX / 2) {
-      syntax(p, "too many JSON values");
-      return JSON_NONE;
-    }
-    jnode *n = realloc(p->nodes, (size_t)cap * sizeof *n);
-    if (!n) {
-      syntax(p, "out of memory");
-      return JSON_NONE;
-    }
-    p->nodes = n;
-    p->cap_nodes = cap;
-  }
-  jnode *n = &p->nodes[p->n_nodes];
-  memset(n, 0, sizeof *n);
-  n->type = type;
-  n->line = p->line;
-  n->col = (uint32_t)(p->pos - p->line_start + 1);
-  n->first = n->next = JSON_NONE;
-  return p->n_nodes++;
-}
-
-static int put_bytes(jparser *p, const char *b, size_t n) {
-  if (p->n_strs + n + 1 > p->cap_strs) {
-    size_t cap = p->cap_strs ? p->cap_strs : 1024;
-    while (cap < p->n_strs + n + 1) cap *= 2;
-    char *s = realloc(p->strs, cap);
-    if (!s) {
-      syntax(p, "out of memory");
-      return -1;
-    }
-    p->strs = s;
-    p->cap_strs = cap;
-  }
-  memcpy(p->strs + p->n_strs, b, n);
-  p->n_strs += n;
-  return 0;
-}
-
-static void skip_ws(jparser *p) {
-  while (p->pos < p->size) {
-    char ch = p->text[p->pos];
-    if (ch == '\n') {
-      p->pos++;
-      p->line++;
-      p->line_start = p->pos;
-    } else if (ch == ' ' || ch == '\t' || ch == '\r') {
-      p->pos++;
-    } else {
-      break;
-    }
-  }
-}
-
-static int hex4(jparser *p, uint32_t *out) {
-  if (p->size - p->pos < 4) {
-    syntax(p, "truncated \\u escape");
-    return -1;
-  }
-  uint32_t v = 0;
-  for (int k = 0; k < 4; k++) {
-    char ch = p->text[p->pos + (size_t)k];
-    v <<= 4;
-    if (ch >= '0' && ch <= '9')
-      v |= (uint32_t)(ch - '0');
-    else if (ch >= 'a' && ch <= 'f')
-      v |= (uint32_t)(ch - 'a' + 10);
-    else if (ch >= 'A' && ch <= 'F')
-      v |= (uint32_t)(ch - 'A' + 10);
-    else {
-      syntax(p, "bad hex digit in \\u escape");
-      return -1;
-    }
-  }
-  p->pos += 4;
-  *out = v;
-  return 0;
 }
 
 /* Length of the valid UTF-8 sequence at s[0..n), or 0 if it is not valid. */
@@ -224,362 +63,411 @@ static size_t utf8_len(const unsigned char *s, size_t n) {
   return len;
 }
 
-/* Parses a string at p->pos (the opening quote) into the string buffer. */
-static int parse_string(jparser *p, size_t *off, size_t *len) {
-  p->pos++; /* '"' */
-  *off = p->n_strs;
-  for (;;) {
-    if (p->pos >= p->size) {
-      syntax(p, "unexpected end of file inside a string");
-      return -1;
-    }
-    unsigned char ch = (unsigned char)p->text[p->pos];
-    if (ch == '"') {
-      p->pos++;
-      break;
-    }
-    if (ch < 0x20) {
-      syntax(p, "control character inside a string");
-      return -1;
-    }
-    if (ch == '\\') {
-      p->pos++;
-      if (p->pos >= p->size) {
-        syntax(p, "unexpected end of file inside a string");
-        return -1;
-      }
-      char e = p->text[p->pos++];
-      char out;
-      switch (e) {
-      case '"': out = '"'; break;
-      case '\\': out = '\\'; break;
-      case '/': out = '/'; break;
-      case 'b': out = '\b'; break;
-      case 'f': out = '\f'; break;
-      case 'n': out = '\n'; break;
-      case 'r': out = '\r'; break;
-      case 't': out = '\t'; break;
-      case 'u': {
-        uint32_t cp;
-        if (hex4(p, &cp)) return -1;
-        if (cp >= 0xDC00 && cp <= 0xDFFF) {
-          syntax(p, "unpaired low surrogate in \\u escape");
-          return -1;
-        }
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-          uint32_t lo;
-          if (p->size - p->pos < 2 || p->text[p->pos] != '\\' || p->text[p->pos + 1] != 'u') {
-            syntax(p, "unpaired high surrogate in \\u escape");
-            return -1;
-          }
-          p->pos += 2;
-          if (hex4(p, &lo)) return -1;
-          if (lo < 0xDC00 || lo > 0xDFFF) {
-            syntax(p, "bad low surrogate in \\u escape");
-            return -1;
-          }
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        }
-        char u[4];
-        size_t n;
-        if (cp < 0x80) {
-          u[0] = (char)cp;
-          n = 1;
-        } else if (cp < 0x800) {
-          u[0] = (char)(0xC0 | (cp >> 6));
-          u[1] = (char)(0x80 | (cp & 0x3F));
-          n = 2;
-        } else if (cp < 0x10000) {
-          u[0] = (char)(0xE0 | (cp >> 12));
-          u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-          u[2] = (char)(0x80 | (cp & 0x3F));
-          n = 3;
-        } else {
-          u[0] = (char)(0xF0 | (cp >> 18));
-          u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-          u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-          u[3] = (char)(0x80 | (cp & 0x3F));
-          n = 4;
-        }
-        if (put_bytes(p, u, n)) return -1;
-        continue;
-      }
-      default:
-        p->pos--;
-        syntax(p, "bad escape in a string");
-        return -1;
-      }
-      if (put_bytes(p, &out, 1)) return -1;
-      continue;
-    }
-    size_t n = utf8_len((const unsigned char *)p->text + p->pos, p->size - p->pos);
-    if (n == 0) {
-      syntax(p, "invalid UTF-8 inside a string");
-      return -1;
-    }
-    if (put_bytes(p, p->text + p->pos, n)) return -1;
-    p->pos += n;
+/* A member name (valid UTF-8: the walk checked it) for a one-line message: at most n-1
+ * bytes, cut between characters, never inside one; control characters (C0, DEL and C1:
+ * newlines, terminal escapes) and the line and paragraph separators U+2028/U+2029 shown as
+ * '?'; NULL gives "". */
+static void printable(char *out, size_t n, const char *s) {
+  size_t k = 0, len = s ? strlen(s) : 0;
+  for (size_t i = 0; i < len;) {
+    const unsigned char *c = (const unsigned char *)s + i;
+    size_t m = utf8_len(c, len - i);
+    int shown = m > 0 && c[0] >= 0x20 && c[0] != 0x7F && !(m == 2 && c[0] == 0xC2 && c[1] < 0xA0) &&
+                !(m == 3 && c[0] == 0xE2 && c[1] == 0x80 && (c[2] == 0xA8 || c[2] == 0xA9));
+    if (m == 0) m = 1;
+    size_t w = shown ? m : 1;
+    if (k + w + 1 > n) break;
+    if (shown)
+      memcpy(out + k, c, m);
+    else
+      out[k] = '?';
+    k += w;
+    i += m;
   }
-  *len = p->n_strs - *off;
-  return 0;
+  out[k] = 0;
+}
+
+/* The text being read: `start` is 3 after a UTF-8 byte order mark (not JSON, but editors add
+ * one; columns on the first line count from after it). */
+typedef struct json_doc {
+  const char *name, *text;
+  size_t size, start;
+  const cJSON *root;
+} json_doc;
+
+/* Line and column (1-based, in bytes) of offset `pos`. */
+static void line_col(const json_doc *d, size_t pos, size_t *line, size_t *col) {
+  size_t l = 1, line_start = d->start;
+  for (size_t i = d->start; i < pos; i++)
+    if (d->text[i] == '\n') {
+      l++;
+      line_start = i + 1;
+    }
+  *line = l;
+  *col = pos - line_start + 1;
+}
+
+/* ---- strict JSON ---------------------------------------------------------------------------
+ * cJSON accepts more than RFC 8259 (leading zeros, "1.", "-.5", control characters and
+ * invalid UTF-8 inside strings, any byte <= 0x20 as white space, 1000 levels; "\u0000" ends
+ * its C string early) and reports only the byte where it stopped, one past the error for a
+ * missing member name or an unterminated string. This walk goes over the text token by token
+ * first: it rejects all of that, and at the first error knows what it expected there, in
+ * which camera (element of the top-level array) and which of its fields. It builds nothing;
+ * with `find` set it stops at the start of value number `find` in document order (cJSON's
+ * tree in pre-order), which gives the positions of the fields that fail the checks below. */
+
+typedef enum json_want {
+  WANT_VALUE,          /* after ':' or ',' in an array, and at the start */
+  WANT_VALUE_OR_CLOSE, /* after '[' */
+  WANT_KEY,            /* after ',' in an object */
+  WANT_KEY_OR_CLOSE,   /* after '{' */
+  WANT_COLON,
+  WANT_NEXT,           /* after a value inside a container: ',' or its close */
+  WANT_END,            /* after the top-level value */
+} json_want;
+
+typedef struct json_walk {
+  const json_doc *d;
+  size_t pos;
+  char open[JSON_MAX_DEPTH]; /* '[' or '{' of each container around pos */
+  int depth;
+  json_want want;
+  uint32_t camera;     /* the element of the top-level array being read, or NO_CAMERA */
+  size_t field, field_len; /* the member name (raw, with its quotes) whose value is being read
+                              in that camera object; field_len 0: none */
+  size_t values, find; /* values started so far; where to stop (SIZE_MAX: never) */
+  const char *what;    /* the error, NULL while there is none */
+} json_walk;
+
+static int walk_fail(json_walk *w, size_t pos, const char *what) {
+  w->pos = pos;
+  w->what = what;
+  return -1;
 }
 
 static int is_digit(char ch) {
   return ch >= '0' && ch <= '9';
 }
 
-static int parse_number(jparser *p, double *out) {
-  size_t start = p->pos, q = p->pos;
-  const char *t = p->text;
-  if (q < p->size && t[q] == '-') q++;
-  if (q >= p->size || !is_digit(t[q])) {
-    syntax(p, "bad number");
-    return -1;
+static int hex4(json_walk *w, size_t at, uint32_t *out) {
+  if (w->d->size - at < 4) return walk_fail(w, at, "truncated \\u escape");
+  uint32_t v = 0;
+  for (size_t k = at; k < at + 4; k++) {
+    char ch = w->d->text[k];
+    int h = is_digit(ch) ? ch - '0' : (ch >= 'a' && ch <= 'f') ? ch - 'a' + 10 : (ch >= 'A' && ch <= 'F') ? ch - 'A' + 10 : -1;
+    if (h < 0) return walk_fail(w, k, "bad hex digit in \\u escape");
+    v = v << 4 | (uint32_t)h;
   }
-  if (t[q] == '0') {
-    q++;
-    if (q < p->size && is_digit(t[q])) {
-      p->pos = q;
-      syntax(p, "leading zero in a number");
-      return -1;
-    }
-  } else {
-    while (q < p->size && is_digit(t[q])) q++;
-  }
-  if (q < p->size && t[q] == '.') {
-    q++;
-    if (q >= p->size || !is_digit(t[q])) {
-      p->pos = q;
-      syntax(p, "expected a digit after the decimal point");
-      return -1;
-    }
-    while (q < p->size && is_digit(t[q])) q++;
-  }
-  if (q < p->size && (t[q] == 'e' || t[q] == 'E')) {
-    q++;
-    if (q < p->size && (t[q] == '+' || t[q] == '-')) q++;
-    if (q >= p->size || !is_digit(t[q])) {
-      p->pos = q;
-      syntax(p, "expected a digit in the exponent");
-      return -1;
-    }
-    while (q < p->size && is_digit(t[q])) q++;
-  }
-  char buf[512];
-  if (q - start >= sizeof buf) {
-    syntax(p, "number too long");
-    return -1;
-  }
-  /* The grammar was checked above, so strtod sees only a valid JSON number (it is
-   * locale-dependent only in the decimal point, which is '.' in the "C" locale). */
-  memcpy(buf, t + start, q - start);
-  buf[q - start] = '\0';
-  *out = strtod(buf, NULL);
-  p->pos = q;
+  *out = v;
   return 0;
 }
 
-static uint32_t parse_value(jparser *p, int depth);
+/* The escape at p (its backslash): its length in *len, or -1 (w->what says why). */
+static int lex_escape(json_walk *w, size_t p, size_t *len) {
+  const char *t = w->d->text;
+  if (w->d->size - p < 2) return walk_fail(w, w->d->size, "unexpected end of file inside a string");
+  char e = t[p + 1];
+  *len = 2;
+  if (e != 'u') return e != '\0' && strchr("\"\\/bfnrt", e) ? 0 : walk_fail(w, p + 1, "bad escape in a string");
+  uint32_t cp, lo;
+  if (hex4(w, p + 2, &cp)) return -1;
+  *len = 6;
+  if (cp == 0) return walk_fail(w, p, "\\u0000 in a string (a NUL character is not supported)");
+  if (cp >= 0xDC00 && cp <= 0xDFFF) return walk_fail(w, p, "unpaired low surrogate in \\u escape");
+  if (cp < 0xD800 || cp > 0xDBFF) return 0;
+  if (w->d->size - p < 8 || t[p + 6] != '\\' || t[p + 7] != 'u')
+    return walk_fail(w, p, "unpaired high surrogate in \\u escape");
+  if (hex4(w, p + 8, &lo)) return -1;
+  if (lo < 0xDC00 || lo > 0xDFFF) return walk_fail(w, p + 6, "bad low surrogate in \\u escape");
+  *len = 12;
+  return 0;
+}
 
-static uint32_t parse_container(jparser *p, int depth, int is_object) {
-  uint32_t self = new_node(p, is_object ? J_OBJECT : J_ARRAY);
-  if (self == JSON_NONE) return JSON_NONE;
-  if (depth >= JSON_MAX_DEPTH) {
-    syntax(p, "JSON nested too deeply");
-    return JSON_NONE;
-  }
-  char close = is_object ? '}' : ']';
-  p->pos++;
-  skip_ws(p);
-  if (p->pos < p->size && p->text[p->pos] == close) {
-    p->pos++;
-    return self;
-  }
-  uint32_t last = JSON_NONE;
-  /* The top-level array's elements are cameras and their members fields. */
-  int track_camera = depth == 0 && !is_object;
-  int track_field = depth == 1 && is_object && p->camera != JSON_NONE;
+static int lex_string(json_walk *w) {
+  const unsigned char *t = (const unsigned char *)w->d->text;
+  size_t p = w->pos + 1, size = w->d->size, n;
   for (;;) {
-    size_t key = 0, key_len = 0;
-    if (track_camera) p->camera = p->nodes[self].count;
-    skip_ws(p);
-    if (is_object) {
-      if (p->pos >= p->size) {
-        syntax(p, "unexpected end of file, expected a member name");
-        return JSON_NONE;
-      }
-      if (p->text[p->pos] != '"') {
-        syntax(p, "expected a member name (a string)");
-        return JSON_NONE;
-      }
-      if (parse_string(p, &key, &key_len)) return JSON_NONE;
-      if (track_field) {
-        p->in_field = 1;
-        p->field = key;
-        p->field_len = key_len;
-      }
-      skip_ws(p);
-      if (p->pos >= p->size) {
-        syntax(p, "unexpected end of file, expected ':'");
-        return JSON_NONE;
-      }
-      if (p->text[p->pos] != ':') {
-        syntax(p, "expected ':' after a member name");
-        return JSON_NONE;
-      }
-      p->pos++;
+    if (p >= size) return walk_fail(w, p, "unexpected end of file inside a string");
+    if (t[p] == '"') break;
+    if (t[p] < 0x20) return walk_fail(w, p, "control character inside a string");
+    if (t[p] == '\\') {
+      if (lex_escape(w, p, &n)) return -1;
+    } else if ((n = utf8_len(t + p, size - p)) == 0) {
+      return walk_fail(w, p, "invalid UTF-8 inside a string");
     }
-    uint32_t child = parse_value(p, depth + 1);
-    if (child == JSON_NONE) return JSON_NONE;
-    if (track_field) p->in_field = 0;
-    p->nodes[child].key = key;
-    p->nodes[child].key_len = key_len;
-    if (last == JSON_NONE)
-      p->nodes[self].first = child;
-    else
-      p->nodes[last].next = child;
-    last = child;
-    p->nodes[self].count++;
-    skip_ws(p);
-    if (p->pos >= p->size) {
-      syntax(p, is_object ? "unexpected end of file, expected ',' or '}'"
-                          : "unexpected end of file, expected ',' or ']'");
-      return JSON_NONE;
+    p += n;
+  }
+  w->pos = p + 1;
+  return 0;
+}
+
+static int lex_number(json_walk *w) {
+  const char *t = w->d->text;
+  size_t q = w->pos, size = w->d->size;
+  if (t[q] == '-') q++;
+  if (q >= size || !is_digit(t[q])) return walk_fail(w, w->pos, "bad number");
+  if (t[q] == '0') {
+    if (++q < size && is_digit(t[q])) return walk_fail(w, q, "leading zero in a number");
+  } else {
+    while (q < size && is_digit(t[q])) q++;
+  }
+  if (q < size && t[q] == '.') {
+    if (++q >= size || !is_digit(t[q])) return walk_fail(w, q, "expected a digit after the decimal point");
+    while (q < size && is_digit(t[q])) q++;
+  }
+  if (q < size && (t[q] == 'e' || t[q] == 'E')) {
+    q++;
+    if (q < size && (t[q] == '+' || t[q] == '-')) q++;
+    if (q >= size || !is_digit(t[q])) return walk_fail(w, q, "expected a digit in the exponent");
+    while (q < size && is_digit(t[q])) q++;
+  }
+  w->pos = q;
+  return 0;
+}
+
+static int lex_literal(json_walk *w) {
+  static const char *const words[] = {"true", "false", "null"};
+  for (int k = 0; k < 3; k++) {
+    size_t n = strlen(words[k]);
+    if (w->d->size - w->pos >= n && memcmp(w->d->text + w->pos, words[k], n) == 0) {
+      w->pos += n;
+      return 0;
     }
-    char ch = p->text[p->pos];
-    if (ch == ',') {
-      p->pos++;
+  }
+  return walk_fail(w, w->pos, "unexpected character, expected a JSON value");
+}
+
+/* What the walk wanted where the text ended (at_end) or held something else. */
+static const char *expected(const json_walk *w, int at_end) {
+  int in_object = w->depth > 0 && w->open[w->depth - 1] == '{';
+  switch (w->want) {
+  case WANT_VALUE:
+  case WANT_VALUE_OR_CLOSE:
+    return at_end ? "unexpected end of file, expected a JSON value" : "unexpected character, expected a JSON value";
+  case WANT_KEY:
+  case WANT_KEY_OR_CLOSE:
+    return at_end ? "unexpected end of file, expected a member name" : "expected a member name (a string)";
+  case WANT_COLON:
+    return at_end ? "unexpected end of file, expected ':'" : "expected ':' after a member name";
+  case WANT_NEXT:
+    if (in_object) return at_end ? "unexpected end of file, expected ',' or '}'" : "expected ',' or '}' after an object member";
+    return at_end ? "unexpected end of file, expected ',' or ']'" : "expected ',' or ']' after an array element";
+  case WANT_END:
+    break;
+  }
+  return "unexpected data after the top-level value";
+}
+
+/* A value (or a container's close) has ended at depth w->depth. */
+static void value_done(json_walk *w) {
+  w->want = w->depth ? WANT_NEXT : WANT_END;
+  if (w->depth == 2) w->field_len = 0; /* a camera's member read whole */
+  if (w->depth == 0) w->camera = NO_CAMERA;
+}
+
+/* A value starts at w->pos. */
+static int walk_value(json_walk *w) {
+  char c = w->d->text[w->pos];
+  if (c == '[' || c == '{') {
+    if (w->depth == JSON_MAX_DEPTH) return walk_fail(w, w->pos, "JSON nested too deeply");
+    if (w->depth == 0 && c == '[') w->camera = 0;
+    w->open[w->depth++] = c;
+    w->pos++;
+    w->want = c == '[' ? WANT_VALUE_OR_CLOSE : WANT_KEY_OR_CLOSE;
+    return 0;
+  }
+  int rc = c == '"' ? lex_string(w) : c == '-' || is_digit(c) ? lex_number(w) : lex_literal(w);
+  if (rc == 0) value_done(w);
+  return rc;
+}
+
+/* Returns 0 at the end of a valid text (or at value number `find`), else -1 with w->what. */
+static int walk_json(json_walk *w) {
+  const char *t = w->d->text;
+  for (;;) {
+    while (w->pos < w->d->size && (t[w->pos] == ' ' || t[w->pos] == '\t' || t[w->pos] == '\n' || t[w->pos] == '\r'))
+      w->pos++;
+    if (w->pos >= w->d->size) return w->want == WANT_END ? 0 : walk_fail(w, w->pos, expected(w, 1));
+    char c = t[w->pos];
+    char close = w->depth && w->open[w->depth - 1] == '{' ? '}' : ']';
+    if ((w->want == WANT_VALUE_OR_CLOSE || w->want == WANT_KEY_OR_CLOSE || w->want == WANT_NEXT) && c == close) {
+      w->pos++; /* an empty container, or the end of one */
+      w->depth--;
+      value_done(w);
       continue;
     }
-    if (ch == close) {
-      p->pos++;
-      if (track_camera) p->camera = JSON_NONE;
-      return self;
+    int rc = 0;
+    switch (w->want) {
+    case WANT_VALUE:
+    case WANT_VALUE_OR_CLOSE:
+      if (w->values++ == w->find) return 0;
+      rc = walk_value(w);
+      break;
+    case WANT_KEY:
+    case WANT_KEY_OR_CLOSE: {
+      size_t key = w->pos;
+      if (c != '"') return walk_fail(w, w->pos, expected(w, 0));
+      rc = lex_string(w);
+      if (rc == 0 && w->depth == 2 && w->camera != NO_CAMERA) {
+        w->field = key;
+        w->field_len = w->pos - key;
+      }
+      w->want = WANT_COLON;
+      break;
     }
-    syntax(p, is_object ? "expected ',' or '}' after an object member"
-                        : "expected ',' or ']' after an array element");
-    return JSON_NONE;
+    case WANT_COLON:
+      if (c != ':') return walk_fail(w, w->pos, expected(w, 0));
+      w->pos++;
+      w->want = WANT_VALUE;
+      break;
+    case WANT_NEXT:
+      if (c != ',') return walk_fail(w, w->pos, expected(w, 0));
+      w->pos++;
+      w->want = close == '}' ? WANT_KEY : WANT_VALUE;
+      if (w->depth == 1 && w->camera != NO_CAMERA) w->camera++;
+      break;
+    case WANT_END:
+      return walk_fail(w, w->pos, expected(w, 0));
+    }
+    if (rc) return rc;
   }
 }
 
-static uint32_t parse_literal(jparser *p, const char *word, jtype type) {
-  size_t n = strlen(word);
-  if (p->size - p->pos < n || memcmp(p->text + p->pos, word, n) != 0) {
-    syntax(p, "unexpected character, expected a JSON value");
-    return JSON_NONE;
-  }
-  uint32_t self = new_node(p, type);
-  p->pos += n;
-  return self;
+static json_walk walk_start(const json_doc *d, size_t find) {
+  json_walk w = {.d = d, .pos = d->start, .want = WANT_VALUE, .camera = NO_CAMERA, .find = find};
+  return w;
 }
 
-static uint32_t parse_value(jparser *p, int depth) {
-  skip_ws(p);
-  if (p->pos >= p->size) {
-    syntax(p, "unexpected end of file, expected a JSON value");
-    return JSON_NONE;
+/* "<name>:<line>:<col>: [camera <i>: [field "<member>": ]]<what>" for the walk's error. */
+static void walk_error(const json_walk *w, char *err, size_t err_size) {
+  const json_doc *d = w->d;
+  size_t line, col;
+  line_col(d, w->pos, &line, &col);
+  if (w->camera == NO_CAMERA) {
+    set_err(err, err_size, "%s:%zu:%zu: %s", d->name, line, col, w->what);
+  } else if (w->field_len == 0) {
+    set_err(err, err_size, "%s:%zu:%zu: camera %u: %s", d->name, line, col, w->camera, w->what);
+  } else {
+    /* the member name as JSON text; cJSON decodes its escapes (the walk checked them) */
+    cJSON *key = cJSON_ParseWithLength(d->text + w->field, w->field_len);
+    char name[65];
+    printable(name, sizeof name, cJSON_GetStringValue(key));
+    cJSON_Delete(key);
+    set_err(err, err_size, "%s:%zu:%zu: camera %u: field \"%s\": %s", d->name, line, col, w->camera, name,
+            w->what);
   }
-  char ch = p->text[p->pos];
-  if (ch == '{' || ch == '[') return parse_container(p, depth, ch == '{');
-  if (ch == '"') {
-    uint32_t self = new_node(p, J_STRING);
-    if (self == JSON_NONE) return JSON_NONE;
-    size_t off, len;
-    if (parse_string(p, &off, &len)) return JSON_NONE;
-    p->nodes[self].str = off;
-    p->nodes[self].str_len = len;
-    return self;
-  }
-  if (ch == '-' || is_digit(ch)) {
-    uint32_t self = new_node(p, J_NUMBER);
-    if (self == JSON_NONE) return JSON_NONE;
-    double v;
-    if (parse_number(p, &v)) return JSON_NONE;
-    p->nodes[self].num = v;
-    return self;
-  }
-  if (ch == 't') return parse_literal(p, "true", J_TRUE);
-  if (ch == 'f') return parse_literal(p, "false", J_FALSE);
-  if (ch == 'n') return parse_literal(p, "null", J_NULL);
-  syntax(p, "unexpected character, expected a JSON value");
-  return JSON_NONE;
 }
 
 /* ---- cameras.json semantics ----------------------------------------------------------- */
 
+/* Pre-order index of `target` in the tree under `n`, counted from *index for `n`; 1 when
+ * found. */
+static int preorder_index(const cJSON *n, const cJSON *target, size_t *index) {
+  if (n == target) return 1;
+  ++*index;
+  for (const cJSON *c = n->child; c; c = c->next)
+    if (preorder_index(c, target, index)) return 1;
+  return 0;
+}
+
+/* Offset in the text where the value `node` starts. */
+static size_t value_offset(const json_doc *d, const cJSON *node) {
+  size_t index = 0;
+  preorder_index(d->root, node, &index);
+  json_walk w = walk_start(d, index);
+  walk_json(&w);
+  return w.pos;
+}
+
+static const char *type_name(const cJSON *n) {
+  if (cJSON_IsNull(n)) return "null";
+  if (cJSON_IsFalse(n)) return "false";
+  if (cJSON_IsTrue(n)) return "true";
+  if (cJSON_IsNumber(n)) return "a number";
+  if (cJSON_IsString(n)) return "a string";
+  if (cJSON_IsArray(n)) return "an array";
+  return "an object";
+}
+
+static size_t count_items(const cJSON *n) {
+  size_t k = 0;
+  for (const cJSON *c = n->child; c; c = c->next) k++;
+  return k;
+}
+
 typedef struct cam_ctx {
-  jparser *p;
+  const json_doc *d;
   uint32_t index;
-  uint32_t node;
+  const cJSON *obj;
+  char *err;
+  size_t err_size;
 } cam_ctx;
 
-static void field_err(const cam_ctx *c, const char *field, const jnode *at, const char *fmt,
-                      ...) PRINTF_LIKE(4, 5);
-static void field_err(const cam_ctx *c, const char *field, const jnode *at, const char *fmt,
-                      ...) {
+static void field_err(const cam_ctx *c, const char *field, const cJSON *at, const char *fmt, ...) PRINTF_LIKE(4, 5);
+static void field_err(const cam_ctx *c, const char *field, const cJSON *at, const char *fmt, ...) {
+  if (!c->err || c->err_size == 0) return;
   char what[256];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  const jnode *n = at ? at : &c->p->nodes[c->node];
-  set_err(c->p->err, c->p->err_size, "%s:%u:%u: camera %u: field \"%s\": %s", c->p->name, n->line,
-          n->col, c->index, field, what);
+  size_t line, col;
+  line_col(c->d, value_offset(c->d, at ? at : c->obj), &line, &col);
+  set_err(c->err, c->err_size, "%s:%zu:%zu: camera %u: field \"%s\": %s", c->d->name, line, col, c->index, field,
+          what);
 }
 
 /* The member `name` of the camera object, or NULL (with an error) when it is missing or
- * given twice. */
-static const jnode *member(const cam_ctx *c, const char *name) {
-  const jparser *p = c->p;
-  const jnode *found = NULL;
-  size_t len = strlen(name);
-  for (uint32_t k = p->nodes[c->node].first; k != JSON_NONE; k = p->nodes[k].next) {
-    const jnode *n = &p->nodes[k];
-    if (n->key_len == len && memcmp(p->strs + n->key, name, len) == 0) {
-      if (found) {
-        field_err(c, name, n, "given more than once");
-        return NULL;
-      }
-      found = n;
+ * given twice (cJSON keeps both; its own look-up would take the first). */
+static const cJSON *member(const cam_ctx *c, const char *name) {
+  const cJSON *found = NULL;
+  for (const cJSON *n = c->obj->child; n; n = n->next) {
+    if (strcmp(n->string, name) != 0) continue;
+    if (found) {
+      field_err(c, name, n, "given more than once");
+      return NULL;
     }
+    found = n;
   }
   if (!found) field_err(c, name, NULL, "missing");
   return found;
 }
 
-static int get_number(const cam_ctx *c, const char *field, const jnode *n, double *out) {
-  if (n->type != J_NUMBER) {
-    field_err(c, field, n, "expected a number, got %s", type_name(n->type));
+static int get_number(const cam_ctx *c, const char *field, const cJSON *n, double *out) {
+  if (!cJSON_IsNumber(n)) {
+    field_err(c, field, n, "expected a number, got %s", type_name(n));
     return -1;
   }
-  if (!isfinite(n->num) || !isfinite((float)n->num)) {
+  double v = n->valuedouble;
+  if (!isfinite(v) || !isfinite((float)v)) {
     field_err(c, field, n, "number out of range (not finite as a float)");
     return -1;
   }
-  *out = n->num;
+  *out = v;
   return 0;
 }
 
-static int get_floats(const cam_ctx *c, const char *field, const jnode *n, float *out,
-                      uint32_t count) {
-  if (n->type != J_ARRAY) {
-    field_err(c, field, n, "expected an array of %u numbers, got %s", count, type_name(n->type));
+static int get_floats(const cam_ctx *c, const char *field, const cJSON *n, float *out, size_t count) {
+  if (!cJSON_IsArray(n)) {
+    field_err(c, field, n, "expected an array of %zu numbers, got %s", count, type_name(n));
     return -1;
   }
-  if (n->count != count) {
-    field_err(c, field, n, "expected %u numbers, got %u", count, n->count);
+  size_t have = count_items(n);
+  if (have != count) {
+    field_err(c, field, n, "expected %zu numbers, got %zu", count, have);
     return -1;
   }
-  uint32_t k = 0;
-  for (uint32_t e = n->first; e != JSON_NONE; e = c->p->nodes[e].next, k++) {
+  size_t k = 0;
+  for (const cJSON *e = n->child; e; e = e->next, k++) {
     double v;
-    if (get_number(c, field, &c->p->nodes[e], &v)) return -1;
+    if (get_number(c, field, e, &v)) return -1;
     out[k] = (float)v;
   }
   return 0;
 }
 
-static int get_size(const cam_ctx *c, const char *field, const jnode *n, uint32_t *out) {
+static int get_size(const cam_ctx *c, const char *field, const cJSON *n, uint32_t *out) {
   double v;
   if (get_number(c, field, n, &v)) return -1;
   if (v != floor(v) || v < 1.0 || v > 65536.0) {
@@ -590,16 +478,61 @@ static int get_size(const cam_ctx *c, const char *field, const jnode *n, uint32_
   return 0;
 }
 
+static int get_focal(const cam_ctx *c, const char *field, float *out) {
+  const cJSON *n;
+  double v;
+  if (!(n = member(c, field)) || get_number(c, field, n, &v)) return -1;
+  if (!(v > 0.0)) {
+    field_err(c, field, n, "expected a positive focal length, got %g", v);
+    return -1;
+  }
+  *out = (float)v;
+  return 0;
+}
+
+static int get_rotation(const cam_ctx *c, float R[3][3]) {
+  const cJSON *n = member(c, "rotation");
+  if (!n) return -1;
+  size_t rows = cJSON_IsArray(n) ? count_items(n) : 0;
+  if (!cJSON_IsArray(n) || rows != 3) {
+    if (cJSON_IsArray(n))
+      field_err(c, "rotation", n, "expected 3 rows of 3 numbers, got %zu rows", rows);
+    else
+      field_err(c, "rotation", n, "expected an array of 3 rows of 3 numbers, got %s", type_name(n));
+    return -1;
+  }
+  int r = 0;
+  for (const cJSON *e = n->child; e; e = e->next, r++)
+    if (get_floats(c, "rotation", e, R[r], 3)) return -1;
+  /* A camera-to-world rotation: orthonormal with determinant +1 (3DGS writes them to
+   * float precision; allow for a few decimal digits in hand-written files). */
+  double worst = 0.0;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double s = 0.0;
+      for (int k = 0; k < 3; k++) s += (double)R[k][i] * R[k][j];
+      worst = fmax(worst, fabs(s - (i == j ? 1.0 : 0.0)));
+    }
+  double det = (double)R[0][0] * ((double)R[1][1] * R[2][2] - (double)R[1][2] * R[2][1]) -
+               (double)R[0][1] * ((double)R[1][0] * R[2][2] - (double)R[1][2] * R[2][0]) +
+               (double)R[0][2] * ((double)R[1][0] * R[2][1] - (double)R[1][1] * R[2][0]);
+  if (worst > 1e-2 || det < 0.0) {
+    field_err(c, "rotation", n, "not a rotation matrix (|R^T R - I| = %.3g, det = %.3g)", worst, det);
+    return -1;
+  }
+  return 0;
+}
+
 static int parse_camera(const cam_ctx *c, splat_camera_desc *d) {
-  const jparser *p = c->p;
-  const jnode *obj = &p->nodes[c->node];
-  if (obj->type != J_OBJECT) {
-    set_err(p->err, p->err_size, "%s:%u:%u: camera %u: expected an object, got %s", p->name,
-            obj->line, obj->col, c->index, type_name(obj->type));
+  if (!cJSON_IsObject(c->obj)) {
+    size_t line, col;
+    line_col(c->d, value_offset(c->d, c->obj), &line, &col);
+    set_err(c->err, c->err_size, "%s:%zu:%zu: camera %u: expected an object, got %s", c->d->name, line, col,
+            c->index, type_name(c->obj));
     return -1;
   }
   memset(d, 0, sizeof *d);
-  const jnode *n;
+  const cJSON *n;
   double v;
 
   if (!(n = member(c, "id")) || get_number(c, "id", n, &v)) return -1;
@@ -609,73 +542,58 @@ static int parse_camera(const cam_ctx *c, splat_camera_desc *d) {
   }
   d->id = (int64_t)v;
 
+  /* no NUL inside: the walk refused "\u0000" */
   if (!(n = member(c, "img_name"))) return -1;
-  if (n->type != J_STRING) {
-    field_err(c, "img_name", n, "expected a string, got %s", type_name(n->type));
+  if (!cJSON_IsString(n)) {
+    field_err(c, "img_name", n, "expected a string, got %s", type_name(n));
     return -1;
   }
-  if (n->str_len >= SPLAT_CAMERA_NAME_MAX) {
+  size_t len = strlen(n->valuestring);
+  if (len >= SPLAT_CAMERA_NAME_MAX) {
     field_err(c, "img_name", n, "longer than %d bytes", SPLAT_CAMERA_NAME_MAX - 1);
     return -1;
   }
-  if (memchr(p->strs + n->str, '\0', n->str_len)) {
-    field_err(c, "img_name", n, "contains a NUL character");
-    return -1;
-  }
-  memcpy(d->name, p->strs + n->str, n->str_len);
-  d->name[n->str_len] = '\0';
+  memcpy(d->name, n->valuestring, len + 1);
 
   if (!(n = member(c, "width")) || get_size(c, "width", n, &d->width)) return -1;
   if (!(n = member(c, "height")) || get_size(c, "height", n, &d->height)) return -1;
   if (!(n = member(c, "position")) || get_floats(c, "position", n, d->position, 3)) return -1;
-
-  if (!(n = member(c, "rotation"))) return -1;
-  if (n->type != J_ARRAY || n->count != 3) {
-    if (n->type == J_ARRAY)
-      field_err(c, "rotation", n, "expected 3 rows of 3 numbers, got %u rows", n->count);
-    else
-      field_err(c, "rotation", n, "expected an array of 3 rows of 3 numbers, got %s",
-                type_name(n->type));
-    return -1;
-  }
-  uint32_t r = 0;
-  for (uint32_t e = n->first; e != JSON_NONE; e = p->nodes[e].next, r++)
-    if (get_floats(c, "rotation", &p->nodes[e], d->rotation[r], 3)) return -1;
-  /* A camera-to-world rotation: orthonormal with determinant +1 (3DGS writes them to
-   * float precision; allow for a few decimal digits in hand-written files). */
-  double worst = 0.0;
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      double s = 0.0;
-      for (int k = 0; k < 3; k++) s += (double)d->rotation[k][i] * d->rotation[k][j];
-      worst = fmax(worst, fabs(s - (i == j ? 1.0 : 0.0)));
-    }
-  const float(*R)[3] = (const float(*)[3])d->rotation;
-  double det = (double)R[0][0] * ((double)R[1][1] * R[2][2] - (double)R[1][2] * R[2][1]) -
-               (double)R[0][1] * ((double)R[1][0] * R[2][2] - (double)R[1][2] * R[2][0]) +
-               (double)R[0][2] * ((double)R[1][0] * R[2][1] - (double)R[1][1] * R[2][0]);
-  if (worst > 1e-2 || det < 0.0) {
-    field_err(c, "rotation", n, "not a rotation matrix (|R^T R - I| = %.3g, det = %.3g)", worst,
-              det);
-    return -1;
-  }
-
-  if (!(n = member(c, "fx")) || get_number(c, "fx", n, &v)) return -1;
-  if (!(v > 0.0)) {
-    field_err(c, "fx", n, "expected a positive focal length, got %g", v);
-    return -1;
-  }
-  d->fx = (float)v;
-  if (!(n = member(c, "fy")) || get_number(c, "fy", n, &v)) return -1;
-  if (!(v > 0.0)) {
-    field_err(c, "fy", n, "expected a positive focal length, got %g", v);
-    return -1;
-  }
-  d->fy = (float)v;
+  if (get_rotation(c, d->rotation)) return -1;
+  if (get_focal(c, "fx", &d->fx) || get_focal(c, "fy", &d->fy)) return -1;
   if (!(d->fx > 0.0f) || !(d->fy > 0.0f)) {
     field_err(c, "fx", NULL, "focal length too small for a float");
     return -1;
   }
+  return 0;
+}
+
+/* The cameras of a tree that holds strict JSON. */
+static int read_cameras(const json_doc *d, splat_camera_desc **out, uint32_t *count, char *err, size_t err_size) {
+  if (!cJSON_IsArray(d->root)) {
+    set_err(err, err_size, "%s: expected a JSON array of cameras at the top level, got %s", d->name,
+            type_name(d->root));
+    return -1;
+  }
+  size_t n = count_items(d->root);
+  if (n > UINT32_MAX) {
+    set_err(err, err_size, "%s: %zu cameras, more than %u", d->name, n, UINT32_MAX);
+    return -1;
+  }
+  splat_camera_desc *cams = NULL;
+  if (n > 0 && !(cams = calloc(n, sizeof *cams))) {
+    set_err(err, err_size, "%s: out of memory for %zu cameras", d->name, n);
+    return -1;
+  }
+  uint32_t k = 0;
+  for (const cJSON *e = d->root->child; e; e = e->next, k++) {
+    cam_ctx c = {d, k, e, err, err_size};
+    if (parse_camera(&c, &cams[k])) {
+      free(cams);
+      return -1;
+    }
+  }
+  *out = cams;
+  *count = (uint32_t)n;
   return 0;
 }
 
@@ -689,52 +607,25 @@ int splat_cameras_parse(const char *name, const char *text, size_t size, splat_c
     set_err(err, err_size, "%s: no data", name);
     return -1;
   }
-  jparser p = {0};
-  p.name = name;
-  p.text = text;
-  p.size = size;
-  p.line = 1;
-  p.err = err;
-  p.err_size = err_size;
-  p.camera = JSON_NONE;
-  int rc = -1;
-  splat_camera_desc *cams = NULL;
-
-  /* A UTF-8 byte order mark is not JSON, but editors add one; skip it. */
-  if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) p.pos = p.line_start = 3;
-  uint32_t root = parse_value(&p, 0);
-  if (root == JSON_NONE) goto done;
-  skip_ws(&p);
-  if (p.pos != p.size) {
-    syntax(&p, "unexpected data after the top-level value");
-    goto done;
+  json_doc d = {name, text, size, 0, NULL};
+  if (size >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) d.start = 3;
+  json_walk w = walk_start(&d, SIZE_MAX);
+  if (walk_json(&w)) {
+    walk_error(&w, err, err_size);
+    return -1;
   }
-  const jnode *r = &p.nodes[root];
-  if (r->type != J_ARRAY) {
-    set_err(err, err_size, "%s: expected a JSON array of cameras at the top level, got %s", name,
-            type_name(r->type));
-    goto done;
+  /* Strict JSON from here; cJSON can still run out of memory. */
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts(text + d.start, size - d.start, &end, 0);
+  if (!root) {
+    size_t line, col;
+    line_col(&d, end ? (size_t)(end - text) : size, &line, &col);
+    set_err(err, err_size, "%s:%zu:%zu: cJSON could not read the file here (out of memory?)", name, line, col);
+    return -1;
   }
-  if (r->count > 0) {
-    cams = calloc(r->count, sizeof *cams);
-    if (!cams) {
-      set_err(err, err_size, "%s: out of memory for %u cameras", name, r->count);
-      goto done;
-    }
-  }
-  uint32_t k = 0;
-  for (uint32_t e = r->first; e != JSON_NONE; e = p.nodes[e].next, k++) {
-    cam_ctx c = {&p, k, e};
-    if (parse_camera(&c, &cams[k])) goto done;
-  }
-  *out = cams;
-  *count = r->count;
-  cams = NULL;
-  rc = 0;
-done:
-  free(cams);
-  free(p.nodes);
-  free(p.strs);
+  d.root = root;
+  int rc = read_cameras(&d, out, count, err, err_size);
+  cJSON_Delete(root);
   return rc;
 }
 
@@ -770,7 +661,7 @@ int splat_cameras_load(const char *path, splat_camera_desc **out, uint32_t *coun
         goto done;
       }
       cap = cap ? cap * 2 : 65536;
-      char *b = realloc(buf, cap + 1);
+      char *b = realloc(buf, cap);
       if (!b) {
         set_err(err, err_size, "%s: out of memory", path);
         goto done;
