@@ -1,6 +1,9 @@
 /* project.c: the CPU projection of a splat (see project.h), step for step the reference
- * 3DGS preprocess in 32-bit float. The GPU shader mirrors this file; keep them in step. */
+ * 3DGS preprocess in 32-bit float. The GPU shader mirrors this file; keep them in step. The
+ * matrix steps use cglm, column-major like GLSL, so they read as the shader's lines do. */
 #include "project.h"
+
+#include <cglm/cglm.h>
 
 #include <math.h>
 #include <string.h>
@@ -15,30 +18,23 @@ static const float SH_C3[7] = {-0.5900435899266435f, 2.890611442640554f, -0.4570
                                -0.5900435899266435f};
 
 void splat_cov3d(const float scale[3], const float rot[4], float cov[6]) {
-  float r = rot[0], x = rot[1], y = rot[2], z = rot[3];
-  /* The reference writes these nine values into glm::mat3(...), which fills COLUMNS, so
-   * its matrix is the transpose of this row-major R; it then forms M = S * R_glm and
-   * Sigma = M^T M = R S^2 R^T with R as written here (rows below). This R is the usual
-   * rotation of the quaternion: it takes the splat's local axes to world, so a splat long
-   * along local x is long along R's first column in world space. */
-  float R[3][3] = {
-      {1.0f - 2.0f * (y * y + z * z), 2.0f * (x * y - r * z), 2.0f * (x * z + r * y)},
-      {2.0f * (x * y + r * z), 1.0f - 2.0f * (x * x + z * z), 2.0f * (y * z - r * x)},
-      {2.0f * (x * z - r * y), 2.0f * (y * z + r * x), 1.0f - 2.0f * (x * x + y * y)},
-  };
+  /* R: the rotation of the quaternion (stored w, x, y, z; cglm's versor is x, y, z, w). It
+   * takes the splat's local axes to world, so a splat long along local x is long along R's
+   * first column in world space. The reference writes the same nine values into glm::mat3(...),
+   * which fills columns, i.e. R^T, and forms (S R^T)^T (S R^T): the same R S^2 R^T. */
+  versor q = {rot[1], rot[2], rot[3], rot[0]};
+  mat3 R, M, Mt, sigma;
+  glm_quat_mat3(q, R);
   /* M = R S (columns scaled); Sigma = M M^T. scale_modifier is 1. */
-  float M[3][3];
-  for (int i = 0; i < 3; i++)
-    for (int k = 0; k < 3; k++) M[i][k] = R[i][k] * scale[k];
-  float S[3][3];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) S[i][j] = M[i][0] * M[j][0] + M[i][1] * M[j][1] + M[i][2] * M[j][2];
-  cov[0] = S[0][0];
-  cov[1] = S[0][1];
-  cov[2] = S[0][2];
-  cov[3] = S[1][1];
-  cov[4] = S[1][2];
-  cov[5] = S[2][2];
+  for (int c = 0; c < 3; c++) glm_vec3_scale(R[c], scale[c], M[c]);
+  glm_mat3_transpose_to(M, Mt);
+  glm_mat3_mul(M, Mt, sigma);
+  cov[0] = sigma[0][0];
+  cov[1] = sigma[1][0];
+  cov[2] = sigma[2][0];
+  cov[3] = sigma[1][1];
+  cov[4] = sigma[2][1];
+  cov[5] = sigma[2][2];
 }
 
 void splat_sh_color(int degree, const float *sh, const float dir[3], float rgb[3]) {
@@ -77,38 +73,32 @@ uint32_t splat_depth_key(float view_z) {
   return ~bits;
 }
 
-/* cov2D = J W Sigma W^T J^T (+ the dilation) for a mean at camera depth tz whose x, y (for the
- * Jacobian) are jx, jy; cov = (xx, xy, yy). */
+/* cov2D = J W Sigma W^T J^T, before the dilation, for a mean at camera depth tz whose x, y (for
+ * the Jacobian) are jx, jy; cov = (xx, xy, yy). The shader's expression, matrix for matrix. */
 static void ewa_cov2d(const splat_camera *cam, float tz, float jx, float jy, const float c3[6], float cov[3]) {
-  const float *v = cam->view;
-  float J00 = cam->fx / tz, J02 = -(cam->fx * jx) / (tz * tz);
-  float J11 = cam->fy / tz, J12 = -(cam->fy * jy) / (tz * tz);
-  /* W = rotation part of view (row r, col c = v[c*4 + r]); T = J W, 2 x 3. */
-  float T[2][3];
-  for (int c = 0; c < 3; c++) {
-    T[0][c] = J00 * v[c * 4 + 0] + J02 * v[c * 4 + 2];
-    T[1][c] = J11 * v[c * 4 + 1] + J12 * v[c * 4 + 2];
-  }
-  float Sg[3][3] = {{c3[0], c3[1], c3[2]}, {c3[1], c3[3], c3[4]}, {c3[2], c3[4], c3[5]}};
-  /* cov2D = T Sigma T^T, then the reference's +0.3 on the diagonal (a pixel-sized
-   * low-pass filter that also keeps the matrix invertible). */
-  float TS[2][3];
-  for (int r = 0; r < 2; r++)
-    for (int c = 0; c < 3; c++)
-      TS[r][c] = T[r][0] * Sg[0][c] + T[r][1] * Sg[1][c] + T[r][2] * Sg[2][c];
-  cov[0] = TS[0][0] * T[0][0] + TS[0][1] * T[0][1] + TS[0][2] * T[0][2] + SPLAT_COV2D_DILATION;
-  cov[1] = TS[0][0] * T[1][0] + TS[0][1] * T[1][1] + TS[0][2] * T[1][2];
-  cov[2] = TS[1][0] * T[1][0] + TS[1][1] * T[1][1] + TS[1][2] * T[1][2] + SPLAT_COV2D_DILATION;
+  mat3 J = {{cam->fx / tz, 0.0f, 0.0f},                                      /* column 0 */
+            {0.0f, cam->fy / tz, 0.0f},                                      /* column 1 */
+            {-(cam->fx * jx) / (tz * tz), -(cam->fy * jy) / (tz * tz), 0.0f}}; /* column 2 */
+  mat3 Vrk = {{c3[0], c3[1], c3[2]}, {c3[1], c3[3], c3[4]}, {c3[2], c3[4], c3[5]}};
+  mat4 view;
+  mat3 W, T, TV, Tt, C;
+  memcpy(view, cam->view, sizeof view);
+  glm_mat4_pick3(view, W); /* the view's rotation */
+  glm_mat3_mul(J, W, T);
+  glm_mat3_mul(T, Vrk, TV);
+  glm_mat3_transpose_to(T, Tt);
+  glm_mat3_mul(TV, Tt, C);
+  cov[0] = C[0][0];
+  cov[1] = C[0][1];
+  cov[2] = C[1][1];
 }
 
 /* View-dependent colour from SH, direction from the camera centre. */
 static void view_color(const splat_scene *s, uint32_t i, const splat_camera *cam, int sh_degree_max, float rgb[3]) {
   const float *pos = s->positions + (size_t)i * 3;
-  float dir[3] = {pos[0] - cam->position[0], pos[1] - cam->position[1], pos[2] - cam->position[2]};
-  float len = sqrtf(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
-  dir[0] /= len;
-  dir[1] /= len;
-  dir[2] /= len;
+  vec3 p = {pos[0], pos[1], pos[2]}, c = {cam->position[0], cam->position[1], cam->position[2]}, dir;
+  glm_vec3_sub(p, c, dir);
+  glm_vec3_normalize(dir);
   int deg = sh_degree_max < 0 ? 0 : sh_degree_max;
   if ((uint32_t)deg > s->sh_degree) deg = (int)s->sh_degree;
   splat_sh_color(deg, s->sh + (size_t)i * s->sh_coeffs * 3, dir, rgb);
@@ -127,6 +117,9 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
    * clamped anyway, and such splats would cost a sort slot each. A splat that reaches into
    * the image from beyond 1.3 tan_fov is therefore dropped (the reference would draw it).
    * Opacity below 1/255 can never pass the per-pixel alpha test, so it is culled here. */
+  /* Written out rather than glm_mat4_mulv, whose SSE path adds the terms in another order:
+   * z must be the shader's bit for bit (its `precise` sum in this order, no fused
+   * multiply-add), since the depth keys are compared exactly (splat_depth_key). */
   float tx = v[0] * pos[0] + v[4] * pos[1] + v[8] * pos[2] + v[12];
   float ty = v[1] * pos[0] + v[5] * pos[1] + v[9] * pos[2] + v[13];
   float tz = v[2] * pos[0] + v[6] * pos[1] + v[10] * pos[2] + v[14];
@@ -151,7 +144,9 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
   float jy = fminf(limy, fmaxf(-limy, tytz)) * tz;
   float cov[3];
   ewa_cov2d(cam, tz, jx, jy, c3, cov);
-  float a = cov[0], b = cov[1], c = cov[2];
+  /* The reference's +0.3 on the diagonal: a pixel-sized low-pass filter that also keeps the
+   * matrix invertible. */
+  float a = cov[0] + SPLAT_COV2D_DILATION, b = cov[1], c = cov[2] + SPLAT_COV2D_DILATION;
 
   /* Step 4: conic (inverse covariance) and radius. The reference returns on det == 0;
    * we also cull det < 0 and non-finite values (overflowing scales), which it cannot

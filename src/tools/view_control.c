@@ -1,13 +1,15 @@
 /* view_control.c: framing a scene (robust bounds, fit distance) and the orbit/fly
- * controllers of the viewer. Plain C maths. */
+ * controllers of the viewer; vector maths with cglm. */
 #include "view_control.h"
-#include "vec3.h"
+
+#include <cglm/cglm.h>
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PI_F 3.14159265358979323846f
+/* A copy of a caller's const vector: cglm takes non-const arrays. */
+#define VEC3(p) {(p)[0], (p)[1], (p)[2]}
 
 /* ---- robust bounds ------------------------------------------------------------------ */
 
@@ -56,7 +58,7 @@ int splat_scene_robust_bounds(const float *positions, uint32_t count, float lo[3
     size_t n = 0;
     for (uint32_t i = 0; i < count; i++) {
       const float *p = positions + (size_t)i * 3;
-      if (finite3(p)) v[n++] = p[a];
+      if (isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])) v[n++] = p[a];
     }
     if (n == 0) {
       free(v);
@@ -76,7 +78,7 @@ int splat_scene_robust_bounds(const float *positions, uint32_t count, float lo[3
 /* ---- framing -------------------------------------------------------------------------- */
 
 float splat_camera_fit_distance(float radius, float fovy_deg, uint32_t width, uint32_t height) {
-  float tan_y = tanf(fovy_deg * (PI_F / 360.0f));
+  float tan_y = tanf(glm_rad(0.5f * fovy_deg));
   float tan_x = tan_y * (float)width / (float)height;
   float half = atanf(fminf(tan_x, tan_y));
   /* A sphere of radius r seen from distance d subtends asin(r/d): it fits when
@@ -85,42 +87,32 @@ float splat_camera_fit_distance(float radius, float fovy_deg, uint32_t width, ui
   return fmaxf(d, radius + 0.25f);
 }
 
-static int box_ok(const float bmin[3], const float bmax[3]) {
-  return finite3(bmin) && finite3(bmax) && bmin[0] <= bmax[0] && bmin[1] <= bmax[1] &&
-         bmin[2] <= bmax[2];
-}
-
-static void box_centre_radius(const float bmin[3], const float bmax[3], float centre[3],
-                              float *radius) {
-  float diag[3];
-  for (int k = 0; k < 3; k++) {
-    centre[k] = 0.5f * (bmin[k] + bmax[k]);
-    diag[k] = bmax[k] - bmin[k];
-  }
-  *radius = 0.5f * length3(diag);
+static int box_ok(vec3 lo, vec3 hi) {
+  return glm_vec3_isvalid(lo) && glm_vec3_isvalid(hi) && lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2];
 }
 
 int splat_camera_frame_bounds(splat_camera *cam, const float bmin[3], const float bmax[3],
                               const float up[3], uint32_t width, uint32_t height, float fovy_deg) {
-  if (!box_ok(bmin, bmax) || !finite3(up) || width == 0 || height == 0 ||
+  vec3 lo = VEC3(bmin), hi = VEC3(bmax), u = VEC3(up);
+  if (!box_ok(lo, hi) || !glm_vec3_isvalid(u) || width == 0 || height == 0 ||
       !(fovy_deg > 0.0f && fovy_deg < 180.0f))
     return -1;
-  float ulen = length3(up);
+  float ulen = glm_vec3_norm(u);
   if (!(ulen > 0.0f)) return -1;
-  float u[3] = {up[0] / ulen, up[1] / ulen, up[2] / ulen};
+  glm_vec3_divs(u, ulen, u);
   /* View direction: the world +z (or +y) with its component along `up` removed. */
-  float fwd[3] = {-u[2] * u[0], -u[2] * u[1], 1.0f - u[2] * u[2]};
-  if (length3(fwd) < 0.1f) {
+  vec3 fwd = {-u[2] * u[0], -u[2] * u[1], 1.0f - u[2] * u[2]};
+  if (glm_vec3_norm(fwd) < 0.1f) {
     fwd[0] = -u[1] * u[0];
     fwd[1] = 1.0f - u[1] * u[1];
     fwd[2] = -u[1] * u[2];
   }
-  float flen = length3(fwd);
-  for (int k = 0; k < 3; k++) fwd[k] /= flen;
-  float centre[3], radius;
-  box_centre_radius(bmin, bmax, centre, &radius);
-  float d = splat_camera_fit_distance(radius, fovy_deg, width, height);
-  float eye[3] = {centre[0] - d * fwd[0], centre[1] - d * fwd[1], centre[2] - d * fwd[2]};
+  glm_vec3_normalize(fwd);
+  vec3 centre, eye;
+  glm_vec3_center(lo, hi, centre);
+  float d = splat_camera_fit_distance(0.5f * glm_vec3_distance(lo, hi), fovy_deg, width, height);
+  glm_vec3_scale(fwd, -d, eye);
+  glm_vec3_add(centre, eye, eye);
   return splat_camera_look_at(cam, eye, centre, u, fovy_deg, width, height);
 }
 
@@ -149,9 +141,9 @@ static float clamp_pitch(float p) {
 /* Keeps yaw in (-pi, pi] so it never loses precision after long spinning. */
 static float wrap_angle(float a) {
   if (!isfinite(a)) return 0.0f;
-  a = fmodf(a, 2.0f * PI_F);
-  if (a > PI_F) a -= 2.0f * PI_F;
-  if (a <= -PI_F) a += 2.0f * PI_F;
+  a = fmodf(a, 2.0f * GLM_PIf);
+  if (a > GLM_PIf) a -= 2.0f * GLM_PIf;
+  if (a <= -GLM_PIf) a += 2.0f * GLM_PIf;
   return a;
 }
 
@@ -164,17 +156,17 @@ void splat_forward_from_angles(splat_up_axis axis, float yaw, float pitch, float
 
 void splat_angles_from_forward(splat_up_axis axis, const float forward[3], float *yaw,
                                float *pitch) {
-  float u[3], a[3], r[3];
+  vec3 u, a, r, f = VEC3(forward);
   splat_up_basis(axis, u, a, r);
-  float len = length3(forward);
+  float len = glm_vec3_norm(f);
   if (!(len > 0.0f) || !isfinite(len)) {
     *yaw = 0.0f;
     *pitch = 0.0f;
     return;
   }
-  float s = dot3(forward, u) / len;
+  float s = glm_vec3_dot(f, u) / len;
   s = fmaxf(-1.0f, fminf(1.0f, s));
-  float y = dot3(forward, r), x = dot3(forward, a);
+  float y = glm_vec3_dot(f, r), x = glm_vec3_dot(f, a);
   *yaw = (x == 0.0f && y == 0.0f) ? 0.0f : atan2f(y, x);
   *pitch = clamp_pitch(asinf(s));
 }
@@ -192,9 +184,10 @@ void splat_orbit_init(splat_orbit *o, const float target[3], float distance, spl
 }
 
 int splat_orbit_look(splat_orbit *o, const float eye[3], const float target[3]) {
-  float f[3] = {target[0] - eye[0], target[1] - eye[1], target[2] - eye[2]};
-  float d = length3(f);
-  if (!(d > 0.0f) || !isfinite(d) || !finite3(target)) return -1;
+  vec3 e = VEC3(eye), t = VEC3(target), f;
+  glm_vec3_sub(t, e, f);
+  float d = glm_vec3_norm(f);
+  if (!(d > 0.0f) || !isfinite(d) || !glm_vec3_isvalid(t)) return -1;
   splat_angles_from_forward(o->up, f, &o->yaw, &o->pitch);
   memcpy(o->target, target, sizeof o->target);
   o->distance = d;
@@ -210,26 +203,25 @@ void splat_orbit_rotate(splat_orbit *o, float dx, float dy) {
 }
 
 void splat_orbit_eye(const splat_orbit *o, float eye[3]) {
-  float f[3];
+  vec3 f, t = VEC3(o->target);
   splat_forward_from_angles(o->up, o->yaw, o->pitch, f);
-  for (int k = 0; k < 3; k++) eye[k] = o->target[k] - o->distance * f[k];
+  glm_vec3_scale(f, -o->distance, f);
+  glm_vec3_add(t, f, eye);
 }
 
 /* Camera axes (right, down) for yaw/pitch: the same as splat_camera_look_at builds. */
-static void view_axes(splat_up_axis axis, float yaw, float pitch, float right[3], float down[3],
-                      float fwd[3]) {
-  float u[3];
+static void view_axes(splat_up_axis axis, float yaw, float pitch, vec3 right, vec3 down, vec3 fwd) {
+  vec3 u;
   splat_up_basis(axis, u, NULL, NULL);
   splat_forward_from_angles(axis, yaw, pitch, fwd);
-  cross3(fwd, u, right);
-  float rl = length3(right);
-  for (int k = 0; k < 3; k++) right[k] /= rl;
-  cross3(fwd, right, down);
+  glm_vec3_cross(fwd, u, right);
+  glm_vec3_divs(right, glm_vec3_norm(right), right);
+  glm_vec3_cross(fwd, right, down);
 }
 
 void splat_orbit_pan(splat_orbit *o, float dx, float dy, float fy) {
   if (!(fy > 0.0f)) return;
-  float right[3], down[3], fwd[3];
+  vec3 right, down, fwd;
   view_axes(o->up, o->yaw, o->pitch, right, down, fwd);
   /* At depth `distance` one pixel spans distance/fy world units. Dragging right moves the
    * scene right, i.e. the camera (and target) left; likewise for y. */
@@ -255,10 +247,10 @@ void splat_orbit_set_up(splat_orbit *o, splat_up_axis up) {
 static int camera_from_angles(splat_camera *cam, const float eye[3], splat_up_axis axis,
                               float yaw, float pitch, float fovy_deg, uint32_t width,
                               uint32_t height) {
-  if (!finite3(eye) || !isfinite(yaw) || !isfinite(pitch) || width == 0 || height == 0 ||
+  vec3 e = VEC3(eye), right, down, fwd;
+  if (!glm_vec3_isvalid(e) || !isfinite(yaw) || !isfinite(pitch) || width == 0 || height == 0 ||
       !(fovy_deg > 0.0f && fovy_deg < 180.0f))
     return -1;
-  float right[3], down[3], fwd[3];
   view_axes(axis, yaw, clamp_pitch(pitch), right, down, fwd);
   splat_camera_from_axes(cam, right, down, fwd, eye, fovy_deg, width, height);
   return 0;
@@ -273,14 +265,11 @@ int splat_orbit_camera(const splat_orbit *o, float fovy_deg, uint32_t width, uin
 
 int splat_orbit_frame_bounds(splat_orbit *o, const float bmin[3], const float bmax[3],
                              float fovy_deg, uint32_t width, uint32_t height) {
-  if (!box_ok(bmin, bmax) || width == 0 || height == 0 ||
-      !(fovy_deg > 0.0f && fovy_deg < 180.0f))
-    return -1;
-  float centre[3], radius;
-  box_centre_radius(bmin, bmax, centre, &radius);
-  float d = splat_camera_fit_distance(radius, fovy_deg, width, height);
+  vec3 lo = VEC3(bmin), hi = VEC3(bmax);
+  if (!box_ok(lo, hi) || width == 0 || height == 0 || !(fovy_deg > 0.0f && fovy_deg < 180.0f)) return -1;
+  float d = splat_camera_fit_distance(0.5f * glm_vec3_distance(lo, hi), fovy_deg, width, height);
   if (!isfinite(d)) return -1;
-  memcpy(o->target, centre, sizeof centre);
+  glm_vec3_center(lo, hi, o->target);
   o->distance = d;
   if (d < o->min_distance) o->min_distance = d;
   if (d > o->max_distance) o->max_distance = d;
@@ -301,18 +290,19 @@ void splat_fly_forward(const splat_fly *f, float forward[3]) {
 }
 
 void splat_fly_step(splat_fly *f, uint32_t keys, float dt) {
-  float right[3], down[3], fwd[3];
+  vec3 right, down, fwd, m = GLM_VEC3_ZERO_INIT;
   view_axes(f->up, f->yaw, f->pitch, right, down, fwd);
-  float m[3] = {0, 0, 0};
   float sf = (float)(!!(keys & SPLAT_FLY_FORWARD) - !!(keys & SPLAT_FLY_BACK));
   float sr = (float)(!!(keys & SPLAT_FLY_RIGHT) - !!(keys & SPLAT_FLY_LEFT));
   float sd = (float)(!!(keys & SPLAT_FLY_DOWN) - !!(keys & SPLAT_FLY_UP));
-  for (int k = 0; k < 3; k++) m[k] = sf * fwd[k] + sr * right[k] + sd * down[k];
-  float len = length3(m);
+  glm_vec3_muladds(fwd, sf, m);
+  glm_vec3_muladds(right, sr, m);
+  glm_vec3_muladds(down, sd, m);
+  float len = glm_vec3_norm(m);
   if (!(len > 0.0f)) return;
   float step = f->speed * dt * ((keys & SPLAT_FLY_FAST) ? f->fast_multiplier : 1.0f);
   if (!isfinite(step)) return;
-  for (int k = 0; k < 3; k++) f->position[k] += m[k] / len * step;
+  glm_vec3_muladds(m, step / len, f->position);
 }
 
 void splat_fly_look(splat_fly *f, float dx, float dy) {
@@ -333,11 +323,12 @@ void splat_fly_from_orbit(splat_fly *f, const splat_orbit *o) {
 }
 
 void splat_orbit_from_fly(splat_orbit *o, const splat_fly *f, float distance) {
-  float fwd[3];
+  vec3 fwd, p = VEC3(f->position);
   splat_fly_forward(f, fwd);
   float d = fmaxf(o->min_distance, fminf(o->max_distance, distance));
   if (!isfinite(d)) d = 1.0f;
-  for (int k = 0; k < 3; k++) o->target[k] = f->position[k] + d * fwd[k];
+  glm_vec3_scale(fwd, d, fwd);
+  glm_vec3_add(p, fwd, o->target);
   o->distance = d;
   o->yaw = f->yaw;
   o->pitch = f->pitch;
