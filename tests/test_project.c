@@ -455,6 +455,46 @@ static void test_sh(void) {
   splat_scene_free(&s);
 }
 
+/* Anti-aliased scenes: opacity * sqrt(max(0, det(C) / det(C + 0.3 I))), C the 2D covariance
+ * before the dilation; everything else as without the flag. */
+static void test_antialiased(void) {
+  splat_scene s = make_scene(1, 0);
+  const double sc = 0.1, f = 100.0, d = 2.0;
+  set_splat(&s, 0, 0, 0, (float)d, (float)sc, (float)sc, (float)sc);
+  s.opacities[0] = 0.6f;
+  splat_camera cam = ident_camera((float)f, 200, 160, 0, 0, 0);
+  splat_projected plain, p;
+  CHECK(splat_project(&s, 0, &cam, 0, &plain) == 1, "culled");
+  s.flags = SPLAT_SCENE_ANTIALIASED;
+  CHECK(splat_project(&s, 0, &cam, 0, &p) == 1, "culled with the flag");
+  /* C = diag(k, k), k = s^2 f^2 / d^2 = 25: the factor is k / (k + 0.3) = 25 / 25.3. */
+  CHECK_REL(p.opacity, 0.6 * 25.0 / 25.3, 1e-6);
+  CHECK(memcmp(p.conic, plain.conic, sizeof p.conic) == 0 && p.radius == plain.radius &&
+            memcmp(p.mean2d, plain.mean2d, sizeof p.mean2d) == 0 && p.depth == plain.depth &&
+            memcmp(p.cov2d, plain.cov2d, sizeof p.cov2d) == 0,
+        "the flag changed more than the opacity");
+
+  /* Off axis (b != 0), test_off_axis's splat: C = s^2 J J^T. */
+  const double so = 0.05, fo = 150.0, x = 0.3, y = -0.2, z = 2.5;
+  set_splat(&s, 0, (float)x, (float)y, (float)z, (float)so, (float)so, (float)so);
+  s.opacities[0] = 0.9f;
+  cam = ident_camera((float)fo, 300, 200, 0, 0, 0);
+  CHECK(splat_project(&s, 0, &cam, 0, &p) == 1, "off-axis splat culled");
+  double a0 = so * so * (fo * fo / (z * z) + fo * fo * x * x / pow(z, 4));
+  double b = so * so * fo * fo * x * y / pow(z, 4);
+  double c0 = so * so * (fo * fo / (z * z) + fo * fo * y * y / pow(z, 4));
+  double want = 0.9 * sqrt((a0 * c0 - b * b) / ((a0 + 0.3) * (c0 + 0.3) - b * b));
+  CHECK_REL(p.opacity, want, 1e-5);
+
+  /* A splat flat along the view's y (scale_y 0): det(C) = 0, so opacity 0, and not culled. */
+  set_splat(&s, 0, 0, 0, (float)d, (float)sc, 0.0f, (float)sc);
+  s.opacities[0] = 0.6f;
+  cam = ident_camera((float)f, 200, 160, 0, 0, 0);
+  CHECK(splat_project(&s, 0, &cam, 0, &p) == 1, "flat splat culled");
+  CHECK_NEAR(p.opacity, 0.0, 0.0);
+  splat_scene_free(&s);
+}
+
 static void test_depth_key(void) {
   CHECK(splat_depth_key(1.0f) == ~0x3f800000u, "key(1) = %08x", splat_depth_key(1.0f));
   const float z[] = {0.2000001f, 0.25f, 0.5f, 1.0f, 1.0000001f, 1.5f, 100.0f, 1e30f};
@@ -473,5 +513,6 @@ int main(void) {
   test_culling();
   test_sh();
   test_depth_key();
+  test_antialiased();
   return check_report("test_project");
 }

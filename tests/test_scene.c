@@ -1351,6 +1351,57 @@ static void test_gen(const char *gen) {
   remove(a), remove(b), remove(tmp_path("gen.ply"));
 }
 
+/* Anti-aliased scenes: the .ply header comments that say so (scene.h), the last one winning,
+ * and splat_scene_write_ply's comment read back. */
+static void test_antialias_comments(void) {
+  static const struct {
+    const char *comments;
+    bool aa;
+  } cases[] = {
+      {"", false},
+      {"comment SplatRenderMode: mip\n", true},                 /* Brush */
+      {"comment splatrendermode: MIP\n", true},                 /* any case */
+      {"comment antialiased 1\n", true},                        /* Postshot */
+      {"comment SplatRenderMode: default\n", false},
+      {"comment SplatRenderMode: 2dgs\n", false},
+      {"comment antialiased 0\n", false},
+      {"comment antialiased 1\ncomment SplatRenderMode: default\n", false}, /* the last wins */
+      {"comment SplatRenderMode: default\ncomment antialiased 1\n", true},
+      {"comment antialiased 1\ncomment Vertical axis: y\n", true}, /* others leave it */
+      {"comment antialiased yes\n", false},                     /* not a value of either form */
+      {"comment SplatRenderMode: mip extra\n", false},
+      {"obj_info antialiased 1\n", false},                      /* only comments */
+  };
+  static const char *const props[] = {"x", "y", "z", "f_dc_0", "f_dc_1", "f_dc_2", "opacity", "scale_0",
+                                      "scale_1", "scale_2", "rot_0", "rot_1", "rot_2", "rot_3"};
+  const float row[14] = {1, 2, 3, 0.1f, 0.2f, 0.3f, 0, -1, -1, -1, 1, 0, 0, 0};
+  char err[512];
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    buf b = {0};
+    putf(&b, "ply\nformat binary_little_endian 1.0\n%selement vertex 1\n", cases[k].comments);
+    for (size_t i = 0; i < sizeof props / sizeof props[0]; ++i) putf(&b, "property float %s\n", props[i]);
+    putf(&b, "end_header\n");
+    put(&b, row, sizeof row);
+    splat_scene sc;
+    int rc = splat_scene_load_memory(b.data, b.size, "aa.ply", &sc, err, sizeof err);
+    CHECK(rc == 0, "antialias case %zu: %s", k, err);
+    if (rc == 0) {
+      CHECK(((sc.flags & SPLAT_SCENE_ANTIALIASED) != 0) == cases[k].aa, "antialias case %zu (%s): flags %u", k,
+            cases[k].comments, sc.flags);
+      if (cases[k].aa) { /* written with Brush's comment, read back anti-aliased */
+        const char *path = tmp_path("antialiased.ply");
+        splat_scene back;
+        CHECK(splat_scene_write_ply(path, &sc, err, sizeof err) == 0, "write: %s", err);
+        CHECK(splat_scene_load(path, &back, err, sizeof err) == 0, "reload: %s", err);
+        CHECK(back.flags == SPLAT_SCENE_ANTIALIASED, "written and read back: flags %u", back.flags);
+        splat_scene_free(&back);
+      }
+      splat_scene_free(&sc);
+    }
+    free(b.data);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: test_scene synthetic|policy|malformed|roundtrip TMPDIR | real SCENES_DIR | asset FILE | gen GEN_SCENE TMPDIR\n");
@@ -1383,6 +1434,7 @@ int main(int argc, char **argv) {
       test_malformed();
     } else if (strcmp(mode, "roundtrip") == 0) {
       test_roundtrip();
+      test_antialias_comments();
     } else if (strcmp(mode, "gen") == 0) {
       test_gen(argv[2]);
     } else {

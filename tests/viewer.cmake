@@ -92,6 +92,14 @@ endfunction()
 splatsort_test(viewer_raster_bad LABELS cpu viewer
                PROPERTIES PASS_REGULAR_EXPRESSION "--raster 'bogus': expected graphics, compute or auto"
                COMMAND splatview --headless ${viewer_scene} --raster bogus --out ${viewer_test_dir}/bogus.png)
+# --antialias: a bad value is named; "on" draws the bundled scene (not tagged anti-aliased) with
+# the compensation, under validation (its effect on the image: test_render image).
+splatsort_test(viewer_antialias_bad LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "--antialias 'maybe': expected on, off or auto"
+               COMMAND splatview --headless ${viewer_scene} --antialias maybe --out ${viewer_test_dir}/aa_bad.png)
+splatsort_test(viewer_antialias_on GPU LABELS viewer TIMEOUT 300
+               COMMAND splatview --headless ${viewer_scene} --antialias on --size 160x120
+                       --out ${viewer_test_dir}/antialias_on.png)
 # --grid draws through the viewer's own pass, which only the graphics raster can draw into.
 splatsort_test(viewer_raster_compute_grid LABELS cpu viewer
                PROPERTIES PASS_REGULAR_EXPRESSION "--raster compute cannot be used with --grid"

@@ -116,7 +116,7 @@ static void record_readback(headless *h, VkCommandBuffer cmd) {
 static splat_frame make_frame(const headless *h, const splat_camera *cam) {
   const splatview_options *o = h->o;
   splat_frame f = {.camera = cam, .sort = o->sort, .key_bits = o->key_bits, .key_mode = o->key_mode,
-                   .sh_degree = o->sh_degree, .raster = h->raster};
+                   .sh_degree = o->sh_degree, .raster = h->raster, .antialias = o->antialias};
   memcpy(f.background, o->background, sizeof f.background);
   return f;
 }

@@ -33,6 +33,10 @@ void splatview_usage(FILE *f) {
           "                          graphics pipeline, 16x16 tiles in compute, or the faster of\n"
           "                          the two, measured on the device once the scene is loaded;\n"
           "                          --grid takes only graphics\n"
+          "  --antialias on|off|auto anti-aliasing compensation (mip-splatting's 2D filter, gsplat's\n"
+          "                          \"antialiased\" mode: opacity scaled as the 0.3 dilation widens a\n"
+          "                          splat); auto (default): for scenes whose file says they were\n"
+          "                          trained with it (a .ply comment, the .spz flag)\n"
           "  --sh-degree N           highest SH degree evaluated, 0..3 (default: the scene's)\n"
           "  --background R,G,B      background colour in 0..1 (default 0,0,0)\n"
           "  --frames N              frames to render, then exit (default: 1 headless; windowed:\n"
@@ -105,7 +109,7 @@ static int parse_index(const char *s, uint32_t hi, int *out) {
 enum {
   OPT_HEADLESS = 256, OPT_BENCH, OPT_GRID, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
-  OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER,
+  OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS,
 };
 
 /* The flags first, then the options that take a value. */
@@ -122,7 +126,7 @@ static const struct option long_options[] = {
     {"frames", required_argument, NULL, OPT_FRAMES}, {"warmup", required_argument, NULL, OPT_WARMUP},
     {"memory-budget", required_argument, NULL, OPT_MEMORY_BUDGET},
     {"vsync", required_argument, NULL, OPT_VSYNC}, {"key-mode", required_argument, NULL, OPT_KEY_MODE},
-    {"raster", required_argument, NULL, OPT_RASTER},
+    {"raster", required_argument, NULL, OPT_RASTER}, {"antialias", required_argument, NULL, OPT_ANTIALIAS},
     {NULL, 0, NULL, 0},
 };
 
@@ -204,8 +208,8 @@ static bool in_unit_range(const float c[3]) {
   return c[0] >= 0 && c[0] <= 1 && c[1] >= 0 && c[1] <= 1 && c[2] >= 0 && c[2] <= 1;
 }
 
-/* --sort, --key-bits, --key-mode, --raster, --sh-degree, --background, --frames, --warmup,
- * --vsync. Returns 1 for an option that is not one of them. */
+/* --sort, --key-bits, --key-mode, --raster, --antialias, --sh-degree, --background, --frames,
+ * --warmup, --vsync. Returns 1 for an option that is not one of them. */
 static int parse_render_value(int opt, const char *v, splatview_options *o, parse_state *st, char *err, size_t n) {
   switch (opt) {
   case OPT_SORT:
@@ -228,6 +232,12 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
     else if (!strcmp(v, "compute")) o->raster = SPLATVIEW_RASTER_COMPUTE;
     else if (!strcmp(v, "auto")) o->raster = SPLATVIEW_RASTER_AUTO;
     else return refuse(err, n, "--raster '%s': expected graphics, compute or auto", v);
+    return 0;
+  case OPT_ANTIALIAS:
+    if (!strcmp(v, "on")) o->antialias = SPLAT_ANTIALIAS_ON;
+    else if (!strcmp(v, "off")) o->antialias = SPLAT_ANTIALIAS_OFF;
+    else if (!strcmp(v, "auto")) o->antialias = SPLAT_ANTIALIAS_AUTO;
+    else return refuse(err, n, "--antialias '%s': expected on, off or auto", v);
     return 0;
   case OPT_SH_DEGREE:
     if (parse_index(v, 3, &o->sh_degree)) return refuse(err, n, "--sh-degree '%s': expected 0, 1, 2 or 3", v);

@@ -2,6 +2,7 @@
 #ifndef SPLATVIEW_OPTIONS_H
 #define SPLATVIEW_OPTIONS_H
 
+#include "renderer.h"
 #include "splatsort.h"
 #include "splatsort_depth.h"
 
@@ -34,6 +35,7 @@ typedef struct splatview_options {
   uint32_t key_bits;
   splatsort_depth_key_mode key_mode;
   splatview_raster raster;
+  splat_antialias antialias; /* AUTO: as each scene file says */
   int sh_degree;            /* -1: the scene's */
   float background[3];
   uint32_t frames;

@@ -481,7 +481,8 @@ static int frame_camera(viewer *v, splat_camera *cam) {
 /* The frame's settings: the controllers' sort, key width and raster path, --key-mode etc. */
 static splat_frame make_frame(const viewer *v, const splat_camera *cam, uint32_t slot) {
   splat_frame f = {.camera = cam, .sort = v->in.sort, .key_bits = v->in.key_bits, .key_mode = v->o->key_mode,
-                   .sh_degree = v->o->sh_degree, .slot = slot, .raster = v->in.raster};
+                   .sh_degree = v->o->sh_degree, .slot = slot, .raster = v->in.raster,
+                   .antialias = v->o->antialias};
   memcpy(f.background, v->o->background, sizeof f.background);
   return f;
 }

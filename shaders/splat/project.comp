@@ -58,7 +58,8 @@ vec3 sh_color(uint i, vec3 dir) {
 // Returns the camera-space depth of a visible splat (and writes its record), or 0 when it is
 // culled. Comparisons are written as !(pass) like project.c, so NaN culls.
 // t: the splat's camera-space centre (view = the camera's view times the object's model).
-float project(uint i, vec4 po, vec3 t) {
+// mode: the dispatch's SP_PROJECT_* bits.
+float project(uint i, vec4 po, vec3 t, uint mode) {
   float opacity = po.w;
   if (!(t.z > 0.2)) return 0.0;
   float limx = pc.limits.x, limy = pc.limits.y;
@@ -77,7 +78,7 @@ float project(uint i, vec4 po, vec3 t) {
   mat3 Vrk = mat3(c0.x, c0.y, c0.z, c0.y, c0.w, c1.x, c0.z, c1.x, c1.y);
   mat3 T = J * W;
   mat3 cov = T * Vrk * transpose(T);
-  float a = cov[0][0] + 0.3, b = cov[0][1], c = cov[1][1] + 0.3;
+  float a = cov[0][0] + 0.3, b = cov[0][1], c = cov[1][1] + 0.3; // the dilation
   float det = a * c - b * b;
   if (!(det > 0.0) || isinf(det)) return 0.0;
   float inv = 1.0 / det;
@@ -86,6 +87,8 @@ float project(uint i, vec4 po, vec3 t) {
   float lambda1 = mid + sqrt(max(0.1, mid * mid - det));
   float radius = ceil(3.0 * sqrt(lambda1));
   if (isinf(radius) || isnan(radius) || any(isinf(conic)) || any(isnan(conic))) return 0.0;
+  // anti-aliased scenes: gsplat's compensation sqrt(det(cov) / det(cov + 0.3 I)) (project.c, step 4b)
+  if ((mode & SP_PROJECT_ANTIALIAS) != 0u) opacity *= sqrt(max(0.0, (cov[0][0] * cov[1][1] - b * b) / det));
   vec2 mean = vec2(fx * txz + pc.intrinsics.z, fy * tyz + pc.intrinsics.w);
   float width = float(pc.size & 0xFFFFu), height = float(pc.size >> 16);
   if (!(mean.x + radius > 0.0 && mean.x - radius < width && mean.y + radius > 0.0 && mean.y - radius < height))
@@ -116,7 +119,7 @@ void main() {
   if ((mode & SP_PROJECT_CENTRES) != 0) centres[pc.base + i] = vec4(t, po.w);
   if ((mode & SP_PROJECT_RECORDS) == 0) return;
   uint g = floatBitsToUint(pc.campos.w) + pc.base + i;
-  if (project(i, po, t) == 0.0) {
+  if (project(i, po, t, mode) == 0.0) {
     projected[2 * g] = uvec4(0u);
     projected[2 * g + 1] = uvec4(0u);
   }

@@ -68,9 +68,11 @@ struct sp_raster_push {
 #define SP_MAX_RADIUS 65535u
 
 /* What a projection dispatch writes (stereo: centres from the point between the eyes, then
- * each eye's records). */
+ * each eye's records), and how: ANTIALIAS scales each record's opacity by the anti-aliasing
+ * compensation (an object of an anti-aliased scene, src/splat/project.h). */
 #define SP_PROJECT_CENTRES 1u
 #define SP_PROJECT_RECORDS 2u
+#define SP_PROJECT_ANTIALIAS 4u
 
 /* Draw buffer words: VkDrawIndirectCommand; the stage writes instanceCount (the visible count). */
 #define SP_DRAW_INSTANCES 1

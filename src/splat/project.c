@@ -161,6 +161,17 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
   float radius = ceilf(3.0f * sqrtf(lambda1));
   if (!isfinite(radius) || !isfinite(conic0) || !isfinite(conic1) || !isfinite(conic2)) return 0;
 
+  /* Step 4b: anti-aliased scenes. The dilation widens a splat; a scene trained with it as a
+   * filter keeps each splat's weight by scaling its opacity: gsplat's
+   * rasterization(rasterize_mode="antialiased") multiplies the opacities by the compensations
+   * of add_blur (gsplat/cuda/include/Utils.cuh): sqrt(max(0, det_orig / det_blur)), det_orig
+   * taken before eps2d = 0.3 is added to the diagonal. Mip-splatting's rasterizer
+   * (computeCov2D) and Brush's "mip" mode (compensate_cov2d) do the same with a 0.1 filter in
+   * place of the 0.3 dilation; .spz and the PLY comments (scene.h) do not say which, and we
+   * follow gsplat with the reference's 0.3. A flat splat (det 0) gets opacity 0 and is not
+   * culled, so visibility does not depend on the flag; it then adds nothing at any pixel. */
+  if (s->flags & SPLAT_SCENE_ANTIALIASED) opacity *= sqrtf(fmaxf(0.0f, (cov[0] * cov[2] - b * b) / det));
+
   /* Step 5: the mean in continuous pixel coordinates, from the UNclamped p_view. The
    * reference's ndc2Pix gives fx x/z + (W-1)/2 in pixel-index coordinates; adding 0.5
    * gives fx x/z + W/2 = fx x/z + cx for a centred camera. Cull when the footprint

@@ -30,7 +30,7 @@ typedef struct splat_projected {
   float conic[3];   /* inverse 2D covariance (a', b', c'): power = -0.5(a'dx^2 + c'dy^2) - b'dx dy */
   float radius;     /* pixels, an integer value: ceil(3 sqrt(largest eigenvalue)) */
   float color[3];   /* SH colour + 0.5, clamped below at 0 (not above) */
-  float opacity;    /* activated opacity */
+  float opacity;    /* activated opacity (anti-aliased scenes: times the compensation) */
   float depth;      /* camera-space z (> SPLAT_NEAR_Z) */
   float cov2d[3];   /* 2D covariance (a, b, c) after dilation, for checks */
 } splat_projected;
@@ -39,7 +39,11 @@ typedef struct splat_projected {
  * min(s->sh_degree, max(sh_degree_max, 0)). Returns 1 and fills *out when the splat is
  * visible, 0 (out untouched) when it is culled: behind the near plane, outside the
  * frustum with margin, opacity < 1/255, degenerate or non-finite covariance, or a
- * footprint square [mean2d +- radius] that does not overlap the image [0,W] x [0,H]. */
+ * footprint square [mean2d +- radius] that does not overlap the image [0,W] x [0,H].
+ * When s->flags has SPLAT_SCENE_ANTIALIASED the opacity is multiplied by
+ * sqrt(max(0, det(C) / det(C + 0.3 I))), C the 2D covariance before the dilation: the
+ * compensation of gsplat's "antialiased" mode (mip-splatting's 2D filter), which keeps a
+ * splat's total weight when the dilation widens it. The culling is the same either way. */
 int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int sh_degree_max,
                   splat_projected *out);
 

@@ -457,7 +457,8 @@ static uint32_t chunk_splats(const splat_renderer *r, uint32_t sh_words) {
 
 /* One object's arrays in chunks, uploaded, and its projection pipeline. */
 static VkResult create_object(splat_renderer *r, const splat_scene *sc, object_gpu *o) {
-  *o = (object_gpu){.count = sc->count, .sh_degree = sc->sh_degree, .sh_words = (sc->sh_coeffs * 3 + 1) / 2};
+  *o = (object_gpu){.count = sc->count, .sh_degree = sc->sh_degree, .sh_words = (sc->sh_coeffs * 3 + 1) / 2,
+                    .scene_flags = sc->flags};
   uint32_t per = chunk_splats(r, o->sh_words);
   o->chunks = (o->count + per - 1) / per;
   o->chunk = host_alloc(r->vk.allocator, sizeof *o->chunk * o->chunks);
@@ -665,6 +666,10 @@ static int check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bit
     rlog(r, "key_bits must be 16, 24 or 32 (got %u)", key_bits);
     return -1;
   }
+  if (f->antialias != SPLAT_ANTIALIAS_AUTO && f->antialias != SPLAT_ANTIALIAS_OFF && f->antialias != SPLAT_ANTIALIAS_ON) {
+    rlog(r, "antialias must be SPLAT_ANTIALIAS_AUTO, _OFF or _ON (got %d)", (int)f->antialias);
+    return -1;
+  }
   if (cam->width == 0 || cam->height == 0 || cam->width > 16384 || cam->height > 16384) {
     rlog(r, "image size %ux%u is outside 1..16384", cam->width, cam->height);
     return -1;
@@ -735,13 +740,16 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
   for (uint32_t k = 0; k < n; k++) {
     const object_gpu *o = &r->objects[f->instance_count ? f->instances[k].object : k];
     if (!o->count) continue;
+    bool aa = f->antialias == SPLAT_ANTIALIAS_ON ||
+              (f->antialias == SPLAT_ANTIALIAS_AUTO && (o->scene_flags & SPLAT_SCENE_ANTIALIASED));
     struct sp_project_push pc;
     float campos[3];
     object_view(cam, f->instance_count ? f->instances[k].model : NULL, pc.view.m, campos);
     pc.campos = (sp_vec4){{campos[0], campos[1], campos[2], uint_bits(rec)}};
     pc.intrinsics = (sp_vec4){{cam->fx, cam->fy, cam->cx, cam->cy}};
     pc.limits = (sp_vec4){{SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovx(cam),
-                           SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovy(cam), uint_bits(mode), 0}};
+                           SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovy(cam),
+                           uint_bits(mode | (aa ? SP_PROJECT_ANTIALIAS : 0u)), 0}};
     pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > o->sh_degree ? o->sh_degree : (uint32_t)f->sh_degree;
     pc.size = cam->width | cam->height << 16;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->project);

@@ -66,6 +66,17 @@ typedef enum splat_raster_path {
   SPLAT_RASTER_COMPUTE = 1,
 } splat_raster_path;
 
+/* Anti-aliased scenes (splat_frame.antialias): a scene trained with the 2D filter of
+ * mip-splatting / gsplat's "antialiased" mode is drawn with each splat's opacity times
+ * sqrt(det(C) / det(C + 0.3 I)), C its 2D covariance before the dilation (splat_project in
+ * project.h is the specification). Each object keeps its scene's SPLAT_SCENE_ANTIALIASED flag
+ * (what its file says, scene.h) from the upload; a frame may override it for all objects. */
+typedef enum splat_antialias {
+  SPLAT_ANTIALIAS_AUTO = 0, /* each object as its scene says */
+  SPLAT_ANTIALIAS_OFF = 1,  /* no object */
+  SPLAT_ANTIALIAS_ON = 2,   /* every object */
+} splat_antialias;
+
 typedef struct splat_renderer_create_info {
   VkPhysicalDevice physical_device;
   VkDevice device;
@@ -162,6 +173,8 @@ typedef struct splat_frame {
   float znear, zfar;
   /* cmd_render only: the graphics or the compute raster (splat_raster_path). */
   splat_raster_path raster;
+  /* Anti-aliasing compensation (splat_antialias); AUTO (0): per object, from its scene. */
+  splat_antialias antialias;
 } splat_frame;
 
 /* Records one frame. Must be outside a render pass. When the camera's size differs from the

@@ -24,6 +24,7 @@ typedef struct object_chunk {
 /* One loaded splat set (an object): its own arrays, in object space, in one or more chunks. */
 typedef struct object_gpu {
   uint32_t count, sh_degree, sh_words; /* count 0: the slot is free */
+  uint32_t scene_flags;                /* its scene's splat_scene_flag_bits at upload */
   uint32_t chunks;
   object_chunk *chunk;
   VkPipeline project;  /* specialised for sh_words */

@@ -259,8 +259,9 @@ int splat_scene_write_ply(const char *path, const splat_scene *scene, char *err,
   FILE *f = fopen(path, "wb");
   if (f == NULL) return scene_fail(&e, "cannot create: %s", strerror(errno));
   int rc = 0;
-  fprintf(f, "ply\nformat binary_little_endian 1.0\ncomment written by splatsort\n"
-             "element vertex %u\n", scene->count);
+  fprintf(f, "ply\nformat binary_little_endian 1.0\ncomment written by splatsort\n%s"
+             "element vertex %u\n", (scene->flags & SPLAT_SCENE_ANTIALIASED) ? "comment SplatRenderMode: mip\n" : "",
+          scene->count);
   static const char *const head[] = {"x", "y", "z", "nx", "ny", "nz", "f_dc_0", "f_dc_1", "f_dc_2"};
   for (size_t i = 0; i < sizeof head / sizeof head[0]; ++i) fprintf(f, "property float %s\n", head[i]);
   for (uint32_t i = 0; i < nrest; ++i) fprintf(f, "property float f_rest_%u\n", i);

@@ -58,7 +58,10 @@ typedef struct splat_scene {
 
 typedef enum splat_scene_flag_bits {
   /* Trained with the mip-splatting / anti-aliased 2D filter: the projection scales each
-   * splat's opacity by sqrt(det(cov2d) / det(cov2d + dilation)) (project.h). */
+   * splat's opacity by sqrt(det(cov2d) / det(cov2d + dilation)) (project.h). A .ply says so
+   * in a header comment: Brush's "comment SplatRenderMode: mip" or Postshot's
+   * "comment antialiased 1" (any case; the last such comment wins; "SplatRenderMode:
+   * default" / "antialiased 0" clear it). splat_scene_write_ply writes Brush's form. */
   SPLAT_SCENE_ANTIALIASED = 1u << 0,
 } splat_scene_flag_bits;
 

@@ -38,6 +38,7 @@ typedef struct ply_header {
   ply_prop props[PLY_MAX_PROPERTIES];
   uint32_t nelems, nprops;
   size_t data_start;
+  bool antialiased; /* the header's comments say so (antialias_comment) */
 } ply_header;
 
 static bool tok_is(const char *s, size_t n, const char *lit) {
@@ -98,6 +99,35 @@ static void split_line(const char *line, size_t len, ply_line *l) {
     }
     l->tok[l->ntok] = line + start;
     l->tlen[l->ntok++] = i - start;
+  }
+}
+
+static bool tok_is_nocase(const char *s, size_t n, const char *lit) {
+  size_t m = strlen(lit);
+  if (n != m) return false;
+  for (size_t i = 0; i < n; ++i) {
+    char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+    if (c != lit[i]) return false;
+  }
+  return true;
+}
+
+/* A header comment that says whether the scene was trained anti-aliased (the 2D filter with
+ * opacity compensation, SPLAT_SCENE_ANTIALIASED). There is no PLY standard for it; two
+ * producers' forms are read, as PlayCanvas splat-transform 3.2 reads them (read-ply.ts,
+ * splatModelFromComments): Brush's "SplatRenderMode: mip | default | 2dgs" (brush-serde
+ * export.rs writes it, import.rs reads it) and Postshot's "antialiased 1 | 0"; any case, the
+ * last one in the header wins. Other comments leave *aa alone. */
+static void antialias_comment(const ply_line *l, bool *aa) {
+  if (l->ntok != 3) return;
+  const char *v = l->tok[2];
+  size_t n = l->tlen[2];
+  if (tok_is_nocase(l->tok[1], l->tlen[1], "splatrendermode:")) {
+    if (tok_is_nocase(v, n, "mip")) *aa = true;
+    if (tok_is_nocase(v, n, "default") || tok_is_nocase(v, n, "2dgs")) *aa = false;
+  } else if (tok_is_nocase(l->tok[1], l->tlen[1], "antialiased")) {
+    if (tok_is(v, n, "1")) *aa = true;
+    if (tok_is(v, n, "0")) *aa = false;
   }
 }
 
@@ -210,7 +240,11 @@ static int parse_header(const uint8_t *d, size_t size, ply_header *h, const scen
     if (len > 0 && line[len - 1] == '\r') --len;
     split_line(line, len, &l);
     if (l.ntok == 0) continue;
-    if (tok_is(l.tok[0], l.tlen[0], "comment") || tok_is(l.tok[0], l.tlen[0], "obj_info")) continue;
+    if (tok_is(l.tok[0], l.tlen[0], "comment")) {
+      antialias_comment(&l, &h->antialiased);
+      continue;
+    }
+    if (tok_is(l.tok[0], l.tlen[0], "obj_info")) continue;
     if (l.too_many)
       return scene_fail(e, "header line %u ('%s ...') has too many words", l.no,
                         scene_token(tb, l.tok[0], l.tlen[0]));
@@ -612,6 +646,7 @@ int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const sce
   ply_header *h = malloc(sizeof *h);
   if (h == NULL) return scene_fail(e, "out of memory for the PLY header");
   h->nelems = h->nprops = 0;
+  h->antialiased = false;
   int rc = parse_header(data, size, h, e);
   const ply_elem *vertex = NULL;
   if (rc == 0) vertex = find_elem(h, "vertex", e, &rc);
@@ -626,6 +661,7 @@ int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const sce
     else
       rc = load_3dgs(data, size, h, vertex, out, e);
   }
+  if (rc == 0 && h->antialiased) out->flags |= SPLAT_SCENE_ANTIALIASED;
   free(h);
   return rc;
 }
