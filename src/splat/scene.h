@@ -89,7 +89,7 @@ typedef struct splat_load_progress {
   const volatile int *cancel;
 } splat_load_progress;
 
-#define SPLAT_LOAD_READ_PIECE ((uint64_t)32 << 20)
+#define SPLAT_LOAD_READ_PIECE ((uint64_t)16 << 20)
 #define SPLAT_LOAD_DECODE_EVERY ((uint64_t)1 << 18) /* 262,144: a 1M-splat scene shows 4 steps */
 /* splat_scene_load_ex's result when *cancel stopped it: err says "<path>: cancelled". */
 #define SPLAT_SCENE_CANCELLED (-2)
