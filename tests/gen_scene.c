@@ -15,9 +15,12 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: gen_scene --count N --sh-degree D --seed S --out FILE.ply\n"
           "                 [--layout standard|alphabetical|no-normals] [--radius R] [--shape ball|shell]\n"
+          "                 [--visible K]\n"
           "  Random splats in a ball (or a thin shell) of radius R (default 1), log-normal\n"
           "  anisotropic scales around 0.5*R/cbrt(N), uniform random rotations, opacities\n"
           "  and colours. Same arguments, same bytes.\n"
+          "  --visible K: only the first K splats can be seen (sized as for K splats); the others\n"
+          "  have an opacity below the renderer's 1/255 cull: a file large to load, quick to render.\n"
           "  layout standard:     x y z nx ny nz f_dc_* f_rest_* opacity scale_* rot_* (as 3DGS)\n"
           "         no-normals:   the same without nx ny nz\n"
           "         alphabetical: no normals, names sorted by strcmp (as Brush writes them)\n");
@@ -88,12 +91,12 @@ static int parse_u64_arg(const char *s, uint64_t max, uint64_t *out) {
 }
 
 typedef struct gen_options {
-  uint64_t count, degree, seed;
+  uint64_t count, degree, seed, visible; /* visible: UINT64_MAX when not given */
   const char *out, *layout, *shape;
   double radius;
 } gen_options;
 
-enum { OPT_COUNT = 256, OPT_SH_DEGREE, OPT_SEED, OPT_OUT, OPT_LAYOUT, OPT_RADIUS, OPT_SHAPE };
+enum { OPT_COUNT = 256, OPT_SH_DEGREE, OPT_SEED, OPT_OUT, OPT_LAYOUT, OPT_RADIUS, OPT_SHAPE, OPT_VISIBLE };
 
 /* Returns -1 when the options are good, else the exit status. */
 static int parse_args(int argc, char **argv, gen_options *o) {
@@ -101,9 +104,10 @@ static int parse_args(int argc, char **argv, gen_options *o) {
       {"count", required_argument, NULL, OPT_COUNT},   {"sh-degree", required_argument, NULL, OPT_SH_DEGREE},
       {"seed", required_argument, NULL, OPT_SEED},     {"out", required_argument, NULL, OPT_OUT},
       {"layout", required_argument, NULL, OPT_LAYOUT}, {"radius", required_argument, NULL, OPT_RADIUS},
-      {"shape", required_argument, NULL, OPT_SHAPE},   {"help", no_argument, NULL, 'h'},
+      {"shape", required_argument, NULL, OPT_SHAPE},   {"visible", required_argument, NULL, OPT_VISIBLE},
+      {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
-  *o = (gen_options){.degree = 99, .layout = "standard", .shape = "ball", .radius = 1.0};
+  *o = (gen_options){.degree = 99, .layout = "standard", .shape = "ball", .radius = 1.0, .visible = UINT64_MAX};
   int have_count = 0, have_seed = 0;
   opterr = 0; /* our own messages, which name the argument: argv[first], the one getopt_long was at */
   for (int first = optind, c; (c = getopt_long(argc, argv, "+:h", long_options, NULL)) != -1; first = optind) {
@@ -139,6 +143,9 @@ static int parse_args(int argc, char **argv, gen_options *o) {
       if (strcmp(v, "ball") && strcmp(v, "shell")) return die("--shape must be ball or shell", v);
       o->shape = v;
       break;
+    case OPT_VISIBLE:
+      if (!parse_u64_arg(v, UINT32_MAX, &o->visible) || o->visible == 0) return die("--visible must be 1..4294967295", v);
+      break;
     case ':':
       usage(stderr);
       return die("missing value after", argv[first]);
@@ -155,6 +162,7 @@ static int parse_args(int argc, char **argv, gen_options *o) {
     usage(stderr);
     return die("--count, --sh-degree, --seed and --out are required", NULL);
   }
+  if (o->visible != UINT64_MAX && o->visible > o->count) return die("--visible must not be above --count", NULL);
   return -1;
 }
 
@@ -216,13 +224,15 @@ int main(int argc, char **argv) {
              "--seed %llu --layout %s --radius %.9g --shape %s\nelement vertex %llu\n",
           (unsigned long long)o.count, (unsigned long long)o.degree, (unsigned long long)o.seed, o.layout,
           o.radius, o.shape, (unsigned long long)o.count);
+  if (o.visible != UINT64_MAX) fprintf(f, "comment --visible %llu\n", (unsigned long long)o.visible);
   for (unsigned j = 0; j < nfields; ++j) fprintf(f, "property float %s\n", names[order[j]]);
   fputs("end_header\n", f);
 
   rng r = {{0}, 0, 0.0};
   uint64_t sm = o.seed;
   for (int i = 0; i < 4; ++i) r.s[i] = splitmix64(&sm);
-  const double log_size = log(0.5 * o.radius / cbrt((double)o.count));
+  const uint64_t visible = o.visible < o.count ? o.visible : o.count;
+  const double log_size = log(0.5 * o.radius / cbrt((double)visible));
   const int shell = strcmp(o.shape, "shell") == 0;
   enum { ROWS = 8192 };
   float *buf = malloc((size_t)ROWS * nfields * sizeof(float));
@@ -232,6 +242,7 @@ int main(int argc, char **argv) {
     unsigned rows = o.count - start < ROWS ? (unsigned)(o.count - start) : ROWS;
     for (unsigned row = 0; row < rows; ++row) {
       gen_splat(&r, o.radius, shell, coeffs, log_size, v);
+      if (start + row >= visible) v[9 + nrest] = -12.0f; /* sigmoid: 6e-6, below 1/255 */
       float *out = buf + (size_t)row * nfields;
       for (unsigned j = 0; j < nfields; ++j) out[j] = v[order[j]];
     }

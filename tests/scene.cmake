@@ -14,7 +14,7 @@ function(scene_test name)
   splatsort_test(${name} LABELS cpu scene TIMEOUT 300 SKIP_RETURN_CODE 77 ${ARGN})
 endfunction()
 
-foreach(mode synthetic policy malformed roundtrip)
+foreach(mode synthetic policy malformed roundtrip progress)
   scene_test(scene_${mode} COMMAND test_scene ${mode} ${scene_test_tmp}/${mode})
 endforeach()
 scene_test(scene_real COMMAND test_scene real ${PROJECT_SOURCE_DIR}/../shared/scenes)

@@ -6,6 +6,7 @@
  *   test_scene policy TMPDIR           the non-finite value policy
  *   test_scene malformed TMPDIR        every error case; every truncation; random corruption
  *   test_scene roundtrip TMPDIR        splat_scene_write_ply -> load
+ *   test_scene progress TMPDIR         splat_scene_load_ex: progress reports and cancellation
  *   test_scene real SCENES_DIR         the real scenes (exit 77 when the folder is absent)
  *   test_scene asset FILE              the bundled scene
  *   test_scene gen GEN_SCENE TMPDIR    the gen_scene tool
@@ -1399,12 +1400,147 @@ static void test_antialias_comments(void) {
       splat_scene_free(&sc);
     }
     free(b.data);
+/* ---- progress and cancellation (splat_scene_load_ex) ---------------------------- */
+
+/* The reports of one load: phase, done, total, in order. */
+typedef struct progress_log {
+  struct { const char *phase; uint64_t done, total; } r[256];
+  int n;
+  int cancel_at;        /* set *cancel at this report (0-based); -1 never */
+  volatile int *cancel;
+} progress_log;
+
+static void on_progress(void *user, const char *phase, uint64_t done, uint64_t total) {
+  progress_log *l = user;
+  if (l->n < 256) {
+    l->r[l->n].phase = phase;
+    l->r[l->n].done = done;
+    l->r[l->n].total = total;
+  }
+  if (l->n == l->cancel_at) *l->cancel = 1;
+  l->n++;
+}
+
+/* A valid degree-0 PLY of n splats (x y z f_dc scale rot opacity, all float) or a .splat. */
+static buf progress_file(uint32_t n, bool splat_format) {
+  buf b = {0};
+  if (!splat_format)
+    putf(&b, "ply\nformat binary_little_endian 1.0\nelement vertex %u\nproperty float x\nproperty float y\n"
+             "property float z\nproperty float f_dc_0\nproperty float f_dc_1\nproperty float f_dc_2\n"
+             "property float opacity\nproperty float scale_0\nproperty float scale_1\nproperty float scale_2\n"
+             "property float rot_0\nproperty float rot_1\nproperty float rot_2\nproperty float rot_3\n"
+             "end_header\n", n);
+  size_t row = splat_format ? 32 : 14 * 4;
+  b.cap = b.size + (size_t)n * row;
+  b.data = realloc(b.data, b.cap);
+  if (!b.data) abort();
+  for (uint32_t i = 0; i < n; ++i) {
+    uint8_t *o = b.data + b.size + (size_t)i * row;
+    float p[3] = {(float)(i % 1000), (float)(i / 1000 % 1000), (float)(i / 1000000)};
+    memcpy(o, p, 12);
+    if (splat_format) {
+      float sc[3] = {0.01f, 0.02f, 0.03f};
+      uint8_t rest[8] = {(uint8_t)i, 100, 200, 128, 255, 128, 128, 128};
+      memcpy(o + 12, sc, 12), memcpy(o + 24, rest, 8);
+    } else {
+      float v[11] = {0.1f, 0.2f, (float)(i & 7), 0.5f, -3, -4, -5, 1, 0, 0, 0};
+      memcpy(o + 12, v, sizeof v);
+    }
+  }
+  b.size = b.cap;
+  return b;
+}
+
+/* Each phase once, read then decode, each from 0 up to its total without going back. */
+static void check_progress(const char *what, const progress_log *l, uint64_t bytes, uint64_t splats) {
+  CHECK(l->n <= 256, "%s: %d reports", what, l->n);
+  int k = 0;
+  for (int ph = 0; ph < 2 && l->n <= 256; ++ph) {
+    const char *phase = ph == 0 ? "read" : "decode";
+    uint64_t total = ph == 0 ? bytes : splats;
+    uint64_t every = ph == 0 ? SPLAT_LOAD_READ_PIECE : SPLAT_LOAD_DECODE_EVERY;
+    int first = k;
+    for (; k < l->n && strcmp(l->r[k].phase, phase) == 0; ++k) {
+      CHECK(l->r[k].total == total, "%s: %s report %d total %llu, want %llu", what, phase, k - first,
+            (unsigned long long)l->r[k].total, (unsigned long long)total);
+      CHECK(k == first ? l->r[k].done == 0 : l->r[k].done >= l->r[k - 1].done && l->r[k].done <= total,
+            "%s: %s report %d: done %llu after %llu", what, phase, k - first, (unsigned long long)l->r[k].done,
+            k > first ? (unsigned long long)l->r[k - 1].done : 0ull);
+    }
+    /* a report at 0, one per piece or block after that, and the end */
+    int want = (int)((total + every - 1) / every) + 1;
+    CHECK(k - first == want, "%s: %d %s reports, want %d", what, k - first, phase, want);
+    CHECK(k > first && l->r[k - 1].done == total, "%s: %s ends at %llu of %llu", what, phase,
+          k > first ? (unsigned long long)l->r[k - 1].done : 0ull, (unsigned long long)total);
+  }
+  CHECK(k == l->n, "%s: %d reports after the decode phase ('%s')", what, l->n - k, k < l->n ? l->r[k].phase : "");
+}
+
+static void test_progress(void) {
+  /* above one read piece and one decode block, so both report in between */
+  const uint32_t n = (uint32_t)SPLAT_LOAD_DECODE_EVERY + 300000;
+  for (int format = 0; format < 2; ++format) {
+    bool splat_format = format == 1;
+    const char *what = splat_format ? ".splat" : ".ply";
+    const char *path = tmp_path(splat_format ? "progress.splat" : "progress.ply");
+    buf b = progress_file(n, splat_format);
+    write_file(path, b.data, b.size);
+    free(b.data);
+    splat_scene plain, s;
+    char err[512];
+    int rc = splat_scene_load(path, &plain, err, sizeof err);
+    CHECK(rc == 0 && plain.count == n, "%s: plain load: %s (%u splats)", what, err, plain.count);
+
+    /* the whole load: the reports, and the same scene as without them */
+    volatile int cancel = 0;
+    progress_log log = {.cancel_at = -1, .cancel = &cancel};
+    splat_load_progress p = {on_progress, &log, &cancel};
+    rc = splat_scene_load_ex(path, &s, &p, err, sizeof err);
+    CHECK(rc == 0, "%s: load_ex: %s", what, err);
+    check_progress(what, &log, b.size, n);
+    CHECK(rc == 0 && s.count == plain.count && s.sh_degree == plain.sh_degree &&
+              !memcmp(s.positions, plain.positions, sizeof(float) * 3 * n) &&
+              !memcmp(s.sh, plain.sh, sizeof(float) * 3 * n) &&
+              !memcmp(s.rotations, plain.rotations, sizeof(float) * 4 * n),
+          "%s: the scene loaded with progress differs", what);
+    splat_scene_free(&s);
+    int reports = log.n;
+
+    /* cancelled at every report, first to last: the cancelled result, a zeroed scene, no
+     * report after the one that cancelled (leaks: the sanitizer build) */
+    for (int at = 0; at < reports; ++at) {
+      cancel = 0;
+      log = (progress_log){.cancel_at = at, .cancel = &cancel};
+      memset(&s, 0xab, sizeof s);
+      rc = splat_scene_load_ex(path, &s, &p, err, sizeof err);
+      char want[600];
+      snprintf(want, sizeof want, "%s: cancelled", path);
+      CHECK(rc == SPLAT_SCENE_CANCELLED && !strcmp(err, want) && is_zero_scene(&s),
+            "%s: cancelled at report %d (%s %llu): rc %d, '%s'", what, at, log.r[at].phase,
+            (unsigned long long)log.r[at].done, rc, err);
+      CHECK(log.n == at + 1, "%s: cancelled at report %d, then %d more", what, at, log.n - at - 1);
+      if (rc == 0) splat_scene_free(&s);
+    }
+    /* the flag alone (no callback), set before the call */
+    cancel = 1;
+    splat_load_progress flag_only = {NULL, NULL, &cancel};
+    rc = splat_scene_load_ex(path, &s, &flag_only, err, sizeof err);
+    CHECK(rc == SPLAT_SCENE_CANCELLED && is_zero_scene(&s), "%s: cancel flag alone: rc %d '%s'", what, rc, err);
+    /* a failure is not a cancellation, and a NULL progress is splat_scene_load */
+    rc = splat_scene_load_ex(tmp_path("missing.ply"), &s, &p, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "cannot open") != NULL, "missing file: rc %d '%s'", rc, err);
+    rc = splat_scene_load_ex(path, &s, NULL, err, sizeof err);
+    CHECK(rc == 0 && s.count == n, "%s: NULL progress: %s", what, err);
+    splat_scene_free(&s);
+    splat_scene_free(&plain);
+    remove(path);
+    printf("%s: %d reports for %u splats; cancelled at each of them\n", what, reports, n);
   }
 }
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: test_scene synthetic|policy|malformed|roundtrip TMPDIR | real SCENES_DIR | asset FILE | gen GEN_SCENE TMPDIR\n");
+    fprintf(stderr, "usage: test_scene synthetic|policy|malformed|roundtrip|progress TMPDIR | real SCENES_DIR | asset FILE | gen GEN_SCENE TMPDIR\n");
     return 2;
   }
   check_print_limit = 60;
@@ -1435,6 +1571,8 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "roundtrip") == 0) {
       test_roundtrip();
       test_antialias_comments();
+    } else if (strcmp(mode, "progress") == 0) {
+      test_progress();
     } else if (strcmp(mode, "gen") == 0) {
       test_gen(argv[2]);
     } else {

@@ -4,15 +4,18 @@
  * that --timings writes one row per frame.
  *
  *   test_viewer_window SPLATVIEW SCENE OUTDIR [GEN_SCENE XDND_DROP]
+ *   test_viewer_window --load SPLATVIEW SCENE OUTDIR GEN_SCENE XDND_DROP
  *
  * With GEN_SCENE and XDND_DROP (built where Xlib is installed) it also drops files on the
  * window: a generated scene, which must open, then a broken file, which must be reported
- * (naming the file) while the generated scene stays.
+ * (naming the file) while the generated scene stays. With --load it checks only loading in
+ * the background (test_load).
  * Exit 0 pass, 1 fail, 77 skip (xvfb-run not installed). Images and diffs stay in OUTDIR. */
 #include "check.h"
 #include "image.h"
 
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +133,10 @@ static int file_contains(const char *file, const char *needle) {
   return strstr(buf, needle) != NULL;
 }
 
+/* The shell function w PATTERN FILE waits (up to 2 minutes) for a line of FILE to match: a drop
+ * is loaded in the background and a newer drop would cancel it, so each waits for the last. */
+#define SH_WAIT_FOR "w() { i=0; until grep -q -- \"$1\" \"$2\"; do i=$((i+1)); [ $i -le 1200 ] || return 1; sleep 0.1; done; }; "
+
 /* 4. drag and drop: a generated scene opens, then a broken file and a scene above --memory-budget
  * are reported and the generated
  * scene stays; the last frame must equal the headless render of the generated scene from the
@@ -155,9 +162,11 @@ static void test_drop(char *sv, const char *dir, char *gen, char *xdnd) {
   fclose(f);
   /* splatview with no SCENE (the bundled one) in the background, the drops and the close
    * from xdnd_drop, on one X server */
-  char script[] = "\"$1\" --size 320x240 --memory-budget 4 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; "
-                  "\"$5\" --close splatview \"$6\" \"$7\" \"$8\"; d=$?; [ $d -eq 0 ] || kill $p; wait $p; s=$?; "
-                  "[ $d -eq 0 ] || { echo \"xdnd_drop failed ($d)\" >&2; exit 98; }; exit $s";
+  char script[] = "\"$1\" --size 320x240 --memory-budget 4 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
+                  "\"$5\" splatview \"$6\" && w '^opened ' \"$3\" && \"$5\" splatview \"$7\" && w broken.ply \"$4\" && "
+                  "\"$5\" splatview \"$8\" && w big.ply \"$4\" && \"$5\" --close splatview; d=$?; "
+                  "[ $d -eq 0 ] || kill $p; wait $p; s=$?; "
+                  "[ $d -eq 0 ] || { echo \"xdnd_drop or a wait failed ($d)\" >&2; exit 98; }; exit $s";
   char *args[] = {"xvfb-run", "-a", "-s", "-screen 0 640x480x24", "sh", "-c", script, "sh", sv, shot.s, out.s, err.s,
                   xdnd, scene.s, broken.s, big.s, NULL};
   expect_status(run(args), 0, "windowed with drops");
@@ -170,14 +179,91 @@ static void test_drop(char *sv, const char *dir, char *gen, char *xdnd) {
   compare(dir, "window_drop.png", "headless_drop.png", 320, 240);
 }
 
+/* The number in a line of `file` that starts with `start`, contains `needle` and has `before`
+ * right before the number ("%u"); -1 when there is none. */
+static long number_in_line(const char *file, const char *start, const char *needle, const char *before) {
+  FILE *f = fopen(file, "r");
+  if (!f) return -1;
+  char line[4096];
+  long n = -1;
+  while (n < 0 && fgets(line, sizeof line, f)) {
+    const char *b = strstr(line, before);
+    unsigned x;
+    if (!strncmp(line, start, strlen(start)) && strstr(line, needle) && b && sscanf(b + strlen(before), "%u", &x) == 1)
+      n = x;
+  }
+  fclose(f);
+  return n;
+}
+
+/* 5. loading in the background. A large file (1M SH-3 splats, 248 MB; all but 3,000 under the
+ * opacity cull, so lavapipe draws it quickly) dropped and a small one right after: the newest
+ * drop wins, the large load is cancelled and the small scene opens. The large file dropped
+ * again: it loads while the window goes on drawing frames of the small scene (counted in the
+ * viewer's "loaded" line), then it is shown. Dropped a third time with the window closed at
+ * once: the load is cancelled and the viewer exits cleanly (0: joined, nothing leaked that
+ * the validation layer would see). The last frame must equal the headless image of the large
+ * scene, as must a window that opens with it as its first scene (the loading screen). */
+static void test_load(char *sv, const char *dir, char *gen, char *xdnd) {
+  path_buf large = in_dir(dir, "large.ply"), small = in_dir(dir, "small.ply");
+  path_buf shot = in_dir(dir, "window_load.png"), head = in_dir(dir, "headless_load.png");
+  path_buf first = in_dir(dir, "window_load_first.png");
+  path_buf out = in_dir(dir, "load_stdout.txt"), err = in_dir(dir, "load_stderr.txt");
+  path_buf out2 = in_dir(dir, "load_first_stdout.txt");
+  remove(shot.s);
+  remove(first.s);
+  char *large_args[] = {gen, "--count", "1000000", "--sh-degree", "3", "--seed", "21", "--visible", "3000",
+                        "--out", large.s, NULL};
+  expect_status(run(large_args), 0, "gen_scene (large)");
+  char *small_args[] = {gen, "--count", "2000", "--sh-degree", "0", "--seed", "22", "--out", small.s, NULL};
+  expect_status(run(small_args), 0, "gen_scene (small)");
+  char script[] = "\"$1\" --size 320x240 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
+                  "\"$5\" splatview \"$6\" \"$7\" && w '^opened .*small.ply' \"$3\" && "
+                  "\"$5\" splatview \"$6\" && w '^opened .*large.ply' \"$3\" && \"$5\" --close splatview \"$6\"; d=$?; "
+                  "[ $d -eq 0 ] || kill $p; wait $p; s=$?; "
+                  "[ $d -eq 0 ] || { echo \"xdnd_drop or a wait failed ($d)\" >&2; exit 98; }; exit $s";
+  char *args[] = {"xvfb-run", "-a", "-s", "-screen 0 640x480x24", "sh", "-c", script, "sh", sv, shot.s, out.s, err.s,
+                  xdnd, large.s, small.s, NULL};
+  expect_status(run(args), 0, "windowed, loading in the background");
+  file_contains(out.s, ""); /* both into the log */
+  file_contains(err.s, "");
+  long cancelled = number_in_line(out.s, "cancelled loading ", "large.ply", "after ");
+  CHECK(cancelled >= 0, "the first load of large.ply was not cancelled by the drop after it");
+  CHECK(number_in_line(out.s, "opened ", "small.ply", ": ") == 2000, "small.ply was not opened (2000 splats)");
+  long frames = number_in_line(out.s, "loaded ", "large.ply", "splats/s), ");
+  printf("frames drawn while large.ply loaded: %ld\n", frames);
+  CHECK(frames >= 3, "the window drew %ld frames while large.ply loaded, expected at least 3", frames);
+  CHECK(number_in_line(out.s, "opened ", "large.ply", ": ") == 1000000, "large.ply was not opened (1,000,000 splats)");
+  CHECK(file_contains(out.s, "(the window closed)"), "the load running at the close was not cancelled");
+  char *head_args[] = {sv, "--headless", large.s, "--size", "320x240", "--out", head.s, NULL};
+  expect_status(run(head_args), 0, "headless, large scene");
+  compare(dir, "window_load.png", "headless_load.png", 320, 240);
+
+  /* the large file as the first scene: it loads under the loading screen (when the window is
+   * up before it is done), then the same image */
+  char script2[] = "\"$1\" \"$2\" --size 320x240 --frames 3 --screenshot \"$3\" >\"$4\"";
+  char *args2[] = {"xvfb-run", "-a", "-s", "-screen 0 640x480x24", "sh", "-c", script2, "sh", sv, large.s, first.s,
+                   out2.s, NULL};
+  expect_status(run(args2), 0, "windowed, large first scene");
+  printf("loading screen frames: %ld\n", number_in_line(out2.s, "loaded ", "large.ply", "splats/s), "));
+  compare(dir, "window_load_first.png", "headless_load.png", 320, 240);
+  remove(large.s);
+}
+
 int main(int argc, char **argv) {
-  if (argc != 4 && argc != 6) {
-    fprintf(stderr, "usage: test_viewer_window SPLATVIEW SCENE OUTDIR [GEN_SCENE XDND_DROP]\n");
+  bool load_only = argc > 1 && !strcmp(argv[1], "--load");
+  if (load_only) argc--, argv++;
+  if ((argc != 4 && argc != 6) || (load_only && argc != 6)) {
+    fprintf(stderr, "usage: test_viewer_window [--load] SPLATVIEW SCENE OUTDIR [GEN_SCENE XDND_DROP]\n");
     return 1;
   }
   if (!on_path("xvfb-run")) {
     printf("SKIP: xvfb-run is not installed (apt-get install xvfb xauth)\n");
     return 77;
+  }
+  if (load_only) {
+    test_load(argv[1], argv[3], argv[4], argv[5]);
+    return check_report("test_viewer_window --load");
   }
   char *sv = argv[1], *scene = argv[2];
   const char *dir = argv[3];

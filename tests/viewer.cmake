@@ -26,6 +26,24 @@ splatsort_test(viewer_window GPU LABELS viewer SKIP_RETURN_CODE 77 TIMEOUT 300
                COMMAND test_viewer_window $<TARGET_FILE:splatview> ${viewer_scene} ${viewer_test_dir}
                        ${viewer_drop_args})
 
+# Loading in the background (test_viewer_window.c, test_load): a drop replaces the load running,
+# frames go on while a large file loads, a close cancels it; a large first scene loads under the
+# loading screen.
+if(X11_FOUND)
+  splatsort_test(viewer_load GPU LABELS viewer SKIP_RETURN_CODE 77 TIMEOUT 300
+                 COMMAND test_viewer_window --load $<TARGET_FILE:splatview> ${viewer_scene} ${viewer_test_dir}
+                         $<TARGET_FILE:gen_scene> $<TARGET_FILE:xdnd_drop>)
+endif()
+
+# --headless shows the load's progress on stderr only when it is a terminal: nothing in a log,
+# and through script(1)'s pseudo-terminal one line rewritten with \r, cleared at the end.
+splatsort_test(viewer_headless_progress_quiet GPU LABELS viewer TIMEOUT 300
+               COMMAND sh -c "\"$0\" --headless \"$1\" --size 160x120 --out \"$2/quiet.png\" 2>\"$2/quiet_stderr.txt\" && cat \"$2/quiet_stderr.txt\" && ! grep -q -e loading -e \"$(printf '\\r')\" \"$2/quiet_stderr.txt\""
+                       $<TARGET_FILE:splatview> ${viewer_scene} ${viewer_test_dir})
+splatsort_test(viewer_headless_progress_tty GPU LABELS viewer TIMEOUT 300 SKIP_RETURN_CODE 77
+               COMMAND sh -c "command -v script > /dev/null || exit 77 && script -qec \"'$0' --headless '$1' --size 160x120 --out '$2/tty.png'\" /dev/null > \"$2/tty_output.txt\" && grep -q \"$(printf '\\r')loading leica-sofort.ply: decode 100%\" \"$2/tty_output.txt\""
+                       $<TARGET_FILE:splatview> ${viewer_scene} ${viewer_test_dir})
+
 # --bench leaves its warm-up frames out of the statistics (and says so); a bad --warmup is named.
 splatsort_test(viewer_bench_warmup GPU LABELS viewer TIMEOUT 300
                PROPERTIES PASS_REGULAR_EXPRESSION "9 frames after 3 warm-up frames.*first frame: projection"

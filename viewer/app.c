@@ -5,11 +5,68 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <stb/stb_image_write.h>
 
-int app_load_scene(const char *path, splat_scene *scene, char *err, size_t n) {
-  return splat_scene_load(path, scene, err, n);
+void app_fmt_count(char *out, size_t n, uint64_t x) {
+  char digits[32];
+  int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)x), o = 0;
+  for (int i = 0; i < len && o + 2 < (int)n; i++) {
+    if (i && (len - i) % 3 == 0) out[o++] = ',';
+    out[o++] = digits[i];
+  }
+  out[o] = 0;
+}
+
+void app_progress_line(char *out, size_t n, const char *phase, uint64_t done, uint64_t total, double seconds) {
+  double pct = total ? 100.0 * (double)done / (double)total : 0.0, rate = seconds > 0 ? (double)done / seconds : 0;
+  if (!strcmp(phase, "read")) {
+    int len = snprintf(out, n, "read %3.0f%%  %.0f / %.0f MB", pct, (double)done / 1e6, (double)total / 1e6);
+    if (done && len > 0 && (size_t)len < n) snprintf(out + len, n - (size_t)len, "  %.0f MB/s", rate / 1e6);
+  } else if (!strcmp(phase, "decode")) {
+    char a[32], b[32];
+    app_fmt_count(a, sizeof a, done);
+    app_fmt_count(b, sizeof b, total);
+    int len = snprintf(out, n, "decode %3.0f%%  %s / %s splats", pct, a, b);
+    if (done && len > 0 && (size_t)len < n) snprintf(out + len, n - (size_t)len, "  %.2f M splats/s", rate / 1e6);
+  } else {
+    snprintf(out, n, "%s", phase);
+  }
+}
+
+/* --headless on a terminal: the progress line on stderr, rewritten in place. */
+typedef struct tty_progress {
+  const char *name;
+  const char *phase;
+  double phase_t0;
+} tty_progress;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void on_tty_progress(void *user, const char *phase, uint64_t done, uint64_t total) {
+  tty_progress *t = user;
+  if (t->phase == NULL || strcmp(t->phase, phase) != 0) t->phase = phase, t->phase_t0 = now_s();
+  char line[256];
+  app_progress_line(line, sizeof line, phase, done, total, now_s() - t->phase_t0);
+  fprintf(stderr, "\rloading %s: %s\033[K", t->name, line); /* \033[K: clear the rest of the line */
+  fflush(stderr);
+}
+
+int app_load_scene(const char *path, splat_scene *scene, bool show_progress, char *err, size_t n) {
+  if (!show_progress || !isatty(STDERR_FILENO)) return splat_scene_load(path, scene, err, n);
+  const char *slash = strrchr(path, '/');
+  tty_progress t = {slash ? slash + 1 : path, NULL, 0};
+  splat_load_progress p = {on_tty_progress, &t, NULL};
+  int rc = splat_scene_load_ex(path, scene, &p, err, n);
+  fprintf(stderr, "\r\033[K");
+  fflush(stderr);
+  return rc;
 }
 
 void app_scene_bounds(const splat_scene *scene, float lo[3], float hi[3]) {

@@ -11,8 +11,17 @@
 
 #include <stdio.h>
 
-/* Loads a scene; on failure prints nothing, returns -1 with the loader's message in err. */
-int app_load_scene(const char *path, splat_scene *scene, char *err, size_t err_size);
+/* Loads a scene; on failure prints nothing, returns -1 with the loader's message in err.
+ * With `tty_progress` and stderr a terminal, shows the load's progress there on one line
+ * (rewritten with \r, cleared at the end); otherwise prints nothing. */
+int app_load_scene(const char *path, splat_scene *scene, bool tty_progress, char *err, size_t err_size);
+
+/* One line on a load's progress (splat_load_progress): the phase, its percentage, how much of
+ * it is done and how fast ("read 37%  93 / 248 MB  160 MB/s", "decode 45%  450,000 / 1,000,000
+ * splats  0.40 M splats/s"); `seconds` is the time since the phase's first report. */
+void app_progress_line(char *out, size_t n, const char *phase, uint64_t done, uint64_t total, double seconds);
+/* x with thousands separators: 1,234,567. */
+void app_fmt_count(char *out, size_t n, uint64_t x);
 
 /* The view to start from: a cameras.json entry, --eye/--target, or one that frames the
  * scene's robust bounds. Sets *orbit (always usable for orbiting/benchmarks) and *cam (the

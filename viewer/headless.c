@@ -43,7 +43,7 @@ static int load_view(headless *h) {
   const splatview_options *o = h->o;
   char err[1024];
   double t0 = seconds();
-  if (app_load_scene(o->scene, &h->scene, err, sizeof err) != 0) goto fail;
+  if (app_load_scene(o->scene, &h->scene, true, err, sizeof err) != 0) goto fail;
   if (o->bench) printf("scene: %u splats read and decoded in %.2f s\n", h->scene.count, seconds() - t0);
   if (h->scene.dropped || h->scene.clamped)
     fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", o->scene,

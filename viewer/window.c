@@ -1,11 +1,13 @@
 /* splatview's window: GLFW, a Vulkan swapchain, the renderer's frames two in flight, the
  * RGBA16F target blitted into the swapchain image, the HUD on top, keyboard/mouse (input.c),
- * scenes dropped on the window, screenshots, timings and --bench. */
+ * scenes loaded in the background (loader.c: the first one when it is large, and those dropped
+ * on the window) with their progress in the HUD, screenshots, timings and --bench. */
 #include "app.h"
 #include "app_renderer.h"
 #include "host_pass.h"
 #include "hud.h"
 #include "input.h"
+#include "loader.h"
 #include "swapchain.h"
 #include "vkh.h"
 
@@ -17,10 +19,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FRAMES_IN_FLIGHT 2
 #define MEDIAN_WINDOW 64  /* frames in the HUD's running median */
+#define LARGE_SCENE ((off_t)64 << 20) /* bytes: a first scene this large loads under the window */
+#define LOADING_FPS 60.0      /* frame rate cap while a scene loads: the loading thread needs the CPU */
 
 typedef struct frame_slot {
   VkCommandBuffer render;   /* the renderer's commands: no semaphore to wait for */
@@ -28,6 +33,7 @@ typedef struct frame_slot {
   VkFence done;
   VkSemaphore acquired;
   bool pending;             /* submitted, timings not collected yet */
+  bool fenced;              /* submitted: `done` will be signalled */
   uint32_t frame;
 } frame_slot;
 
@@ -73,9 +79,15 @@ typedef struct viewer {
   char message[VIEWER_MESSAGE_MAX];
   double message_until;
   bool message_error;
-  char *drops[8];           /* dropped files waiting to be opened, oldest first */
-  uint32_t drop_count;
   bool screenshot_wanted;
+
+  /* loading in the background: one load at a time; a file dropped while one runs cancels it
+   * and is loaded next (the newest drop wins) */
+  viewer_loader *loader;
+  char *pending;            /* the newest dropped file not yet started */
+  uint32_t load_frame0;     /* frames drawn when the running load started */
+  uint32_t loading_frames;  /* frames of the loading screen (before the first scene) */
+  bool input_ready;         /* the controllers are set up: input callbacks act */
 } viewer;
 
 static void set_message(viewer *v, bool error, const char *fmt, ...)
@@ -168,15 +180,30 @@ static int rebuild(viewer *v) {
   return 1;
 }
 
+/* 1 when there is a swapchain to draw into; 0 when minimised (after waiting a little for
+ * events instead of spinning); -1 on an error. */
+static int swapchain_ready(viewer *v) {
+  if (glfwGetWindowAttrib(v->window, GLFW_ICONIFIED)) {
+    /* minimised: X11 keeps the size, but nothing would be shown */
+    glfwWaitEventsTimeout(0.25);
+    return 0;
+  }
+  int fw, fh;
+  glfwGetFramebufferSize(v->window, &fw, &fh);
+  if (fw != v->built_w || fh != v->built_h) v->rebuild = true;
+  if (!v->rebuild && v->sc.swapchain) return 1;
+  int built = rebuild(v);
+  if (built == 0) glfwWaitEventsTimeout(0.25); /* minimised: nothing to draw until restored */
+  return built;
+}
+
 /* ---- scenes and screenshots --------------------------------------------------------- */
 
-static void open_scene(viewer *v, const char *path) {
-  char err[1024];
-  splat_scene scene;
-  if (app_load_scene(path, &scene, err, sizeof err) != 0) {
-    set_message(v, true, "%s (the current scene stays)", err);
-    return;
-  }
+/* A scene loaded after the first: onto the GPU in place of the current one, framed from the
+ * current direction. Frees `scene`. */
+static void show_scene(viewer *v, const char *path, splat_scene *scene_in) {
+  splat_scene scene = *scene_in;
+  memset(scene_in, 0, sizeof *scene_in);
   if (scene.count == 0) {
     set_message(v, true, "%s: no splats to show (the current scene stays)", path);
     splat_scene_free(&scene);
@@ -205,6 +232,100 @@ static void open_scene(viewer *v, const char *path) {
   printf("opened %s: %u splats\n", path, scene.count);
   fflush(stdout);
   splat_scene_free(&scene);
+}
+
+/* ---- loading in the background ------------------------------------------------------ */
+
+static bool loading(viewer *v) {
+  viewer_load_status st;
+  viewer_loader_status(v->loader, &st);
+  return st.running;
+}
+
+/* The newest dropped file: started when no load runs; otherwise the running load is cancelled
+ * and this one starts once it has ended (take_load). */
+static void start_pending(viewer *v) {
+  if (!v->pending) return;
+  if (loading(v)) {
+    viewer_loader_cancel(v->loader);
+    return;
+  }
+  char err[1200];
+  if (viewer_loader_start(v->loader, v->pending, err, sizeof err) != 0) set_message(v, true, "%s", err);
+  v->load_frame0 = v->frame + v->loading_frames;
+  free(v->pending);
+  v->pending = NULL;
+}
+
+/* A finished load: 1 with its scene in *scene (the caller's) and its file in path; 0 when none
+ * has finished, or it failed (the message shown) or was cancelled (said on stdout). */
+static int take_load(viewer *v, splat_scene *scene, char *path, size_t path_size) {
+  viewer_load_status st;
+  viewer_loader_status(v->loader, &st);
+  if (!st.finished) return 0;
+  char err[1200];
+  double seconds;
+  int rc = viewer_loader_take(v->loader, scene, &seconds, err, sizeof err);
+  uint32_t frames = v->frame + v->loading_frames - v->load_frame0;
+  if (rc == 0 && v->pending) { /* it ended as another file was dropped: the newer one wins */
+    splat_scene_free(scene);
+    rc = SPLAT_SCENE_CANCELLED;
+  }
+  if (rc == SPLAT_SCENE_CANCELLED) {
+    printf("cancelled loading %s after %.2f s (%u frame%s drawn meanwhile)\n", st.path, seconds, frames,
+           frames == 1 ? "" : "s");
+    fflush(stdout);
+    return 0;
+  }
+  if (rc != 0) {
+    set_message(v, true, v->input_ready ? "%s (the current scene stays)" : "%s", err);
+    return 0;
+  }
+  double mb = (double)st.bytes / 1e6, t = seconds > 0 ? seconds : 1e-9;
+  printf("loaded %s in %.2f s: %.1f MB (%.0f MB/s), %u splats (%.2f M splats/s), %u frame%s drawn meanwhile\n",
+         st.path, seconds, mb, mb / t, scene->count, scene->count / t / 1e6, frames, frames == 1 ? "" : "s");
+  fflush(stdout);
+  snprintf(path, path_size, "%s", st.path);
+  return 1;
+}
+
+/* Once a frame: a finished load shown, then the newest drop started (or the load it replaces
+ * cancelled). */
+static void background_load(viewer *v) {
+  splat_scene scene;
+  char path[1024];
+  if (take_load(v, &scene, path, sizeof path)) show_scene(v, path, &scene);
+  start_pending(v);
+}
+
+/* Events; while a scene loads, waiting so frames come at most LOADING_FPS a second (unless
+ * --bench): a frame loop without vsync would take the CPU the loading thread needs. */
+static void poll_events(viewer *v, double last_frame) {
+  if (v->bench || !loading(v)) {
+    glfwPollEvents();
+    return;
+  }
+  double wait;
+  while ((wait = last_frame + 1.0 / LOADING_FPS - glfwGetTime()) > 0 && !glfwWindowShouldClose(v->window))
+    glfwWaitEventsTimeout(wait);
+  glfwPollEvents();
+}
+
+/* At the end: a load still running is cancelled and waited for. */
+static void cancel_load(viewer *v, const char *why) {
+  free(v->pending);
+  v->pending = NULL;
+  if (!loading(v)) return;
+  viewer_load_status st;
+  viewer_loader_status(v->loader, &st);
+  viewer_loader_cancel(v->loader);
+  splat_scene scene;
+  char err[1200];
+  double seconds;
+  viewer_loader_take(v->loader, &scene, &seconds, err, sizeof err); /* joins the thread */
+  splat_scene_free(&scene); /* when it finished before it saw the cancel */
+  printf("cancelled loading %s after %.2f s (%s)\n", st.path, seconds, why);
+  fflush(stdout);
 }
 
 /* Copies the renderer's target (the last submitted frame, without the HUD) to a PNG. Waits
@@ -262,7 +383,7 @@ static void effects(viewer *v, uint32_t e) {
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
   (void)scancode;
   viewer *v = glfwGetWindowUserPointer(w);
-  if (v->bench) {
+  if (v->bench || !v->input_ready) { /* --bench, or the first scene still loading: Esc only */
     if (key == GLFW_KEY_ESCAPE && action == GLFW_PRESS) glfwSetWindowShouldClose(w, GLFW_TRUE);
     return;
   }
@@ -271,7 +392,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
 
 static void on_button(GLFWwindow *w, int button, int action, int mods) {
   viewer *v = glfwGetWindowUserPointer(w);
-  if (!v->bench) effects(v, viewer_input_button(&v->in, button, action, mods));
+  if (!v->bench && v->input_ready) effects(v, viewer_input_button(&v->in, button, action, mods));
 }
 
 static void on_cursor(GLFWwindow *w, double x, double y) {
@@ -281,28 +402,29 @@ static void on_cursor(GLFWwindow *w, double x, double y) {
   glfwGetWindowSize(w, &ww, &wh);
   glfwGetFramebufferSize(w, &fw, &fh);
   if (ww > 0 && wh > 0) x *= (double)fw / ww, y *= (double)fh / wh;
-  if (!v->bench) effects(v, viewer_input_cursor(&v->in, x, y));
+  if (!v->bench && v->input_ready) effects(v, viewer_input_cursor(&v->in, x, y));
 }
 
 static void on_scroll(GLFWwindow *w, double dx, double dy) {
   viewer *v = glfwGetWindowUserPointer(w);
-  if (!v->bench) effects(v, viewer_input_scroll(&v->in, dx, dy));
+  if (!v->bench && v->input_ready) effects(v, viewer_input_scroll(&v->in, dx, dy));
 }
 
 static void on_drop(GLFWwindow *w, int count, const char **paths) {
   viewer *v = glfwGetWindowUserPointer(w);
   if (v->bench || count < 1) return;
-  /* opened from the main loop, outside GLFW's callback; several drops can arrive in one
-   * glfwPollEvents */
-  if (v->drop_count == sizeof v->drops / sizeof v->drops[0]) return;
+  /* loaded from the main loop (start_pending); of several drops in one glfwPollEvents, or one
+   * during a load, the newest wins */
   char *copy = strdup(paths[0]);
-  if (copy) v->drops[v->drop_count++] = copy;
+  if (!copy) return;
+  free(v->pending);
+  v->pending = copy;
   if (count > 1) set_message(v, false, "%d files dropped: opening the first", count);
 }
 
 static void on_focus(GLFWwindow *w, int focused) {
   viewer *v = glfwGetWindowUserPointer(w);
-  if (!focused) viewer_input_release_all(&v->in); /* their releases go to another window */
+  if (!focused && v->input_ready) viewer_input_release_all(&v->in); /* their releases go to another window */
 }
 
 static void on_resize(GLFWwindow *w, int width, int height) {
@@ -313,16 +435,6 @@ static void on_resize(GLFWwindow *w, int width, int height) {
 }
 
 /* ---- HUD ---------------------------------------------------------------------------- */
-
-static void fmt_count(char *out, size_t n, uint32_t x) {
-  char digits[16];
-  int len = snprintf(digits, sizeof digits, "%u", x), o = 0;
-  for (int i = 0; i < len && o + 2 < (int)n; i++) {
-    if (i && (len - i) % 3 == 0) out[o++] = ',';
-    out[o++] = digits[i];
-  }
-  out[o] = 0;
-}
 
 static const uint8_t WHITE[4] = {255, 255, 255, 255}, GREY[4] = {165, 170, 180, 255}, RED[4] = {255, 110, 100, 255},
                      YELLOW[4] = {255, 215, 110, 255}, PANEL[4] = {8, 10, 14, 170};
@@ -347,7 +459,7 @@ static void hud_line(hud_lines *l, const char *s, const uint8_t c[4]) {
 static void hud_header(viewer *v, hud_lines *l) {
   VkExtent2D e = v->sc.extent;
   char a[512], b[64];
-  fmt_count(b, sizeof b, v->scene_count);
+  app_fmt_count(b, sizeof b, v->scene_count);
   snprintf(a, sizeof a, "%s  %s splats", v->scene_name, b);
   hud_line(l, a, WHITE);
   const char *mode = viewer_present_mode_name(v->sc.present_mode);
@@ -402,18 +514,41 @@ static void hud_raster(viewer *v, hud_lines *l) {
     hud_line(l, a, WHITE);
     return;
   }
-  fmt_count(b, sizeof b, t->pairs);
-  fmt_count(c, sizeof c, t->pair_capacity);
+  app_fmt_count(b, sizeof b, t->pairs);
+  app_fmt_count(c, sizeof c, t->pair_capacity);
   bool over = app_overflowed(t);
   snprintf(a, sizeof a, "raster compute, pairs %s / %s%s", b, c, over ? "  OVERFLOW" : "");
   hud_line(l, a, over ? RED : WHITE);
 }
 
+/* A load in the background: its file, a bar, and the phase's progress and speed. */
+static void hud_loading(viewer *v, hud_lines *l) {
+  viewer_load_status st;
+  viewer_loader_status(v->loader, &st);
+  if (!st.running) return;
+  char name[256], a[512], bar[32];
+  set_name(name, sizeof name, st.path);
+  l->y += 3;
+  snprintf(a, sizeof a, "loading %s  (%.1f s; %s)", name, st.seconds,
+           v->input_ready ? "drop another file to replace it" : "Esc quits");
+  hud_line(l, a, YELLOW);
+  /* the whole load: reading the first 40%, decoding the rest (about their shares of the time) */
+  double f = st.total ? (double)st.done / (double)st.total : 0.0;
+  f = !strcmp(st.phase, "read") ? 0.4 * f : !strcmp(st.phase, "decode") ? 0.4 + 0.6 * f : 0.0;
+  int filled = (int)(f * 24.0 + 0.5);
+  for (int i = 0; i < 24; i++) bar[i] = i < filled ? '#' : '.';
+  bar[24] = 0;
+  char line[256];
+  app_progress_line(line, sizeof line, st.phase, st.done, st.total, st.phase_seconds);
+  snprintf(a, sizeof a, "[%s] %s", bar, line);
+  hud_line(l, a, WHITE);
+}
+
 /* Visible splats, sort path, the benchmark's progress or the controller, the message. */
 static void hud_status(viewer *v, hud_lines *l, double now) {
   char a[512], b[64], c[64];
-  fmt_count(b, sizeof b, v->have_last ? v->last.visible : 0);
-  fmt_count(c, sizeof c, v->scene_count);
+  app_fmt_count(b, sizeof b, v->have_last ? v->last.visible : 0);
+  app_fmt_count(c, sizeof c, v->scene_count);
   snprintf(a, sizeof a, "visible %s / %s", b, c);
   hud_line(l, a, WHITE);
   snprintf(a, sizeof a, "sort %s, %u-bit keys", splatsort_algorithm_name(v->in.sort), v->in.key_bits);
@@ -432,6 +567,7 @@ static void hud_status(viewer *v, hud_lines *l, double now) {
     l->y += 3;
     hud_line(l, v->message, v->message_error ? RED : YELLOW);
   }
+  hud_loading(v, l);
 }
 
 static void build_hud(viewer *v, uint32_t slot, double now) {
@@ -445,6 +581,17 @@ static void build_hud(viewer *v, uint32_t slot, double now) {
   l.y += 3;
   hud_line(&l, "H hide  Tab orbit/fly  F frame  P shot", GREY);
   hud_line(&l, "O sort  K keys  R raster  V vsync", GREY);
+  viewer_hud_box(v->hud, -6, -5, l.wmax + 6, l.y + 1, PANEL);
+}
+
+/* Before the first scene: what loads and how far it is. */
+static void build_loading_hud(viewer *v, uint32_t slot) {
+  VkExtent2D e = v->sc.extent;
+  float scale = e.height >= 700 && e.width >= 900 ? 2.0f : 1.0f;
+  viewer_hud_begin(v->hud, slot, scale, 10.0f, 8.0f);
+  hud_lines l = {.h = v->hud};
+  hud_line(&l, "splatview", WHITE);
+  hud_loading(v, &l);
   viewer_hud_box(v->hud, -6, -5, l.wmax + 6, l.y + 1, PANEL);
 }
 
@@ -463,8 +610,9 @@ static const VkCommandBufferBeginInfo one_time = {.sType = VK_STRUCTURE_TYPE_COM
 /* Waits for the frame that used this slot FRAMES_IN_FLIGHT frames ago: its command buffers,
  * HUD vertices, semaphore and timestamps become free. */
 static void wait_slot(viewer *v, frame_slot *fs, uint32_t slot) {
-  if (!fs->pending) return;
+  if (!fs->fenced) return;
   VK_CHECK(vkWaitForFences(v->ctx.device, 1, &fs->done, VK_TRUE, UINT64_MAX));
+  fs->fenced = false;
   collect(v, fs, slot);
 }
 
@@ -538,11 +686,11 @@ static void record_blit(viewer *v, VkCommandBuffer cmd, VkImage dst) {
   unlabel(v, cmd);
 }
 
-/* The HUD drawn onto swapchain image `image` (after the blit), left ready to present. */
-static void record_hud(viewer *v, VkCommandBuffer cmd, uint32_t slot, uint32_t image) {
+/* The HUD built for this frame drawn onto swapchain image `image` (in TRANSFER_DST_OPTIMAL),
+ * left ready to present. */
+static void record_hud(viewer *v, VkCommandBuffer cmd, uint32_t image) {
   VkImage dst = v->sc.images[image];
   label(v, cmd, "hud");
-  build_hud(v, slot, glfwGetTime());
   image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                 VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
@@ -560,12 +708,22 @@ static void record_present(viewer *v, frame_slot *fs, uint32_t slot, uint32_t im
   VK_CHECK(vkResetCommandBuffer(cmd, 0));
   VK_CHECK(vkBeginCommandBuffer(cmd, &one_time));
   record_blit(v, cmd, dst);
-  if (v->in.hud_visible)
-    record_hud(v, cmd, slot, image);
-  else
+  if (v->in.hud_visible) {
+    build_hud(v, slot, glfwGetTime());
+    record_hud(v, cmd, image);
+  } else
     image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
   VK_CHECK(vkEndCommandBuffer(cmd));
+}
+
+static void present(viewer *v, uint32_t image) {
+  VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR, .waitSemaphoreCount = 1,
+                         .pWaitSemaphores = &v->sc.rendered[image], .swapchainCount = 1,
+                         .pSwapchains = &v->sc.swapchain, .pImageIndices = &image};
+  VkResult res = vkQueuePresentKHR(v->ctx.queue, &pi);
+  if (res == VK_ERROR_OUT_OF_DATE_KHR || res == VK_SUBOPTIMAL_KHR) v->rebuild = true;
+  else VK_CHECK(res);
 }
 
 static void submit_and_present(viewer *v, frame_slot *fs, uint32_t image) {
@@ -578,16 +736,11 @@ static void submit_and_present(viewer *v, frame_slot *fs, uint32_t image) {
        .signalSemaphoreCount = 1, .pSignalSemaphores = &v->sc.rendered[image]}};
   VK_CHECK(vkResetFences(v->ctx.device, 1, &fs->done));
   VK_CHECK(vkQueueSubmit(v->ctx.queue, 2, submits, fs->done));
-  fs->pending = true;
+  fs->pending = fs->fenced = true;
   fs->frame = v->frame++;
-
-  VkPresentInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR, .waitSemaphoreCount = 1,
-                         .pWaitSemaphores = &v->sc.rendered[image], .swapchainCount = 1,
-                         .pSwapchains = &v->sc.swapchain, .pImageIndices = &image};
-  VkResult res = vkQueuePresentKHR(v->ctx.queue, &pi);
-  if (res == VK_ERROR_OUT_OF_DATE_KHR || res == VK_SUBOPTIMAL_KHR) v->rebuild = true;
-  else VK_CHECK(res);
+  present(v, image);
 }
+
 
 /* Returns -1 when the frame cannot be drawn (the run ends). */
 static int draw_frame(viewer *v) {
@@ -611,27 +764,96 @@ static int draw_frame(viewer *v) {
   return 0;
 }
 
+/* A frame of the loading screen (no scene yet): the background colour and the HUD with the
+ * load's progress; one batch, no renderer. */
+static void draw_loading_frame(viewer *v) {
+  uint32_t slot = v->loading_frames % FRAMES_IN_FLIGHT;
+  frame_slot *fs = &v->slots[slot];
+  wait_slot(v, fs, slot);
+  uint32_t image;
+  VkResult res =
+      vkAcquireNextImageKHR(v->ctx.device, v->sc.swapchain, UINT64_MAX, fs->acquired, VK_NULL_HANDLE, &image);
+  if (res == VK_ERROR_OUT_OF_DATE_KHR) {
+    v->rebuild = true;
+    return;
+  }
+  if (res == VK_SUBOPTIMAL_KHR) v->rebuild = true;
+  else VK_CHECK(res);
+  VkCommandBuffer cmd = fs->present;
+  VkImage dst = v->sc.images[image];
+  VK_CHECK(vkResetCommandBuffer(cmd, 0));
+  VK_CHECK(vkBeginCommandBuffer(cmd, &one_time));
+  label(v, cmd, "loading screen");
+  image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  const float *bg = v->o->background;
+  VkClearColorValue clear = {.float32 = {bg[0], bg[1], bg[2], 1.0f}};
+  VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdClearColorImage(cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1, &range);
+  unlabel(v, cmd);
+  build_loading_hud(v, slot);
+  record_hud(v, cmd, image);
+  VK_CHECK(vkEndCommandBuffer(cmd));
+  VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .waitSemaphoreCount = 1,
+                         .pWaitSemaphores = &fs->acquired, .pWaitDstStageMask = &wait_stage,
+                         .commandBufferCount = 1, .pCommandBuffers = &cmd, .signalSemaphoreCount = 1,
+                         .pSignalSemaphores = &v->sc.rendered[image]};
+  VK_CHECK(vkResetFences(v->ctx.device, 1, &fs->done));
+  VK_CHECK(vkQueueSubmit(v->ctx.queue, 1, &submit, fs->done));
+  fs->fenced = true;
+  v->loading_frames++;
+  present(v, image);
+}
+
 /* ---- set-up --------------------------------------------------------------------------- */
 
-/* The first scene and the cameras, before any window: a bad file fails at once. */
-static int load_first(viewer *v, const char *path, splat_scene *scene) {
-  char err[1024];
-  if (app_load_scene(path, scene, err, sizeof err) != 0) {
+/* The first scene starts loading in the background, and the cameras are read meanwhile. A file
+ * below LARGE_SCENE (a fraction of a second), or one that is not a file, is waited for before
+ * any window opens, so a bad one fails at once; a larger one goes on loading while the window
+ * and the device are made, then under the loading screen. */
+static int start_first(viewer *v, const char *path, splat_scene *scene) {
+  char err[1200];
+  v->loader = viewer_loader_create();
+  if (!v->loader) {
+    fprintf(stderr, "splatview: out of memory\n");
+    return -1;
+  }
+  if (viewer_loader_start(v->loader, path, err, sizeof err) != 0) {
     fprintf(stderr, "splatview: %s\n", err);
     return -1;
   }
-  if (scene->count == 0) {
-    fprintf(stderr, "splatview: %s: no splats to show\n", path);
-    return -1;
-  }
-  if (scene->dropped || scene->clamped)
-    fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", path,
-            scene->dropped, scene->clamped);
   if (v->o->cameras && splat_cameras_load(v->o->cameras, &v->cams, &v->cam_count, err, sizeof err) != 0) {
+    fprintf(stderr, "splatview: %s\n", err);
+    return -1; /* viewer_destroy cancels the load */
+  }
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= LARGE_SCENE) return 0;
+  double seconds;
+  if (viewer_loader_take(v->loader, scene, &seconds, err, sizeof err) != 0) {
     fprintf(stderr, "splatview: %s\n", err);
     return -1;
   }
   return 0;
+}
+
+/* The first scene is still loading: the window shows its progress until it is there (or a file
+ * dropped meanwhile, which replaces it). Returns 0 with the scene in *scene and its file in
+ * path, 1 when the window was closed first (the load cancelled), -1 when it did not load. */
+static int load_screen(viewer *v, splat_scene *scene, char *path, size_t path_size) {
+  for (;;) {
+    if (glfwWindowShouldClose(v->window) || quit_signal) {
+      cancel_load(v, quit_signal ? "interrupted" : "the window closed");
+      return 1;
+    }
+    if (take_load(v, scene, path, path_size)) return 0;
+    start_pending(v);
+    if (!loading(v) && !v->pending) return -1; /* take_load said why */
+    int ready = swapchain_ready(v);
+    if (ready < 0) return -1;
+    if (ready > 0) draw_loading_frame(v);
+    glfwWaitEventsTimeout(1.0 / 30.0); /* a progress display: no need to take the loader's CPU */
+  }
 }
 
 static int open_window(viewer *v, const char *path) {
@@ -687,6 +909,17 @@ static int setup_device(viewer *v) {
 
 /* The first scene onto the GPU, and --sort onesweep checked against what the device runs. */
 static int setup_scene(viewer *v, const char *path, const splat_scene *scene) {
+  if (scene->count == 0) {
+    fprintf(stderr, "splatview: %s: no splats to show\n", path);
+    return -1;
+  }
+  if (scene->dropped || scene->clamped)
+    fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", path,
+            scene->dropped, scene->clamped);
+  char title[300];
+  set_name(v->scene_name, sizeof v->scene_name, path);
+  snprintf(title, sizeof title, "splatview - %s", v->scene_name);
+  glfwSetWindowTitle(v->window, title);
   VkResult res = splat_renderer_set_scene(v->ar.renderer, scene);
   if (res != VK_SUCCESS) {
     fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", path, scene->count,
@@ -727,18 +960,31 @@ static void destroy_frame_slots(viewer *v) {
   }
 }
 
-/* The swapchain first (the start view frames the scene for the framebuffer's aspect), then the
- * start view, the controllers and the statistics. */
-static int setup_view(viewer *v, const splat_scene *scene) {
-  const splatview_options *o = v->o;
-  v->in.vsync = o->vsync && !o->bench;
+/* The HUD and the swapchain, before the first scene: the loading screen draws into them. */
+static int setup_swapchain(viewer *v) {
+  v->in.vsync = v->o->vsync && !v->o->bench;
   v->hud = viewer_hud_create(&v->ctx, VK_FORMAT_B8G8R8A8_UNORM, FRAMES_IN_FLIGHT);
   int built;
   while ((built = rebuild(v)) == 0) { /* started minimised */
     glfwWaitEvents();
     if (glfwWindowShouldClose(v->window)) break;
   }
-  if (built < 0) return -1;
+  return built < 0 ? -1 : 0;
+}
+
+/* The start view (it frames the scene for the framebuffer's aspect), the controllers and the
+ * statistics. A first scene dropped in place of the command line's takes the default view:
+ * --cameras, --eye and --target were for the other. */
+static int setup_view(viewer *v, const splat_scene *scene, bool dropped) {
+  splatview_options view_opts = *v->o;
+  const splatview_options *o = &view_opts;
+  if (dropped) {
+    view_opts.cameras = NULL;
+    view_opts.have_eye = false;
+    splat_cameras_free(v->cams);
+    v->cams = NULL;
+    v->cam_count = 0;
+  }
   uint32_t w = v->sc.extent.width ? v->sc.extent.width : o->width;
   uint32_t h = v->sc.extent.height ? v->sc.extent.height : o->height;
   if (o->bench && o->size_given && (w != o->width || h != o->height))
@@ -790,44 +1036,27 @@ static void install_callbacks(viewer *v) {
   sigaction(SIGTERM, &sa, NULL);
 }
 
-/* Everything before the first frame. Returns -1 (with a message) when a step fails. */
+/* Everything before the first frame. Returns -1 (with a message) when a step fails, 1 when the
+ * window was closed while the first scene loaded. */
 static int setup(viewer *v, const char *path, splat_scene *scene) {
-  if (load_first(v, path, scene) != 0 || open_window(v, path) != 0 || setup_device(v) != 0 ||
-      setup_scene(v, path, scene) != 0)
-    return -1;
+  if (start_first(v, path, scene) != 0 || open_window(v, path) != 0 || setup_device(v) != 0) return -1;
   create_frame_slots(v);
-  if (setup_view(v, scene) != 0 || setup_raster(v) != 0) return -1;
+  if (setup_swapchain(v) != 0) return -1;
   install_callbacks(v);
+  char first[1024];
+  snprintf(first, sizeof first, "%s", path);
+  if (scene->count == 0) { /* still loading */
+    int r = load_screen(v, scene, first, sizeof first);
+    if (r != 0) return r;
+  }
+  if (setup_scene(v, first, scene) != 0 || setup_view(v, scene, strcmp(first, path) != 0) != 0 ||
+      setup_raster(v) != 0)
+    return -1;
+  v->input_ready = true;
   return 0;
 }
 
 /* ---- the loop ----------------------------------------------------------------------- */
-
-/* Opened here, outside GLFW's callback, oldest first. */
-static void open_drops(viewer *v) {
-  for (uint32_t i = 0; i < v->drop_count; i++) {
-    open_scene(v, v->drops[i]);
-    free(v->drops[i]);
-  }
-  v->drop_count = 0;
-}
-
-/* 1 when there is a swapchain to draw into; 0 when minimised (after waiting a little for
- * events instead of spinning); -1 on an error. */
-static int swapchain_ready(viewer *v) {
-  if (glfwGetWindowAttrib(v->window, GLFW_ICONIFIED)) {
-    /* minimised: X11 keeps the size, but nothing would be shown */
-    glfwWaitEventsTimeout(0.25);
-    return 0;
-  }
-  int fw, fh;
-  glfwGetFramebufferSize(v->window, &fw, &fh);
-  if (fw != v->built_w || fh != v->built_h) v->rebuild = true;
-  if (!v->rebuild && v->sc.swapchain) return 1;
-  int built = rebuild(v);
-  if (built == 0) glfwWaitEventsTimeout(0.25); /* minimised: nothing to draw until restored */
-  return built;
-}
 
 static void count_fps(viewer *v, double now) {
   v->fps_frames++;
@@ -844,8 +1073,8 @@ static int run_loop(viewer *v) {
   double last = glfwGetTime();
   v->fps_t0 = last;
   while (!glfwWindowShouldClose(v->window) && !quit_signal && !(o->frames && v->frame >= o->frames)) {
-    glfwPollEvents();
-    open_drops(v);
+    poll_events(v, last);
+    background_load(v);
     int ready = swapchain_ready(v);
     if (ready < 0) return -1;
     if (ready == 0) {
@@ -872,6 +1101,7 @@ static int run_loop(viewer *v) {
 static int report(viewer *v) {
   const splatview_options *o = v->o;
   int status = 0;
+  cancel_load(v, quit_signal ? "interrupted" : "the window closed");
   drain(v);
   if (o->screenshot && v->frame > 0 && save_target(v, o->screenshot) != 0) status = 1;
   if (v->csv) fclose(v->csv);
@@ -905,7 +1135,8 @@ static int viewer_destroy(viewer *v, int status) {
   if (v->window) glfwDestroyWindow(v->window);
   if (v->glfw_ready) glfwTerminate();
   splat_cameras_free(v->cams);
-  for (uint32_t i = 0; i < v->drop_count; i++) free(v->drops[i]);
+  viewer_loader_destroy(v->loader); /* cancels and joins a load still running */
+  free(v->pending);
   if (v->ctx.validation_messages) {
     fprintf(stderr, "splatview: %u validation messages\n", v->ctx.validation_messages);
     status = 1;
@@ -924,8 +1155,9 @@ int splatview_run_window(const splatview_options *o) {
   v->bench = o->bench;
   const char *path = o->scene ? o->scene : splatview_default_scene();
   splat_scene scene = {0};
-  int status = setup(v, path, &scene) != 0;
+  int set_up = setup(v, path, &scene);
   splat_scene_free(&scene); /* on the GPU now: the loop needs no CPU copy */
-  if (status == 0) status = run_loop(v) != 0 ? 1 : report(v);
+  int status = set_up < 0;
+  if (set_up == 0) status = run_loop(v) != 0 ? 1 : report(v);
   return viewer_destroy(v, status);
 }

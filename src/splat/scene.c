@@ -1,5 +1,5 @@
-/* scene.c: the public scene API: format dispatch, memory-mapped loading, the
- * antimatter15 .splat decoder, freeing, and the standard 3DGS .ply writer. */
+/* scene.c: the public scene API: format dispatch, reading files (with progress and
+ * cancellation), the antimatter15 .splat decoder, freeing, and the standard 3DGS .ply writer. */
 #include "scene_internal.h"
 
 #include <errno.h>
@@ -26,6 +26,15 @@ int scene_fail(const scene_error *e, const char *fmt, ...) {
   return -1;
 }
 
+int scene_report(const scene_error *e, const char *phase, uint64_t done, uint64_t total) {
+  scene_progress *p = e->progress;
+  if (p == NULL || p->user == NULL) return 0;
+  if (p->user->fn != NULL) p->user->fn(p->user->user, phase, done, total);
+  if (p->user->cancel == NULL || *p->user->cancel == 0) return 0;
+  p->cancelled = true;
+  return scene_fail(e, "cancelled");
+}
+
 const char *scene_token(char buf[64], const char *s, size_t n) {
   size_t m = n > 48 ? 48 : n;
   for (size_t i = 0; i < m; ++i) {
@@ -50,6 +59,24 @@ void splat_scene_free(splat_scene *scene) {
   memset(scene, 0, sizeof *scene);
 }
 
+/* malloc for the large blocks a load fills in one pass (the file, the scene's arrays), asking
+ * for transparent huge pages where the kernel gives them only on request (THP "madvise", the
+ * Debian default): each byte is touched once, and 4 KiB page faults and TLB misses can then
+ * cost more than the parsing (on the 2-core development VM, over 10 times: README, "Scene
+ * loading"). A hint only; the block is an ordinary malloc block. */
+static void *malloc_large(size_t n) {
+  void *p = malloc(n);
+#if defined(MADV_HUGEPAGE)
+  long page = sysconf(_SC_PAGESIZE);
+  if (p != NULL && page > 0 && n >= ((size_t)4 << 20)) {
+    uintptr_t a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t b = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE); /* failure changes nothing */
+  }
+#endif
+  return p;
+}
+
 int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_error *e) {
   memset(s, 0, sizeof *s);
   if (count > UINT32_MAX)
@@ -63,11 +90,11 @@ int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_
   if (!scene_mul(n, 3 * sizeof(float), &b3) || !scene_mul(n, 4 * sizeof(float), &b4) ||
       !scene_mul(n, sizeof(float), &b1) || !scene_mul(n, (size_t)coeffs * 3 * sizeof(float), &bsh))
     return scene_fail(e, "%llu splats do not fit in memory (size overflow)", (unsigned long long)count);
-  s->positions = malloc(b3);
-  s->scales = malloc(b3);
-  s->rotations = malloc(b4);
-  s->opacities = malloc(b1);
-  s->sh = malloc(bsh);
+  s->positions = malloc_large(b3);
+  s->scales = malloc_large(b3);
+  s->rotations = malloc_large(b4);
+  s->opacities = malloc_large(b1);
+  s->sh = malloc_large(bsh);
   if (!s->positions || !s->scales || !s->rotations || !s->opacities || !s->sh) {
     splat_scene_free(s);
     return scene_fail(e, "out of memory for %llu splats (%zu bytes)", (unsigned long long)count,
@@ -84,6 +111,10 @@ static void shrink(float **p, size_t bytes) {
 }
 
 int scene_finish(splat_scene *s, uint32_t kept, uint64_t total, const scene_error *e) {
+  if (scene_report(e, "decode", total, total) != 0) {
+    splat_scene_free(s);
+    return -1;
+  }
   s->dropped = (uint32_t)(total - kept);
   if (kept == 0) {
     splat_scene_free(s);
@@ -123,6 +154,10 @@ static int load_splat(const uint8_t *data, size_t size, splat_scene *out, const 
   if (scene_alloc(out, n, 0, e) != 0) return -1;
   uint32_t kept = 0;
   for (uint64_t i = 0; i < n; ++i) {
+    if (scene_decoded(e, i, n) != 0) {
+      splat_scene_free(out);
+      return -1;
+    }
     const uint8_t *r = data + i * 32;
     float p[3], s[3], q[4], sh[3];
     memcpy(p, r, sizeof p);
@@ -146,32 +181,60 @@ static bool has_suffix(const char *name, const char *suffix) {
   return true;
 }
 
+/* The format by content, then by name; *out zeroed on failure. */
+static int load_memory(const uint8_t *d, size_t size, splat_scene *out, const scene_error *e) {
+  bool ply_magic = size >= 4 && memcmp(d, "ply", 3) == 0 &&
+                   (d[3] == '\n' || (size >= 5 && d[3] == '\r' && d[4] == '\n'));
+  int rc;
+  if (ply_magic)
+    rc = scene_load_ply(d, size, out, e);
+  else if (has_suffix(e->name, ".splat"))
+    rc = load_splat(d, size, out, e);
+  else if (has_suffix(e->name, ".ply"))
+    rc = scene_fail(e, "not a PLY file: it does not start with the line \"ply\"");
+  else
+    rc = scene_fail(e, "unknown format: no PLY magic (\"ply\" line) and not named *.splat");
+  if (rc != 0) memset(out, 0, sizeof *out);
+  return rc;
+}
+
 int splat_scene_load_memory(const void *data, size_t size, const char *name, splat_scene *out,
                             char *err, size_t err_size) {
-  scene_error e = {name ? name : "<memory>", err, err_size};
+  scene_error e = {name ? name : "<memory>", err, err_size, NULL};
   if (err != NULL && err_size > 0) err[0] = '\0';
   if (out == NULL) return scene_fail(&e, "no output scene given");
   memset(out, 0, sizeof *out);
   if (data == NULL && size > 0) return scene_fail(&e, "no data given");
   if (size == 0) return scene_fail(&e, "empty file");
-  const uint8_t *d = data;
-  bool ply_magic = size >= 4 && memcmp(d, "ply", 3) == 0 &&
-                   (d[3] == '\n' || (size >= 5 && d[3] == '\r' && d[4] == '\n'));
-  int rc;
-  if (ply_magic)
-    rc = scene_load_ply(d, size, out, &e);
-  else if (has_suffix(e.name, ".splat"))
-    rc = load_splat(d, size, out, &e);
-  else if (has_suffix(e.name, ".ply"))
-    rc = scene_fail(&e, "not a PLY file: it does not start with the line \"ply\"");
-  else
-    rc = scene_fail(&e, "unknown format: no PLY magic (\"ply\" line) and not named *.splat");
-  if (rc != 0) memset(out, 0, sizeof *out);
-  return rc;
+  return load_memory(data, size, out, &e);
 }
 
-int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_size) {
-  scene_error e = {path ? path : "<null>", err, err_size};
+/* Reads `size` bytes of fd into data in pieces, reporting "read" before each and at the end.
+ * Returns the bytes read (fewer: the file shrank, or an error in *er); stops early when cancelled. */
+static size_t read_pieces(int fd, uint8_t *data, size_t size, const scene_error *e, int *er) {
+  size_t got = 0;
+  *er = 0;
+  while (got < size) {
+    if (scene_report(e, "read", got, size) != 0) return got;
+    size_t end = size - got > SPLAT_LOAD_READ_PIECE ? got + (size_t)SPLAT_LOAD_READ_PIECE : size;
+    while (got < end) {
+      ssize_t r = read(fd, data + got, end - got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        *er = r < 0 ? errno : 0;
+        return got;
+      }
+      got += (size_t)r;
+    }
+  }
+  scene_report(e, "read", size, size); /* a cancel here is seen at the next report */
+  return got;
+}
+
+int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_progress *progress, char *err,
+                        size_t err_size) {
+  scene_progress prog = {progress, false};
+  scene_error e = {path ? path : "<null>", err, err_size, progress ? &prog : NULL};
   if (err != NULL && err_size > 0) err[0] = '\0';
   if (out == NULL) return scene_fail(&e, "no output scene given");
   memset(out, 0, sizeof *out);
@@ -203,28 +266,29 @@ int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_s
   }
   /* Read, not mapped: a file truncated while it loads (still being written, or replaced) must
    * give an error, not SIGBUS. */
-  size_t size = (size_t)st.st_size, got = 0;
-  uint8_t *data = malloc(size);
+  size_t size = (size_t)st.st_size;
+  uint8_t *data = malloc_large(size);
   if (!data) {
     close(fd);
     return scene_fail(&e, "out of memory reading %zu bytes", size);
   }
-  while (got < size) {
-    ssize_t r = read(fd, data + got, size - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += (size_t)r;
-  }
-  int er = errno;
+  int er;
+  size_t got = read_pieces(fd, data, size, &e, &er);
   close(fd);
-  if (got != size) {
-    free(data);
-    return scene_fail(&e, "read %zu of %zu bytes%s%s (the file changed while loading?)", got, size,
-                      got < size ? ": " : "", got < size ? strerror(er) : "");
-  }
-  int rc = splat_scene_load_memory(data, size, path, out, err, err_size);
+  int rc;
+  if (prog.cancelled)
+    rc = -1;
+  else if (got != size)
+    rc = scene_fail(&e, "read %zu of %zu bytes%s%s (the file changed while loading?)", got, size,
+                    er ? ": " : "", er ? strerror(er) : "");
+  else
+    rc = load_memory(data, size, out, &e);
   free(data);
-  return rc;
+  return prog.cancelled ? SPLAT_SCENE_CANCELLED : rc;
+}
+
+int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_size) {
+  return splat_scene_load_ex(path, out, NULL, err, err_size);
 }
 
 /* ---- writer ---------------------------------------------------------------- */

@@ -22,8 +22,9 @@
  *     `clamped`, kept splats only).
  * Kept splats keep their order. A file whose splats are all dropped is an error.
  *
- * Errors: every function returns 0 on success and -1 on failure, with a one-line
- * message "<path>: <what is wrong>" in err (truncated to err_size; err may be NULL).
+ * Errors: every function returns 0 on success and -1 on failure (splat_scene_load_ex also
+ * SPLAT_SCENE_CANCELLED), with a one-line message "<path>: <what is wrong>" in err (truncated
+ * to err_size; err may be NULL).
  * Nothing aborts, nothing prints.
  */
 #ifndef SPLAT_SCENE_H
@@ -68,8 +69,40 @@ typedef enum splat_scene_flag_bits {
 /* Loads the scene file at `path` (read into memory, then parsed in one pass with no
  * per-splat allocation). On success fills *out (free it with splat_scene_free) and returns 0.
  * On failure returns -1, leaves *out zeroed and writes "<path>: <what is wrong>" into err.
- * A file that shrinks while it loads is an error ("truncated while loading"). */
+ * A file that shrinks while it loads is an error ("truncated while loading").
+ * The same as splat_scene_load_ex(path, out, NULL, err, err_size). */
 int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_size);
+
+/* Progress and cancellation of splat_scene_load_ex. Every field may be zero. */
+typedef struct splat_load_progress {
+  /* Called on the loading thread, in two phases, in order:
+   *   "read":   done and total are bytes of the file, reported before each piece of at most
+   *             SPLAT_LOAD_READ_PIECE bytes is read and once at the end;
+   *   "decode": done and total are splats of the file (dropped ones included), reported every
+   *             SPLAT_LOAD_DECODE_EVERY splats from 0 and once at the end.
+   * Within a phase `done` never decreases, the first call has done 0 and the last
+   * done == total (a load that fails or is cancelled stops wherever it is). `phase` is a
+   * string literal. The callback must be quick and must not call the loader; it may set
+   * *cancel. */
+  void (*fn)(void *user, const char *phase, uint64_t done, uint64_t total);
+  void *user;
+  /* Nonzero asks the load to stop. Read at every report (after fn returns), so a load stops
+   * within one piece of reading or SPLAT_LOAD_DECODE_EVERY splats of decoding. Another thread
+   * may set it: the loader only reads this int. NULL: no cancellation. */
+  const volatile int *cancel;
+} splat_load_progress;
+
+#define SPLAT_LOAD_READ_PIECE ((uint64_t)16 << 20)
+#define SPLAT_LOAD_DECODE_EVERY ((uint64_t)1 << 18) /* 262,144: a 1M-splat scene shows 4 steps */
+/* splat_scene_load_ex's result when *cancel stopped it: err says "<path>: cancelled". */
+#define SPLAT_SCENE_CANCELLED (-2)
+
+/* As splat_scene_load, reporting progress through `progress` (NULL: none) and stopping when
+ * its *cancel becomes nonzero. Returns 0; -1 on failure; SPLAT_SCENE_CANCELLED when cancelled.
+ * After either failure *out is zeroed and nothing is left allocated. Whether the callback
+ * is called, and how often, never changes the scene loaded. */
+int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_progress *progress, char *err,
+                        size_t err_size);
 
 /* As splat_scene_load, from `size` bytes at `data` (not kept after the call).
  * `name` is used to pick the format when the content has no PLY magic (".splat"

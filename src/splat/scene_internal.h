@@ -14,11 +14,19 @@
 #error "the scene loader reads little-endian data with memcpy: port it for big-endian hosts"
 #endif
 
-/* Where an error goes: "<name>: <message>". */
+/* A load's progress (splat_scene_load_ex): the caller's callback and cancel flag, and
+ * whether a report found the load cancelled. */
+typedef struct scene_progress {
+  const splat_load_progress *user;
+  bool cancelled;
+} scene_progress;
+
+/* Where an error goes: "<name>: <message>"; and where progress goes (NULL: nowhere). */
 typedef struct scene_error {
   const char *name;
   char *buf;
   size_t size;
+  scene_progress *progress;
 } scene_error;
 
 #if defined(__GNUC__)
@@ -29,6 +37,18 @@ typedef struct scene_error {
 
 /* Writes "<name>: <formatted message>" (one line) and returns -1. */
 int scene_fail(const scene_error *e, const char *fmt, ...) SCENE_PRINTF(2, 3);
+
+/* Reports `phase` at `done` of `total` and checks for cancellation: returns 0, or -1 with
+ * "<name>: cancelled" in the error when the load must stop (the caller frees what it made). */
+int scene_report(const scene_error *e, const char *phase, uint64_t done, uint64_t total);
+
+/* A decoder calls this for every splat index i of n in its loop (before decoding splat i):
+ * every SPLAT_LOAD_DECODE_EVERY splats it reports "decode"; scene_finish reports the end.
+ * Nonzero: cancelled, stop (free the output, return -1). One untaken branch a splat. */
+static inline int scene_decoded(const scene_error *e, uint64_t i, uint64_t n) {
+  if ((i & (SPLAT_LOAD_DECODE_EVERY - 1)) != 0 || e->progress == NULL) return 0;
+  return scene_report(e, "decode", i, n);
+}
 
 /* Copies at most 48 bytes of a header token into buf (64 bytes) for a message,
  * with anything unprintable replaced by '?', so hostile names stay one short line. */
@@ -50,8 +70,9 @@ static inline bool scene_add(size_t a, size_t b, size_t *r) {
  * on failure frees what it made, zeroes *s and reports. */
 int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_error *e);
 
-/* Sets s->count to `kept` (shrinking the arrays when splats were dropped) and
- * computes the bounds. Fails (freeing *s) when nothing was kept. */
+/* Reports the end of the "decode" phase (total of total), sets s->count to `kept`
+ * (shrinking the arrays when splats were dropped) and computes the bounds. Fails (freeing
+ * *s) when nothing was kept or the load was cancelled. */
 int scene_finish(splat_scene *s, uint32_t kept, uint64_t total, const scene_error *e);
 
 int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);

@@ -415,13 +415,15 @@ static int report_missing(const char *const *names, const ply_prop *const *props
  * opacity, then the SH interleaved: f_dc_0..2, then (k, c) for k >= 1. */
 enum { F_POS = 0, F_SCALE = 3, F_ROT = 6, F_OPACITY = 10, F_SH = 11, F_MAX = 11 + 16 * 3 };
 
-static inline uint32_t decode_3dgs(const uint8_t *base, size_t stride, uint64_t n, const uint32_t *off,
-                                   const uint8_t *type, uint32_t nf, bool all_float, splat_scene *s,
-                                   uint32_t *clamped) {
+/* Returns -1 when the load was cancelled. */
+static inline int decode_3dgs(const uint8_t *base, size_t stride, uint64_t n, const uint32_t *off,
+                              const uint8_t *type, uint32_t nf, bool all_float, splat_scene *s,
+                              uint32_t *kept_out, uint32_t *clamped, const scene_error *e) {
   const uint32_t nsh = s->sh_coeffs * 3;
   uint32_t kept = 0, clamps = 0;
   float v[F_SH];
   for (uint64_t i = 0; i < n; ++i) {
+    if (scene_decoded(e, i, n) != 0) return -1;
     const uint8_t *row = base + i * stride;
     /* The SH go straight to the kept slot; one running max checks them all. */
     float *sh = s->sh + (size_t)kept * nsh;
@@ -461,8 +463,9 @@ static inline uint32_t decode_3dgs(const uint8_t *base, size_t stride, uint64_t 
       clamps += clamp;
     }
   }
+  *kept_out = kept;
   *clamped = clamps;
-  return kept;
+  return 0;
 }
 
 static int load_3dgs(const uint8_t *d, size_t size, const ply_header *h, const ply_elem *el, splat_scene *out,
@@ -503,10 +506,12 @@ static int load_3dgs(const uint8_t *d, size_t size, const ply_header *h, const p
   if (check_sizes(h, size, e) != 0 || scene_alloc(out, el->count, degree, e) != 0) return -1;
   const uint8_t *base = d + el->offset;
   uint32_t clamped, kept;
-  if (all_float)
-    kept = decode_3dgs(base, el->stride, el->count, off, type, nf, true, out, &clamped);
-  else
-    kept = decode_3dgs(base, el->stride, el->count, off, type, nf, false, out, &clamped);
+  int rc = all_float ? decode_3dgs(base, el->stride, el->count, off, type, nf, true, out, &kept, &clamped, e)
+                     : decode_3dgs(base, el->stride, el->count, off, type, nf, false, out, &kept, &clamped, e);
+  if (rc != 0) {
+    splat_scene_free(out);
+    return -1;
+  }
   out->clamped = clamped;
   return scene_finish(out, kept, el->count, e);
 }
@@ -618,6 +623,10 @@ static int load_compressed(const uint8_t *d, size_t size, const ply_header *h, c
   uint32_t kept = 0;
   float cv[18];
   for (uint64_t i = 0; i < n; ++i) {
+    if (scene_decoded(e, i, n) != 0) {
+      splat_scene_free(out);
+      return -1;
+    }
     if (i % CHUNK_SPLATS == 0) {
       const uint8_t *row = cbase + (i / CHUNK_SPLATS) * chunk->stride;
       for (int j = 0; j < 18; ++j) cv[j] = cp[j] ? read_value(row + cp[j]->offset, cp[j]->type) : 0.0f;

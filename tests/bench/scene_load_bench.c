@@ -1,9 +1,13 @@
-/* scene_load_bench: times splat_scene_load on one file, several runs, and prints
- * splats/s and MB/s (file bytes; the file is in the page cache after the first run). */
+/* scene_load_bench: times loading one file, several runs, and prints splats/s and MB/s (file
+ * bytes; the file is in the page cache after the first run). Each run loads the file twice,
+ * with splat_scene_load and with splat_scene_load_ex and a progress callback, in alternating
+ * order, so the cost of the progress reports is measured under the same conditions; the
+ * callback's timestamps also split a load into its read and decode phases. */
 #include "scene.h"
 #include "util.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,39 @@ static double cpu_time(void) {
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
+}
+
+/* What the callback keeps: as little as a viewer would (the latest values and a clock read). */
+typedef struct bench_progress {
+  const char *phase;
+  uint64_t done, total;
+  double decode_start; /* time of the first "decode" report */
+  unsigned reports;
+} bench_progress;
+
+static void on_progress(void *user, const char *phase, uint64_t done, uint64_t total) {
+  bench_progress *p = user;
+  if (phase[0] == 'd' && done == 0) p->decode_start = now_seconds();
+  p->phase = phase;
+  p->done = done;
+  p->total = total;
+  p->reports++;
+}
+
+/* Times of one kind of load, sorted once measured. */
+typedef struct series {
+  double *wall, *cpu, first;
+} series;
+
+static void print_series(const char *title, series *s, long runs, uint32_t count, double mb) {
+  qsort(s->wall, (size_t)runs, sizeof s->wall[0], cmp_double);
+  qsort(s->cpu, (size_t)runs, sizeof s->cpu[0], cmp_double);
+  double best = s->wall[0], median = s->wall[runs / 2];
+  printf("  %s\n", title);
+  printf("    first run %.3f s; best of %ld %.3f s, median %.3f s\n", s->first, runs, best, median);
+  printf("    best:   %.2f M splats/s, %.0f MB/s\n", count / best / 1e6, mb / best);
+  printf("    median: %.2f M splats/s, %.0f MB/s\n", count / median / 1e6, mb / median);
+  printf("    CPU time (user+sys) a load: best %.3f s, median %.3f s\n", s->cpu[0], s->cpu[runs / 2]);
 }
 
 int main(int argc, char **argv) {
@@ -48,36 +85,57 @@ int main(int argc, char **argv) {
     perror(path);
     return 1;
   }
-  double *t = malloc(sizeof(double) * (size_t)runs), *cpu = malloc(sizeof(double) * (size_t)runs);
-  if (t == NULL || cpu == NULL) return 1;
+  series plain = {0}, hooked = {0};
+  double *read_s = malloc(sizeof(double) * (size_t)runs), *decode_s = malloc(sizeof(double) * (size_t)runs);
+  plain.wall = malloc(sizeof(double) * (size_t)runs), plain.cpu = malloc(sizeof(double) * (size_t)runs);
+  hooked.wall = malloc(sizeof(double) * (size_t)runs), hooked.cpu = malloc(sizeof(double) * (size_t)runs);
+  if (!read_s || !decode_s || !plain.wall || !plain.cpu || !hooked.wall || !hooked.cpu) return 1;
   uint32_t count = 0, degree = 0;
+  unsigned reports = 0;
   for (long r = 0; r < runs; ++r) {
-    splat_scene s;
-    char err[512];
-    double t0 = now_seconds(), c0 = cpu_time();
-    if (splat_scene_load(path, &s, err, sizeof err) != 0) {
-      fprintf(stderr, "scene_load_bench: %s\n", err);
-      return 1;
+    for (int k = 0; k < 2; ++k) {
+      bool with_progress = (k == 0) == (r % 2 == 1); /* plain first in even runs */
+      series *s = with_progress ? &hooked : &plain;
+      bench_progress bp = {0};
+      splat_load_progress p = {on_progress, &bp, NULL};
+      splat_scene sc;
+      char err[512];
+      double t0 = now_seconds(), c0 = cpu_time();
+      int rc = with_progress ? splat_scene_load_ex(path, &sc, &p, err, sizeof err)
+                             : splat_scene_load(path, &sc, err, sizeof err);
+      if (rc != 0) {
+        fprintf(stderr, "scene_load_bench: %s\n", err);
+        return 1;
+      }
+      double t1 = now_seconds();
+      s->wall[r] = t1 - t0;
+      s->cpu[r] = cpu_time() - c0;
+      if (r == 0) s->first = s->wall[r];
+      if (with_progress) {
+        read_s[r] = bp.decode_start - t0; /* with the header's parsing, which is negligible */
+        decode_s[r] = t1 - bp.decode_start;
+        reports = bp.reports;
+      }
+      count = sc.count, degree = sc.sh_degree;
+      splat_scene_free(&sc);
     }
-    t[r] = now_seconds() - t0;
-    cpu[r] = cpu_time() - c0;
-    count = s.count, degree = s.sh_degree;
-    splat_scene_free(&s);
   }
   if (expect >= 0 && (long)count != expect) {
     fprintf(stderr, "scene_load_bench: %s loaded %u splats, expected %ld\n", path, count, expect);
     return 1;
   }
-  double first = t[0];
-  qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-  qsort(cpu, (size_t)runs, sizeof cpu[0], cmp_double);
-  double best = t[0], median = t[runs / 2], mb = (double)st.st_size / 1e6;
+  double mb = (double)st.st_size / 1e6;
   printf("%s: %u splats, SH degree %u, %.1f MB\n", path, count, degree, mb);
-  printf("  first run %.3f s; best of %ld %.3f s, median %.3f s\n", first, runs, best, median);
-  printf("  best:   %.2f M splats/s, %.0f MB/s\n", count / best / 1e6, mb / best);
-  printf("  median: %.2f M splats/s, %.0f MB/s\n", count / median / 1e6, mb / median);
-  printf("  CPU time (user+sys) a load: best %.3f s, median %.3f s\n", cpu[0], cpu[runs / 2]);
-  free(t);
-  free(cpu);
+  print_series("splat_scene_load (no progress):", &plain, runs, count, mb);
+  char title[96];
+  snprintf(title, sizeof title, "splat_scene_load_ex with a progress callback (%u reports a load):", reports);
+  print_series(title, &hooked, runs, count, mb);
+  printf("  median with progress / without: %.3f\n", hooked.wall[runs / 2] / plain.wall[runs / 2]);
+  qsort(read_s, (size_t)runs, sizeof read_s[0], cmp_double);
+  qsort(decode_s, (size_t)runs, sizeof decode_s[0], cmp_double);
+  double rd = read_s[runs / 2], dc = decode_s[runs / 2];
+  printf("  phases (median): read %.3f s (%.0f MB/s), decode %.3f s (%.2f M splats/s)\n", rd, mb / rd, dc,
+         count / dc / 1e6);
+  free(plain.wall), free(plain.cpu), free(hooked.wall), free(hooked.cpu), free(read_s), free(decode_s);
   return 0;
 }

@@ -1,0 +1,138 @@
+/* splatview's background scene loading: one worker thread a load, its progress behind a mutex. */
+#include "loader.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct viewer_loader {
+  pthread_mutex_t lock;
+  pthread_t thread;
+  bool started;                 /* a thread to join */
+  volatile int cancel;          /* splat_load_progress.cancel: written here, read by the library */
+
+  /* under lock */
+  bool finished;
+  const char *phase;
+  uint64_t done, total, bytes;
+  double t0, phase_t0, t_end;
+
+  /* the worker's own until it has finished, then the main thread's */
+  char path[1024];
+  splat_scene scene;
+  int rc;
+  char err[1024];
+};
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+viewer_loader *viewer_loader_create(void) {
+  viewer_loader *l = calloc(1, sizeof *l);
+  if (!l) return NULL;
+  pthread_mutex_init(&l->lock, NULL);
+  return l;
+}
+
+/* On the worker thread, every SPLAT_LOAD_READ_PIECE bytes read or SPLAT_LOAD_DECODE_EVERY splats decoded. */
+static void on_progress(void *user, const char *phase, uint64_t done, uint64_t total) {
+  viewer_loader *l = user;
+  pthread_mutex_lock(&l->lock);
+  if (strcmp(l->phase, phase) != 0) l->phase_t0 = now_s();
+  l->phase = phase;
+  l->done = done;
+  l->total = total;
+  if (!strcmp(phase, "read")) l->bytes = total;
+  pthread_mutex_unlock(&l->lock);
+}
+
+static void *worker(void *arg) {
+  viewer_loader *l = arg;
+  splat_load_progress p = {on_progress, l, &l->cancel};
+  l->rc = splat_scene_load_ex(l->path, &l->scene, &p, l->err, sizeof l->err);
+  pthread_mutex_lock(&l->lock);
+  l->finished = true;
+  l->t_end = now_s();
+  pthread_mutex_unlock(&l->lock);
+  return NULL;
+}
+
+int viewer_loader_start(viewer_loader *l, const char *path, char *err, size_t n) {
+  if (l->started) {
+    snprintf(err, n, "%s: a scene is still loading", path);
+    return -1;
+  }
+  if (strlen(path) >= sizeof l->path) {
+    snprintf(err, n, "%.200s...: path too long", path);
+    return -1;
+  }
+  strcpy(l->path, path);
+  memset(&l->scene, 0, sizeof l->scene);
+  l->err[0] = 0;
+  l->rc = -1;
+  l->cancel = 0;
+  l->finished = false;
+  l->phase = "open";
+  l->done = l->total = l->bytes = 0;
+  l->t0 = l->phase_t0 = now_s();
+  int e = pthread_create(&l->thread, NULL, worker, l);
+  if (e != 0) {
+    snprintf(err, n, "%s: cannot start the loading thread: %s", path, strerror(e));
+    return -1;
+  }
+  l->started = true;
+  return 0;
+}
+
+void viewer_loader_cancel(viewer_loader *l) {
+  if (l && l->started) l->cancel = 1;
+}
+
+void viewer_loader_status(viewer_loader *l, viewer_load_status *s) {
+  memset(s, 0, sizeof *s);
+  s->phase = "";
+  if (!l->started) return;
+  s->running = true;
+  pthread_mutex_lock(&l->lock);
+  double now = l->finished ? l->t_end : now_s();
+  s->finished = l->finished;
+  s->phase = l->phase;
+  s->done = l->done;
+  s->total = l->total;
+  s->bytes = l->bytes;
+  s->phase_seconds = now - l->phase_t0;
+  s->seconds = now - l->t0;
+  pthread_mutex_unlock(&l->lock);
+  memcpy(s->path, l->path, sizeof s->path);
+}
+
+int viewer_loader_take(viewer_loader *l, splat_scene *out, double *seconds, char *err, size_t n) {
+  memset(out, 0, sizeof *out);
+  if (!l->started) {
+    snprintf(err, n, "no scene is loading");
+    return -1;
+  }
+  pthread_join(l->thread, NULL); /* after it, everything the worker wrote is visible here */
+  l->started = false;
+  *seconds = l->t_end - l->t0;
+  *out = l->scene;
+  memset(&l->scene, 0, sizeof l->scene);
+  snprintf(err, n, "%s", l->err);
+  return l->rc;
+}
+
+void viewer_loader_destroy(viewer_loader *l) {
+  if (!l) return;
+  if (l->started) {
+    viewer_loader_cancel(l);
+    pthread_join(l->thread, NULL);
+  }
+  splat_scene_free(&l->scene);
+  pthread_mutex_destroy(&l->lock);
+  free(l);
+}

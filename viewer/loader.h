@@ -1,0 +1,47 @@
+/* loader.h: splatview's background loading: a worker thread reads and decodes one scene
+ * file at a time (splat_scene_load_ex) while the window keeps drawing the current scene. The
+ * main thread starts a load, polls its progress for the HUD, cancels it, and takes the
+ * finished scene to upload itself (the renderer, like all Vulkan work, stays on the main
+ * thread). */
+#ifndef SPLATVIEW_LOADER_H
+#define SPLATVIEW_LOADER_H
+
+#include "scene.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct viewer_loader viewer_loader;
+
+/* What a load has done so far. */
+typedef struct viewer_load_status {
+  bool running;          /* started and not yet taken */
+  bool finished;         /* the worker is done: viewer_loader_take will not wait */
+  const char *phase;     /* "read", "decode" (splat_load_progress), or "open" before the first report */
+  uint64_t done, total;  /* of the phase */
+  uint64_t bytes;        /* the file's size, once the read phase has reported */
+  double phase_seconds;  /* since the phase's first report */
+  double seconds;        /* since the start */
+  char path[1024];
+} viewer_load_status;
+
+/* NULL when out of memory. */
+viewer_loader *viewer_loader_create(void);
+/* Cancels a running load, waits for its thread and frees everything. Accepts NULL. */
+void viewer_loader_destroy(viewer_loader *l);
+
+/* Starts loading `path` on a new thread. Returns 0, or -1 with a message in err when a load
+ * is still running or not taken, or the thread cannot be started. */
+int viewer_loader_start(viewer_loader *l, const char *path, char *err, size_t err_size);
+/* Asks the running load to stop (it ends SPLAT_SCENE_CANCELLED within one read piece or
+ * decode block unless it finishes first). No effect when none runs. */
+void viewer_loader_cancel(viewer_loader *l);
+void viewer_loader_status(viewer_loader *l, viewer_load_status *s);
+
+/* Waits for the load to end, joins its thread and hands over the result: 0 with the scene in
+ * *out (the caller frees it), -1 with the loader's message in err, or SPLAT_SCENE_CANCELLED
+ * (*out zeroed either way). *seconds: how long the load took. The loader is then idle. */
+int viewer_loader_take(viewer_loader *l, splat_scene *out, double *seconds, char *err, size_t err_size);
+
+#endif
