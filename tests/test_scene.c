@@ -1400,6 +1400,9 @@ static void test_antialias_comments(void) {
       splat_scene_free(&sc);
     }
     free(b.data);
+  }
+}
+
 /* ---- progress and cancellation (splat_scene_load_ex) ---------------------------- */
 
 /* The reports of one load: phase, done, total, in order. */
