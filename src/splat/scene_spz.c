@@ -61,7 +61,7 @@ enum {
   SPZ_HEADER = 32,
   SPZ_FLAG_ANTIALIASED = 0x1,
   SPZ_FLAG_EXTENSIONS = 0x2,
-  SPZ_CHUNK = 4096,            /* splats decoded per read */
+  SPZ_CHUNK = 1024,            /* splats decoded per read: a chunk's SH (192 KB) stays in cache */
   SPZ_MAX_EXTENSIONS = 1 << 16 /* legacy trailing extension bytes looked at */
 };
 
@@ -444,9 +444,7 @@ static uint32_t drop_nonfinite(splat_scene *s, uint32_t n) {
 
 /* The scene for L, its flags, and a chunk buffer; on failure nothing stays allocated. */
 static int begin_scene(const spz_layout *L, splat_scene *out, uint8_t **buf, const scene_error *e) {
-  size_t most = 0;
-  for (int a = 0; a < A_COUNT; ++a) most = L->bytes[a] > most ? L->bytes[a] : most;
-  *buf = malloc(most * SPZ_CHUNK);
+  *buf = malloc(layout_splat_bytes(L) * SPZ_CHUNK); /* room for a chunk of every attribute */
   if (*buf == NULL) return scene_fail(e, "out of memory for the read buffer");
   if (scene_alloc(out, L->count, L->degree, e) != 0) {
     free(*buf);
@@ -587,21 +585,34 @@ static int load_v4(const uint8_t *d, size_t size, splat_scene *out, const scene_
   spz_luts t;
   luts_init(&t, &L);
   int rc = 0;
-  for (uint32_t k = 0; k < nstreams && rc == 0; ++k) {
-    char what[64];
-    snprintf(what, sizeof what, "stream %u (%s)", k, attr_name[k]);
-    spz_src src;
-    rc = src_zstd(&src, what, d + at[k], csize[k], e);
-    if (rc != 0) break;
-    src.expect = (uint64_t)L.count * L.bytes[k];
-    uint64_t extra = 0;
-    rc = read_attr(&src, (enum spz_attr)k, &L, &t, buf, out, e);
-    if (rc == 0) rc = src_drain(&src, NULL, 0, &extra, e);
-    if (rc == 0 && extra > 0)
-      rc = scene_fail(e, "%s holds more than the %llu bytes its table entry says", what,
-                      (unsigned long long)src.expect);
-    src_free(&src);
+  spz_src src[A_COUNT];
+  char what[A_COUNT][32];
+  size_t off[A_COUNT];
+  uint32_t made = 0;
+  for (uint32_t k = 0; k < nstreams && rc == 0; ++k, ++made) {
+    snprintf(what[k], sizeof what[k], "stream %u (%s)", k, attr_name[k]);
+    rc = src_zstd(&src[k], what[k], d + at[k], csize[k], e);
+    src[k].expect = (uint64_t)L.count * L.bytes[k];
+    off[k] = k == 0 ? 0 : off[k - 1] + L.bytes[k - 1] * SPZ_CHUNK;
   }
+  /* The streams in step, a chunk of splats at a time, so that each array is written once while
+   * its lines are in cache: stream by stream, the colour pass and the SH pass would each walk
+   * the whole SH array (most of the scene's memory). */
+  for (uint32_t i0 = 0; i0 < L.count && rc == 0; i0 += SPZ_CHUNK) {
+    uint32_t n = L.count - i0 < SPZ_CHUNK ? L.count - i0 : SPZ_CHUNK;
+    for (uint32_t k = 0; k < nstreams && rc == 0; ++k) {
+      rc = src_read(&src[k], buf + off[k], (size_t)n * L.bytes[k], e);
+      if (rc == 0) decode((enum spz_attr)k, &L, &t, buf + off[k], i0, n, out);
+    }
+  }
+  for (uint32_t k = 0; k < nstreams && rc == 0; ++k) {
+    uint64_t extra = 0;
+    rc = src_drain(&src[k], NULL, 0, &extra, e);
+    if (rc == 0 && extra > 0)
+      rc = scene_fail(e, "%s holds more than the %llu bytes its table entry says", what[k],
+                      (unsigned long long)src[k].expect);
+  }
+  for (uint32_t k = 0; k < made; ++k) src_free(&src[k]);
   return end_scene(&L, out, buf, rc, e);
 }
 
