@@ -60,7 +60,9 @@ static void put_u64(buf *b, uint64_t v) {
   put_u32(b, (uint32_t)v);
   put_u32(b, (uint32_t)(v >> 32));
 }
-static uint32_t get_u32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint32_t get_u32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 static char tmpdir[512];
 static const char *tmp_path(const char *name) {
@@ -268,7 +270,8 @@ static void decode(const tpacked *p, int i, int degree, int version, int fb, int
   double nq = sqrt(w * w + x * x + y * y + z * z);
   d->q[0] = w / nq, d->q[1] = x / nq, d->q[2] = y / nq, d->q[3] = z / nq;
   for (int k = 0; k < dim; ++k)
-    for (int c = 0; c < 3; ++c) d->sh[k * 3 + c] = (p->s[5].data[((size_t)i * dim + k) * 3 + c] - 128) / 128.0 * sh_sign(k, f);
+    for (int c = 0; c < 3; ++c)
+      d->sh[k * 3 + c] = (p->s[5].data[((size_t)i * dim + k) * 3 + c] - 128) / 128.0 * sh_sign(k, f);
 }
 
 /* ---- containers ---------------------------------------------------------------------------- */
@@ -825,7 +828,8 @@ static void malformed_v4(const sample *a) {
   /* table entries: the uncompressed size, the compressed size, the bytes left over */
   expect_error_buf("toc_us.spz", patched32(v, 32 + 16 * 2 + 8, 7), "stream 2 (colours) holds 7 bytes|need");
   expect_error_buf("toc_us_hi.spz", patched32(v, 32 + 16 * 5 + 12, 1), "stream 5 (SH) holds|need");
-  expect_error_buf("toc_cs_big.spz", patched32(v, 32 + 16 * 5 + 4, 1), "truncated|stream 5 (SH, 4294967928 bytes|runs past the end");
+  expect_error_buf("toc_cs_big.spz", patched32(v, 32 + 16 * 5 + 4, 1),
+                   "truncated|stream 5 (SH, 4294967928 bytes|runs past the end");
   {
     buf c = {0};
     put(&c, v->data, v->size);
