@@ -1,10 +1,10 @@
 # Fuzzing the parsers (CPU only): one target per family in tests/fuzz/ (fuzz_ply: PLY, 3DGS and
-# compressed; fuzz_splat: .splat; fuzz_cameras: cameras.json), each checking the parser's
+# compressed; fuzz_splat: .splat; fuzz_spz: .spz; fuzz_cameras: cameras.json), each checking the parser's
 # invariants (fuzz/fuzz_check.h). In every build each target is also linked with a small replay
 # driver that runs it once over the committed seeds (fuzz/corpus/<target>) and the inputs that
 # once crashed it (fuzz/regress/<target>). With -DSPLATSORT_FUZZ=ON under clang the libFuzzer
 # targets are built too (ASan + UBSan, non-recovering) and each gets a short run from the seeds.
-option(SPLATSORT_FUZZ "Build the libFuzzer targets fuzz_ply, fuzz_splat, fuzz_cameras (clang only)" OFF)
+option(SPLATSORT_FUZZ "Build the libFuzzer targets fuzz_ply, fuzz_splat, fuzz_spz, fuzz_cameras (clang only)" OFF)
 if(SPLATSORT_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "SPLATSORT_FUZZ needs clang (configure with CC=clang)")
 endif()
@@ -14,15 +14,23 @@ set(fuzz_work ${CMAKE_CURRENT_BINARY_DIR}/fuzz_work)
 # The parsers' sources directly, so that the fuzzers instrument them; no Vulkan needed.
 file(GLOB fuzz_sources_ply CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/splat/scene*.c)
 set(fuzz_sources_splat ${fuzz_sources_ply})
+set(fuzz_sources_spz ${fuzz_sources_ply})
+# the scene sources read .spz through zlib and zstd (src/splat/CMakeLists.txt finds them there)
+find_package(ZLIB REQUIRED)
+if(NOT TARGET PkgConfig::ZSTD)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+endif()
+foreach(t ply splat spz)
+  set(fuzz_libs_${t} ZLIB::ZLIB PkgConfig::ZSTD)
+endforeach()
 set(fuzz_sources_cameras ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c ${PROJECT_SOURCE_DIR}/src/splat/camera.c)
 set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/splat ${PROJECT_SOURCE_DIR}/src/tools)
-set(fuzz_libs_ply m)
-set(fuzz_libs_splat m)
-set(fuzz_libs_cameras m PkgConfig::CJSON) # the system's cJSON, not instrumented
+set(fuzz_libs_cameras PkgConfig::CJSON) # the system's cJSON, not instrumented
 
-foreach(t ply splat cameras)
+foreach(t ply splat spz cameras)
   splatsort_test_executable(fuzz_replay_${t} SOURCES fuzz/fuzz_${t}.c fuzz/replay.c ${fuzz_sources_${t}}
-                            LIBS ${fuzz_libs_${t}} INCLUDES ${fuzz_includes})
+                            LIBS m ${fuzz_libs_${t}} INCLUDES ${fuzz_includes})
   set(inputs ${fuzz_dir}/corpus/${t})
   if(EXISTS ${fuzz_dir}/regress/${t})
     list(APPEND inputs ${fuzz_dir}/regress/${t})
@@ -32,7 +40,7 @@ foreach(t ply splat cameras)
   if(NOT SPLATSORT_FUZZ)
     continue()
   endif()
-  splatsort_test_executable(fuzz_${t} SOURCES fuzz/fuzz_${t}.c ${fuzz_sources_${t}} LIBS ${fuzz_libs_${t}}
+  splatsort_test_executable(fuzz_${t} SOURCES fuzz/fuzz_${t}.c ${fuzz_sources_${t}} LIBS m ${fuzz_libs_${t}}
                             INCLUDES ${fuzz_includes})
   target_compile_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all)
   target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer,address,undefined)

@@ -27,6 +27,11 @@ foreach(scene animu_yashica-t4-top8192.ply gshairlod_donut_fused.ply supersplat_
   list(APPEND render_scene_args --optional-scene ${render_scenes}/${scene})
 endforeach()
 splatsort_lavapipe_test(render_image_scenes COMMAND test_render image --out ${render_out}/scenes ${render_scene_args})
+# .spz: each scene against its .spz round trip on the GPU (PSNR >= 35 dB): a generated SH-3
+# scene, the bundled one and two real ones; one subgroup size (the quantisation is the subject).
+splatsort_lavapipe_test(render_image_spz WIDTHS 256 COMMAND test_render image --spz-compare --out ${render_out}/spz
+                        --scene ${render_asset} --optional-scene ${render_scenes}/animu_yashica-t4-top8192.ply
+                        --optional-scene ${render_scenes}/supersplat_fruit_drops_minimal.ply)
 # The compute raster (SPLAT_RASTER_COMPUTE) against the CPU reference and the graphics raster:
 # generated scenes, the bundled asset and two real scenes, splats of many tiles, an empty
 # view, and a pair capacity far too small (the overflow path, then growth).

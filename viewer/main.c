@@ -1,5 +1,6 @@
-/* splatview: open a Gaussian-splat scene in a window, or render it headless. */
+/* splatview: open a Gaussian-splat scene in a window, render it headless, or convert it. */
 #include "app.h"
+#include "convert.h"
 
 int main(int argc, char **argv) {
   splatview_options o;
@@ -12,5 +13,6 @@ int main(int argc, char **argv) {
     splatview_usage(stdout);
     return 0;
   }
+  if (o.convert_in) return splatview_convert(o.convert_in, o.convert_out);
   return o.headless ? splatview_run_headless(&o) : splatview_run_window(&o);
 }

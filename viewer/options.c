@@ -1,6 +1,7 @@
 /* splatview's command line, read with getopt_long. */
 #include <stdio.h>
 
+#include "convert.h"
 #include "options.h"
 
 #include <errno.h>
@@ -12,8 +13,9 @@
 
 void splatview_usage(FILE *f) {
   fprintf(f,
-          "usage: splatview [SCENE] [options]        open a .ply / .splat scene in a window\n"
+          "usage: splatview [SCENE] [options]        open a .ply / .splat / .spz scene in a window\n"
           "       splatview --headless SCENE --out frame.png [options]   render offscreen\n"
+          "       splatview --convert IN OUT             rewrite a scene as .ply or .spz (OUT's extension)\n"
           "\n"
           "With no SCENE the bundled scene (%s) opens.\n"
           "\n"
@@ -54,6 +56,8 @@ void splatview_usage(FILE *f) {
           "                          exit; in a window or with --headless (the same orbit)\n"
           "  --screenshot FILE.png   windowed: save the last frame (without the HUD) on exit\n"
           "  --vsync on|off          windowed: start with vsync on (default) or off\n"
+          "  --convert IN OUT        load IN (.ply, compressed .ply, .splat, .spz) and write it to\n"
+          "                          OUT as a 3DGS .ply or a .spz (version 4), then exit; no GPU\n"
           "  --help                  this text\n"
           "\n"
           "keys (window): left drag orbit, right/middle drag pan, wheel zoom; Tab orbit/fly;\n"
@@ -62,7 +66,7 @@ void splatview_usage(FILE *f) {
           "  1-9 / PageUp / PageDown cameras from --cameras; O cycle the sort path\n"
           "  (quaternary / onesweep); K cycle key bits 32/24/16; R raster graphics/compute (not\n"
           "  with --grid); V vsync on/off; H hide the HUD; P screenshot (splatview-NNNN.png,\n"
-          "  without the HUD); drop a .ply/.splat file on the window to open it; Esc quit.\n"
+          "  without the HUD); drop a .ply/.splat/.spz file on the window to open it; Esc quit.\n"
           "\n"
           "environment: SPLATSORT_VALIDATION=1 enables the Khronos validation layer (any message\n"
           "makes splatview exit with status 1); SPLATSORT_DEVICE=N picks a device.\n",
@@ -109,7 +113,7 @@ static int parse_index(const char *s, uint32_t hi, int *out) {
 enum {
   OPT_HEADLESS = 256, OPT_BENCH, OPT_GRID, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
-  OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS,
+  OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS, OPT_CONVERT,
 };
 
 /* The flags first, then the options that take a value. */
@@ -127,12 +131,14 @@ static const struct option long_options[] = {
     {"memory-budget", required_argument, NULL, OPT_MEMORY_BUDGET},
     {"vsync", required_argument, NULL, OPT_VSYNC}, {"key-mode", required_argument, NULL, OPT_KEY_MODE},
     {"raster", required_argument, NULL, OPT_RASTER}, {"antialias", required_argument, NULL, OPT_ANTIALIAS},
+    {"convert", required_argument, NULL, OPT_CONVERT},
     {NULL, 0, NULL, 0},
 };
 
 /* What the checks after the last argument need to know about the command line. */
 typedef struct parse_state {
   bool have_target, frames_given, warmup_given;
+  const char *other_option; /* the first option that is not --convert or --help */
 } parse_state;
 
 /* Writes the message into err and returns -1, so each check is one statement. */
@@ -275,6 +281,8 @@ static int set_scene(splatview_options *o, const char *path, char *err, size_t n
 /* One getopt_long result: an option, the SCENE (1), a missing value (':') or an unknown
  * option ('?'). */
 static int apply(int opt, char **argv, splatview_options *o, parse_state *st, char *err, size_t n) {
+  if (opt != 1 && opt != ':' && opt != '?' && opt != 'h' && opt != OPT_CONVERT && !st->other_option)
+    st->other_option = option_name(opt);
   switch (opt) {
   case 1: return set_scene(o, optarg, err, n);
   case ':': return refuse(err, n, "--%s needs a value (see --help)", option_name(optopt));
@@ -289,13 +297,26 @@ static int apply(int opt, char **argv, splatview_options *o, parse_state *st, ch
   case OPT_SCREENSHOT: o->screenshot = optarg; return 0;
   case OPT_TIMINGS: o->timings = optarg; return 0;
   case OPT_CAMERAS: o->cameras = optarg; return 0;
+  case OPT_CONVERT: o->convert_in = optarg; return 0;
   }
   int r = parse_view_value(opt, optarg, o, st, err, n);
   return r <= 0 ? r : parse_render_value(opt, optarg, o, st, err, n);
 }
 
 /* The options that depend on each other, and the defaults that depend on others. */
+/* --convert IN OUT: OUT came as the SCENE; nothing else goes with it. */
+static int check_convert(splatview_options *o, const parse_state *st, char *err, size_t n) {
+  if (!o->scene) return refuse(err, n, "--convert needs IN and OUT: splatview --convert IN OUT");
+  if (st->other_option) return refuse(err, n, "--convert takes no other options (--%s given)", st->other_option);
+  o->convert_out = o->scene;
+  o->scene = NULL;
+  if (!splatview_convert_target_ok(o->convert_out))
+    return refuse(err, n, "--convert: cannot write '%s': OUT must end in .ply or .spz", o->convert_out);
+  return 0;
+}
+
 static int check_together(splatview_options *o, const parse_state *st, char *err, size_t n) {
+  if (o->convert_in) return check_convert(o, st, err, n);
   if (o->have_eye != st->have_target) return refuse(err, n, "--eye and --target go together");
   if (o->camera_index >= 0 && !o->cameras) return refuse(err, n, "--camera needs --cameras FILE.json");
   if (o->cameras && o->have_eye)

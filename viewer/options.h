@@ -43,6 +43,8 @@ typedef struct splatview_options {
   uint32_t memory_budget_mib; /* the renderer's device-memory budget (0: the device's memory) */
   const char *timings;      /* CSV, one row per frame */
   const char *screenshot;   /* windowed: save this PNG after the last frame (tests) */
+  const char *convert_in;   /* --convert IN OUT: rewrite a scene file, no rendering */
+  const char *convert_out;
 } splatview_options;
 
 /* Returns 0, or -1 with a one-line message in err. */

@@ -186,14 +186,19 @@ static int load_memory(const uint8_t *d, size_t size, splat_scene *out, const sc
   bool ply_magic = size >= 4 && memcmp(d, "ply", 3) == 0 &&
                    (d[3] == '\n' || (size >= 5 && d[3] == '\r' && d[4] == '\n'));
   int rc;
+  /* .splat has no magic, and its first bytes (a float) can look like gzip's 1f 8b: the name
+   * decides for it before the .spz magic does */
   if (ply_magic)
     rc = scene_load_ply(d, size, out, e);
   else if (has_suffix(e->name, ".splat"))
     rc = load_splat(d, size, out, e);
+  else if (scene_is_spz(d, size) || has_suffix(e->name, ".spz"))
+    rc = scene_load_spz(d, size, out, e);
   else if (has_suffix(e->name, ".ply"))
     rc = scene_fail(e, "not a PLY file: it does not start with the line \"ply\"");
   else
-    rc = scene_fail(e, "unknown format: no PLY magic (\"ply\" line) and not named *.splat");
+    rc = scene_fail(e, "unknown format: no PLY magic (\"ply\" line), no .spz magic (gzip or \"NGSP\") "
+                       "and not named *.splat");
   if (rc != 0) memset(out, 0, sizeof *out);
   return rc;
 }

@@ -1,13 +1,18 @@
-/* scene.h: loading Gaussian-splat scenes (.ply, .splat) into flat CPU arrays, and
- * writing them back as standard 3DGS .ply. CPU only; no Vulkan.
+/* scene.h: loading Gaussian-splat scenes (.ply, .splat, .spz) into flat CPU arrays, and
+ * writing them as standard 3DGS .ply or as .spz. CPU only; no Vulkan.
  *
- * Formats, chosen by content (the "ply" magic) and then by the extension:
+ * Formats, chosen by content (the "ply" magic), then the .splat extension, then the .spz
+ * magic (gzip or "NGSP"):
  *   - 3DGS .ply, binary little-endian: properties found by name in any order,
  *     any PLY scalar type (converted to float), SH degree 0..3 from the number of
  *     f_rest_* properties, unknown properties and other fixed-size elements skipped.
  *   - PlayCanvas/SuperSplat compressed .ply (element "chunk" + packed_* vertex
  *     properties, optional "sh" element).
  *   - antimatter15 .splat, 32 bytes a splat, SH degree 0.
+ *   - Niantic .spz, versions 1-3 (gzip) and 4 (ZSTD streams), SH degree 0..3; its
+ *     antialiased flag sets SPLAT_SCENE_ANTIALIASED. .spz stores y up and z back; the
+ *     loader turns it into the .ply axes (y down, z forward), so a .ply written as .spz
+ *     loads in place (scene_spz.c has the details and the quantisation).
  *
  * Values are stored activated, as the reference 3DGS renderer uses them: scale =
  * exp(scale_i), opacity = sigmoid(opacity), rotation normalised.
@@ -106,7 +111,7 @@ int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_pro
 
 /* As splat_scene_load, from `size` bytes at `data` (not kept after the call).
  * `name` is used to pick the format when the content has no PLY magic (".splat"
- * extension) and to start error messages; it may be NULL ("<memory>"). */
+ * extension, before the .spz magic) and to start error messages; it may be NULL ("<memory>"). */
 int splat_scene_load_memory(const void *data, size_t size, const char *name, splat_scene *out,
                             char *err, size_t err_size);
 
@@ -122,6 +127,18 @@ void splat_scene_free(splat_scene *scene);
  * Returns 0, or -1 with "<path>: <what is wrong>" in err (the file may then be
  * partly written). */
 int splat_scene_write_ply(const char *path, const splat_scene *scene, char *err, size_t err_size);
+
+/* Writes a .spz, version 4 (the 32-byte header, then positions, alphas, colours, scales,
+ * rotations and, above SH degree 0, SH as ZSTD streams), quantised as the spz reference library
+ * does: positions in 24-bit fixed point with 12 fractional bits (fewer when the scene reaches
+ * past +-2048, so that it fits; a position beyond +-8388607 is an error), log scales in steps of
+ * 1/16 over [-10, 6), opacity and colour in 8 bits (colour f_dc in steps of 1/38.25 over
+ * [-3.33, 3.33]), rotations as the smallest three components in 9 bits and a sign each, SH in
+ * [-1, 1] to 5 bits (degree 1) and 4 bits (degrees 2, 3); values outside a range are clamped to
+ * it. Axes are converted from the .ply convention to the format's (see above), and
+ * SPLAT_SCENE_ANTIALIASED in scene->flags sets the file's antialiased flag.
+ * Returns 0, or -1 with "<path>: <what is wrong>" in err (the file may then be partly written). */
+int splat_scene_write_spz(const char *path, const splat_scene *scene, char *err, size_t err_size);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
-/* scene_internal.h: what scene.c (dispatch, .splat, writer) and scene_ply.c (PLY
- * parsing) share: error reporting, output allocation and the per-splat checks. */
+/* scene_internal.h: what scene.c (dispatch, .splat, writer), scene_ply.c (PLY parsing) and
+ * scene_spz.c (.spz) share: error reporting, output allocation and the per-splat checks. */
 #ifndef SPLAT_SCENE_INTERNAL_H
 #define SPLAT_SCENE_INTERNAL_H
 
@@ -76,6 +76,10 @@ int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_
 int scene_finish(splat_scene *s, uint32_t kept, uint64_t total, const scene_error *e);
 
 int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
+
+/* .spz (scene_spz.c): whether the bytes start as one (gzip or the version-4 header), and the loader. */
+bool scene_is_spz(const uint8_t *data, size_t size);
+int scene_load_spz(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
 
 static inline bool scene_finite(float v) {
   uint32_t bits;

@@ -1,4 +1,4 @@
-/* scene_load_bench: times loading one file, several runs, and prints splats/s and MB/s (file
+/* scene_load_bench: times loading one file (any format the loader reads), several runs, and prints splats/s and MB/s (file
  * bytes; the file is in the page cache after the first run). Each run loads the file twice,
  * with splat_scene_load and with splat_scene_load_ex and a progress callback, in alternating
  * order, so the cost of the progress reports is measured under the same conditions; the
