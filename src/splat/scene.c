@@ -1,5 +1,5 @@
-/* scene.c: the public scene API: format dispatch, memory-mapped loading, the
- * antimatter15 .splat decoder, freeing, and the standard 3DGS .ply writer. */
+/* scene.c: the public scene API: format dispatch, reading files, the antimatter15 .splat
+ * decoder, freeing, and the standard 3DGS .ply writer. */
 #include "scene_internal.h"
 
 #include <errno.h>
@@ -146,6 +146,10 @@ static bool has_suffix(const char *name, const char *suffix) {
   return true;
 }
 
+static bool has_ply_magic(const uint8_t *d, size_t size) {
+  return size >= 4 && memcmp(d, "ply", 3) == 0 && (d[3] == '\n' || (size >= 5 && d[3] == '\r' && d[4] == '\n'));
+}
+
 int splat_scene_load_memory(const void *data, size_t size, const char *name, splat_scene *out,
                             char *err, size_t err_size) {
   scene_error e = {name ? name : "<memory>", err, err_size};
@@ -155,51 +159,55 @@ int splat_scene_load_memory(const void *data, size_t size, const char *name, spl
   if (data == NULL && size > 0) return scene_fail(&e, "no data given");
   if (size == 0) return scene_fail(&e, "empty file");
   const uint8_t *d = data;
-  bool ply_magic = size >= 4 && memcmp(d, "ply", 3) == 0 &&
-                   (d[3] == '\n' || (size >= 5 && d[3] == '\r' && d[4] == '\n'));
+  /* .splat has no magic: its name decides before the zip magic, which its first float may hold */
+  bool zip_magic = size >= 4 && memcmp(d, "PK\x03\x04", 4) == 0;
   int rc;
-  if (ply_magic)
+  if (has_ply_magic(d, size))
     rc = scene_load_ply(d, size, out, &e);
   else if (has_suffix(e.name, ".splat"))
     rc = load_splat(d, size, out, &e);
+  else if (zip_magic)
+    rc = scene_load_sog_bundle(d, size, out, &e);
   else if (has_suffix(e.name, ".ply"))
     rc = scene_fail(&e, "not a PLY file: it does not start with the line \"ply\"");
+  else if (has_suffix(e.name, ".sog"))
+    rc = scene_fail(&e, "not a bundled SOG file: it is not a zip archive (no \"PK\" local header at the start)");
+  else if (has_suffix(e.name, ".json"))
+    rc = scene_fail(&e, "a SOG meta.json names image files beside it: load it by path (splat_scene_load), "
+                        "not from memory");
   else
-    rc = scene_fail(&e, "unknown format: no PLY magic (\"ply\" line) and not named *.splat");
+    rc = scene_fail(&e, "unknown format: no PLY magic (\"ply\" line) or zip archive, and not named *.splat");
   if (rc != 0) memset(out, 0, sizeof *out);
   return rc;
 }
 
-int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_size) {
-  scene_error e = {path ? path : "<null>", err, err_size};
-  if (err != NULL && err_size > 0) err[0] = '\0';
-  if (out == NULL) return scene_fail(&e, "no output scene given");
-  memset(out, 0, sizeof *out);
-  if (path == NULL) return scene_fail(&e, "no path given");
+int scene_read_file(const char *path, uint8_t **data_out, size_t *size_out, const scene_error *e) {
+  *data_out = NULL;
+  *size_out = 0;
   /* O_NONBLOCK: a FIFO or device must not block the open; it is refused just below */
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return scene_fail(&e, "cannot open: %s", strerror(errno));
+  if (fd < 0) return scene_fail(e, "cannot open: %s", strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int er = errno;
     close(fd);
-    return scene_fail(&e, "cannot stat: %s", strerror(er));
+    return scene_fail(e, "cannot stat: %s", strerror(er));
   }
   if (S_ISDIR(st.st_mode)) {
     close(fd);
-    return scene_fail(&e, "is a directory, not a scene file");
+    return scene_fail(e, "is a directory, not a scene file");
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return scene_fail(&e, "not a regular file");
+    return scene_fail(e, "not a regular file");
   }
   if (st.st_size == 0) {
     close(fd);
-    return scene_fail(&e, "empty file");
+    return scene_fail(e, "empty file");
   }
   if ((uintmax_t)st.st_size > SIZE_MAX) {
     close(fd);
-    return scene_fail(&e, "file too large (%jd bytes)", (intmax_t)st.st_size);
+    return scene_fail(e, "file too large (%jd bytes)", (intmax_t)st.st_size);
   }
   /* Read, not mapped: a file truncated while it loads (still being written, or replaced) must
    * give an error, not SIGBUS. */
@@ -207,7 +215,7 @@ int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_s
   uint8_t *data = malloc(size);
   if (!data) {
     close(fd);
-    return scene_fail(&e, "out of memory reading %zu bytes", size);
+    return scene_fail(e, "out of memory reading %zu bytes", size);
   }
   while (got < size) {
     ssize_t r = read(fd, data + got, size - got);
@@ -219,10 +227,34 @@ int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_s
   close(fd);
   if (got != size) {
     free(data);
-    return scene_fail(&e, "read %zu of %zu bytes%s%s (the file changed while loading?)", got, size,
+    return scene_fail(e, "read %zu of %zu bytes%s%s (the file changed while loading?)", got, size,
                       got < size ? ": " : "", got < size ? strerror(er) : "");
   }
-  int rc = splat_scene_load_memory(data, size, path, out, err, err_size);
+  *data_out = data;
+  *size_out = size;
+  return 0;
+}
+
+int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_size) {
+  scene_error e = {path ? path : "<null>", err, err_size};
+  if (err != NULL && err_size > 0) err[0] = '\0';
+  if (out == NULL) return scene_fail(&e, "no output scene given");
+  memset(out, 0, sizeof *out);
+  if (path == NULL) return scene_fail(&e, "no path given");
+  /* A folder is a SOG scene when it holds a meta.json. */
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return scene_load_sog_dir(path, out, &e);
+  uint8_t *data;
+  size_t size;
+  if (scene_read_file(path, &data, &size, &e) != 0) return -1;
+  int rc;
+  /* A SOG meta.json names the images beside it, so it is read by path, not from memory. */
+  if (!has_ply_magic(data, size) && has_suffix(path, ".json")) {
+    rc = scene_load_sog_meta(path, data, size, out, &e);
+    if (rc != 0) memset(out, 0, sizeof *out);
+  } else {
+    rc = splat_scene_load_memory(data, size, path, out, err, err_size);
+  }
   free(data);
   return rc;
 }

@@ -1,5 +1,6 @@
-/* scene_internal.h: what scene.c (dispatch, .splat, writer) and scene_ply.c (PLY
- * parsing) share: error reporting, output allocation and the per-splat checks. */
+/* scene_internal.h: what scene.c (dispatch, reading files, .splat, writer), scene_ply.c (PLY
+ * parsing) and scene_sog*.c (PlayCanvas SOG) share: error reporting, output allocation and the
+ * per-splat checks. */
 #ifndef SPLAT_SCENE_INTERNAL_H
 #define SPLAT_SCENE_INTERNAL_H
 
@@ -55,6 +56,18 @@ int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_
 int scene_finish(splat_scene *s, uint32_t kept, uint64_t total, const scene_error *e);
 
 int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
+
+/* Reads the whole regular file at `path` into a malloc'd block (*data, freed by the caller) of
+ * *size > 0 bytes. Refuses folders, FIFOs, devices and empty files; a file that changes size
+ * while it is read is an error. */
+int scene_read_file(const char *path, uint8_t **data, size_t *size, const scene_error *e);
+
+/* PlayCanvas SOG (scene_sog.c): a meta.json already read from `path` (its images are read from
+ * beside it), a folder holding a meta.json, and a bundled .sog (zip) in memory. */
+int scene_load_sog_meta(const char *path, const uint8_t *text, size_t size, splat_scene *out,
+                        const scene_error *e);
+int scene_load_sog_dir(const char *dir, splat_scene *out, const scene_error *e);
+int scene_load_sog_bundle(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
 
 static inline bool scene_finite(float v) {
   uint32_t bits;
