@@ -12,10 +12,11 @@
 
 void splatview_usage(FILE *f) {
   fprintf(f,
-          "usage: splatview [SCENE] [options]        open a .ply / .splat scene in a window\n"
+          "usage: splatview [SCENE] [options]        open a .ply / .splat / SOG scene in a window\n"
           "       splatview --headless SCENE --out frame.png [options]   render offscreen\n"
           "\n"
-          "With no SCENE the bundled scene (%s) opens.\n"
+          "With no SCENE the bundled scene (%s) opens. A PlayCanvas SOG scene is\n"
+          "opened by its meta.json, its folder, or a bundled .sog file.\n"
           "\n"
           "options:\n"
           "  --headless              render without a window or display (GPU servers, lavapipe)\n"
@@ -58,7 +59,8 @@ void splatview_usage(FILE *f) {
           "  1-9 / PageUp / PageDown cameras from --cameras; O cycle the sort path\n"
           "  (quaternary / onesweep); K cycle key bits 32/24/16; R raster graphics/compute (not\n"
           "  with --grid); V vsync on/off; H hide the HUD; P screenshot (splatview-NNNN.png,\n"
-          "  without the HUD); drop a .ply/.splat file on the window to open it; Esc quit.\n"
+          "  without the HUD); drop a .ply/.splat/.sog file, a SOG folder or its meta.json on the\n"
+          "  window to open it; Esc quit.\n"
           "\n"
           "environment: SPLATSORT_VALIDATION=1 enables the Khronos validation layer (any message\n"
           "makes splatview exit with status 1); SPLATSORT_DEVICE=N picks a device.\n",
