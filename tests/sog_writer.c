@@ -306,26 +306,58 @@ static int write_sh0(enc *e, sog_output *out, char *err, size_t n) {
   return add_image(out, e->pre, "sh0.webp", e->img, e->w, e->h, err, n);
 }
 
+/* A bijection of [0, 2^bits): odd multiplications and xor-shifts, each invertible. */
+static uint32_t scramble(uint32_t x, uint32_t bits) {
+  const uint32_t mask = bits >= 32 ? UINT32_MAX : (1u << bits) - 1, shift = bits / 2 + 1;
+  for (int r = 0; r < 3; ++r) {
+    x = (x * 0x9E3779B1u) & mask;
+    x ^= x >> shift;
+  }
+  return x;
+}
+
+void sog_palette_groups(uint32_t n, uint32_t entries, uint32_t *label, uint32_t *first) {
+  /* a permutation of [0, n) (the scramble of the next power of two, walked until it lands below
+   * n), cut into `entries` equal runs: the groups */
+  uint32_t bits = 1;
+  while (bits < 32 && (1ull << bits) < n) ++bits;
+  for (uint32_t e = 0; e < entries; ++e) first[e] = UINT32_MAX;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t p = i;
+    do p = scramble(p, bits);
+    while (p >= n);
+    label[i] = (uint32_t)((uint64_t)p * entries / n);
+    if (first[label[i]] == UINT32_MAX) first[label[i]] = i;
+  }
+}
+
 /* The SH palette (see sog_writer.h) as centroids + labels. */
 static int write_shn(enc *e, sog_output *out, char *err, size_t n) {
   const splat_scene *s = e->s;
   const uint32_t stride = s->sh_coeffs * 3, nrest = s->sh_coeffs - 1;
   const uint32_t cap = e->o->palette_max ? e->o->palette_max : 65536;
   const uint32_t entries = e->n < cap ? e->n : cap;
-  /* palette entry k: the SH rest of splat first(k); splat i takes entry label(i) */
-#define LABEL(i) ((uint32_t)((uint64_t)(i) * entries / e->n))
-#define FIRST(k) ((uint32_t)(((uint64_t)(k) * e->n + entries - 1) / entries))
+  /* palette entry k: the SH rest of splat first[k]; splat i takes entry label[i] */
+  uint32_t *label = malloc((size_t)e->n * sizeof(uint32_t)), *first = malloc((size_t)entries * sizeof(uint32_t));
   float *pal = malloc((size_t)entries * nrest * 3 * sizeof(float));
-  if (pal == NULL) return fail(err, n, "sog_writer: out of memory");
+  if (pal == NULL || label == NULL || first == NULL) {
+    free(label), free(first), free(pal);
+    return fail(err, n, "sog_writer: out of memory");
+  }
+  if (entries < e->n) {
+    sog_palette_groups(e->n, entries, label, first);
+  } else {
+    for (uint32_t i = 0; i < e->n; ++i) label[i] = first[i] = i;
+  }
   for (uint32_t k = 0; k < entries; ++k) {
-    const float *src = s->sh + (size_t)FIRST(k) * stride + 3;
+    const float *src = s->sh + (size_t)first[k] * stride + 3;
     for (uint32_t j = 0; j < nrest * 3; ++j)
       pal[(size_t)k * nrest * 3 + j] = e->version == 2 ? src[j] : (float)clampd(src[j], -6.0, 6.0);
   }
   const uint32_t cw = 64 * nrest, ch = (entries + 63) / 64;
   uint8_t *cen = calloc((size_t)cw * ch, 4);
   if (cen == NULL) {
-    free(pal);
+    free(pal), free(label), free(first);
     return fail(err, n, "sog_writer: out of memory");
   }
   cbook cb;
@@ -340,18 +372,20 @@ static int write_shn(enc *e, sog_output *out, char *err, size_t n) {
       t[3] = 255;
     }
   free(pal);
+  free(first);
   int rc = add_image(out, e->pre, "shN_centroids.webp", cen, cw, ch, err, n);
   free(cen);
-  if (rc != 0) return -1;
+  if (rc != 0) {
+    free(label);
+    return -1;
+  }
   image_clear(e);
   for (uint32_t i = 0; i < e->n; ++i) {
-    uint32_t l = LABEL(i);
-    e->img[i * 4] = (uint8_t)(l & 0xff);
-    e->img[i * 4 + 1] = (uint8_t)(l >> 8);
+    e->img[i * 4] = (uint8_t)(label[i] & 0xff);
+    e->img[i * 4 + 1] = (uint8_t)(label[i] >> 8);
     e->img[i * 4 + 3] = 255;
   }
-#undef LABEL
-#undef FIRST
+  free(label);
   if (e->version == 2) {
     tprintf(&e->meta, ",\"shN\":{\"count\":%u,\"bands\":%u,", entries, s->sh_degree);
     put_codebook(&e->meta, cb.v);

@@ -10,8 +10,9 @@
  * What differs, as encoder choices the format leaves open: splats keep their order (no Morton
  * or PLAS sort); codebooks are 256 evenly spaced values over the data's range (splat-transform
  * fits them to the data), each value taking the nearest; the SH palette is every splat's own
- * SH when there are at most `palette_max` splats, else the SH of every (n / palette_max)-th
- * splat, each splat taking its group's entry (no k-means: fine for load timing, lossy); the
+ * SH when there are at most `palette_max` splats, else `palette_max` groups of splats scattered
+ * over the scene (sog_palette_groups), each entry the SH of its group's first splat (no
+ * k-means: lossy, but labels as varied as a real file's, for load timing); the
  * WebP images are encoded with `exact` on, so bytes under a zero opacity survive (the simple
  * libwebp call splat-transform makes may change them). */
 #ifndef SPLAT_TESTS_SOG_WRITER_H
@@ -42,6 +43,12 @@ typedef struct sog_output {
   sog_blob blob[8];
   uint32_t count;
 } sog_output;
+
+/* The writer's SH palette for n splats and `entries` entries (entries < n): splat i takes entry
+ * label[i] (every entry is used), whose values are those of splat first[entry]. Splats are
+ * spread over the entries by a permutation, so neighbouring splats take unrelated entries as
+ * k-means labels do. */
+void sog_palette_groups(uint32_t n, uint32_t entries, uint32_t *label, uint32_t *first);
 
 /* Encodes s. Returns 0, or -1 with a message in err. */
 int sog_write(const splat_scene *s, const sog_write_options *o, sog_output *out, char *err, size_t err_size);

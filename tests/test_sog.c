@@ -124,9 +124,9 @@ static void range(const float *v, size_t n, size_t stride, size_t width, double 
 static double ident(double x) { return x; }
 
 /* The decoded scene d of source s, written as version `version`, splat by splat against the
- * bounds its quantisation allows (derivations in the comments). `group`: splats share SH
- * palette entries in runs (a palette smaller than the count), so splat i's SH is compared with
- * its entry's first splat. */
+ * bounds its quantisation allows (derivations in the comments). With fewer palette `entries`
+ * than splats, splats share entries (sog_palette_groups), so splat i's SH is compared with its
+ * entry's first splat. */
 static void check_roundtrip(const char *what, const splat_scene *s, const splat_scene *d, uint32_t version,
                             uint32_t entries) {
   CHECK(d->count == s->count && d->sh_degree == s->sh_degree && d->dropped == 0, "%s: %u splats of degree %u, "
@@ -167,6 +167,12 @@ static void check_roundtrip(const char *what, const splat_scene *s, const splat_
     double o = fmin(fmax(s->opacities[i], 1e-12), 1 - 1e-12), l = log(o / (1 - o));
     olo = fmin(olo, l), ohi = fmax(ohi, l);
   }
+  /* the writer's palette groups (sog_writer.h), when it has fewer entries than splats */
+  uint32_t *label = NULL, *first = NULL;
+  if (entries < n) {
+    label = malloc(n * sizeof *label), first = malloc(entries * sizeof *first);
+    sog_palette_groups(n, entries, label, first);
+  }
   double worst[6] = {0};
   for (uint32_t i = 0; i < n; ++i) {
     for (int c = 0; c < 3; ++c) {
@@ -202,7 +208,7 @@ static void check_roundtrip(const char *what, const splat_scene *s, const splat_
       worst[4] = fmax(worst[4], e / qtol);
     }
     /* SH rest: the palette entry's values to half a codebook step */
-    uint32_t from = entries >= n ? i : (uint32_t)((((uint64_t)i * entries / n) * n + entries - 1) / entries);
+    uint32_t from = label ? first[label[i]] : i;
     double rtol = (rhi - rlo) / 255.0 * 0.5 + 1e-6;
     for (uint32_t k = 3; k < nsh; ++k) {
       double a = s->sh[(size_t)from * nsh + k], b = d->sh[(size_t)i * nsh + k];
@@ -210,6 +216,8 @@ static void check_roundtrip(const char *what, const splat_scene *s, const splat_
       worst[5] = fmax(worst[5], fabs(a - b) / rtol);
     }
   }
+  free(label);
+  free(first);
   printf("  %-40s %6u splats SH %u: worst error / bound: position %.2f, scale %.2f, DC %.2f, opacity %.2f, "
          "rotation %.2f, SH rest %.2f\n", what, n, s->sh_degree, worst[0], worst[1], worst[2], worst[3], worst[4], worst[5]);
 }
@@ -661,6 +669,36 @@ static void tolerated(void) {
     printf("  null first codebook entry: %u scale values took the engine's filled-in value\n", hits);
     splat_scene_free(&s);
     splat_scene_free(&ref);
+  }
+  /* an SH codebook entry beyond float range: the splats whose palette entry uses it are dropped
+   * (scene.h's policy), the others kept in order */
+  const char *shn = strstr(text, "\"shN\":{");
+  const char *shn_cb = shn ? strstr(shn, "\"codebook\":[") : NULL;
+  if (shn_cb) {
+    shn_cb += strlen("\"codebook\":[");
+    size_t at = (size_t)(shn_cb - text), len = strcspn(shn_cb, ",");
+    char *t = malloc(meta->size + 16);
+    memcpy(t, text, at);
+    memcpy(t + at, "1e39", 4);
+    memcpy(t + at + 4, shn_cb + len, meta->size - at - len);
+    const char *dir3 = tmp_path("inf_codebook");
+    sog_output_save(&good, dir3, err, sizeof err);
+    snprintf(path, sizeof path, "%s/meta.json", dir3);
+    sog_save_file(path, t, meta->size - len + 4, err, sizeof err);
+    free(t);
+    if (load(path, &s) == 0 && load(clean, &ref) == 0) {
+      CHECK(s.dropped > 0 && s.count + s.dropped == ref.count, "%u kept, %u dropped of %u", s.count, s.dropped,
+            ref.count);
+      check_invariants("inf_codebook", &s);
+      uint32_t j = 0;
+      for (uint32_t i = 0; i < s.count; ++i) {
+        while (j < ref.count && memcmp(ref.positions + j * 3, s.positions + i * 3, 12) != 0) ++j;
+        CHECK(j < ref.count, "kept splat %u is not a splat of the scene, in order", i);
+      }
+      printf("  an SH codebook entry of 1e39: %u of %u splats dropped\n", s.dropped, ref.count);
+      splat_scene_free(&s);
+      splat_scene_free(&ref);
+    }
   }
   /* a BOM and white space around the object */
   const char *dir2 = tmp_path("bom");

@@ -107,7 +107,7 @@ static void make_tables(const sog_meta *m, sog_tables *t) {
 /* The SH palette: entry e's rest coefficients in splat_scene order ((k - 1) * 3 + channel).
  * Decodes the centroid image after checking its size against the bands. */
 static int make_palette(const sog_meta *m, const sog_image *cen, const sog_tables *t, uint32_t *degree,
-                        uint32_t *entries, float **palette, const scene_error *e) {
+                        uint32_t *entries, float **palette, bool **finite, const scene_error *e) {
   char tok[64];
   scene_token(tok, m->files[SOG_SHN_CENTROIDS], strlen(m->files[SOG_SHN_CENTROIDS]));
   /* 64 entries a row, each 3, 8 or 15 texels wide: the width says the degree (the engine reads
@@ -125,15 +125,22 @@ static int make_palette(const sog_meta *m, const sog_image *cen, const sog_table
   if (m->shn_count != 0 && m->shn_count < n) n = m->shn_count;
   uint32_t nrest = (d + 1) * (d + 1) - 1;
   float *p = malloc((size_t)n * nrest * 3 * sizeof(float));
-  if (p == NULL) return scene_fail(e, "%s: out of memory for a %u-entry palette", tok, n);
+  bool *ok = malloc(n * sizeof(bool));
+  if (p == NULL || ok == NULL) {
+    free(p);
+    free(ok);
+    return scene_fail(e, "%s: out of memory for a %u-entry palette", tok, n);
+  }
   for (uint32_t k = 0; k < n; ++k) {
     const uint8_t *row = cen->rgba + ((size_t)(k / 64) * cen->width + (size_t)(k % 64) * nrest) * 4;
     for (uint32_t j = 0; j < nrest; ++j)
       for (uint32_t c = 0; c < 3; ++c) p[((size_t)k * nrest + j) * 3 + c] = t->rest[row[j * 4 + c]];
+    ok[k] = scene_all_finite(p + (size_t)k * nrest * 3, nrest * 3);
   }
   *degree = d;
   *entries = n;
   *palette = p;
+  *finite = ok;
   return 0;
 }
 
@@ -157,43 +164,72 @@ typedef struct sog_decoding {
   sog_tables t;
   uint32_t degree, entries;
   float *palette;
+  bool *entry_finite; /* each palette entry's values all finite */
+  float *pos;         /* 3 x 65536: each axis's 16-bit values decoded, for large scenes */
 } sog_decoding;
 
-/* Every splat into out (allocated here), under scene.h's policy. */
+/* Position tables: 3 x 65536 inverse transforms instead of 3 a splat, once the scene is larger
+ * than the table. */
+static int make_position_tables(sog_decoding *dc, const scene_error *e) {
+  const sog_meta *m = dc->m;
+  if (m->count < 65536) return 0;
+  dc->pos = malloc(3 * 65536 * sizeof(float));
+  if (dc->pos == NULL) return scene_fail(e, "out of memory for the position tables");
+  for (int c = 0; c < 3; ++c)
+    for (uint32_t v = 0; v < 65536; ++v) dc->pos[c * 65536 + v] = inv_log(lerp(m->means_min[c], m->means_max[c], v / 65535.0));
+  return 0;
+}
+
+static int bad_tag(const sog_meta *m, uint32_t i, uint8_t tag, const scene_error *e) {
+  char tok[64];
+  return scene_fail(e, "%s: splat %u has tag byte %u in alpha (252..255 name the largest component)",
+                    scene_token(tok, m->files[SOG_QUATS], strlen(m->files[SOG_QUATS])), i, tag);
+}
+
+static int bad_label(const sog_meta *m, uint32_t i, uint32_t label, uint32_t entries, const scene_error *e) {
+  char tok[64];
+  return scene_fail(e, "%s: splat %u has palette index %u, but the palette has %u entries",
+                    scene_token(tok, m->files[SOG_SHN_LABELS], strlen(m->files[SOG_SHN_LABELS])), i, label, entries);
+}
+
+/* Every splat into out (allocated here), under scene.h's policy. The SH goes straight to its
+ * slot, its finiteness known per table entry and palette entry. */
 static int decode_splats(sog_decoding *dc, splat_scene *out, const scene_error *e) {
   const sog_meta *m = dc->m;
-  if (scene_alloc(out, m->count, dc->degree, e) != 0) return -1;
+  if (make_position_tables(dc, e) != 0 || scene_alloc(out, m->count, dc->degree, e) != 0) return -1;
   const uint32_t nsh = out->sh_coeffs * 3, nrest = nsh - 3;
   const uint8_t *lo = dc->img[SOG_MEANS_L].rgba, *hi = dc->img[SOG_MEANS_U].rgba, *qt = dc->img[SOG_QUATS].rgba,
                 *sc = dc->img[SOG_SCALES].rgba, *c0 = dc->img[SOG_SH0].rgba, *lb = dc->img[SOG_SHN_LABELS].rgba;
+  bool dc_finite[3][256];
+  for (int c = 0; c < 3; ++c)
+    for (int b = 0; b < 256; ++b) dc_finite[c][b] = scene_finite(dc->t.dc[c][b]);
   uint32_t kept = 0;
   for (uint32_t i = 0; i < m->count; ++i) {
     const size_t o = (size_t)i * 4;
-    float p[3], s[3], q[4], sh[48];
+    float p[3], s[3], q[4], *sh = out->sh + (size_t)kept * nsh;
+    bool finite = true;
     for (int c = 0; c < 3; ++c) {
       uint32_t v = lo[o + c] | (uint32_t)hi[o + c] << 8;
-      p[c] = inv_log(lerp(m->means_min[c], m->means_max[c], v / 65535.0));
+      p[c] = dc->pos ? dc->pos[c * 65536 + v] : inv_log(lerp(m->means_min[c], m->means_max[c], v / 65535.0));
       s[c] = dc->t.scale[c][sc[o + c]];
       sh[c] = dc->t.dc[c][c0[o + c]];
+      finite &= dc_finite[c][c0[o + c]];
     }
     if (!decode_quat(qt + o, q)) {
       splat_scene_free(out);
-      char tok[64];
-      return scene_fail(e, "%s: splat %u has tag byte %u in alpha (252..255 name the largest component)",
-                        scene_token(tok, m->files[SOG_QUATS], strlen(m->files[SOG_QUATS])), i, qt[o + 3]);
+      return bad_tag(m, i, qt[o + 3], e);
     }
     if (nrest > 0) {
       uint32_t label = lb[o] | (uint32_t)lb[o + 1] << 8;
       if (label >= dc->entries) {
         splat_scene_free(out);
-        char tok[64];
-        return scene_fail(e, "%s: splat %u has palette index %u, but the palette has %u entries",
-                          scene_token(tok, m->files[SOG_SHN_LABELS], strlen(m->files[SOG_SHN_LABELS])), i, label,
-                          dc->entries);
+        return bad_label(m, i, label, dc->entries, e);
       }
       memcpy(sh + 3, dc->palette + (size_t)label * nrest, nrest * sizeof(float));
+      finite &= dc->entry_finite[label];
     }
-    kept += scene_put(out, kept, p, s, q, dc->t.opacity[c0[o + 3]], sh, nsh);
+    /* a dropped splat's slot, SH included, is taken by the next one */
+    kept += finite && scene_put_core(out, kept, p, s, q, dc->t.opacity[c0[o + 3]]);
   }
   out->flags = m->flags;
   return scene_finish(out, kept, m->count, e);
@@ -214,12 +250,16 @@ int sog_decode(const sog_meta *m, sog_fetch_fn fetch, void *user, splat_scene *o
     make_tables(m, &dc.t);
     if (m->has_shn) {
       rc = decode_image(m, SOG_SHN_CENTROIDS, fetch, user, NULL, &dc.img[SOG_SHN_CENTROIDS], e);
-      if (rc == 0) rc = make_palette(m, &dc.img[SOG_SHN_CENTROIDS], &dc.t, &dc.degree, &dc.entries, &dc.palette, e);
+      if (rc == 0)
+        rc = make_palette(m, &dc.img[SOG_SHN_CENTROIDS], &dc.t, &dc.degree, &dc.entries, &dc.palette,
+                          &dc.entry_finite, e);
     }
   }
   if (rc == 0) rc = decode_splats(&dc, out, e);
   for (int k = 0; k < SOG_IMAGES; ++k) free(dc.img[k].rgba);
   free(dc.palette);
+  free(dc.entry_finite);
+  free(dc.pos);
   if (rc != 0) memset(out, 0, sizeof *out);
   return rc;
 }

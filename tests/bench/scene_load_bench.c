@@ -1,8 +1,12 @@
 /* scene_load_bench: times splat_scene_load on one file, several runs, and prints
- * splats/s and MB/s (file bytes; the file is in the page cache after the first run). */
+ * splats/s and MB/s (file bytes; the file is in the page cache after the first run). For a SOG
+ * scene given by its folder or meta.json, the bytes are meta.json's and the .webp images' beside
+ * it. */
 #include "scene.h"
 #include "util.h"
 
+#include <dirent.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +21,33 @@ static double cpu_time(void) {
   getrusage(RUSAGE_SELF, &u);
   return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec * 1e-6 + (double)u.ru_stime.tv_sec +
          (double)u.ru_stime.tv_usec * 1e-6;
+}
+
+/* The bytes a load reads: the file's, or for a SOG folder or meta.json, meta.json's and every
+ * .webp beside it. */
+static double scene_bytes(const char *path, const struct stat *st) {
+  size_t n = strlen(path);
+  bool json = n >= 5 && strcmp(path + n - 5, ".json") == 0;
+  if (!S_ISDIR(st->st_mode) && !json) return (double)st->st_size;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  if (json) {
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(dir, sizeof dir, ".");
+  }
+  double bytes = 0;
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+    size_t m = strlen(e->d_name);
+    if (strcmp(e->d_name, "meta.json") != 0 && (m < 5 || strcmp(e->d_name + m - 5, ".webp") != 0)) continue;
+    char f[8192];
+    struct stat fs;
+    snprintf(f, sizeof f, "%s/%s", dir, e->d_name);
+    if (stat(f, &fs) == 0) bytes += (double)fs.st_size;
+  }
+  if (d) closedir(d);
+  return bytes;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -71,7 +102,7 @@ int main(int argc, char **argv) {
   double first = t[0];
   qsort(t, (size_t)runs, sizeof t[0], cmp_double);
   qsort(cpu, (size_t)runs, sizeof cpu[0], cmp_double);
-  double best = t[0], median = t[runs / 2], mb = (double)st.st_size / 1e6;
+  double best = t[0], median = t[runs / 2], mb = scene_bytes(path, &st) / 1e6;
   printf("%s: %u splats, SH degree %u, %.1f MB\n", path, count, degree, mb);
   printf("  first run %.3f s; best of %ld %.3f s, median %.3f s\n", first, runs, best, median);
   printf("  best:   %.2f M splats/s, %.0f MB/s\n", count / best / 1e6, mb / best);
