@@ -1,10 +1,11 @@
 # Fuzzing the parsers (CPU only): one target per family in tests/fuzz/ (fuzz_ply: PLY, 3DGS and
-# compressed; fuzz_splat: .splat; fuzz_cameras: cameras.json), each checking the parser's
+# compressed; fuzz_splat: .splat; fuzz_cameras: cameras.json; fuzz_sog: SOG meta.json decoded
+# against images made once in memory, and bundled .sog archives), each checking the parser's
 # invariants (fuzz/fuzz_check.h). In every build each target is also linked with a small replay
 # driver that runs it once over the committed seeds (fuzz/corpus/<target>) and the inputs that
 # once crashed it (fuzz/regress/<target>). With -DSPLATSORT_FUZZ=ON under clang the libFuzzer
 # targets are built too (ASan + UBSan, non-recovering) and each gets a short run from the seeds.
-option(SPLATSORT_FUZZ "Build the libFuzzer targets fuzz_ply, fuzz_splat, fuzz_cameras (clang only)" OFF)
+option(SPLATSORT_FUZZ "Build the libFuzzer targets fuzz_ply, fuzz_splat, fuzz_cameras, fuzz_sog (clang only)" OFF)
 if(SPLATSORT_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "SPLATSORT_FUZZ needs clang (configure with CC=clang)")
 endif()
@@ -15,13 +16,16 @@ set(fuzz_work ${CMAKE_CURRENT_BINARY_DIR}/fuzz_work)
 file(GLOB fuzz_sources_ply CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/splat/scene*.c)
 set(fuzz_sources_splat ${fuzz_sources_ply})
 set(fuzz_sources_cameras ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c ${PROJECT_SOURCE_DIR}/src/splat/camera.c)
+# fuzz_sog makes its images with the test writer when it starts.
+set(fuzz_sources_sog ${fuzz_sources_ply} ${CMAKE_CURRENT_LIST_DIR}/sog_writer.c ${fuzz_dir}/sog_fixture.c)
 set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/splat ${PROJECT_SOURCE_DIR}/src/tools ${CMAKE_CURRENT_LIST_DIR})
 # The scene loader reads SOG through libwebp, cJSON and zlib (src/splat/CMakeLists.txt).
 set(fuzz_libs_ply m PkgConfig::SPLAT_SOG)
 set(fuzz_libs_splat ${fuzz_libs_ply})
+set(fuzz_libs_sog ${fuzz_libs_ply})
 set(fuzz_libs_cameras m)
 
-foreach(t ply splat cameras)
+foreach(t ply splat cameras sog)
   splatsort_test_executable(fuzz_replay_${t} SOURCES fuzz/fuzz_${t}.c fuzz/replay.c ${fuzz_sources_${t}}
                             LIBS ${fuzz_libs_${t}} INCLUDES ${fuzz_includes})
   set(inputs ${fuzz_dir}/corpus/${t})
