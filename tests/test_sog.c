@@ -1038,6 +1038,39 @@ static int write_seeds(const char *dir) {
     else if (rc == 0)
       splat_scene_free(&s);
   }
+  /* the version 2 SH-3 meta.json with one image swapped for a broken one, so that the fuzzer
+   * starts next to each of the decoder's image checks (these seeds fail, as they should) */
+  static const struct { const char *seed, *from, *to; } swaps[] = {
+      {"bad_tag", "sh3/quats.webp", "bad/quats.webp"},
+      {"bad_label", "sh3/shN_labels.webp", "bad/labels.webp"},
+      {"bad_small", "sh3/means_l.webp", "bad/small.webp"},
+      {"bad_big", "sh3/means_l.webp", "bad/big.webp"},
+      {"bad_lossy", "sh3/sh0.webp", "bad/lossy.webp"},
+      {"bad_garbage", "sh3/scales.webp", "bad/garbage.webp"},
+      {"bad_truncated", "sh3/means_u.webp", "bad/truncated.webp"},
+      {"bad_centroids", "sh3/shN_centroids.webp", "bad/centroids.webp"},
+      {"bad_rows", "sh3/shN_centroids.webp\",", "bad/tallcentroids.webp\","},
+  };
+  const sog_blob *v2 = sog_fixture_find(&f, "v2_sh3.json");
+  for (size_t k = 0; k < sizeof swaps / sizeof swaps[0] && rc == 0 && v2; ++k) {
+    char *t = replaced((const char *)v2->data, v2->size, swaps[k].from, swaps[k].to);
+    if (!strcmp(swaps[k].seed, "bad_rows")) { /* a 192-wide palette is degree 1 */
+      char *u = replaced(t, strlen(t), "\"bands\":3", "\"bands\":1");
+      free(t);
+      t = u;
+    }
+    snprintf(path, sizeof path, "%s/%s.json", dir, swaps[k].seed);
+    rc = sog_save_file(path, t, strlen(t), err, sizeof err);
+    scene_error e = {swaps[k].seed, err, sizeof err};
+    sog_meta m;
+    splat_scene s;
+    if (rc == 0 && sog_parse_meta(t, strlen(t), &m, &e) == 0 && sog_decode(&m, fetch_fixture, &f, &s, &e) == 0) {
+      splat_scene_free(&s);
+      snprintf(err, sizeof err, "%s loaded", swaps[k].seed);
+      rc = -1;
+    }
+    free(t);
+  }
   /* bundles: a set's meta.json and images in one archive, stored and deflated */
   static const struct { const char *set, *prefix; } bundles[] = {{"v2_sh1", "sh1/"}, {"v1_sh0", "v1sh0/"}};
   for (size_t k = 0; k < sizeof bundles / sizeof bundles[0] && rc == 0; ++k) {
