@@ -492,6 +492,17 @@ static void malformed_images(void) {
   /* an empty image, and a folder, named as images */
   mcase one = {"one_byte_image", NULL, NULL, "sh3/sh0.webp", NULL, 1, "sh3/sh0.webp: not a WebP image"};
   run_case(&one);
+  /* an animated WebP: a RIFF header with an extended (VP8X) chunk whose animation flag is set,
+   * 8x8 canvas; the reader refuses it from its header */
+  static const uint8_t anim[] = {'R', 'I', 'F', 'F', 22, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', 'X', 10, 0, 0, 0,
+                                 0x02, 0, 0, 0, 7, 0, 0, 7, 0, 0};
+  char err[256], path[1100];
+  const char *adir = tmp_path("animated");
+  sog_output_save(&good, adir, err, sizeof err);
+  snprintf(path, sizeof path, "%s/sh3/quats.webp", adir);
+  sog_save_file(path, anim, sizeof anim, err, sizeof err);
+  snprintf(path, sizeof path, "%s/meta.json", adir);
+  expect_path_error(path, "sh3/quats.webp: an animated WebP");
   /* a codebook entry of the wrong type, in place */
   const char *text = (const char *)good.blob[0].data, *cb = strstr(text, "\"sh0\":{\"codebook\":[");
   if (cb) {
