@@ -37,7 +37,17 @@ static int decode_image(const sog_meta *m, enum sog_image_id id, sog_fetch_fn fe
     /* lossy compression changes the bytes, which are indices and exact bit patterns */
     rc = scene_fail(e, "%s: a lossy WebP; SOG images must be lossless", tok);
   } else if (id == SOG_SHN_CENTROIDS) {
-    /* checked against the bands by the caller */
+    /* 64 entries a row, each 3, 8 or 15 texels wide: the width says the degree (the engine
+     * reads it from the width alone; shN.bands, when given, must agree); 16-bit labels reach
+     * 1024 rows. Checked before decoding, as for the per-splat images. */
+    uint32_t d = f.width == 192 ? 1 : f.width == 512 ? 2 : f.width == 960 ? 3 : 0;
+    if (d == 0)
+      rc = scene_fail(e, "%s: %d texels wide; an SH palette is 192, 512 or 960 wide (degree 1, 2, 3)", tok,
+                      f.width);
+    else if (m->shn_bands != 0 && m->shn_bands != d)
+      rc = scene_fail(e, "%s: %d texels wide is SH degree %u, but shN.bands is %u", tok, f.width, d, m->shn_bands);
+    else if (f.height > 1024)
+      rc = scene_fail(e, "%s: %d rows; 16-bit labels reach 1024 rows of 64 entries", tok, f.height);
   } else if (like != NULL && ((uint32_t)f.width != like->width || (uint32_t)f.height != like->height)) {
     char first[64];
     scene_token(first, m->files[SOG_MEANS_L], strlen(m->files[SOG_MEANS_L]));
@@ -104,23 +114,13 @@ static void make_tables(const sog_meta *m, sog_tables *t) {
   }
 }
 
-/* The SH palette: entry e's rest coefficients in splat_scene order ((k - 1) * 3 + channel).
- * Decodes the centroid image after checking its size against the bands. */
+/* The SH palette: entry e's rest coefficients in splat_scene order ((k - 1) * 3 + channel),
+ * from the centroid image (its size checked by decode_image) and whether each is finite. */
 static int make_palette(const sog_meta *m, const sog_image *cen, const sog_tables *t, uint32_t *degree,
                         uint32_t *entries, float **palette, bool **finite, const scene_error *e) {
   char tok[64];
   scene_token(tok, m->files[SOG_SHN_CENTROIDS], strlen(m->files[SOG_SHN_CENTROIDS]));
-  /* 64 entries a row, each 3, 8 or 15 texels wide: the width says the degree (the engine reads
-   * it from the width alone; shN.bands, when given, must agree) */
-  uint32_t d = cen->width == 192 ? 1 : cen->width == 512 ? 2 : cen->width == 960 ? 3 : 0;
-  if (d == 0)
-    return scene_fail(e, "%s: %u texels wide; an SH palette is 192, 512 or 960 wide (degree 1, 2, 3)", tok,
-                      cen->width);
-  if (m->shn_bands != 0 && m->shn_bands != d)
-    return scene_fail(e, "%s: %u texels wide is SH degree %u, but shN.bands is %u", tok, cen->width, d, m->shn_bands);
-  /* labels are 16 bits: rows past 1024 cannot be reached */
-  if (cen->height > 1024)
-    return scene_fail(e, "%s: %u rows; 16-bit labels reach 1024 rows of 64 entries", tok, cen->height);
+  uint32_t d = cen->width == 192 ? 1 : cen->width == 512 ? 2 : 3;
   uint32_t n = cen->height * 64;
   if (m->shn_count != 0 && m->shn_count < n) n = m->shn_count;
   uint32_t nrest = (d + 1) * (d + 1) - 1;
