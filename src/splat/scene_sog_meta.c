@@ -249,6 +249,8 @@ int sog_parse_meta(const char *text, size_t size, sog_meta *m, const scene_error
   size_t start = 0;
   if (size >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) start = 3; /* a BOM, as TextDecoder skips it */
   const char *end = NULL;
+  /* (On a syntax error cJSON also records the position in a global of its own, which we do not
+   * read; the position comes back through `end`.) */
   cJSON *root = cJSON_ParseWithLengthOpts(text + start, size - start, &end, 0);
   if (root == NULL) {
     size_t pos = end != NULL && end >= text + start && end <= text + size ? (size_t)(end - text) : size;
