@@ -1,10 +1,11 @@
 # Fuzzing the parsers (CPU only): one target per family in tests/fuzz/ (fuzz_ply: PLY, 3DGS and
-# compressed; fuzz_splat: .splat; fuzz_spz: .spz; fuzz_cameras: cameras.json), each checking the parser's
+# compressed; fuzz_splat: .splat; fuzz_spz: .spz; fuzz_cameras: cameras.json; fuzz_sog: SOG meta.json decoded
+# against images made once in memory, and bundled .sog archives), each checking the parser's
 # invariants (fuzz/fuzz_check.h). In every build each target is also linked with a small replay
 # driver that runs it once over the committed seeds (fuzz/corpus/<target>) and the inputs that
 # once crashed it (fuzz/regress/<target>). With -DSPLATSORT_FUZZ=ON under clang the libFuzzer
 # targets are built too (ASan + UBSan, non-recovering) and each gets a short run from the seeds.
-option(SPLATSORT_FUZZ "Build the libFuzzer targets fuzz_ply, fuzz_splat, fuzz_spz, fuzz_cameras (clang only)" OFF)
+option(SPLATSORT_FUZZ "Build the libFuzzer targets fuzz_ply, fuzz_splat, fuzz_spz, fuzz_cameras, fuzz_sog (clang only)" OFF)
 if(SPLATSORT_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "SPLATSORT_FUZZ needs clang (configure with CC=clang)")
 endif()
@@ -25,10 +26,16 @@ foreach(t ply splat spz)
   set(fuzz_libs_${t} ZLIB::ZLIB PkgConfig::ZSTD)
 endforeach()
 set(fuzz_sources_cameras ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c ${PROJECT_SOURCE_DIR}/src/splat/camera.c)
-set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/splat ${PROJECT_SOURCE_DIR}/src/tools)
+# fuzz_sog makes its images with the test writer when it starts.
+set(fuzz_sources_sog ${fuzz_sources_ply} ${CMAKE_CURRENT_LIST_DIR}/sog_writer.c ${fuzz_dir}/sog_fixture.c)
+set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/splat ${PROJECT_SOURCE_DIR}/src/tools ${CMAKE_CURRENT_LIST_DIR})
+# The scene loader also reads SOG through libwebp, cJSON and zlib (src/splat/CMakeLists.txt).
+foreach(t ply splat spz sog)
+  set(fuzz_libs_${t} ZLIB::ZLIB PkgConfig::ZSTD PkgConfig::SPLAT_SOG)
+endforeach()
 set(fuzz_libs_cameras PkgConfig::CJSON) # the system's cJSON, not instrumented
 
-foreach(t ply splat spz cameras)
+foreach(t ply splat spz cameras sog)
   splatsort_test_executable(fuzz_replay_${t} SOURCES fuzz/fuzz_${t}.c fuzz/replay.c ${fuzz_sources_${t}}
                             LIBS m ${fuzz_libs_${t}} INCLUDES ${fuzz_includes})
   set(inputs ${fuzz_dir}/corpus/${t})

@@ -13,11 +13,12 @@
 
 void splatview_usage(FILE *f) {
   fprintf(f,
-          "usage: splatview [SCENE] [options]        open a .ply / .splat / .spz scene in a window\n"
+          "usage: splatview [SCENE] [options]        open a .ply / .splat / .spz / SOG scene in a window\n"
           "       splatview --headless SCENE --out frame.png [options]   render offscreen\n"
           "       splatview --convert IN OUT             rewrite a scene as .ply or .spz (OUT's extension)\n"
           "\n"
-          "With no SCENE the bundled scene (%s) opens.\n"
+          "With no SCENE the bundled scene (%s) opens. A PlayCanvas SOG scene is\n"
+          "opened by its meta.json, its folder, or a bundled .sog file.\n"
           "\n"
           "options:\n"
           "  --headless              render without a window or display (GPU servers, lavapipe)\n"
@@ -55,7 +56,9 @@ void splatview_usage(FILE *f) {
           "                          as possible (vsync off), print per-stage median/p95/max and\n"
           "                          exit; in a window or with --headless (the same orbit)\n"
           "  --screenshot FILE.png   windowed: save the last frame (without the HUD) on exit\n"
-          "  --vsync on|off          windowed: start with vsync on (default) or off\n"
+          "  --vsync on|off          windowed: start with vsync on (default) or off\n",
+          splatview_default_scene());
+  fputs(
           "  --convert IN OUT        load IN (.ply, compressed .ply, .splat, .spz) and write it to\n"
           "                          OUT as a 3DGS .ply or a .spz (version 4), then exit; no GPU\n"
           "  --help                  this text\n"
@@ -66,11 +69,11 @@ void splatview_usage(FILE *f) {
           "  1-9 / PageUp / PageDown cameras from --cameras; O cycle the sort path\n"
           "  (quaternary / onesweep); K cycle key bits 32/24/16; R raster graphics/compute (not\n"
           "  with --grid); V vsync on/off; H hide the HUD; P screenshot (splatview-NNNN.png,\n"
-          "  without the HUD); drop a .ply/.splat/.spz file on the window to open it; Esc quit.\n"
+          "  without the HUD); drop a .ply/.splat/.spz/.sog file, a SOG folder or its meta.json on\n"
+          "  the window to open it; Esc quit.\n"
           "\n"
           "environment: SPLATSORT_VALIDATION=1 enables the Khronos validation layer (any message\n"
-          "makes splatview exit with status 1); SPLATSORT_DEVICE=N picks a device.\n",
-          splatview_default_scene());
+          "makes splatview exit with status 1); SPLATSORT_DEVICE=N picks a device.\n", f);
 }
 
 const char *splatview_default_scene(void) { return SPLATVIEW_ASSET_DIR "/leica-sofort.ply"; }

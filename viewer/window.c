@@ -119,12 +119,19 @@ static void label(viewer *v, VkCommandBuffer cmd, const char *name) { ssvk_label
 static void unlabel(viewer *v, VkCommandBuffer cmd) { ssvk_label_end(&v->ctx.vk, cmd); }
 
 /* The file name of a path, cut to fit in `n` bytes. */
+/* The scene's file name for the title and the HUD; a SOG scene's meta.json or folder is named
+ * by its folder ("garden/meta.json", "garden/"), as every SOG scene's file is meta.json. */
 static void set_name(char *dst, size_t n, const char *path) {
-  const char *s = strrchr(path, '/');
-  s = s ? s + 1 : path;
-  size_t len = strlen(s);
+  size_t end = strlen(path), start;
+  while (end > 1 && path[end - 1] == '/') --end; /* a folder given as "garden/" */
+  start = end;
+  while (start > 0 && path[start - 1] != '/') --start;
+  if (end - start == 9 && memcmp(path + start, "meta.json", 9) == 0 && start > 1)
+    for (--start; start > 0 && path[start - 1] != '/'; --start) {
+    }
+  size_t len = end - start;
   if (len >= n) len = n - 1;
-  memcpy(dst, s, len);
+  memcpy(dst, path + start, len);
   dst[len] = 0;
 }
 
@@ -414,12 +421,22 @@ static void on_drop(GLFWwindow *w, int count, const char **paths) {
   viewer *v = glfwGetWindowUserPointer(w);
   if (v->bench || count < 1) return;
   /* loaded from the main loop (start_pending); of several drops in one glfwPollEvents, or one
-   * during a load, the newest wins */
-  char *copy = strdup(paths[0]);
+   * during a load, the newest wins; the files of a SOG folder dropped together open its
+   * meta.json, not the first image */
+  int pick = 0;
+  for (int i = 0; i < count && count > 1; i++) {
+    size_t n = strlen(paths[i]);
+    if (n >= 9 && strcmp(paths[i] + n - 9, "meta.json") == 0 && (n == 9 || paths[i][n - 10] == '/')) {
+      pick = i;
+      break;
+    }
+  }
+  char *copy = strdup(paths[pick]);
   if (!copy) return;
   free(v->pending);
   v->pending = copy;
-  if (count > 1) set_message(v, false, "%d files dropped: opening the first", count);
+  if (count > 1 && pick > 0) set_message(v, false, "%d files dropped: opening the SOG scene's meta.json", count);
+  else if (count > 1) set_message(v, false, "%d files dropped: opening the first", count);
 }
 
 static void on_focus(GLFWwindow *w, int focused) {

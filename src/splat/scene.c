@@ -181,24 +181,34 @@ static bool has_suffix(const char *name, const char *suffix) {
   return true;
 }
 
+static bool has_ply_magic(const uint8_t *d, size_t size) {
+  return size >= 4 && memcmp(d, "ply", 3) == 0 && (d[3] == '\n' || (size >= 5 && d[3] == '\r' && d[4] == '\n'));
+}
+
 /* The format by content, then by name; *out zeroed on failure. */
 static int load_memory(const uint8_t *d, size_t size, splat_scene *out, const scene_error *e) {
-  bool ply_magic = size >= 4 && memcmp(d, "ply", 3) == 0 &&
-                   (d[3] == '\n' || (size >= 5 && d[3] == '\r' && d[4] == '\n'));
+  bool zip_magic = size >= 4 && memcmp(d, "PK\x03\x04", 4) == 0;
   int rc;
-  /* .splat has no magic, and its first bytes (a float) can look like gzip's 1f 8b: the name
-   * decides for it before the .spz magic does */
-  if (ply_magic)
+  /* .splat has no magic, and its first bytes (a float) can look like gzip's 1f 8b or a zip's
+   * "PK": the name decides for it before those magics do */
+  if (has_ply_magic(d, size))
     rc = scene_load_ply(d, size, out, e);
   else if (has_suffix(e->name, ".splat"))
     rc = load_splat(d, size, out, e);
   else if (scene_is_spz(d, size) || has_suffix(e->name, ".spz"))
     rc = scene_load_spz(d, size, out, e);
+  else if (zip_magic)
+    rc = scene_load_sog_bundle(d, size, out, e);
   else if (has_suffix(e->name, ".ply"))
     rc = scene_fail(e, "not a PLY file: it does not start with the line \"ply\"");
+  else if (has_suffix(e->name, ".sog"))
+    rc = scene_fail(e, "not a bundled SOG file: it is not a zip archive (no \"PK\" local header at the start)");
+  else if (has_suffix(e->name, ".json"))
+    rc = scene_fail(e, "a SOG meta.json names image files beside it: load it by path (splat_scene_load), "
+                       "not from memory");
   else
-    rc = scene_fail(e, "unknown format: no PLY magic (\"ply\" line), no .spz magic (gzip or \"NGSP\") "
-                       "and not named *.splat");
+    rc = scene_fail(e, "unknown format: no PLY magic (\"ply\" line), no .spz magic (gzip or \"NGSP\"), no zip "
+                       "archive (bundled SOG), and not named *.splat");
   if (rc != 0) memset(out, 0, sizeof *out);
   return rc;
 }
@@ -236,6 +246,59 @@ static size_t read_pieces(int fd, uint8_t *data, size_t size, const scene_error 
   return got;
 }
 
+int scene_read_file(const char *path, uint8_t **data_out, size_t *size_out, const scene_error *e) {
+  *data_out = NULL;
+  *size_out = 0;
+  /* O_NONBLOCK: a FIFO or device must not block the open; it is refused just below */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return scene_fail(e, "cannot open: %s", strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int er = errno;
+    close(fd);
+    return scene_fail(e, "cannot stat: %s", strerror(er));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    return scene_fail(e, "is a directory, not a scene file");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return scene_fail(e, "not a regular file");
+  }
+  if (st.st_size == 0) {
+    close(fd);
+    return scene_fail(e, "empty file");
+  }
+  if ((uintmax_t)st.st_size > SIZE_MAX) {
+    close(fd);
+    return scene_fail(e, "file too large (%jd bytes)", (intmax_t)st.st_size);
+  }
+  /* Read, not mapped: a file truncated while it loads (still being written, or replaced) must
+   * give an error, not SIGBUS. */
+  size_t size = (size_t)st.st_size;
+  uint8_t *data = malloc_large(size);
+  if (!data) {
+    close(fd);
+    return scene_fail(e, "out of memory reading %zu bytes", size);
+  }
+  int er;
+  size_t got = read_pieces(fd, data, size, e, &er);
+  close(fd);
+  if (e->progress && e->progress->cancelled) {
+    free(data);
+    return -1; /* scene_report wrote "cancelled" */
+  }
+  if (got != size) {
+    free(data);
+    return scene_fail(e, "read %zu of %zu bytes%s%s (the file changed while loading?)", got, size,
+                      er ? ": " : "", er ? strerror(er) : "");
+  }
+  *data_out = data;
+  *size_out = size;
+  return 0;
+}
+
 int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_progress *progress, char *err,
                         size_t err_size) {
   scene_progress prog = {progress, false};
@@ -244,51 +307,25 @@ int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_pro
   if (out == NULL) return scene_fail(&e, "no output scene given");
   memset(out, 0, sizeof *out);
   if (path == NULL) return scene_fail(&e, "no path given");
-  /* O_NONBLOCK: a FIFO or device must not block the open; it is refused just below */
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return scene_fail(&e, "cannot open: %s", strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int er = errno;
-    close(fd);
-    return scene_fail(&e, "cannot stat: %s", strerror(er));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    close(fd);
-    return scene_fail(&e, "is a directory, not a scene file");
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return scene_fail(&e, "not a regular file");
-  }
-  if (st.st_size == 0) {
-    close(fd);
-    return scene_fail(&e, "empty file");
-  }
-  if ((uintmax_t)st.st_size > SIZE_MAX) {
-    close(fd);
-    return scene_fail(&e, "file too large (%jd bytes)", (intmax_t)st.st_size);
-  }
-  /* Read, not mapped: a file truncated while it loads (still being written, or replaced) must
-   * give an error, not SIGBUS. */
-  size_t size = (size_t)st.st_size;
-  uint8_t *data = malloc_large(size);
-  if (!data) {
-    close(fd);
-    return scene_fail(&e, "out of memory reading %zu bytes", size);
-  }
-  int er;
-  size_t got = read_pieces(fd, data, size, &e, &er);
-  close(fd);
   int rc;
-  if (prog.cancelled)
-    rc = -1;
-  else if (got != size)
-    rc = scene_fail(&e, "read %zu of %zu bytes%s%s (the file changed while loading?)", got, size,
-                    er ? ": " : "", er ? strerror(er) : "");
-  else
-    rc = load_memory(data, size, out, &e);
-  free(data);
+  /* A folder is a SOG scene when it holds a meta.json. */
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    rc = scene_load_sog_dir(path, out, &e);
+  } else {
+    uint8_t *data;
+    size_t size;
+    rc = scene_read_file(path, &data, &size, &e);
+    if (rc == 0) {
+      /* A SOG meta.json names the images beside it, so it is read by path, not from memory. */
+      if (!has_ply_magic(data, size) && has_suffix(path, ".json"))
+        rc = scene_load_sog_meta(path, data, size, out, &e);
+      else
+        rc = load_memory(data, size, out, &e);
+      free(data);
+    }
+  }
+  if (rc != 0) memset(out, 0, sizeof *out);
   return prog.cancelled ? SPLAT_SCENE_CANCELLED : rc;
 }
 

@@ -1,8 +1,8 @@
-/* scene.h: loading Gaussian-splat scenes (.ply, .splat, .spz) into flat CPU arrays, and
+/* scene.h: loading Gaussian-splat scenes (.ply, .splat, .spz, SOG) into flat CPU arrays, and
  * writing them as standard 3DGS .ply or as .spz. CPU only; no Vulkan.
  *
  * Formats, chosen by content (the "ply" magic), then the .splat extension, then the .spz
- * magic (gzip or "NGSP"):
+ * magic (gzip or "NGSP"), then a zip archive (bundled SOG), then the name:
  *   - 3DGS .ply, binary little-endian: properties found by name in any order,
  *     any PLY scalar type (converted to float), SH degree 0..3 from the number of
  *     f_rest_* properties, unknown properties and other fixed-size elements skipped.
@@ -13,6 +13,12 @@
  *     antialiased flag sets SPLAT_SCENE_ANTIALIASED. .spz stores y up and z back; the
  *     loader turns it into the .ply axes (y down, z forward), so a .ply written as .spz
  *     loads in place (scene_spz.c has the details and the quantisation).
+ *   - PlayCanvas SOG, versions 1 and 2, SH degree 0..3 (scene_sog.h has the layout): a
+ *     meta.json naming lossless WebP images beside it (give splat_scene_load the meta.json,
+ *     or the folder holding it), or the bundled form, a zip archive (.sog; stored or
+ *     deflated entries) that splat_scene_load_memory reads too. A meta.json needs its
+ *     images, so splat_scene_load_memory refuses one. The "antialiased" model sets
+ *     SPLAT_SCENE_ANTIALIASED; streamed SOG (lod-meta.json) is not read.
  *
  * Values are stored activated, as the reference 3DGS renderer uses them: scale =
  * exp(scale_i), opacity = sigmoid(opacity), rotation normalised.
@@ -72,7 +78,8 @@ typedef enum splat_scene_flag_bits {
 } splat_scene_flag_bits;
 
 /* Loads the scene file at `path` (read into memory, then parsed in one pass with no
- * per-splat allocation). On success fills *out (free it with splat_scene_free) and returns 0.
+ * per-splat allocation), or the SOG scene in the folder `path` (its meta.json). On success
+ * fills *out (free it with splat_scene_free) and returns 0.
  * On failure returns -1, leaves *out zeroed and writes "<path>: <what is wrong>" into err.
  * A file that shrinks while it loads is an error ("truncated while loading").
  * The same as splat_scene_load_ex(path, out, NULL, err, err_size). */
@@ -109,7 +116,8 @@ typedef struct splat_load_progress {
 int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_progress *progress, char *err,
                         size_t err_size);
 
-/* As splat_scene_load, from `size` bytes at `data` (not kept after the call).
+/* As splat_scene_load, from `size` bytes at `data` (not kept after the call): any format
+ * but a SOG meta.json, whose images are separate files (a bundled .sog is read).
  * `name` is used to pick the format when the content has no PLY magic (".splat"
  * extension, before the .spz magic) and to start error messages; it may be NULL ("<memory>"). */
 int splat_scene_load_memory(const void *data, size_t size, const char *name, splat_scene *out,

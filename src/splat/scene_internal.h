@@ -1,5 +1,6 @@
-/* scene_internal.h: what scene.c (dispatch, .splat, writer), scene_ply.c (PLY parsing) and
- * scene_spz.c (.spz) share: error reporting, output allocation and the per-splat checks. */
+/* scene_internal.h: what scene.c (dispatch, reading files, .splat, writer), scene_ply.c (PLY
+ * parsing), scene_spz.c (.spz) and scene_sog*.c (PlayCanvas SOG) share: error reporting,
+ * output allocation and the per-splat checks. */
 #ifndef SPLAT_SCENE_INTERNAL_H
 #define SPLAT_SCENE_INTERNAL_H
 
@@ -80,6 +81,18 @@ int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const sce
 /* .spz (scene_spz.c): whether the bytes start as one (gzip or the version-4 header), and the loader. */
 bool scene_is_spz(const uint8_t *data, size_t size);
 int scene_load_spz(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
+
+/* Reads the whole regular file at `path` into a malloc'd block (*data, freed by the caller) of
+ * *size > 0 bytes. Refuses folders, FIFOs, devices and empty files; a file that changes size
+ * while it is read is an error. */
+int scene_read_file(const char *path, uint8_t **data, size_t *size, const scene_error *e);
+
+/* PlayCanvas SOG (scene_sog.c): a meta.json already read from `path` (its images are read from
+ * beside it), a folder holding a meta.json, and a bundled .sog (zip) in memory. */
+int scene_load_sog_meta(const char *path, const uint8_t *text, size_t size, splat_scene *out,
+                        const scene_error *e);
+int scene_load_sog_dir(const char *dir, splat_scene *out, const scene_error *e);
+int scene_load_sog_bundle(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
 
 static inline bool scene_finite(float v) {
   uint32_t bits;

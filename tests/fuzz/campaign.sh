@@ -1,6 +1,6 @@
 #!/bin/sh
 # A long fuzzing campaign over the targets at once (tests/fuzz/RESULTS.md records them):
-#   tests/fuzz/campaign.sh BUILD OUT SECONDS PLY_JOBS SPLAT_JOBS CAMERAS_JOBS [SPZ_JOBS]
+#   tests/fuzz/campaign.sh BUILD OUT SECONDS PLY_JOBS SPLAT_JOBS CAMERAS_JOBS [SPZ_JOBS [SOG_JOBS]]
 # BUILD is a -DSPLATSORT_FUZZ=ON build (clang); each target runs in libFuzzer's fork mode with
 # that many worker processes for SECONDS, from the committed seeds, keeping going after a crash
 # (-ignore_crashes=1) so that every crash of the run is kept. Under OUT/<target>/: the grown
@@ -9,7 +9,7 @@
 # OUT/summary.txt: one line per target. CPU time = SECONDS x jobs.
 set -eu
 if [ $# -ne 6 ] && [ $# -ne 7 ]; then
-  echo "usage: $0 BUILD OUT SECONDS PLY_JOBS SPLAT_JOBS CAMERAS_JOBS [SPZ_JOBS]" >&2
+  echo "usage: $0 BUILD OUT SECONDS PLY_JOBS SPLAT_JOBS CAMERAS_JOBS [SPZ_JOBS [SOG_JOBS]]" >&2
   exit 2
 fi
 build=$1 out=$2 secs=$3 spz_jobs=${7:-0}
@@ -36,13 +36,14 @@ start_target ply "$4"
 start_target splat "$5"
 start_target cameras "$6"
 start_target spz "$spz_jobs"
+start_target sog "${8:-0}"
 wait
 
 : > "$out/summary.txt"
-for t in ply splat cameras spz; do
+for t in ply splat cameras spz sog; do
   d=$out/$t
   [ -d "$d" ] || continue
-  jobs=$(case $t in ply) echo "$4" ;; splat) echo "$5" ;; cameras) echo "$6" ;; spz) echo "$spz_jobs" ;; esac)
+  jobs=$(case $t in ply) echo "$4" ;; splat) echo "$5" ;; cameras) echo "$6" ;; spz) echo "$spz_jobs" ;; sog) echo "${8:-0}" ;; esac)
   seeds=$(coverage "$build/tests/fuzz_$t" "$here/corpus/$t")
   grown=$(coverage "$build/tests/fuzz_$t" "$d/corpus" "$here/corpus/$t")
   # The last status line of fork mode: "#<execs>: cov: .. ft: .. corp: .. exec/s: .. oom/timeout/crash: a/b/c time: ..s job: .."

@@ -56,6 +56,50 @@ static inline void fuzz_check_message(const char *err, size_t err_size, const ch
   }
 }
 
+/* A loader's result against scene.h: rc and *s as it returned them (a failure must leave *s
+ * zeroed and one printable line naming `name` in err), freed here. */
+static inline void fuzz_check_scene(int rc, splat_scene *s, const char *err, size_t err_size, const char *name) {
+  if (rc != 0) {
+    static const splat_scene zero;
+    FUZZ_REQUIRE(rc == -1, "return value %d", rc);
+    FUZZ_REQUIRE(memcmp(s, &zero, sizeof *s) == 0, "scene not zeroed after an error");
+    fuzz_check_message(err, err_size, name);
+    return;
+  }
+  FUZZ_REQUIRE(s->count > 0, "a loaded scene has no splats");
+  FUZZ_REQUIRE(s->sh_degree <= SPLAT_SCENE_MAX_SH_DEGREE, "SH degree %u", s->sh_degree);
+  FUZZ_REQUIRE(s->sh_coeffs == (s->sh_degree + 1) * (s->sh_degree + 1), "%u coefficients at degree %u",
+               s->sh_coeffs, s->sh_degree);
+  FUZZ_REQUIRE(s->positions && s->scales && s->rotations && s->opacities && s->sh, "missing array");
+  FUZZ_REQUIRE(s->clamped <= s->count, "%u clamped of %u kept", s->clamped, s->count);
+  float lo[3], hi[3];
+  memcpy(lo, s->positions, sizeof lo);
+  memcpy(hi, s->positions, sizeof hi);
+  for (uint32_t i = 0; i < s->count; ++i) {
+    double n = 0;
+    for (int c = 0; c < 4; ++c) {
+      float q = s->rotations[i * 4 + c];
+      FUZZ_REQUIRE(isfinite(q), "splat %u: rotation not finite", i);
+      n += (double)q * q;
+    }
+    FUZZ_REQUIRE(fabs(n - 1.0) <= 1e-4, "splat %u: |q|^2 = %g", i, n);
+    FUZZ_REQUIRE(s->opacities[i] >= 0.0f && s->opacities[i] <= 1.0f, "splat %u: opacity %g", i,
+                 (double)s->opacities[i]);
+    for (int c = 0; c < 3; ++c) {
+      float p = s->positions[i * 3 + c], sc = s->scales[i * 3 + c];
+      FUZZ_REQUIRE(isfinite(p) && isfinite(sc) && sc >= 0.0f, "splat %u: position %g scale %g", i, (double)p,
+                   (double)sc);
+      lo[c] = p < lo[c] ? p : lo[c];
+      hi[c] = p > hi[c] ? p : hi[c];
+    }
+    for (uint32_t k = 0; k < s->sh_coeffs * 3; ++k)
+      FUZZ_REQUIRE(isfinite(s->sh[(size_t)i * s->sh_coeffs * 3 + k]), "splat %u: SH %u not finite", i, k);
+  }
+  FUZZ_REQUIRE(memcmp(lo, s->bounds_min, sizeof lo) == 0 && memcmp(hi, s->bounds_max, sizeof hi) == 0,
+               "bounds are not those of the positions");
+  splat_scene_free(s);
+}
+
 /* Loads `size` bytes as the file `name` and checks the result against scene.h. */
 static inline void fuzz_scene(const uint8_t *data, size_t size, const char *name) {
   /* A copy of exactly `size` bytes, so a read past the end is caught. */
@@ -67,45 +111,7 @@ static inline void fuzz_scene(const uint8_t *data, size_t size, const char *name
   memset(&s, 0xa5, sizeof s); /* the loader must overwrite all of it */
   int rc = splat_scene_load_memory(copy, size, name, &s, err, sizeof err);
   free(copy);
-  if (rc != 0) {
-    static const splat_scene zero;
-    FUZZ_REQUIRE(rc == -1, "return value %d", rc);
-    FUZZ_REQUIRE(memcmp(&s, &zero, sizeof s) == 0, "scene not zeroed after an error");
-    fuzz_check_message(err, sizeof err, name);
-    return;
-  }
-  FUZZ_REQUIRE(s.count > 0, "a loaded scene has no splats");
-  FUZZ_REQUIRE(s.sh_degree <= SPLAT_SCENE_MAX_SH_DEGREE, "SH degree %u", s.sh_degree);
-  FUZZ_REQUIRE(s.sh_coeffs == (s.sh_degree + 1) * (s.sh_degree + 1), "%u coefficients at degree %u",
-               s.sh_coeffs, s.sh_degree);
-  FUZZ_REQUIRE(s.positions && s.scales && s.rotations && s.opacities && s.sh, "missing array");
-  FUZZ_REQUIRE(s.clamped <= s.count, "%u clamped of %u kept", s.clamped, s.count);
-  float lo[3], hi[3];
-  memcpy(lo, s.positions, sizeof lo);
-  memcpy(hi, s.positions, sizeof hi);
-  for (uint32_t i = 0; i < s.count; ++i) {
-    double n = 0;
-    for (int c = 0; c < 4; ++c) {
-      float q = s.rotations[i * 4 + c];
-      FUZZ_REQUIRE(isfinite(q), "splat %u: rotation not finite", i);
-      n += (double)q * q;
-    }
-    FUZZ_REQUIRE(fabs(n - 1.0) <= 1e-4, "splat %u: |q|^2 = %g", i, n);
-    FUZZ_REQUIRE(s.opacities[i] >= 0.0f && s.opacities[i] <= 1.0f, "splat %u: opacity %g", i,
-                 (double)s.opacities[i]);
-    for (int c = 0; c < 3; ++c) {
-      float p = s.positions[i * 3 + c], sc = s.scales[i * 3 + c];
-      FUZZ_REQUIRE(isfinite(p) && isfinite(sc) && sc >= 0.0f, "splat %u: position %g scale %g", i, (double)p,
-                   (double)sc);
-      lo[c] = p < lo[c] ? p : lo[c];
-      hi[c] = p > hi[c] ? p : hi[c];
-    }
-    for (uint32_t k = 0; k < s.sh_coeffs * 3; ++k)
-      FUZZ_REQUIRE(isfinite(s.sh[(size_t)i * s.sh_coeffs * 3 + k]), "splat %u: SH %u not finite", i, k);
-  }
-  FUZZ_REQUIRE(memcmp(lo, s.bounds_min, sizeof lo) == 0 && memcmp(hi, s.bounds_max, sizeof hi) == 0,
-               "bounds are not those of the positions");
-  splat_scene_free(&s);
+  fuzz_check_scene(rc, &s, err, sizeof err, name);
 }
 
 #endif /* SPLATSORT_FUZZ_CHECK_H */

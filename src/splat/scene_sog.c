@@ -1,0 +1,385 @@
+/* scene_sog.c: PlayCanvas SOG scenes (format: scene_sog.h): a meta.json and the WebP images it
+ * names, read from a folder or from a bundled .sog zip, decoded with libwebp into a
+ * splat_scene. */
+#include "scene_sog.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <webp/decode.h>
+
+#define SQRT2 1.4142135623730951
+
+/* One decoded image: RGBA, row-major. */
+typedef struct sog_image {
+  uint32_t width, height;
+  uint8_t *rgba;
+} sog_image;
+
+/* Fetches, checks and decodes image `id` of m into *img. Per-splat images must match `like`
+ * (the first one's size) when it is given. */
+static int decode_image(const sog_meta *m, enum sog_image_id id, sog_fetch_fn fetch, void *user,
+                        const sog_image *like, sog_image *img, const scene_error *e) {
+  const char *name = m->files[id];
+  char tok[64];
+  scene_token(tok, name, strlen(name));
+  const uint8_t *data;
+  size_t size;
+  void *owned = NULL;
+  if (fetch(user, name, &data, &size, &owned, e) != 0) return -1;
+  int rc = 0;
+  WebPBitstreamFeatures f;
+  if (WebPGetFeatures(data, size, &f) != VP8_STATUS_OK) {
+    rc = scene_fail(e, "%s: not a WebP image (or a truncated one)", tok);
+  } else if (f.has_animation) {
+    rc = scene_fail(e, "%s: an animated WebP, expected a still image", tok);
+  } else if (f.format == 1) {
+    /* lossy compression changes the bytes, which are indices and exact bit patterns */
+    rc = scene_fail(e, "%s: a lossy WebP; SOG images must be lossless", tok);
+  } else if (id == SOG_SHN_CENTROIDS) {
+    /* 64 entries a row, each 3, 8 or 15 texels wide: the width says the degree (the engine
+     * reads it from the width alone; shN.bands, when given, must agree); 16-bit labels reach
+     * 1024 rows. Checked before decoding, as for the per-splat images. */
+    uint32_t d = f.width == 192 ? 1 : f.width == 512 ? 2 : f.width == 960 ? 3 : 0;
+    if (d == 0)
+      rc = scene_fail(e, "%s: %d texels wide; an SH palette is 192, 512 or 960 wide (degree 1, 2, 3)", tok,
+                      f.width);
+    else if (m->shn_bands != 0 && m->shn_bands != d)
+      rc = scene_fail(e, "%s: %d texels wide is SH degree %u, but shN.bands is %u", tok, f.width, d, m->shn_bands);
+    else if (f.height > 1024)
+      rc = scene_fail(e, "%s: %d rows; 16-bit labels reach 1024 rows of 64 entries", tok, f.height);
+  } else if (like != NULL && ((uint32_t)f.width != like->width || (uint32_t)f.height != like->height)) {
+    char first[64];
+    scene_token(first, m->files[SOG_MEANS_L], strlen(m->files[SOG_MEANS_L]));
+    rc = scene_fail(e, "%s: %dx%d, but %s is %ux%u (the per-splat images share one size)", tok, f.width, f.height,
+                    first, like->width, like->height);
+  } else {
+    /* At least a texel a splat; and not so many more that a tiny file could make us decode a
+     * 16383 x 16383 image for a few splats (writers pad to a multiple of 4 rows and columns,
+     * at most a power-of-two square: under 4x). */
+    uint64_t texels = (uint64_t)f.width * (uint64_t)f.height;
+    if (texels < m->count)
+      rc = scene_fail(e, "%s: %dx%d is %llu texels, fewer than the %u splats", tok, f.width, f.height,
+                      (unsigned long long)texels, m->count);
+    else if (texels > 4ull * m->count + 65536)
+      rc = scene_fail(e, "%s: %dx%d is %llu texels, far more than the %u splats need", tok, f.width, f.height,
+                      (unsigned long long)texels, m->count);
+  }
+  if (rc == 0) {
+    size_t bytes = (size_t)f.width * (size_t)f.height * 4;
+    img->rgba = malloc(bytes);
+    img->width = (uint32_t)f.width;
+    img->height = (uint32_t)f.height;
+    if (img->rgba == NULL)
+      rc = scene_fail(e, "%s: out of memory for %dx%d texels", tok, f.width, f.height);
+    else if (WebPDecodeRGBAInto(data, size, img->rgba, bytes, f.width * 4) == NULL)
+      rc = scene_fail(e, "%s: the WebP data is broken (libwebp could not decode it)", tok);
+    if (rc != 0) {
+      free(img->rgba);
+      memset(img, 0, sizeof *img);
+    }
+  }
+  free(owned);
+  return rc;
+}
+
+/* sign(v) (e^|v| - 1): the inverse of the writers' sign(x) ln(|x| + 1). */
+static float inv_log(double v) { return (float)(v < 0 ? -expm1(-v) : expm1(v)); }
+
+static double lerp(double lo, double hi, double t) { return lo + (hi - lo) * t; }
+
+static float sigmoid(double x) { return (float)(1.0 / (1.0 + exp(-x))); }
+
+/* Per-byte tables of what the scale, colour and opacity bytes decode to. */
+typedef struct sog_tables {
+  float scale[3][256];   /* activated: exp(log scale) */
+  float dc[3][256];
+  float opacity[256];
+  float rest[256];        /* an SH rest coefficient */
+} sog_tables;
+
+static void make_tables(const sog_meta *m, sog_tables *t) {
+  for (int b = 0; b < 256; ++b) {
+    for (int c = 0; c < 3; ++c) {
+      if (m->version == 2) {
+        t->scale[c][b] = (float)exp((double)m->scales_cb[b]);
+        t->dc[c][b] = m->sh0_cb[b];
+      } else {
+        t->scale[c][b] = (float)exp(lerp(m->scales_min[c], m->scales_max[c], b / 255.0));
+        t->dc[c][b] = (float)lerp(m->sh0_min[c], m->sh0_max[c], b / 255.0);
+      }
+    }
+    t->opacity[b] = m->version == 2 ? (float)(b / 255.0) : sigmoid(lerp(m->sh0_min[3], m->sh0_max[3], b / 255.0));
+    t->rest[b] = m->version == 2 ? m->shn_cb[b] : (float)lerp(m->shn_min, m->shn_max, b / 255.0);
+  }
+}
+
+/* The SH palette: entry e's rest coefficients in splat_scene order ((k - 1) * 3 + channel),
+ * from the centroid image (its size checked by decode_image) and whether each is finite. */
+static int make_palette(const sog_meta *m, const sog_image *cen, const sog_tables *t, uint32_t *degree,
+                        uint32_t *entries, float **palette, bool **finite, const scene_error *e) {
+  char tok[64];
+  scene_token(tok, m->files[SOG_SHN_CENTROIDS], strlen(m->files[SOG_SHN_CENTROIDS]));
+  uint32_t d = cen->width == 192 ? 1 : cen->width == 512 ? 2 : 3;
+  uint32_t n = cen->height * 64;
+  if (m->shn_count != 0 && m->shn_count < n) n = m->shn_count;
+  uint32_t nrest = (d + 1) * (d + 1) - 1;
+  float *p = malloc((size_t)n * nrest * 3 * sizeof(float));
+  bool *ok = malloc(n * sizeof(bool));
+  if (p == NULL || ok == NULL) {
+    free(p);
+    free(ok);
+    return scene_fail(e, "%s: out of memory for a %u-entry palette", tok, n);
+  }
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint8_t *row = cen->rgba + ((size_t)(k / 64) * cen->width + (size_t)(k % 64) * nrest) * 4;
+    for (uint32_t j = 0; j < nrest; ++j)
+      for (uint32_t c = 0; c < 3; ++c) p[((size_t)k * nrest + j) * 3 + c] = t->rest[row[j * 4 + c]];
+    ok[k] = scene_all_finite(p + (size_t)k * nrest * 3, nrest * 3);
+  }
+  *degree = d;
+  *entries = n;
+  *palette = p;
+  *finite = ok;
+  return 0;
+}
+
+/* The unit quaternion (w, x, y, z) of a quats texel: three components and the index of the
+ * fourth, the largest, rebuilt as non-negative. False for a tag byte outside 252..255. */
+static bool decode_quat(const uint8_t *b, float q[4]) {
+  if (b[3] < 252) return false;
+  uint32_t largest = b[3] - 252u;
+  double v[3], n2 = 0;
+  for (int k = 0; k < 3; ++k) {
+    v[k] = (b[k] / 255.0 - 0.5) * SQRT2;
+    n2 += v[k] * v[k];
+  }
+  for (uint32_t k = 0, j = 0; k < 4; ++k) q[k] = k == largest ? (float)sqrt(fmax(0.0, 1.0 - n2)) : (float)v[j++];
+  return true;
+}
+
+typedef struct sog_decoding {
+  const sog_meta *m;
+  sog_image img[SOG_IMAGES];
+  sog_tables t;
+  uint32_t degree, entries;
+  float *palette;
+  bool *entry_finite; /* each palette entry's values all finite */
+  float *pos;         /* 3 x 65536: each axis's 16-bit values decoded, for large scenes */
+} sog_decoding;
+
+/* Position tables: 3 x 65536 inverse transforms instead of 3 a splat, once the scene is larger
+ * than the table. */
+static int make_position_tables(sog_decoding *dc, const scene_error *e) {
+  const sog_meta *m = dc->m;
+  if (m->count < 65536) return 0;
+  dc->pos = malloc(3 * 65536 * sizeof(float));
+  if (dc->pos == NULL) return scene_fail(e, "out of memory for the position tables");
+  for (int c = 0; c < 3; ++c)
+    for (uint32_t v = 0; v < 65536; ++v) dc->pos[c * 65536 + v] = inv_log(lerp(m->means_min[c], m->means_max[c], v / 65535.0));
+  return 0;
+}
+
+static int bad_tag(const sog_meta *m, uint32_t i, uint8_t tag, const scene_error *e) {
+  char tok[64];
+  return scene_fail(e, "%s: splat %u has tag byte %u in alpha (252..255 name the largest component)",
+                    scene_token(tok, m->files[SOG_QUATS], strlen(m->files[SOG_QUATS])), i, tag);
+}
+
+static int bad_label(const sog_meta *m, uint32_t i, uint32_t label, uint32_t entries, const scene_error *e) {
+  char tok[64];
+  return scene_fail(e, "%s: splat %u has palette index %u, but the palette has %u entries",
+                    scene_token(tok, m->files[SOG_SHN_LABELS], strlen(m->files[SOG_SHN_LABELS])), i, label, entries);
+}
+
+/* Every splat into out (allocated here), under scene.h's policy. The SH goes straight to its
+ * slot, its finiteness known per table entry and palette entry. */
+static int decode_splats(sog_decoding *dc, splat_scene *out, const scene_error *e) {
+  const sog_meta *m = dc->m;
+  if (make_position_tables(dc, e) != 0 || scene_alloc(out, m->count, dc->degree, e) != 0) return -1;
+  const uint32_t nsh = out->sh_coeffs * 3, nrest = nsh - 3;
+  const uint8_t *lo = dc->img[SOG_MEANS_L].rgba, *hi = dc->img[SOG_MEANS_U].rgba, *qt = dc->img[SOG_QUATS].rgba,
+                *sc = dc->img[SOG_SCALES].rgba, *c0 = dc->img[SOG_SH0].rgba, *lb = dc->img[SOG_SHN_LABELS].rgba;
+  bool dc_finite[3][256];
+  for (int c = 0; c < 3; ++c)
+    for (int b = 0; b < 256; ++b) dc_finite[c][b] = scene_finite(dc->t.dc[c][b]);
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < m->count; ++i) {
+    const size_t o = (size_t)i * 4;
+    float p[3], s[3], q[4], *sh = out->sh + (size_t)kept * nsh;
+    bool finite = true;
+    for (int c = 0; c < 3; ++c) {
+      uint32_t v = lo[o + c] | (uint32_t)hi[o + c] << 8;
+      p[c] = dc->pos ? dc->pos[c * 65536 + v] : inv_log(lerp(m->means_min[c], m->means_max[c], v / 65535.0));
+      s[c] = dc->t.scale[c][sc[o + c]];
+      sh[c] = dc->t.dc[c][c0[o + c]];
+      finite &= dc_finite[c][c0[o + c]];
+    }
+    if (!decode_quat(qt + o, q)) {
+      splat_scene_free(out);
+      return bad_tag(m, i, qt[o + 3], e);
+    }
+    if (nrest > 0) {
+      uint32_t label = lb[o] | (uint32_t)lb[o + 1] << 8;
+      if (label >= dc->entries) {
+        splat_scene_free(out);
+        return bad_label(m, i, label, dc->entries, e);
+      }
+      memcpy(sh + 3, dc->palette + (size_t)label * nrest, nrest * sizeof(float));
+      finite &= dc->entry_finite[label];
+    }
+    /* a dropped splat's slot, SH included, is taken by the next one */
+    kept += finite && scene_put_core(out, kept, p, s, q, dc->t.opacity[c0[o + 3]]);
+  }
+  out->flags = m->flags;
+  return scene_finish(out, kept, m->count, e);
+}
+
+int sog_decode(const sog_meta *m, sog_fetch_fn fetch, void *user, splat_scene *out, const scene_error *e) {
+  memset(out, 0, sizeof *out);
+  sog_decoding dc = {.m = m};
+  static const enum sog_image_id per_splat[] = {SOG_MEANS_L, SOG_MEANS_U, SOG_QUATS, SOG_SCALES, SOG_SH0,
+                                                SOG_SHN_LABELS};
+  int rc = 0;
+  for (size_t k = 0; k < sizeof per_splat / sizeof per_splat[0] && rc == 0; ++k) {
+    enum sog_image_id id = per_splat[k];
+    if (id == SOG_SHN_LABELS && !m->has_shn) continue;
+    rc = decode_image(m, id, fetch, user, k == 0 ? NULL : &dc.img[SOG_MEANS_L], &dc.img[id], e);
+  }
+  if (rc == 0) {
+    make_tables(m, &dc.t);
+    if (m->has_shn) {
+      rc = decode_image(m, SOG_SHN_CENTROIDS, fetch, user, NULL, &dc.img[SOG_SHN_CENTROIDS], e);
+      if (rc == 0)
+        rc = make_palette(m, &dc.img[SOG_SHN_CENTROIDS], &dc.t, &dc.degree, &dc.entries, &dc.palette,
+                          &dc.entry_finite, e);
+    }
+  }
+  if (rc == 0) rc = decode_splats(&dc, out, e);
+  for (int k = 0; k < SOG_IMAGES; ++k) free(dc.img[k].rgba);
+  free(dc.palette);
+  free(dc.entry_finite);
+  free(dc.pos);
+  if (rc != 0) memset(out, 0, sizeof *out);
+  return rc;
+}
+
+/* ---- meta.json beside its images ---------------------------------------------------------- */
+
+typedef struct sog_dir {
+  const char *dir; /* with its trailing '/', or "" */
+  size_t dir_len;
+} sog_dir;
+
+static int fetch_file(void *user, const char *name, const uint8_t **data, size_t *size, void **owned,
+                      const scene_error *e) {
+  const sog_dir *d = user;
+  char tok[64];
+  scene_token(tok, name, strlen(name));
+  size_t n = d->dir_len + strlen(name) + 1, en = strlen(e->name) + sizeof tok + 2;
+  char *path = malloc(n), *ename = malloc(en);
+  if (path == NULL || ename == NULL) {
+    free(path);
+    free(ename);
+    return scene_fail(e, "%s: out of memory", tok);
+  }
+  memcpy(path, d->dir, d->dir_len);
+  memcpy(path + d->dir_len, name, n - d->dir_len);
+  /* the file's own problem, said after the scene's name and the image's */
+  snprintf(ename, en, "%s: %s", e->name, tok);
+  uint8_t *bytes;
+  int rc = scene_read_file(path, &bytes, size, &(scene_error){ename, e->buf, e->size});
+  free(ename);
+  free(path);
+  if (rc != 0) return -1;
+  *data = bytes;
+  *owned = bytes;
+  return 0;
+}
+
+/* meta.json's text, its images in the folder dir (dir_len bytes with a trailing '/', or ""):
+ * meta.json's errors go to me, the images' to e. */
+static int load_beside(const char *dir, size_t dir_len, const uint8_t *text, size_t size, splat_scene *out,
+                       const scene_error *me, const scene_error *e) {
+  memset(out, 0, sizeof *out);
+  sog_meta m;
+  if (sog_parse_meta((const char *)text, size, &m, me) != 0) return -1;
+  sog_dir d = {dir, dir_len};
+  return sog_decode(&m, fetch_file, &d, out, e);
+}
+
+int scene_load_sog_meta(const char *path, const uint8_t *text, size_t size, splat_scene *out,
+                        const scene_error *e) {
+  const char *slash = strrchr(path, '/');
+  return load_beside(path, slash ? (size_t)(slash - path) + 1 : 0, text, size, out, e, e);
+}
+
+int scene_load_sog_dir(const char *dir, splat_scene *out, const scene_error *e) {
+  memset(out, 0, sizeof *out);
+  size_t n = strlen(dir);
+  bool slash = n > 0 && dir[n - 1] == '/';
+  char *path = malloc(n + sizeof "/meta.json"), *mname = malloc(strlen(e->name) + sizeof ": meta.json");
+  if (path == NULL || mname == NULL) {
+    free(path);
+    free(mname);
+    return scene_fail(e, "out of memory");
+  }
+  memcpy(path, dir, n);
+  memcpy(path + n, slash ? "meta.json" : "/meta.json", sizeof "/meta.json" - slash);
+  /* errors say "<folder>: meta.json: ..." and "<folder>: means_l.webp: ...", as for a bundle */
+  snprintf(mname, strlen(e->name) + sizeof ": meta.json", "%s: meta.json", e->name);
+  scene_error me = {mname, e->buf, e->size};
+  struct stat st;
+  uint8_t *text = NULL;
+  size_t size = 0;
+  int rc;
+  if (stat(path, &st) != 0)
+    rc = scene_fail(e, "is a directory without a meta.json, so neither a scene file nor a SOG scene");
+  else
+    rc = scene_read_file(path, &text, &size, &me);
+  if (rc == 0) rc = load_beside(path, n + !slash, text, size, out, &me, e);
+  free(text);
+  free(mname);
+  free(path);
+  return rc;
+}
+
+/* ---- bundled .sog: a zip archive holding meta.json and the images --------------------------- */
+
+static int fetch_zip(void *user, const char *name, const uint8_t **data, size_t *size, void **owned,
+                     const scene_error *e) {
+  int found = sog_zip_find(user, name, data, size, owned, e);
+  if (found == 1) return 0;
+  if (found == 0) {
+    char tok[64];
+    return scene_fail(e, "%s: not in the archive", scene_token(tok, name, strlen(name)));
+  }
+  return -1;
+}
+
+int scene_load_sog_bundle(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e) {
+  memset(out, 0, sizeof *out);
+  sog_zip z;
+  if (sog_zip_open(data, size, &z, e) != 0) return -1;
+  const uint8_t *text;
+  size_t tsize;
+  void *owned = NULL;
+  int found = sog_zip_find(&z, "meta.json", &text, &tsize, &owned, e);
+  if (found == 0) return scene_fail(e, "a zip archive without a meta.json, so not a bundled SOG scene");
+  if (found < 0) return -1;
+  sog_meta m;
+  /* meta.json's own errors are said as "<bundle>: meta.json: ..." */
+  size_t n = strlen(e->name) + sizeof ": meta.json";
+  char *mname = malloc(n);
+  int rc;
+  if (mname == NULL) {
+    rc = scene_fail(e, "out of memory");
+  } else {
+    snprintf(mname, n, "%s: meta.json", e->name);
+    rc = sog_parse_meta((const char *)text, tsize, &m, &(scene_error){mname, e->buf, e->size});
+    free(mname);
+  }
+  free(owned);
+  if (rc != 0) return -1;
+  return sog_decode(&m, fetch_zip, &z, out, e);
+}

@@ -1,0 +1,97 @@
+/* scene_sog.h: the parts of the PlayCanvas SOG reader that its tests and fuzz target call on
+ * their own: meta.json parsed into a sog_meta (scene_sog_meta.c), the decoder that turns the
+ * images a sog_meta names into a splat_scene, fetching them through a callback
+ * (scene_sog.c), and the entries of a bundled .sog zip archive (scene_sog_zip.c).
+ *
+ * The format, as PlayCanvas's engine (src/scene/gsplat/gsplat-sog-data.js and its shaders)
+ * and splat-transform (readers/read-sog*.ts, writers/write-sog.ts) define it. Every image is a
+ * lossless RGBA WebP; splat i is texel i in row-major order of the per-splat images, which all
+ * share one size with at least `count` texels:
+ *   means_l, means_u  low and high bytes of 16-bit x, y, z (RGB): v in [0, 65535] is
+ *                     lerp(min, max, v / 65535) in log space, position = sign(l) (e^|l| - 1)
+ *   quats             the three smaller components of the unit quaternion (w, x, y, z), each
+ *                     (byte / 255 - 0.5) * sqrt(2), in order with the largest left out; alpha =
+ *                     252 + the index of the largest, which is sqrt(1 - a^2 - b^2 - c^2) >= 0
+ *   scales            log scales: version 2 a byte per axis into a 256-entry codebook,
+ *                     version 1 lerp(min, max, byte / 255) per axis
+ *   sh0               SH DC colour (RGB) as the scales; alpha: version 2 opacity * 255
+ *                     (activated), version 1 lerp(min, max, byte / 255) of the logit
+ *   shN (optional)    labels: a 16-bit palette index per splat (R low, G high); centroids: 64
+ *                     palette entries a row, each (degree+1)^2 - 1 texels wide (192/512/960
+ *                     wide for degrees 1/2/3), texel j of an entry holding coefficient j of
+ *                     R, G, B: version 2 bytes into a 256-entry codebook, version 1
+ *                     lerp(min, max, byte / 255) with one scalar range
+ * Version 2 meta.json: {"version": 2, "count", "means": {mins, maxs, files[2]}, "scales":
+ * {codebook[256], files}, "quats": {files}, "sh0": {codebook[256], files}, "shN": {count,
+ * bands, codebook[256], files[2]}, "model"}; shN.count and shN.bands came in September 2025
+ * and "model" ("antialiased", "2dgs") in 2026. Version 1 (no "version") has "shape" and
+ * mins/maxs instead of codebooks; the splat count is means.shape[0]. */
+#ifndef SPLAT_SCENE_SOG_H
+#define SPLAT_SCENE_SOG_H
+
+#include "scene_internal.h"
+
+enum sog_image_id {
+  SOG_MEANS_L,
+  SOG_MEANS_U,
+  SOG_QUATS,
+  SOG_SCALES,
+  SOG_SH0,
+  SOG_SHN_CENTROIDS,
+  SOG_SHN_LABELS,
+  SOG_IMAGES
+};
+
+#define SOG_NAME_MAX 256                  /* bytes of an image's file name, with its NUL */
+#define SOG_META_MAX ((size_t)1 << 20)    /* real meta.json files are 1-40 KiB */
+#define SOG_MAX_COUNT (16383u * 16383u)   /* a WebP image is at most 16383 x 16383 */
+
+typedef struct sog_meta {
+  uint32_t version;   /* 1 or 2 */
+  uint32_t count;     /* splats */
+  uint32_t flags;     /* splat_scene_flag_bits, from "model" */
+  bool has_shn;       /* SH bands above 0 */
+  uint32_t shn_bands; /* shN.bands, 1..3; 0 when not given (then from the centroids' width) */
+  uint32_t shn_count; /* shN.count, palette entries; 0 when not given (then the image's rows) */
+  double means_min[3], means_max[3]; /* log-transformed position range */
+  /* version 2: codebooks (a null first entry, written by older tools, is filled in as the
+   * engine does) */
+  float scales_cb[256], sh0_cb[256], shn_cb[256];
+  /* version 1: linear ranges */
+  double scales_min[3], scales_max[3], sh0_min[4], sh0_max[4], shn_min, shn_max;
+  char files[SOG_IMAGES][SOG_NAME_MAX]; /* as meta.json spells them; "" when not used */
+} sog_meta;
+
+/* Parses meta.json (`size` bytes of UTF-8, not NUL-terminated; at most SOG_META_MAX) into *m,
+ * checking every member the decoder uses for presence, type and range. Errors name the member
+ * ("scales.codebook[3] is a string, expected a number"). */
+int sog_parse_meta(const char *text, size_t size, sog_meta *m, const scene_error *e);
+
+/* The bytes of the image file `name` (a file name from sog_meta.files): *data and *size, and in
+ * *owned a malloc'd block to free once decoded (or NULL when *data belongs to someone else).
+ * Reports (naming the image) and returns -1 when it cannot. */
+typedef int (*sog_fetch_fn)(void *user, const char *name, const uint8_t **data, size_t *size, void **owned,
+                            const scene_error *e);
+
+/* Decodes the images that *m names into *out (zeroed on failure), checking each image's size
+ * against the count, every tag byte and palette index, and following scene.h's non-finite
+ * policy. */
+int sog_decode(const sog_meta *m, sog_fetch_fn fetch, void *user, splat_scene *out, const scene_error *e);
+
+/* A zip archive in memory (not copied): the central directory found and checked. */
+typedef struct sog_zip {
+  const uint8_t *data;
+  size_t size;
+  size_t cd_offset, cd_size; /* central directory */
+  uint32_t entries;
+} sog_zip;
+
+int sog_zip_open(const uint8_t *data, size_t size, sog_zip *z, const scene_error *e);
+
+/* The entry named exactly `name` (the first when several are): stored entries point into the
+ * archive, deflated ones are inflated into *owned. Its CRC-32 is checked. Returns 1 when found,
+ * 0 when the archive has no such entry, -1 on a broken entry (reported). */
+int sog_zip_find(const sog_zip *z, const char *name, const uint8_t **data, size_t *size, void **owned,
+                 const scene_error *e);
+
+#endif /* SPLAT_SCENE_SOG_H */
