@@ -711,6 +711,20 @@ static void tolerated(void) {
       splat_scene_free(&ref);
     }
   }
+  /* version 2 as written before shN.count and shN.bands (September 2025): the degree from the
+   * centroids' width, the palette from its rows; the same scene */
+  char *early = replaced(text, meta->size, "\"count\":64,\"bands\":3,", "");
+  const char *dir4 = tmp_path("v2_early");
+  sog_output_save(&good, dir4, err, sizeof err);
+  snprintf(path, sizeof path, "%s/meta.json", dir4);
+  sog_save_file(path, early, strlen(early), err, sizeof err);
+  free(early);
+  if (load(path, &s) == 0 && load(clean, &ref) == 0) {
+    CHECK(s.count == ref.count && s.sh_degree == 3 && !memcmp(s.sh, ref.sh, (size_t)s.count * 48 * sizeof(float)),
+          "without shN.count and shN.bands: %u splats of degree %u, or other SH", s.count, s.sh_degree);
+    splat_scene_free(&s);
+    splat_scene_free(&ref);
+  }
   /* a BOM and white space around the object */
   const char *dir2 = tmp_path("bom");
   sog_output_save(&good, dir2, err, sizeof err);
