@@ -205,6 +205,10 @@ static int decode_splats(sog_decoding *dc, splat_scene *out, const scene_error *
     for (int b = 0; b < 256; ++b) dc_finite[c][b] = scene_finite(dc->t.dc[c][b]);
   uint32_t kept = 0;
   for (uint32_t i = 0; i < m->count; ++i) {
+    if (scene_decoded(e, i, m->count) != 0) { /* progress; nonzero: cancelled */
+      splat_scene_free(out);
+      return -1;
+    }
     const size_t o = (size_t)i * 4;
     float p[3], s[3], q[4], *sh = out->sh + (size_t)kept * nsh;
     bool finite = true;

@@ -454,6 +454,13 @@ static int begin_scene(const spz_layout *L, splat_scene *out, uint8_t **buf, con
     return -1;
   }
   out->flags = (L->flags & SPZ_FLAG_ANTIALIASED) ? SPLAT_SCENE_ANTIALIASED : 0;
+  /* progress: the decode phase starts at 0 (scene_finish reports its end); nonzero: cancelled */
+  if (scene_report(e, "decode", 0, L->count) != 0) {
+    free(*buf);
+    *buf = NULL;
+    splat_scene_free(out);
+    return -1;
+  }
   return 0;
 }
 
