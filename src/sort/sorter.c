@@ -82,7 +82,10 @@ static void query_device(const ssvk_fns *fn, VkPhysicalDevice pd, ss_device_info
 }
 
 static const ss_algorithm_ops *algorithm_ops(splatsort_algorithm algorithm) {
-  return algorithm == SPLATSORT_ALGORITHM_ONESWEEP ? &ss_onesweep_ops : &ss_quaternary_ops;
+  switch (algorithm) {
+  case SPLATSORT_ALGORITHM_ONESWEEP: return &ss_onesweep_ops;
+  default: return &ss_quaternary_ops;
+  }
 }
 
 static splatsort_algorithm resolve_algorithm(const ss_device_info *dev, splatsort_algorithm algorithm) {
@@ -262,10 +265,7 @@ static VkResult check_device(splatsort *s) {
   }
   if (!s->ops->supported(&s->dev)) {
     ss_log(s, "splatsort_create: the device cannot run the %s sort (%s)", splatsort_algorithm_name(s->algorithm),
-           s->algorithm == SPLATSORT_ALGORITHM_ONESWEEP
-               ? "it needs subgroup basic, ballot, shuffle and arithmetic operations in compute shaders, 256 "
-                 "invocations per workgroup and enough shared memory"
-               : "it needs 512 invocations per workgroup");
+           s->ops->needs);
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
   if (!s->vk.push_descriptor_set) {
