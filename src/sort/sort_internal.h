@@ -1,6 +1,6 @@
 /* Internal interface of the sort library: the sorter object shared by sorter.c and the
- * per-algorithm files (quaternary.c, onesweep.c, and chunk_scan.c, which the quaternary
- * sort uses). Not installed, not for callers. */
+ * per-algorithm files (quaternary.c, onesweep.c, radix16.c, and chunk_scan.c, which the
+ * reduce-then-scan sorts share). Not installed, not for callers. */
 #ifndef SPLATSORT_INTERNAL_H
 #define SPLATSORT_INTERNAL_H
 
@@ -77,8 +77,9 @@ typedef struct ss_algorithm_ops {
 
 extern const ss_algorithm_ops ss_quaternary_ops;
 extern const ss_algorithm_ops ss_onesweep_ops;
+extern const ss_algorithm_ops ss_radix16_ops;
 
-/* ---- chunk_scan.c: the reduce-then-scan machinery of the quaternary sort ----
+/* ---- chunk_scan.c: what the reduce-then-scan sorts (quaternary, radix16) share ----
  * Per digit pass they count each chunk's digits into the internal buffer digit-major
  * (level 0 at QS_H_WORDS: counts[d * chunks + chunk]), scan that list exclusively, and
  * scatter each chunk's keys to scanned[d * chunks + chunk] + rank. The setup, scan and add

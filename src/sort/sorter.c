@@ -24,6 +24,7 @@ const char *splatsort_algorithm_name(splatsort_algorithm algorithm) {
   case SPLATSORT_ALGORITHM_AUTO: return "auto";
   case SPLATSORT_ALGORITHM_QUATERNARY: return "quaternary";
   case SPLATSORT_ALGORITHM_ONESWEEP: return "onesweep";
+  case SPLATSORT_ALGORITHM_RADIX16: return "radix16";
   }
   return "unknown";
 }
@@ -84,6 +85,7 @@ static void query_device(const ssvk_fns *fn, VkPhysicalDevice pd, ss_device_info
 static const ss_algorithm_ops *algorithm_ops(splatsort_algorithm algorithm) {
   switch (algorithm) {
   case SPLATSORT_ALGORITHM_ONESWEEP: return &ss_onesweep_ops;
+  case SPLATSORT_ALGORITHM_RADIX16: return &ss_radix16_ops;
   default: return &ss_quaternary_ops;
   }
 }
@@ -94,7 +96,8 @@ static splatsort_algorithm resolve_algorithm(const ss_device_info *dev, splatsor
 }
 
 static bool valid_algorithm(splatsort_algorithm a) {
-  return a == SPLATSORT_ALGORITHM_AUTO || a == SPLATSORT_ALGORITHM_QUATERNARY || a == SPLATSORT_ALGORITHM_ONESWEEP;
+  return a == SPLATSORT_ALGORITHM_AUTO || a == SPLATSORT_ALGORITHM_QUATERNARY || a == SPLATSORT_ALGORITHM_ONESWEEP ||
+         a == SPLATSORT_ALGORITHM_RADIX16;
 }
 
 VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device, splatsort_algorithm algorithm,
