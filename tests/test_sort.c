@@ -299,7 +299,8 @@ static void suite_large(void) {
   const uint64_t sizes[] = {full, full + 1};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
     if (sizes[i] > splatsort_max_count(sorter)) {
-      printf("skip n=%llu: above this device's maximum %u\n", (unsigned long long)sizes[i], splatsort_max_count(sorter));
+      printf("skip n=%llu: above this device's maximum %u\n", (unsigned long long)sizes[i],
+             splatsort_max_count(sorter));
       continue;
     }
     run((uint32_t)sizes[i], DIST_UNIFORM, 32);

@@ -83,8 +83,9 @@ static void radix16_queries(vkh_context *ctx, const splatsort_create_info *base)
             splatsort_timestamp_count(s, 13) == 5 && splatsort_timestamp_count(s, 4) == 2 &&
             splatsort_timestamp_count(s, 33) == 0,
         "radix16 timestamp counts");
-  CHECK(!strcmp(splatsort_timestamp_label(s, 32, 1), "pass 0") && !strcmp(splatsort_timestamp_label(s, 32, 8), "pass 7") &&
-            !*splatsort_timestamp_label(s, 32, 9) && !*splatsort_timestamp_label(s, 13, 5),
+  CHECK(!strcmp(splatsort_timestamp_label(s, 32, 1), "pass 0") &&
+            !strcmp(splatsort_timestamp_label(s, 32, 8), "pass 7") && !*splatsort_timestamp_label(s, 32, 9) &&
+            !*splatsort_timestamp_label(s, 13, 5),
         "radix16 labels");
   splatsort_sort_info probe = {.key_bits = 13};
   CHECK(splatsort_result_location(s, &probe).pass_count == 4, "radix16 passes for 13 bits");

@@ -106,6 +106,7 @@ void ss_scan_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sor
                     const ss_scan_plan *plan, struct qs_push *pc);
 /* Indirect dispatch of entry QS_DISPATCH_CHUNKS (one workgroup per chunk) or 1 + level. */
 void ss_scan_dispatch(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t entry);
+
 /* Creates a compute pipeline from embedded SPIR-V with the shared layout.
  * spec: optional specialization constants. required_subgroup_size: 0 = none; otherwise
  * used only where the host enabled subgroup size control and the size is in range.

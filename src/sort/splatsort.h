@@ -72,8 +72,8 @@ typedef enum splatsort_algorithm {
    * them. No workgroup ever waits on another: for GPUs where OneSweep's waiting on earlier
    * workgroups (its decoupled lookback) is unsafe or slow, such as GPUs that give no
    * forward-progress guarantee between workgroups. Needs subgroup basic and ballot operations
-   * in compute, a subgroup size of 4 to 128 and 256 invocations per workgroup (AUTO never
-   * picks it). 8 passes for 32-bit keys. */
+   * in compute, a subgroup size of 4 to 128 and 256 invocations per workgroup. AUTO does not
+   * pick it (yet). 8 passes for 32-bit keys. */
   SPLATSORT_ALGORITHM_RADIX16 = 3,
 } splatsort_algorithm;
 
@@ -114,10 +114,10 @@ typedef enum splatsort_onesweep_tuning_flag_bits {
 } splatsort_onesweep_tuning_flag_bits;
 
 /* Optional OneSweep tuning, chained on splatsort_create_info::next (ignored by the quaternary
- * and radix16 sorts). Every field 0 means the library's choice for the device; a value that the device
- * cannot run is an error (VK_ERROR_VALIDATION_FAILED_EXT with a log message), except that
- * keys_per_invocation is lowered until the tile fits in shared memory. For tuning runs and
- * tests; production hosts leave it out. */
+ * and radix16 sorts). Every field 0 means the library's choice for the device; a value that
+ * the device cannot run is an error (VK_ERROR_VALIDATION_FAILED_EXT with a log message),
+ * except that keys_per_invocation is lowered until the tile fits in shared memory. For tuning
+ * runs and tests; production hosts leave it out. */
 typedef struct splatsort_onesweep_tuning {
   splatsort_structure_type type;  /* SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING */
   const void *next;
@@ -213,8 +213,8 @@ SPLATSORT_API void splatsort_destroy(splatsort *sorter);
 SPLATSORT_API splatsort_algorithm splatsort_get_algorithm(const splatsort *sorter);
 
 /* Keys per tile of the sorter's main pass (OneSweep and radix16: workgroup size x keys per
- * invocation; quaternary: its 512-key chunk). Sizes at tile boundaries are where sorts go wrong, so tests
- * and tuning runs use it; hosts need not. 0 for NULL. */
+ * invocation; quaternary: its 512-key chunk). Sizes at tile boundaries are where sorts go
+ * wrong, so tests and tuning runs use it; hosts need not. 0 for NULL. */
 SPLATSORT_API uint32_t splatsort_get_tile_size(const splatsort *sorter);
 
 /* Buffers the caller must provide to sort up to max_count pairs. Every buffer is bound as a
