@@ -8,6 +8,8 @@ splatsort_test_executable(sortbench SOURCES bench/sortbench.c LIBS sort_testlib 
 
 splatsort_test(sort_check LABELS cpu COMMAND test_sort_check)
 splatsort_lavapipe_test(sort_quaternary COMMAND test_sort --algo quaternary --suite full)
+# radix16: also its tile and scan-level boundaries, and its output against quaternary's.
+splatsort_lavapipe_test(sort_radix16 COMMAND test_sort --algo radix16 --suite full)
 splatsort_lavapipe_test(sort_api COMMAND test_sort_api)
 # sortbench itself (1M pairs, verified against the CPU sort) once: it is a tool, and the
 # correctness suites above already cover every subgroup size.

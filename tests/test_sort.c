@@ -1,9 +1,11 @@
 /* GPU sort correctness: every case is compared element by element (keys and payloads, so
  * stability is checked) with the stable CPU reference, memory outside the sorted range must
- * be untouched, and the validation layer must stay silent.
+ * be untouched, and the validation layer must stay silent. Sizes sit at the fixed chunk and
+ * scan boundaries of the quaternary sort and at the tested sorter's own tile and scan-level
+ * boundaries; the other algorithms' outputs must also be identical to quaternary's.
  *
- * usage: test_sort --algo quaternary|onesweep [--force-fallback] [--suite quick|full|large]
- *                  [--seed S] */
+ * usage: test_sort --algo quaternary|onesweep|radix16|auto [--force-fallback]
+ *                  [--suite quick|full|large] [--seed S] */
 #include "check.h"
 #include "sort_harness.h"
 
@@ -19,13 +21,17 @@ typedef struct sort_case {
   uint32_t indirect_value; /* what the count buffer holds (may exceed max_count) */
   uint32_t pad_units;
   bool keys_only;      /* no value buffers: only the keys are sorted, value regions untouched */
+  bool compare;        /* the quaternary sorter sorts the same input: outputs identical word for word */
 } sort_case;
 
 static vkh_context ctx;
 static splatsort *sorter;
+static splatsort *quaternary; /* for compare cases; NULL when the tested sorter is quaternary */
 static uint64_t base_seed = 20261121;
 static uint32_t passed; /* cases; a failed case counts in check.h's failures */
 static const uint32_t SENTINEL = 0xDEADBEEFu;
+/* Entries per block of the hierarchical scan of the quaternary and radix16 sorts (QS_CHUNK). */
+#define SCAN_BLOCK 512u
 
 static bool run_case(const sort_case *c, uint64_t seed) {
   sort_buffers b;
@@ -56,6 +62,20 @@ static bool run_case(const sort_case *c, uint64_t seed) {
     info.count = 0;
     info.count_buffer = (splatsort_buffer){b.count.buffer, count_word * 4, 4};
   }
+  /* the same input, buffers and count for the quaternary sorter, in the same command buffer */
+  sort_buffers qb = {0};
+  splatsort_sort_info q_info = {0};
+  bool compare = c->compare && quaternary;
+  if (compare) {
+    sort_buffers_create(&ctx, quaternary, c->max_count, c->pad_units, true, &qb);
+    memcpy(qb.keyvals.mapped, b.keyvals.mapped, b.keyvals.size);
+    memcpy(qb.count.mapped, b.count.mapped, b.count.size);
+    q_info = qb.info;
+    q_info.key_bits = info.key_bits;
+    q_info.count = info.count;
+    if (c->keys_only) q_info.values = q_info.tmp_values = (splatsort_buffer){0};
+    if (c->indirect) q_info.count_buffer = (splatsort_buffer){qb.count.buffer, count_word * 4, 4};
+  }
   VkQueryPool pool;
   uint32_t queries = splatsort_timestamp_count(sorter, info.key_bits);
   VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
@@ -68,6 +88,7 @@ static bool run_case(const sort_case *c, uint64_t seed) {
   VkCommandBuffer cmd = vkh_begin(&ctx);
   splatsort_result where;
   VK_CHECK(splatsort_cmd_sort(sorter, cmd, &info, &where));
+  if (compare) VK_CHECK(splatsort_cmd_sort(quaternary, cmd, &q_info, NULL));
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                         .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0,
@@ -129,15 +150,24 @@ static bool run_case(const sort_case *c, uint64_t seed) {
                  splatsort_timestamp_label(sorter, info.key_bits, q), q - 1);
       }
   }
+  if (ok && compare) {
+    splatsort_result qr = splatsort_result_location(quaternary, &q_info);
+    const char *pa = b.keyvals.mapped, *pq = qb.keyvals.mapped;
+    if (memcmp(pa + where.keys.offset, pq + qr.keys.offset, 4ull * n) ||
+        (!c->keys_only && memcmp(pa + where.values.offset, pq + qr.values.offset, 4ull * n))) {
+      ok = false;
+      snprintf(why, sizeof why, "output differs from the quaternary sort's");
+    }
+  }
   if (ctx.validation_messages != before) {
     ok = false;
     snprintf(why, sizeof why, "%u validation messages", ctx.validation_messages - before);
   }
   vkDestroyQueryPool(ctx.device, pool, NULL);
-  printf("%s n=%u max=%u dist=%s bits=%u %s%s pad=%u seed=%llu%s%s\n", ok ? "ok  " : "FAIL", n, c->max_count,
+  if (compare) sort_buffers_destroy(&ctx, &qb);
+  printf("%s n=%u max=%u dist=%s bits=%u %s%s pad=%u%s seed=%llu%s%s\n", ok ? "ok  " : "FAIL", n, c->max_count,
          key_dist_name(c->dist), c->key_bits, c->indirect ? "indirect" : "direct", c->keys_only ? " keys-only" : "",
-         c->pad_units,
-         (unsigned long long)seed, ok ? "" : ": ", why);
+         c->pad_units, compare ? " same-as-quaternary" : "", (unsigned long long)seed, ok ? "" : ": ", why);
   fflush(stdout);
   if (ok) passed++;
   else failures++;
@@ -168,6 +198,56 @@ static void run_padded(uint32_t n, uint32_t max_count, uint32_t pad, uint32_t bi
   run_case(&c, base_seed + 15485863 * ++counter);
 }
 
+/* Digit counts per tile that the sorter scans (0: it has no chunk scan). */
+static uint32_t scanned_digits(void) {
+  switch (splatsort_get_algorithm(sorter)) {
+  case SPLATSORT_ALGORITHM_QUATERNARY: return 4;
+  case SPLATSORT_ALGORITHM_RADIX16: return 16;
+  default: return 0;
+  }
+}
+
+/* The sorter's own boundaries: its last tile full, one short, one key into the next; where it
+ * scans per-tile digit counts, the counts filling one 512-entry scan block exactly and one
+ * tile more (the scan's first level boundary). */
+static void suite_sorter_boundaries(void) {
+  uint32_t t = splatsort_get_tile_size(sorter);
+  const uint32_t sizes[] = {t - 1, t, t + 1, 2 * t - 1, 2 * t + 1, 3 * t + t / 2};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+    run(sizes[i], DIST_UNIFORM, 32);
+    run(sizes[i], DIST_FEW_UNIQUE, 32);
+    run(sizes[i], DIST_FLOAT_DEPTH, 24);
+  }
+  uint32_t digits = scanned_digits();
+  if (digits) {
+    uint32_t block = SCAN_BLOCK / digits * t; /* keys whose tiles' counts fill one scan block */
+    const uint32_t level[] = {block - 1, block, block + 1, block + t, 2 * block + 1};
+    for (size_t i = 0; i < sizeof level / sizeof *level; i++) {
+      run(level[i], DIST_UNIFORM, 32);
+      run(level[i], DIST_BOTTOM_BITS, 32);
+    }
+  }
+}
+
+static void run_compare(uint32_t n, key_dist dist, uint32_t bits, bool indirect, bool keys_only) {
+  static uint64_t counter = 3000;
+  sort_case c = {.n = n, .max_count = n ? n + 5 : 1, .dist = dist, .key_bits = bits, .indirect = indirect,
+                 .indirect_value = n, .pad_units = 1, .keys_only = keys_only, .compare = true};
+  run_case(&c, base_seed + 49979687 * ++counter);
+}
+
+/* The same input through the quaternary sorter gives the same output word for word (both
+ * are the stable sort, so this pins the paths to each other, as bit-identical images need). */
+static void suite_same_as_quaternary(void) {
+  if (!quaternary) return;
+  uint32_t t = splatsort_get_tile_size(sorter);
+  run_compare(5 * t + 11, DIST_FLOAT_DEPTH, 32, false, false);
+  run_compare(2 * t - 5, DIST_FEW_UNIQUE, 13, false, false);
+  run_compare(3 * t, DIST_BOTTOM_BITS, 24, true, false);
+  run_compare(70001, DIST_UNIFORM, 32, false, true);
+  run_compare(70001, DIST_EQUAL, 9, true, false);
+}
+
 static void suite_quick(void) {
   static const uint32_t sizes[] = {0, 1, 2, 3, 31, 255, 256, 511, 512, 513, 1023, 1024, 1025, 4095, 7681, 65535};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
@@ -176,7 +256,7 @@ static void suite_quick(void) {
   static const uint32_t level[] = {65536, 65537, 66048, 66049, 100000};
   for (size_t i = 0; i < sizeof level / sizeof *level; i++)
     for (int d = 0; d < DIST_COUNT; d++) run(level[i], (key_dist)d, 32);
-  static const uint32_t bits[] = {1, 2, 3, 8, 13, 16, 17, 24, 31};
+  static const uint32_t bits[] = {1, 2, 3, 4, 8, 13, 16, 17, 24, 30, 31};
   for (size_t i = 0; i < sizeof bits / sizeof *bits; i++) {
     run(10007, DIST_UNIFORM, bits[i]);
     run(70001, DIST_UNIFORM, bits[i]);
@@ -188,13 +268,16 @@ static void suite_quick(void) {
   run_indirect(66000, 140000, 3);
   run_padded(3000, 5000, 3, 32);
   run_padded(70000, 70001, 1, 24);
-  /* keys only (no value buffers): every pass parity, a partial last digit */
-  static const uint32_t keys_only[][2] = {{0, 32}, {1, 32}, {513, 32}, {70001, 32}, {70001, 24}, {10007, 13}};
+  /* keys only (no value buffers): every pass parity of every algorithm, a partial last digit */
+  static const uint32_t keys_only[][2] = {{0, 32},     {1, 32},      {513, 32},  {70001, 32},
+                                          {70001, 24}, {10007, 13}, {10007, 9}, {3073, 4}};
   for (size_t i = 0; i < sizeof keys_only / sizeof *keys_only; i++) {
     sort_case c = {.n = keys_only[i][0], .max_count = keys_only[i][0] ? keys_only[i][0] : 1, .dist = DIST_FEW_UNIQUE,
                    .key_bits = keys_only[i][1], .keys_only = true};
     run_case(&c, base_seed + 31337 * (i + 1));
   }
+  suite_sorter_boundaries();
+  suite_same_as_quaternary();
 }
 
 static void suite_full(void) {
@@ -207,15 +290,20 @@ static void suite_full(void) {
 }
 
 static void suite_large(void) {
-  /* 65536 chunks fill the second scan level exactly; one more needs a third level. Devices
-   * whose storage range is 2^27 bytes (lavapipe) stop at the first. */
-  static const uint32_t sizes[] = {33554432, 33554433};
+  /* Tiles whose counts fill the second scan level exactly, then one more, which needs a third
+   * level: 65536 chunks (33,554,432 keys) of the quaternary sort, 16384 tiles of radix16
+   * (50,331,648 keys with 3,072-key tiles); OneSweep takes the quaternary sizes. Devices whose
+   * storage range is 2^27 bytes (lavapipe) stop at 33,554,432. */
+  uint32_t digits = scanned_digits();
+  uint64_t full = digits ? (uint64_t)SCAN_BLOCK * (SCAN_BLOCK / digits) * splatsort_get_tile_size(sorter) : 33554432u;
+  const uint64_t sizes[] = {full, full + 1};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
     if (sizes[i] > splatsort_max_count(sorter)) {
-      printf("skip n=%u: above this device's maximum %u\n", sizes[i], splatsort_max_count(sorter));
+      printf("skip n=%llu: above this device's maximum %u\n", (unsigned long long)sizes[i],
+             splatsort_max_count(sorter));
       continue;
     }
-    run(sizes[i], DIST_UNIFORM, 32);
+    run((uint32_t)sizes[i], DIST_UNIFORM, 32);
   }
 }
 
@@ -228,9 +316,10 @@ int main(int argc, char **argv) {
       const char *a = argv[++i];
       if (!strcmp(a, "quaternary")) algo = SPLATSORT_ALGORITHM_QUATERNARY;
       else if (!strcmp(a, "onesweep")) algo = SPLATSORT_ALGORITHM_ONESWEEP;
+      else if (!strcmp(a, "radix16")) algo = SPLATSORT_ALGORITHM_RADIX16;
       else if (!strcmp(a, "auto")) algo = SPLATSORT_ALGORITHM_AUTO;
       else {
-        fprintf(stderr, "test_sort: unknown --algo '%s' (quaternary, onesweep, auto)\n", a);
+        fprintf(stderr, "test_sort: unknown --algo '%s' (quaternary, onesweep, radix16, auto)\n", a);
         return 2;
       }
     } else if (!strcmp(argv[i], "--force-fallback")) {
@@ -240,7 +329,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
       base_seed = strtoull(argv[++i], NULL, 0);
     } else {
-      fprintf(stderr, "usage: test_sort --algo quaternary|onesweep|auto [--force-fallback] "
+      fprintf(stderr, "usage: test_sort --algo quaternary|onesweep|radix16|auto [--force-fallback] "
                       "[--suite quick|full|large] [--seed S]\n");
       return 2;
     }
@@ -248,6 +337,8 @@ int main(int argc, char **argv) {
   vkh_options o = vkh_default_options(true);
   vkh_init(&ctx, &o);
   sorter = sort_create_or_die(&ctx, algo, flags);
+  if (splatsort_get_algorithm(sorter) != SPLATSORT_ALGORITHM_QUATERNARY)
+    quaternary = sort_create_tuned_or_die(&ctx, SPLATSORT_ALGORITHM_QUATERNARY, 0, NULL);
   printf("device: %s, subgroup size %u, algorithm %s%s, suite %s, seed %llu\n", ctx.props.deviceName,
          ctx.subgroup_size, splatsort_algorithm_name(splatsort_get_algorithm(sorter)),
          flags ? " (forced fallback)" : "", suite, (unsigned long long)base_seed);
@@ -256,6 +347,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(suite, "large")) suite_large();
   else suite_full();
   splatsort_destroy(sorter);
+  splatsort_destroy(quaternary);
   vkh_destroy(&ctx);
   CHECK(ctx.validation_messages == 0, "%u validation messages", ctx.validation_messages);
   printf("cpu time %.1f s\n", (double)(clock() - t0) / CLOCKS_PER_SEC);

@@ -63,6 +63,45 @@ static void depth_stage_misuse(vkh_context *ctx, const splatsort *s, VkCommandBu
   splatsort_depth_destroy(NULL); /* accepted */
 }
 
+/* The radix16 sorter: requirements, name, passes and timestamps of 4-bit digits, its tile, and
+ * an internal buffer smaller than its own requirement refused. */
+static void radix16_queries(vkh_context *ctx, const splatsort_create_info *base) {
+  CHECK(!strcmp(splatsort_algorithm_name(SPLATSORT_ALGORITHM_RADIX16), "radix16"), "radix16 name");
+  splatsort_device_requirements req = {0};
+  VkResult r = splatsort_get_device_requirements(ctx->physical_device, SPLATSORT_ALGORITHM_RADIX16, &req);
+  CHECK(r == VK_SUCCESS && !req.subgroup_size_control, "radix16 requirements: %s", vkh_result_name(r));
+  splatsort_create_info ci = *base;
+  ci.algorithm = SPLATSORT_ALGORITHM_RADIX16;
+  splatsort *s = NULL;
+  r = splatsort_create(&ci, &s);
+  CHECK(r == VK_SUCCESS && s != NULL, "radix16 create: %s", vkh_result_name(r));
+  if (!s) return;
+  CHECK(splatsort_get_algorithm(s) == SPLATSORT_ALGORITHM_RADIX16, "radix16 algorithm");
+  uint32_t tile = splatsort_get_tile_size(s);
+  CHECK(tile >= 256 && tile % 256 == 0, "radix16 tile %u", tile);
+  CHECK(splatsort_timestamp_count(s, 32) == 9 && splatsort_timestamp_count(s, 0) == 9 &&
+            splatsort_timestamp_count(s, 13) == 5 && splatsort_timestamp_count(s, 4) == 2 &&
+            splatsort_timestamp_count(s, 33) == 0,
+        "radix16 timestamp counts");
+  CHECK(!strcmp(splatsort_timestamp_label(s, 32, 1), "pass 0") &&
+            !strcmp(splatsort_timestamp_label(s, 32, 8), "pass 7") && !*splatsort_timestamp_label(s, 32, 9) &&
+            !*splatsort_timestamp_label(s, 13, 5),
+        "radix16 labels");
+  splatsort_sort_info probe = {.key_bits = 13};
+  CHECK(splatsort_result_location(s, &probe).pass_count == 4, "radix16 passes for 13 bits");
+  splatsort_memory_requirements mr;
+  CHECK(splatsort_get_memory_requirements(s, 1000, &mr) == VK_SUCCESS && mr.internal_size > 0, "radix16 requirements");
+  sort_buffers b;
+  sort_buffers_create(ctx, s, 1000, 0, true, &b);
+  VkCommandBuffer cmd = vkh_begin(ctx);
+  splatsort_sort_info x = b.info;
+  x.internal.size = mr.internal_size - 4;
+  expect_sort_error(s, cmd, &x, "internal.size");
+  vkh_submit_wait(ctx, cmd);
+  sort_buffers_destroy(ctx, &b);
+  splatsort_destroy(s);
+}
+
 int main(void) {
   vkh_context ctx;
   vkh_options o = vkh_default_options(true);
@@ -191,6 +230,7 @@ int main(void) {
 
   sort_buffers_destroy(&ctx, &b);
   splatsort_destroy(s);
+  radix16_queries(&ctx, &ci);
   vkh_destroy(&ctx);
   CHECK(ctx.validation_messages == 0, "%u validation messages", ctx.validation_messages);
   return check_report("test_sort_api");

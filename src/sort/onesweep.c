@@ -235,6 +235,8 @@ static void os_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_s
 
 const ss_algorithm_ops ss_onesweep_ops = {
     .supported = os_supported,
+    .needs = "it needs subgroup basic, ballot, shuffle and arithmetic operations in compute shaders, 256 "
+             "invocations per workgroup and enough shared memory",
     .create = os_create,
     .internal_size = os_internal_size,
     .pass_count = os_pass_count,

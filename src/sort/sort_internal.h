@@ -1,8 +1,10 @@
 /* Internal interface of the sort library: the sorter object shared by sorter.c and the
- * per-algorithm files (quaternary.c, onesweep.c). Not installed, not for callers. */
+ * per-algorithm files (quaternary.c, onesweep.c, radix16.c, and chunk_scan.c, which the
+ * reduce-then-scan sorts share). Not installed, not for callers. */
 #ifndef SPLATSORT_INTERNAL_H
 #define SPLATSORT_INTERNAL_H
 
+#include "quaternary_shared.h"
 #include "sort_bindings.h"
 #include "splatsort.h"
 #include "ssvk.h"
@@ -57,6 +59,8 @@ struct splatsort {
 typedef struct ss_algorithm_ops {
   /* True when the device has what the algorithm needs. */
   bool (*supported)(const ss_device_info *dev);
+  /* What that is, for the log when it does not ("it needs ..."). */
+  const char *needs;
   /* Creates the algorithm's pipelines into sorter->pipelines (through ss_create_pipeline). */
   VkResult (*create)(splatsort *sorter);
   /* Bytes of internal scratch for max_count elements. */
@@ -73,6 +77,36 @@ typedef struct ss_algorithm_ops {
 
 extern const ss_algorithm_ops ss_quaternary_ops;
 extern const ss_algorithm_ops ss_onesweep_ops;
+extern const ss_algorithm_ops ss_radix16_ops;
+
+/* ---- chunk_scan.c: what the reduce-then-scan sorts (quaternary, radix16) share ----
+ * Per digit pass they count each chunk's digits into the internal buffer digit-major
+ * (level 0 at QS_H_WORDS: counts[d * chunks + chunk]), scan that list exclusively, and
+ * scatter each chunk's keys to scanned[d * chunks + chunk] + rank. The setup, scan and add
+ * pipelines are s->pipelines[SS_SCAN_*]; the algorithm's own follow them. */
+enum { SS_SCAN_SETUP, SS_SCAN_SCAN, SS_SCAN_ADD, SS_SCAN_PIPELINES };
+
+typedef struct ss_scan_plan {
+  uint32_t chunk;  /* keys per chunk */
+  uint32_t digits; /* digit counts per chunk */
+  uint32_t levels; /* hierarchical scan levels recorded for max_count */
+  uint32_t offsets[QS_MAX_LEVELS + 1]; /* word offset of each level; [levels]: the end */
+} ss_scan_plan;
+
+ss_scan_plan ss_scan_plan_make(uint32_t max_count, uint32_t chunk, uint32_t digits);
+/* Bytes of internal buffer the plan needs (header and scan levels). */
+VkDeviceSize ss_scan_internal_size(const ss_scan_plan *plan);
+/* Creates the setup, scan and add pipelines, named "splatsort <algorithm> <step>". */
+VkResult ss_scan_create(splatsort *s, const char *algorithm);
+/* Records the setup dispatch and a barrier; returns the push constants for the later steps. */
+struct qs_push ss_scan_setup(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info,
+                             const ss_scan_plan *plan);
+/* Records the exclusive scan of pass `pass`'s counts, each level followed by a barrier. */
+void ss_scan_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t pass,
+                    const ss_scan_plan *plan, struct qs_push *pc);
+/* Indirect dispatch of entry QS_DISPATCH_CHUNKS (one workgroup per chunk) or 1 + level. */
+void ss_scan_dispatch(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t entry);
+
 /* Creates a compute pipeline from embedded SPIR-V with the shared layout.
  * spec: optional specialization constants. required_subgroup_size: 0 = none; otherwise
  * used only where the host enabled subgroup size control and the size is in range.

@@ -24,6 +24,7 @@ const char *splatsort_algorithm_name(splatsort_algorithm algorithm) {
   case SPLATSORT_ALGORITHM_AUTO: return "auto";
   case SPLATSORT_ALGORITHM_QUATERNARY: return "quaternary";
   case SPLATSORT_ALGORITHM_ONESWEEP: return "onesweep";
+  case SPLATSORT_ALGORITHM_RADIX16: return "radix16";
   }
   return "unknown";
 }
@@ -82,7 +83,11 @@ static void query_device(const ssvk_fns *fn, VkPhysicalDevice pd, ss_device_info
 }
 
 static const ss_algorithm_ops *algorithm_ops(splatsort_algorithm algorithm) {
-  return algorithm == SPLATSORT_ALGORITHM_ONESWEEP ? &ss_onesweep_ops : &ss_quaternary_ops;
+  switch (algorithm) {
+  case SPLATSORT_ALGORITHM_ONESWEEP: return &ss_onesweep_ops;
+  case SPLATSORT_ALGORITHM_RADIX16: return &ss_radix16_ops;
+  default: return &ss_quaternary_ops;
+  }
 }
 
 static splatsort_algorithm resolve_algorithm(const ss_device_info *dev, splatsort_algorithm algorithm) {
@@ -91,7 +96,8 @@ static splatsort_algorithm resolve_algorithm(const ss_device_info *dev, splatsor
 }
 
 static bool valid_algorithm(splatsort_algorithm a) {
-  return a == SPLATSORT_ALGORITHM_AUTO || a == SPLATSORT_ALGORITHM_QUATERNARY || a == SPLATSORT_ALGORITHM_ONESWEEP;
+  return a == SPLATSORT_ALGORITHM_AUTO || a == SPLATSORT_ALGORITHM_QUATERNARY || a == SPLATSORT_ALGORITHM_ONESWEEP ||
+         a == SPLATSORT_ALGORITHM_RADIX16;
 }
 
 VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device, splatsort_algorithm algorithm,
@@ -262,10 +268,7 @@ static VkResult check_device(splatsort *s) {
   }
   if (!s->ops->supported(&s->dev)) {
     ss_log(s, "splatsort_create: the device cannot run the %s sort (%s)", splatsort_algorithm_name(s->algorithm),
-           s->algorithm == SPLATSORT_ALGORITHM_ONESWEEP
-               ? "it needs subgroup basic, ballot, shuffle and arithmetic operations in compute shaders, 256 "
-                 "invocations per workgroup and enough shared memory"
-               : "it needs 512 invocations per workgroup");
+           s->ops->needs);
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
   if (!s->vk.push_descriptor_set) {

@@ -66,6 +66,15 @@ typedef enum splatsort_algorithm {
    * digit with a chained scan and decoupled lookback (with a fallback, so it never waits
    * forever on GPUs without forward-progress guarantees). 4 passes for 32-bit keys. */
   SPLATSORT_ALGORITHM_ONESWEEP = 2,
+  /* 4-bit least-significant-digit reduce-then-scan: per digit, every workgroup counts the 16
+   * digits of its tile, one hierarchical scan (the quaternary sort's) turns all tiles' counts
+   * into offsets, and every workgroup ranks its tile's keys with subgroup ballots and scatters
+   * them. No workgroup ever waits on another: for GPUs where OneSweep's waiting on earlier
+   * workgroups (its decoupled lookback) is unsafe or slow, such as GPUs that give no
+   * forward-progress guarantee between workgroups. Needs subgroup basic and ballot operations
+   * in compute, a subgroup size of 4 to 128 and 256 invocations per workgroup. AUTO does not
+   * pick it (yet). 8 passes for 32-bit keys. */
+  SPLATSORT_ALGORITHM_RADIX16 = 3,
 } splatsort_algorithm;
 
 /* Device features the host enabled on its VkDevice (splatsort_create_info::enabled_features).
@@ -105,10 +114,10 @@ typedef enum splatsort_onesweep_tuning_flag_bits {
 } splatsort_onesweep_tuning_flag_bits;
 
 /* Optional OneSweep tuning, chained on splatsort_create_info::next (ignored by the quaternary
- * sort). Every field 0 means the library's choice for the device; a value that the device
- * cannot run is an error (VK_ERROR_VALIDATION_FAILED_EXT with a log message), except that
- * keys_per_invocation is lowered until the tile fits in shared memory. For tuning runs and
- * tests; production hosts leave it out. */
+ * and radix16 sorts). Every field 0 means the library's choice for the device; a value that
+ * the device cannot run is an error (VK_ERROR_VALIDATION_FAILED_EXT with a log message),
+ * except that keys_per_invocation is lowered until the tile fits in shared memory. For tuning
+ * runs and tests; production hosts leave it out. */
 typedef struct splatsort_onesweep_tuning {
   splatsort_structure_type type;  /* SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING */
   const void *next;
@@ -203,9 +212,9 @@ SPLATSORT_API void splatsort_destroy(splatsort *sorter);
 /* The algorithm the sorter runs (AUTO resolved). */
 SPLATSORT_API splatsort_algorithm splatsort_get_algorithm(const splatsort *sorter);
 
-/* Keys per tile of the sorter's main pass (OneSweep: workgroup size x keys per invocation;
- * quaternary: its 512-key chunk). Sizes at tile boundaries are where sorts go wrong, so tests
- * and tuning runs use it; hosts need not. 0 for NULL. */
+/* Keys per tile of the sorter's main pass (OneSweep and radix16: workgroup size x keys per
+ * invocation; quaternary: its 512-key chunk). Sizes at tile boundaries are where sorts go
+ * wrong, so tests and tuning runs use it; hosts need not. 0 for NULL. */
 SPLATSORT_API uint32_t splatsort_get_tile_size(const splatsort *sorter);
 
 /* Buffers the caller must provide to sort up to max_count pairs. Every buffer is bound as a
@@ -258,7 +267,7 @@ typedef struct splatsort_sort_info {
   splatsort_buffer count_buffer;
   /* Sort by the low key_bits bits (1..32; 0 means 32). Higher bits are ignored, pairs with
    * equal low bits keep their input order. Passes: ceil(key_bits/8) for OneSweep,
-   * ceil(key_bits/2) for quaternary. */
+   * ceil(key_bits/4) for radix16, ceil(key_bits/2) for quaternary. */
   uint32_t key_bits;
   /* keys, values, tmp_*: offsets multiples of `alignment`, size >= 4 * max_count bytes */
   splatsort_buffer keys;          /* in: keys to sort */
@@ -316,7 +325,7 @@ SPLATSORT_API uint32_t splatsort_timestamp_count(const splatsort *sorter, uint32
 /* Name of the stage that ends at timestamp `index` (1 .. count-1): "histogram", "pass 0", ... */
 SPLATSORT_API const char *splatsort_timestamp_label(const splatsort *sorter, uint32_t key_bits, uint32_t index);
 
-/* Human-readable name of an algorithm ("auto", "quaternary", "onesweep"). */
+/* Human-readable name of an algorithm ("auto", "quaternary", "onesweep", "radix16"). */
 SPLATSORT_API const char *splatsort_algorithm_name(splatsort_algorithm algorithm);
 
 #ifdef __cplusplus

@@ -39,7 +39,7 @@ typedef struct options {
   uint32_t bits[MAX_LIST], nbits;
   key_dist dists[DIST_COUNT];
   uint32_t ndists;
-  splatsort_algorithm algos[3];
+  splatsort_algorithm algos[4];
   uint32_t nalgos;
   uint32_t runs, warmup, processes;
   double warmup_ms;
@@ -81,7 +81,7 @@ static spread summarise(double *v, uint32_t n) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: sortbench [--n 1M,4M,16M] [--algo quaternary,onesweep|all] [--key-bits 32,24,16]\n"
+          "usage: sortbench [--n 1M,4M,16M] [--algo quaternary,onesweep,radix16|all] [--key-bits 32,24,16]\n"
           "                 [--dist uniform,...|all] [--runs 50] [--warmup 5] [--warmup-ms 200] [--seed S]\n"
           "                 [--csv | --json] [--stages] [--copy] [--alloc one|separate|dedicated]\n"
           "                 [--lookback-stats] [--pipeline-stats] [--processes K] [--timeline FILE]\n"
@@ -404,20 +404,22 @@ static int parse_choice(const char *opt, const char *v, const char *const *names
   return -1;
 }
 
-/* --algo quaternary,onesweep,auto|all */
+/* --algo quaternary,onesweep,radix16,auto|all */
 static bool parse_algos(options *o, const char *v) {
   o->nalgos = 0;
   char buf[128];
   snprintf(buf, sizeof buf, "%s", v);
-  for (char *tok = strtok(buf, ","); tok && o->nalgos < 3; tok = strtok(NULL, ",")) {
+  for (char *tok = strtok(buf, ","); tok && o->nalgos < 4; tok = strtok(NULL, ",")) {
     if (!strcmp(tok, "all") && o->nalgos < 2) {
       o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
       o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
+      o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_RADIX16;
     } else if (!strcmp(tok, "quaternary")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
     else if (!strcmp(tok, "onesweep")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
+    else if (!strcmp(tok, "radix16")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_RADIX16;
     else if (!strcmp(tok, "auto")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_AUTO;
     else {
-      fprintf(stderr, "sortbench: --algo: unknown algorithm '%s' (quaternary, onesweep, auto, all)\n", tok);
+      fprintf(stderr, "sortbench: --algo: unknown algorithm '%s' (quaternary, onesweep, radix16, auto, all)\n", tok);
       return false;
     }
   }
@@ -728,7 +730,7 @@ int main(int argc, char **argv) {
     printf("%10s  %-10s  %4s  %-11s  %8s  %8s  %8s  %8s  %9s  %s\n", "N", "algorithm", "bits", "keys", "p50 ms",
            "p90 ms", "p99 ms", "max ms", "Mpairs/s", "verified");
   bool all_ok = true, first = true;
-  splatsort *sorters[3] = {NULL};
+  splatsort *sorters[4] = {NULL};
   splatsort *largest = NULL; /* the sorter that needs the largest internal buffer */
   uint32_t max_n = 1;
   for (uint32_t si = 0; si < o.nsizes; si++) max_n = o.sizes[si] > max_n ? o.sizes[si] : max_n;

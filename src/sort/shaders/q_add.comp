@@ -1,6 +1,6 @@
 #version 450
-// Quaternary sort, step (b'): adds the scanned block totals of the level above back into
-// a level's blocks.
+// Quaternary and radix16 sorts, step (b'): adds the scanned block totals of the level above
+// back into a level's blocks.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "quaternary_shared.h"

@@ -1,7 +1,7 @@
 #version 450
-// Quaternary sort, step (b): one level of the hierarchical exclusive scan. Each workgroup
-// scans a block of 512 counts in place and, below the top level, stores the block's total
-// in the next level.
+// Quaternary and radix16 sorts, step (b): one level of the hierarchical exclusive scan. Each
+// workgroup scans a block of 512 counts in place and, below the top level, stores the block's
+// total in the next level.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "quaternary_shared.h"

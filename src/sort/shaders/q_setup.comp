@@ -1,6 +1,6 @@
 #version 450
-// Quaternary sort: reads the element count (direct or from the caller's buffer), clamps it,
-// and writes the chunk count, scan level sizes and every indirect dispatch of the sort.
+// Quaternary and radix16 sorts: reads the element count (direct or from the caller's buffer),
+// clamps it, and writes the chunk count, scan level sizes and every indirect dispatch of the sort.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 #include "quaternary_shared.h"
@@ -10,11 +10,11 @@ layout(push_constant) uniform Push { qs_push pc; };
 
 void main() {
   uint n = pc.indirect != 0 ? min(count_buf[pc.count_index], pc.max_count) : pc.count;
-  uint chunks = (n + QS_CHUNK - 1) / QS_CHUNK;
+  uint chunks = (n + pc.chunk - 1) / pc.chunk;
   data[QS_H_COUNT] = n;
   data[QS_H_CHUNKS] = chunks;
   WRITE_DISPATCH(data, QS_H_DISPATCH + 4 * QS_DISPATCH_CHUNKS, chunks, pc.max_groups_x);
-  uint m = 4 * chunks;
+  uint m = pc.digits * chunks;
   for (uint l = 0; l < QS_MAX_LEVELS; l++) {
     uint blocks = (m + QS_CHUNK - 1) / QS_CHUNK;
     data[QS_H_LEVEL_SIZE + l] = m;

@@ -1,4 +1,6 @@
-/* Shared by C and GLSL: push constants and internal-buffer layout of the quaternary sort. */
+/* Shared by C and GLSL: push constants and internal-buffer layout of the reduce-then-scan
+ * sorts, quaternary (2-bit digits, 512-key chunks) and radix16 (4-bit digits, its own tiles):
+ * both count digits per chunk, scan the counts with q_scan/q_add and scatter. */
 #ifndef QUATERNARY_SHARED_H
 #define QUATERNARY_SHARED_H
 
@@ -15,11 +17,11 @@
 
 /* Internal buffer, in 32-bit words. */
 #define QS_H_COUNT 0u         /* clamped element count */
-#define QS_H_CHUNKS 1u        /* chunks = ceil(count / 512) */
+#define QS_H_CHUNKS 1u        /* chunks = ceil(count / chunk) */
 #define QS_H_LEVEL_SIZE 2u    /* [QS_MAX_LEVELS] sizes of the scan levels */
 #define QS_H_DISPATCH 16u     /* VkDispatchIndirectCommand per entry, 4 words apart */
 #define QS_DISPATCH_CHUNKS 0u /* entry 0: one workgroup per chunk; entry 1+l: scan level l */
-#define QS_H_WORDS 64u        /* header size; level 0 starts here */
+#define QS_H_WORDS 64u        /* header size; level 0 (digits x chunks counts) starts here */
 
 struct qs_push {
   QS_UINT shift;        /* digit = (key >> shift) & mask */
@@ -35,6 +37,8 @@ struct qs_push {
   QS_UINT levels;
   QS_UINT max_groups_x; /* device limit on workgroups in x */
   QS_UINT keys_only;    /* 1: no payloads (the value bindings are the key buffers, untouched) */
+  QS_UINT chunk;        /* setup: keys per chunk (QS_CHUNK, or a radix16 tile) */
+  QS_UINT digits;       /* setup: digit counts per chunk (4 or 16) */
 };
 
 #endif
