@@ -174,7 +174,7 @@ static void test_drop(char *sv, const char *dir, char *gen, char *xdnd) {
   CHECK(file_contains(err.s, "broken.ply"), "splatview did not report the broken file by name on stderr");
   CHECK(file_contains(err.s, "big.ply") && file_contains(err.s, "budget is 4.00 MiB"),
         "splatview did not report the scene above its memory budget on stderr");
-  char *head_args[] = {sv, "--headless", scene.s, "--size", "320x240", "--out", head.s, NULL};
+  char *head_args[] = {sv, "--headless", scene.s, "--size", "320x240", "--raster", "graphics", "--out", head.s, NULL};
   expect_status(run(head_args), 0, "headless, dropped scene");
   compare(dir, "window_drop.png", "headless_drop.png", 320, 240);
 }
@@ -235,7 +235,7 @@ static void test_load(char *sv, const char *dir, char *gen, char *xdnd) {
   CHECK(frames >= 3, "the window drew %ld frames while large.ply loaded, expected at least 3", frames);
   CHECK(number_in_line(out.s, "opened ", "large.ply", ": ") == 1000000, "large.ply was not opened (1,000,000 splats)");
   CHECK(file_contains(out.s, "(the window closed)"), "the load running at the close was not cancelled");
-  char *head_args[] = {sv, "--headless", large.s, "--size", "320x240", "--out", head.s, NULL};
+  char *head_args[] = {sv, "--headless", large.s, "--size", "320x240", "--raster", "graphics", "--out", head.s, NULL};
   expect_status(run(head_args), 0, "headless, large scene");
   compare(dir, "window_load.png", "headless_load.png", 320, 240);
 
@@ -276,10 +276,10 @@ int main(int argc, char **argv) {
 
   /* 1. --bench: the same fixed orbit in a window and headless; the last frames must match */
   char *xvfb[] = {"xvfb-run", "-a", "-s", "-screen 0 640x480x24"};
-  char *win1[] = {xvfb[0], xvfb[1], xvfb[2], xvfb[3], sv, scene, "--bench", "--frames", "3", "--size", "320x240",
+  char *win1[] = {xvfb[0], xvfb[1], xvfb[2], xvfb[3], sv, scene, "--bench", "--frames", "3", "--size", "320x240", "--raster", "graphics",
                   "--screenshot", win_png.s, "--timings", csv.s, NULL};
   expect_status(run(win1), 0, "windowed --bench");
-  char *head1[] = {sv, "--headless", scene, "--bench", "--frames", "3", "--size", "320x240", "--out", head_png.s, NULL};
+  char *head1[] = {sv, "--headless", scene, "--bench", "--frames", "3", "--size", "320x240", "--raster", "graphics", "--out", head_png.s, NULL};
   expect_status(run(head1), 0, "headless --bench");
   compare(dir, "window_bench.png", "headless_bench.png", 320, 240);
   check_csv(csv.s, 3);
@@ -298,9 +298,9 @@ int main(int argc, char **argv) {
              " \"rotation\": [[1,0,0],[0,1,0],[0,0,1]], \"fx\": 500, \"fy\": 520}]\n");
   fclose(f);
   char *win2[] = {xvfb[0], xvfb[1], xvfb[2], xvfb[3], sv, scene, "--cameras", cams.s, "--camera", "1", "--frames", "2",
-                  "--size", "320x240", "--key-bits", "24", "--screenshot", win_cam.s, NULL};
+                  "--size", "320x240", "--raster", "graphics", "--key-bits", "24", "--screenshot", win_cam.s, NULL};
   expect_status(run(win2), 0, "windowed, cameras.json");
-  char *head2[] = {sv, "--headless", scene, "--cameras", cams.s, "--camera", "1", "--size", "320x240",
+  char *head2[] = {sv, "--headless", scene, "--cameras", cams.s, "--camera", "1", "--size", "320x240", "--raster", "graphics",
                    "--key-bits", "24", "--out", head_cam.s, NULL};
   expect_status(run(head2), 0, "headless, cameras.json");
   compare(dir, "window_camera.png", "headless_camera.png", 320, 240);
