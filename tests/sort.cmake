@@ -10,6 +10,8 @@ splatsort_test(sort_check LABELS cpu COMMAND test_sort_check)
 splatsort_lavapipe_test(sort_quaternary COMMAND test_sort --algo quaternary --suite full)
 # radix16: also its tile and scan-level boundaries, and its output against quaternary's.
 splatsort_lavapipe_test(sort_radix16 COMMAND test_sort --algo radix16 --suite full)
+# merge (Batcher's odd-even merge sort): also runs of 2, 4, 8 and 16 tiles merged.
+splatsort_lavapipe_test(sort_merge COMMAND test_sort --algo merge --suite full)
 splatsort_lavapipe_test(sort_api COMMAND test_sort_api)
 # sortbench itself (1M pairs, verified against the CPU sort) once: it is a tool, and the
 # correctness suites above already cover every subgroup size.

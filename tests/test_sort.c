@@ -4,7 +4,7 @@
  * scan boundaries of the quaternary sort and at the tested sorter's own tile and scan-level
  * boundaries; the other algorithms' outputs must also be identical to quaternary's.
  *
- * usage: test_sort --algo quaternary|onesweep|radix16|auto [--force-fallback]
+ * usage: test_sort --algo quaternary|onesweep|radix16|merge|auto [--force-fallback]
  *                  [--suite quick|full|large] [--seed S] */
 #include "check.h"
 #include "sort_harness.h"
@@ -227,6 +227,14 @@ static void suite_sorter_boundaries(void) {
       run(level[i], DIST_BOTTOM_BITS, 32);
     }
   }
+  if (splatsort_get_algorithm(sorter) == SPLATSORT_ALGORITHM_MERGE) {
+    /* runs of 2, 4 and 8 tiles merged: each merge level full, one key short and one over */
+    const uint32_t merged[] = {4 * t - 1, 4 * t, 4 * t + 1, 8 * t - 3, 8 * t + 5, 16 * t + 1};
+    for (size_t i = 0; i < sizeof merged / sizeof *merged; i++) {
+      run(merged[i], DIST_FEW_UNIQUE, 32);
+      run(merged[i], DIST_FLOAT_DEPTH, 17);
+    }
+  }
 }
 
 static void run_compare(uint32_t n, key_dist dist, uint32_t bits, bool indirect, bool keys_only) {
@@ -314,12 +322,8 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--algo") && i + 1 < argc) {
       const char *a = argv[++i];
-      if (!strcmp(a, "quaternary")) algo = SPLATSORT_ALGORITHM_QUATERNARY;
-      else if (!strcmp(a, "onesweep")) algo = SPLATSORT_ALGORITHM_ONESWEEP;
-      else if (!strcmp(a, "radix16")) algo = SPLATSORT_ALGORITHM_RADIX16;
-      else if (!strcmp(a, "auto")) algo = SPLATSORT_ALGORITHM_AUTO;
-      else {
-        fprintf(stderr, "test_sort: unknown --algo '%s' (quaternary, onesweep, radix16, auto)\n", a);
+      if (!splatsort_algorithm_from_name(a, &algo)) {
+        fprintf(stderr, "test_sort: unknown --algo '%s' (quaternary, onesweep, radix16, merge, auto)\n", a);
         return 2;
       }
     } else if (!strcmp(argv[i], "--force-fallback")) {
@@ -329,7 +333,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
       base_seed = strtoull(argv[++i], NULL, 0);
     } else {
-      fprintf(stderr, "usage: test_sort --algo quaternary|onesweep|radix16|auto [--force-fallback] "
+      fprintf(stderr, "usage: test_sort --algo quaternary|onesweep|radix16|merge|auto [--force-fallback] "
                       "[--suite quick|full|large] [--seed S]\n");
       return 2;
     }

@@ -102,6 +102,68 @@ static void radix16_queries(vkh_context *ctx, const splatsort_create_info *base)
   splatsort_destroy(s);
 }
 
+/* Names both ways for every algorithm, and unknown names refused. */
+static void algorithm_names(void) {
+  for (int a = 0; a < SPLATSORT_ALGORITHM_COUNT; a++) {
+    splatsort_algorithm back = (splatsort_algorithm)99;
+    const char *name = splatsort_algorithm_name((splatsort_algorithm)a);
+    CHECK(strcmp(name, "unknown") && splatsort_algorithm_from_name(name, &back) && back == (splatsort_algorithm)a,
+          "algorithm %d named '%s' reads back as %d", a, name, (int)back);
+  }
+  splatsort_algorithm x = SPLATSORT_ALGORITHM_RADIX16;
+  CHECK(!splatsort_algorithm_from_name("Merge", &x) && !splatsort_algorithm_from_name("", &x) &&
+            !splatsort_algorithm_from_name(NULL, &x) && !splatsort_algorithm_from_name("merge", NULL) &&
+            x == SPLATSORT_ALGORITHM_RADIX16,
+        "unknown names refused, output untouched");
+  CHECK(!strcmp(splatsort_algorithm_name((splatsort_algorithm)SPLATSORT_ALGORITHM_COUNT), "unknown"), "past the last");
+}
+
+/* The merge sorter: one pass (the result in the tmp buffers) and four timestamps at every key
+ * width, a power-of-two tile, its max_count 256 keys under the radix sorts' (the positions
+ * share the internal buffer with its header), internal_size growing with max_count. */
+static void merge_queries(vkh_context *ctx, const splatsort_create_info *base) {
+  splatsort_create_info ci = *base;
+  ci.algorithm = SPLATSORT_ALGORITHM_MERGE;
+  splatsort *s = NULL, *q = NULL;
+  VkResult r = splatsort_create(&ci, &s);
+  CHECK(r == VK_SUCCESS && s != NULL, "merge create: %s", vkh_result_name(r));
+  ci.algorithm = SPLATSORT_ALGORITHM_QUATERNARY;
+  r = splatsort_create(&ci, &q);
+  CHECK(r == VK_SUCCESS && q != NULL, "quaternary create: %s", vkh_result_name(r));
+  if (!s || !q) return;
+  CHECK(splatsort_get_algorithm(s) == SPLATSORT_ALGORITHM_MERGE, "merge algorithm");
+  uint32_t tile = splatsort_get_tile_size(s);
+  CHECK(tile >= 512 && tile <= 4096 && (tile & (tile - 1)) == 0, "merge tile %u", tile);
+  CHECK(splatsort_timestamp_count(s, 32) == 4 && splatsort_timestamp_count(s, 1) == 4 &&
+            splatsort_timestamp_count(s, 33) == 0,
+        "merge timestamp counts");
+  CHECK(!strcmp(splatsort_timestamp_label(s, 32, 1), "tile sort") &&
+            !strcmp(splatsort_timestamp_label(s, 9, 3), "payload gather") && !*splatsort_timestamp_label(s, 32, 4),
+        "merge labels");
+  splatsort_sort_info probe = {.key_bits = 32, .keys = {(VkBuffer)(uintptr_t)1, 0, 4}, .tmp_keys = {(VkBuffer)(uintptr_t)2, 0, 4}};
+  splatsort_result res = splatsort_result_location(s, &probe);
+  CHECK(res.pass_count == 1 && res.keys.buffer == probe.tmp_keys.buffer, "merge result in tmp_keys");
+  CHECK(splatsort_max_count(s) == splatsort_max_count(q) - 256 || splatsort_max_count(q) == 1u << 30,
+        "merge max_count %u vs %u", splatsort_max_count(s), splatsort_max_count(q));
+  splatsort_memory_requirements small, big;
+  CHECK(splatsort_get_memory_requirements(s, 1000, &small) == VK_SUCCESS &&
+            splatsort_get_memory_requirements(s, 100000, &big) == VK_SUCCESS && small.internal_size >= 4 * (256 + 1000) &&
+            big.internal_size >= 4 * (256 + 100000),
+        "merge internal sizes %llu, %llu", (unsigned long long)small.internal_size, (unsigned long long)big.internal_size);
+  CHECK(splatsort_get_memory_requirements(s, splatsort_max_count(s) + 1, &big) == VK_ERROR_VALIDATION_FAILED_EXT,
+        "merge max_count + 1 refused");
+  sort_buffers b;
+  sort_buffers_create(ctx, s, 1000, 0, true, &b);
+  VkCommandBuffer cmd = vkh_begin(ctx);
+  splatsort_sort_info x = b.info;
+  x.internal.size = 4 * (256 + 1000) - 4; /* one word short of the unaligned need */
+  expect_sort_error(s, cmd, &x, "internal.size");
+  vkh_submit_wait(ctx, cmd);
+  sort_buffers_destroy(ctx, &b);
+  splatsort_destroy(s);
+  splatsort_destroy(q);
+}
+
 int main(void) {
   vkh_context ctx;
   vkh_options o = vkh_default_options(true);
@@ -231,6 +293,8 @@ int main(void) {
   sort_buffers_destroy(&ctx, &b);
   splatsort_destroy(s);
   radix16_queries(&ctx, &ci);
+  merge_queries(&ctx, &ci);
+  algorithm_names();
   vkh_destroy(&ctx);
   CHECK(ctx.validation_messages == 0, "%u validation messages", ctx.validation_messages);
   return check_report("test_sort_api");

@@ -1,5 +1,5 @@
 /* Internal interface of the sort library: the sorter object shared by sorter.c and the
- * per-algorithm files (quaternary.c, onesweep.c, radix16.c, and chunk_scan.c, which the
+ * per-algorithm files (quaternary.c, onesweep.c, radix16.c, merge.c, and chunk_scan.c, which the
  * reduce-then-scan sorts share). Not installed, not for callers. */
 #ifndef SPLATSORT_INTERNAL_H
 #define SPLATSORT_INTERNAL_H
@@ -73,11 +73,14 @@ typedef struct ss_algorithm_ops {
    * bindings are made with ss_bind(). */
   void (*record)(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info,
                  uint32_t key_bits);
+  /* Optional: the most keys it can sort when below the library's general bound. */
+  uint32_t (*max_count)(const ss_device_info *dev);
 } ss_algorithm_ops;
 
 extern const ss_algorithm_ops ss_quaternary_ops;
 extern const ss_algorithm_ops ss_onesweep_ops;
 extern const ss_algorithm_ops ss_radix16_ops;
+extern const ss_algorithm_ops ss_merge_ops;
 
 /* ---- chunk_scan.c: what the reduce-then-scan sorts (quaternary, radix16) share ----
  * Per digit pass they count each chunk's digits into the internal buffer digit-major

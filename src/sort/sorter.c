@@ -25,8 +25,20 @@ const char *splatsort_algorithm_name(splatsort_algorithm algorithm) {
   case SPLATSORT_ALGORITHM_QUATERNARY: return "quaternary";
   case SPLATSORT_ALGORITHM_ONESWEEP: return "onesweep";
   case SPLATSORT_ALGORITHM_RADIX16: return "radix16";
+  case SPLATSORT_ALGORITHM_MERGE: return "merge";
   }
   return "unknown";
+}
+
+bool splatsort_algorithm_from_name(const char *name, splatsort_algorithm *out) {
+  if (!name || !out) return false;
+  for (int a = 0; a < SPLATSORT_ALGORITHM_COUNT; a++) {
+    if (!strcmp(name, splatsort_algorithm_name((splatsort_algorithm)a))) {
+      *out = (splatsort_algorithm)a;
+      return true;
+    }
+  }
+  return false;
 }
 
 static bool has_device_extension(const ssvk_fns *fn, VkPhysicalDevice pd, const char *name) {
@@ -86,6 +98,7 @@ static const ss_algorithm_ops *algorithm_ops(splatsort_algorithm algorithm) {
   switch (algorithm) {
   case SPLATSORT_ALGORITHM_ONESWEEP: return &ss_onesweep_ops;
   case SPLATSORT_ALGORITHM_RADIX16: return &ss_radix16_ops;
+  case SPLATSORT_ALGORITHM_MERGE: return &ss_merge_ops;
   default: return &ss_quaternary_ops;
   }
 }
@@ -97,7 +110,7 @@ static splatsort_algorithm resolve_algorithm(const ss_device_info *dev, splatsor
 
 static bool valid_algorithm(splatsort_algorithm a) {
   return a == SPLATSORT_ALGORITHM_AUTO || a == SPLATSORT_ALGORITHM_QUATERNARY || a == SPLATSORT_ALGORITHM_ONESWEEP ||
-         a == SPLATSORT_ALGORITHM_RADIX16;
+         a == SPLATSORT_ALGORITHM_RADIX16 || a == SPLATSORT_ALGORITHM_MERGE;
 }
 
 VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device, splatsort_algorithm algorithm,
@@ -321,7 +334,7 @@ uint32_t splatsort_get_tile_size(const splatsort *s) { return s ? s->tile_size :
 
 uint32_t splatsort_max_count(const splatsort *s) {
   if (!s) return 0;
-  uint32_t by_range = s->dev.max_storage_range / 4u;
+  uint32_t by_range = s->ops->max_count ? s->ops->max_count(&s->dev) : s->dev.max_storage_range / 4u;
   uint32_t cap = 1u << 30;
   return by_range < cap ? by_range : cap;
 }

@@ -27,6 +27,7 @@
 #ifndef SPLATSORT_H
 #define SPLATSORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
@@ -75,7 +76,19 @@ typedef enum splatsort_algorithm {
    * in compute, a subgroup size of 4 to 128 and 256 invocations per workgroup. AUTO does not
    * pick it (yet). 8 passes for 32-bit keys. */
   SPLATSORT_ALGORITHM_RADIX16 = 3,
+  /* Batcher's odd-even merge sort: a comparison sort with no histogram and no scan. Each
+   * workgroup sorts a tile (up to 4,096 keys, as shared memory allows) in shared memory; runs
+   * longer than a tile are merged across workgroups, one dispatch per network stage
+   * (ceil(log2(n / tile)) merges of up to log2(n) + 1 stages each); payloads are gathered at
+   * the end. Stable: it sorts (masked key, input position) pairs, the positions held in the
+   * internal buffer (internal_size grows with max_count). Its work grows as n log^2 n: for
+   * small counts, where one dispatch (n <= tile) beats the radix sorts' fixed passes. Needs
+   * only 256 invocations per workgroup. The result is always in the tmp buffers. */
+  SPLATSORT_ALGORITHM_MERGE = 4,
 } splatsort_algorithm;
+
+/* Number of splatsort_algorithm values (AUTO included): 0 .. SPLATSORT_ALGORITHM_COUNT - 1. */
+#define SPLATSORT_ALGORITHM_COUNT 5
 
 /* Device features the host enabled on its VkDevice (splatsort_create_info::enabled_features).
  * The library cannot read them back from a VkDevice, so the host says what it enabled. */
@@ -213,7 +226,8 @@ SPLATSORT_API void splatsort_destroy(splatsort *sorter);
 SPLATSORT_API splatsort_algorithm splatsort_get_algorithm(const splatsort *sorter);
 
 /* Keys per tile of the sorter's main pass (OneSweep and radix16: workgroup size x keys per
- * invocation; quaternary: its 512-key chunk). Sizes at tile boundaries are where sorts go
+ * invocation; quaternary: its 512-key chunk; merge: the keys one workgroup sorts in shared
+ * memory). Sizes at tile boundaries are where sorts go
  * wrong, so tests and tuning runs use it; hosts need not. 0 for NULL. */
 SPLATSORT_API uint32_t splatsort_get_tile_size(const splatsort *sorter);
 
@@ -245,7 +259,9 @@ SPLATSORT_API VkResult splatsort_get_memory_requirements(const splatsort *sorter
  * scan total of both algorithms clear of it with a bit to spare. The device term is a key or
  * value region (4 * max_count bytes) bound as one storage buffer in one allocation. Measured:
  * on an NVIDIA H100 (maxStorageBufferRange 2^32 - 1, maxMemoryAllocationSize 0xffe00000) this
- * is 1,073,217,536, sorted and checked on 2026-11-23; on lavapipe (2^27-byte range) 33,554,432. */
+ * is 1,073,217,536, sorted and checked on 2026-11-23; on lavapipe (2^27-byte range) 33,554,432.
+ * The merge sort keeps its keys' input positions in the internal buffer after a 1 KB header,
+ * so its bound is 256 keys lower: (range - 1024) / 4. */
 SPLATSORT_API uint32_t splatsort_max_count(const splatsort *sorter);
 
 /* A range of a VkBuffer. size: the bytes from offset the library may use, checked against
@@ -267,7 +283,7 @@ typedef struct splatsort_sort_info {
   splatsort_buffer count_buffer;
   /* Sort by the low key_bits bits (1..32; 0 means 32). Higher bits are ignored, pairs with
    * equal low bits keep their input order. Passes: ceil(key_bits/8) for OneSweep,
-   * ceil(key_bits/4) for radix16, ceil(key_bits/2) for quaternary. */
+   * ceil(key_bits/4) for radix16, ceil(key_bits/2) for quaternary, 1 for merge. */
   uint32_t key_bits;
   /* keys, values, tmp_*: offsets multiples of `alignment`, size >= 4 * max_count bytes */
   splatsort_buffer keys;          /* in: keys to sort */
@@ -325,8 +341,12 @@ SPLATSORT_API uint32_t splatsort_timestamp_count(const splatsort *sorter, uint32
 /* Name of the stage that ends at timestamp `index` (1 .. count-1): "histogram", "pass 0", ... */
 SPLATSORT_API const char *splatsort_timestamp_label(const splatsort *sorter, uint32_t key_bits, uint32_t index);
 
-/* Human-readable name of an algorithm ("auto", "quaternary", "onesweep", "radix16"). */
+/* Human-readable name of an algorithm ("auto", "quaternary", "onesweep", "radix16", "merge"). */
 SPLATSORT_API const char *splatsort_algorithm_name(splatsort_algorithm algorithm);
+
+/* The algorithm splatsort_algorithm_name calls `name` (for command lines and configuration
+ * files). Returns false, *out untouched, for NULL or a name that is none of them. */
+SPLATSORT_API bool splatsort_algorithm_from_name(const char *name, splatsort_algorithm *out);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define MAX_LIST 16
+#define MAX_ALGOS 8
 #define MAX_STAGES 20
 
 typedef struct spread {
@@ -39,7 +40,7 @@ typedef struct options {
   uint32_t bits[MAX_LIST], nbits;
   key_dist dists[DIST_COUNT];
   uint32_t ndists;
-  splatsort_algorithm algos[4];
+  splatsort_algorithm algos[MAX_ALGOS];
   uint32_t nalgos;
   uint32_t runs, warmup, processes;
   double warmup_ms;
@@ -81,7 +82,7 @@ static spread summarise(double *v, uint32_t n) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: sortbench [--n 1M,4M,16M] [--algo quaternary,onesweep,radix16|all] [--key-bits 32,24,16]\n"
+          "usage: sortbench [--n 1M,4M,16M] [--algo quaternary,onesweep,radix16,merge,auto|all] [--key-bits 32,24,16]\n"
           "                 [--dist uniform,...|all] [--runs 50] [--warmup 5] [--warmup-ms 200] [--seed S]\n"
           "                 [--csv | --json] [--stages] [--copy] [--alloc one|separate|dedicated]\n"
           "                 [--lookback-stats] [--pipeline-stats] [--processes K] [--timeline FILE]\n"
@@ -404,22 +405,25 @@ static int parse_choice(const char *opt, const char *v, const char *const *names
   return -1;
 }
 
-/* --algo quaternary,onesweep,radix16,auto|all */
+/* --algo quaternary,onesweep,radix16,merge,auto|all (all: the four, not auto) */
 static bool parse_algos(options *o, const char *v) {
   o->nalgos = 0;
   char buf[128];
   snprintf(buf, sizeof buf, "%s", v);
-  for (char *tok = strtok(buf, ","); tok && o->nalgos < 4; tok = strtok(NULL, ",")) {
-    if (!strcmp(tok, "all") && o->nalgos < 2) {
-      o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
-      o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
-      o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_RADIX16;
-    } else if (!strcmp(tok, "quaternary")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_QUATERNARY;
-    else if (!strcmp(tok, "onesweep")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_ONESWEEP;
-    else if (!strcmp(tok, "radix16")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_RADIX16;
-    else if (!strcmp(tok, "auto")) o->algos[o->nalgos++] = SPLATSORT_ALGORITHM_AUTO;
-    else {
-      fprintf(stderr, "sortbench: --algo: unknown algorithm '%s' (quaternary, onesweep, radix16, auto, all)\n", tok);
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    splatsort_algorithm a;
+    if (!strcmp(tok, "all")) {
+      for (int k = 1; k < SPLATSORT_ALGORITHM_COUNT && o->nalgos < MAX_ALGOS; k++)
+        o->algos[o->nalgos++] = (splatsort_algorithm)k;
+    } else if (splatsort_algorithm_from_name(tok, &a)) {
+      if (o->nalgos == MAX_ALGOS) {
+        fprintf(stderr, "sortbench: --algo: at most %d algorithms\n", MAX_ALGOS);
+        return false;
+      }
+      o->algos[o->nalgos++] = a;
+    } else {
+      fprintf(stderr, "sortbench: --algo: unknown algorithm '%s' (quaternary, onesweep, radix16, merge, auto, all)\n",
+              tok);
       return false;
     }
   }

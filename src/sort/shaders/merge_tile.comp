@@ -1,0 +1,56 @@
+#version 450
+// Odd-even merge sort, step 1: each workgroup sorts one tile of keys completely in shared
+// memory with Batcher's network. When one tile holds every key this is the whole sort and the
+// payloads are gathered here; otherwise the sorted keys and their input positions go on to
+// the merge stages.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "merge_common.glsl"
+layout(constant_id = 0) const uint TILE_LOG = 11;
+const uint TILE = 1u << TILE_LOG;
+layout(local_size_x = OEM_WORKGROUP) in;
+layout(std430, binding = SS_BIND_INTERNAL) buffer Internal { uint data[]; };
+layout(push_constant) uniform Push { oem_push pc; };
+
+shared uint s_key[TILE];
+shared uint s_pos[TILE];
+
+void main() {
+  uint n = oem_count(pc, data[OEM_H_COUNT]);
+  uint base = group_index() * TILE;
+  if (base >= n) return; // a whole workgroup past the end of a dispatch split over y
+  uint len = min(TILE, n - base);
+  uint lid = gl_LocalInvocationID.x;
+  for (uint e = lid; e < len; e += OEM_WORKGROUP) {
+    s_key[e] = keys_in[base + e];
+    s_pos[e] = base + e;
+  }
+  // Comparators (a, a + k) whose second element is past the end are left out: it acts as an
+  // infinite key that no comparator would move.
+  for (uint p = 1u; p < len; p <<= 1) {
+    for (uint k = p; k > 0u; k >>= 1) {
+      memoryBarrierShared();
+      barrier();
+      uint first = k & (p - 1u); // k % p: 0 for the first stage of a merge, k after
+      for (uint s = lid; s < TILE / 2u; s += OEM_WORKGROUP) {
+        uint a = first + 2u * k * (s / k) + (s & (k - 1u)), b = a + k;
+        if (b >= len || (a / (2u * p)) != (b / (2u * p))) continue;
+        uint ka = s_key[a], kb = s_key[b], ia = s_pos[a], ib = s_pos[b];
+        if (oem_after(ka, ia, kb, ib, pc.mask)) {
+          s_key[a] = kb, s_key[b] = ka;
+          s_pos[a] = ib, s_pos[b] = ia;
+        }
+      }
+    }
+  }
+  memoryBarrierShared();
+  barrier();
+  bool whole = n <= TILE;
+  for (uint e = lid; e < len; e += OEM_WORKGROUP) {
+    keys_out[base + e] = s_key[e];
+    if (!whole)
+      data[OEM_H_WORDS + base + e] = s_pos[e];
+    else if (pc.keys_only == 0u)
+      values_out[base + e] = values_in[s_pos[e]];
+  }
+}
