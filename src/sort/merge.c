@@ -10,6 +10,10 @@
 
 enum { OEM_SETUP, OEM_TILE, OEM_STAGE, OEM_GATHER, OEM_PIPELINES };
 
+/* Invocations of the tile sort where the device allows: 2 comparators each per stage of a
+ * 4,096-key tile. */
+#define OEM_TILE_WORKGROUP 1024u
+
 static bool oem_supported(const ss_device_info *dev) {
   return dev->max_workgroup_invocations >= OEM_WORKGROUP && dev->max_shared_memory >= 8u << OEM_MIN_TILE_LOG;
 }
@@ -52,8 +56,10 @@ static const char *oem_timestamp_label(uint32_t key_bits, uint32_t index) {
 
 static VkResult oem_create(splatsort *s) {
   uint32_t t = tile_log(&s->dev);
-  VkSpecializationMapEntry map = {0, 0, 4};
-  VkSpecializationInfo spec = {1, &map, sizeof t, &t};
+  uint32_t wg = s->dev.max_workgroup_invocations < OEM_TILE_WORKGROUP ? OEM_WORKGROUP : OEM_TILE_WORKGROUP;
+  const uint32_t values[2] = {t, wg < (1u << t) / 2 ? wg : (1u << t) / 2};
+  VkSpecializationMapEntry map[2] = {{0, 0, 4}, {1, 4, 4}};
+  VkSpecializationInfo spec = {2, map, sizeof values, values};
   s->tile_size = 1u << t;
   s->workgroup_size = OEM_WORKGROUP;
   VkResult r = ss_create_pipeline(s, splatsort_spv_merge_setup_comp, splatsort_spv_merge_setup_comp_size, NULL, 0,

@@ -8,7 +8,10 @@
 #include "merge_common.glsl"
 layout(constant_id = 0) const uint TILE_LOG = 11;
 const uint TILE = 1u << TILE_LOG;
-layout(local_size_x = OEM_WORKGROUP) in;
+// Up to 1,024 invocations (as the device allows): a count within one tile is sorted by this
+// one workgroup alone, and its 78 network stages are its latency.
+layout(local_size_x_id = 1) in;
+const uint WG = gl_WorkGroupSize.x;
 layout(std430, binding = SS_BIND_INTERNAL) buffer Internal { uint data[]; };
 layout(push_constant) uniform Push { oem_push pc; };
 
@@ -21,7 +24,7 @@ void main() {
   if (base >= n) return; // a whole workgroup past the end of a dispatch split over y
   uint len = min(TILE, n - base);
   uint lid = gl_LocalInvocationID.x;
-  for (uint e = lid; e < len; e += OEM_WORKGROUP) {
+  for (uint e = lid; e < len; e += WG) {
     s_key[e] = keys_in[base + e];
     s_pos[e] = base + e;
   }
@@ -32,7 +35,7 @@ void main() {
       memoryBarrierShared();
       barrier();
       uint first = k & (p - 1u); // k % p: 0 for the first stage of a merge, k after
-      for (uint s = lid; s < TILE / 2u; s += OEM_WORKGROUP) {
+      for (uint s = lid; s < TILE / 2u; s += WG) {
         uint a = first + 2u * k * (s / k) + (s & (k - 1u)), b = a + k;
         if (b >= len || (a / (2u * p)) != (b / (2u * p))) continue;
         uint ka = s_key[a], kb = s_key[b], ia = s_pos[a], ib = s_pos[b];
@@ -46,7 +49,7 @@ void main() {
   memoryBarrierShared();
   barrier();
   bool whole = n <= TILE;
-  for (uint e = lid; e < len; e += OEM_WORKGROUP) {
+  for (uint e = lid; e < len; e += WG) {
     keys_out[base + e] = s_key[e];
     if (!whole)
       data[OEM_H_WORDS + base + e] = s_pos[e];
