@@ -618,7 +618,8 @@ static int run_processes(int argc, char **argv, const options *o) {
   child[c++] = "--csv";
   child[c] = NULL;
 
-  proc_row *rows = calloc(64, sizeof *rows);
+  enum { MAX_ROWS = 1024 }; /* configurations: sizes x algorithms x key widths x distributions */
+  proc_row *rows = calloc(MAX_ROWS, sizeof *rows);
   uint32_t nrows = 0;
   int status = 0;
   if (o->csv) printf("process,%s\n", csv_header);
@@ -651,7 +652,12 @@ static int run_processes(int argc, char **argv, const options *o) {
       uint32_t r = 0;
       while (r < nrows && strcmp(rows[r].key, key)) r++;
       if (r == nrows) {
-        if (nrows == 64) continue;
+        if (nrows == MAX_ROWS) {
+          if (status == 0)
+            fprintf(stderr, "sortbench: more than %d configurations; the rest are left out of the summary\n", MAX_ROWS);
+          status = 1;
+          continue;
+        }
         snprintf(rows[nrows].key, sizeof rows[nrows].key, "%s", key);
         rows[nrows++].all_verified = true;
       }
