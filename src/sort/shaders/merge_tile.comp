@@ -30,14 +30,17 @@ void main() {
   }
   // Comparators (a, a + k) whose second element is past the end are left out: it acts as an
   // infinite key that no comparator would move.
-  for (uint p = 1u; p < len; p <<= 1) {
-    for (uint k = p; k > 0u; k >>= 1) {
+  // Shifts, not divisions: the stages are the kernel's time, and a tile sorted alone runs on
+  // one multiprocessor, bound by its instruction rate.
+  for (uint plog = 0u; (1u << plog) < len; plog++) {
+    for (uint klog = plog + 1u; klog-- > 0u;) {
       memoryBarrierShared();
       barrier();
-      uint first = k & (p - 1u); // k % p: 0 for the first stage of a merge, k after
+      uint k = 1u << klog;
+      uint first = klog == plog ? 0u : k; // the first stage of a merge starts at 0, later ones at k
       for (uint s = lid; s < TILE / 2u; s += WG) {
-        uint a = first + 2u * k * (s / k) + (s & (k - 1u)), b = a + k;
-        if (b >= len || (a / (2u * p)) != (b / (2u * p))) continue;
+        uint a = first + ((s >> klog) << (klog + 1u)) + (s & (k - 1u)), b = a + k;
+        if (b >= len || (a >> (plog + 1u)) != (b >> (plog + 1u))) continue;
         uint ka = s_key[a], kb = s_key[b], ia = s_pos[a], ib = s_pos[b];
         if (oem_after(ka, ia, kb, ib, pc.mask)) {
           s_key[a] = kb, s_key[b] = ka;
