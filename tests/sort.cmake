@@ -13,6 +13,9 @@ splatsort_lavapipe_test(sort_radix16 COMMAND test_sort --algo radix16 --suite fu
 # merge (Batcher's odd-even merge sort): also runs of 2, 4, 8 and 16 tiles merged.
 splatsort_lavapipe_test(sort_merge COMMAND test_sort --algo merge --suite full)
 splatsort_lavapipe_test(sort_api COMMAND test_sort_api)
+# The creation-time self-test (pass, injected wrong order and stall, fallback) and AUTO's choice.
+splatsort_test_executable(test_self_test SOURCES test_self_test.c LIBS sort_testlib)
+splatsort_lavapipe_test(sort_self_test COMMAND test_self_test)
 # sortbench itself (1M pairs, verified against the CPU sort) once: it is a tool, and the
 # correctness suites above already cover every subgroup size.
 splatsort_test(sortbench_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256 TIMEOUT 900 COMMAND sortbench --n 1M --algo quaternary --runs 2 --warmup 1)

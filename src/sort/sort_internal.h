@@ -12,11 +12,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define SS_MAX_PIPELINES 16
+
 /* Every pipeline shares one layout with this much push-constant space (the minimum any
  * Vulkan device guarantees). */
 #define SS_PUSH_SIZE 128u
 
-#define SS_MAX_PIPELINES 16
 
 typedef struct ss_device_info {
   uint32_t api_version;
@@ -36,6 +37,16 @@ typedef struct ss_device_info {
 
 struct ss_algorithm_ops;
 
+/* What a creation-time self-test made (self_test.c), kept by the sorter after a timeout. */
+typedef struct ss_self_test_run {
+  VkCommandPool pool;
+  VkCommandBuffer cmd;
+  VkFence fence;
+  VkEvent event;
+  ssvk_buffer buffer;
+  VkPipeline pipelines[SS_MAX_PIPELINES]; /* the tested algorithm's, when its sort did not finish */
+} ss_self_test_run;
+
 struct splatsort {
   ssvk_device vk;
   splatsort_algorithm algorithm;
@@ -53,6 +64,8 @@ struct splatsort {
   /* Algorithm-chosen tuning, filled by ops->create. */
   uint32_t tile_size;
   uint32_t workgroup_size;
+  ss_self_test_run pending; /* a self-test that timed out: freed at destroy */
+  uint32_t pending_timeout_ms;
 };
 
 /* What each algorithm provides. */
@@ -129,6 +142,15 @@ void ss_barrier(const splatsort *sorter, VkCommandBuffer cmd);
 void ss_timestamp(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t index);
 /* Word index of an indirect count in the count binding (0 for direct sorts). */
 uint32_t ss_count_index(const splatsort *sorter, const splatsort_sort_info *info);
+/* ---- self_test.c ---- */
+typedef enum ss_self_test_outcome { SS_SELF_TEST_PASSED, SS_SELF_TEST_WRONG, SS_SELF_TEST_TIMEOUT, SS_SELF_TEST_ERROR } ss_self_test_outcome;
+/* Sorts the adversarial input with the sorter's pipelines and checks it; *error: the Vulkan
+ * error of SS_SELF_TEST_ERROR. After a timeout the run (and the pipelines) move to s->pending. */
+ss_self_test_outcome ss_self_test(splatsort *s, const splatsort_self_test *t, VkResult *error);
+void ss_self_test_release(splatsort *s, ss_self_test_run *run);
+/* At destroy: waits (bounded) for a pending run and frees it. */
+void ss_self_test_finish(splatsort *s);
+
 #define ss_log(sorter, ...) ssvk_log(&(sorter)->vk, __VA_ARGS__)
 
 static inline uint32_t ss_div_up(uint32_t a, uint32_t b) { return ssvk_div_up(a, b); }

@@ -103,9 +103,41 @@ static const ss_algorithm_ops *algorithm_ops(splatsort_algorithm algorithm) {
   }
 }
 
-static splatsort_algorithm resolve_algorithm(const ss_device_info *dev, splatsort_algorithm algorithm) {
+/* AUTO's merge thresholds: the largest count for which the merge sort beat the radix sort
+ * the device would otherwise get, for key_bits above 16 and at most 16. Measured with
+ * sortbench (uniform keys with payloads, GPU timestamps, medians of 30 runs in 3 processes) on
+ * an NVIDIA H100 and on lavapipe at subgroup sizes 4, 8 and 16, 2026-11-23; the README's "Which
+ * sort AUTO picks" has the tables. Where the devices disagreed the smaller count is kept. */
+typedef struct merge_limit {
+  uint32_t wide, narrow;
+} merge_limit;
+static const merge_limit merge_vs_onesweep = {0, 0};
+static const merge_limit merge_vs_radix16 = {16384, 4096};
+static const merge_limit merge_vs_quaternary = {131072, 16384};
+
+static splatsort_algorithm auto_pick(const ss_device_info *dev, uint32_t max_count, uint32_t key_bits) {
+  splatsort_algorithm radix = SPLATSORT_ALGORITHM_QUATERNARY;
+  merge_limit limit = merge_vs_quaternary;
+  if (ss_onesweep_ops.supported(dev)) {
+    radix = SPLATSORT_ALGORITHM_ONESWEEP;
+    limit = merge_vs_onesweep;
+  } else if (ss_radix16_ops.supported(dev)) {
+    radix = SPLATSORT_ALGORITHM_RADIX16;
+    limit = merge_vs_radix16;
+  }
+  uint32_t bound = key_bits == 0 || key_bits > 16 ? limit.wide : limit.narrow;
+  if (max_count > 0 && max_count <= bound && ss_merge_ops.supported(dev)) return SPLATSORT_ALGORITHM_MERGE;
+  return radix;
+}
+
+static splatsort_algorithm resolve_algorithm(const ss_device_info *dev, splatsort_algorithm algorithm,
+                                             const splatsort_auto_hint *hint) {
   if (algorithm != SPLATSORT_ALGORITHM_AUTO) return algorithm;
-  return ss_onesweep_ops.supported(dev) ? SPLATSORT_ALGORITHM_ONESWEEP : SPLATSORT_ALGORITHM_QUATERNARY;
+  return auto_pick(dev, hint ? hint->max_count : 0, hint ? hint->key_bits : 0);
+}
+
+splatsort_algorithm splatsort_choose_algorithm(const splatsort *s, uint32_t max_count, uint32_t key_bits) {
+  return s ? auto_pick(&s->dev, max_count, key_bits) : SPLATSORT_ALGORITHM_AUTO;
 }
 
 static bool valid_algorithm(splatsort_algorithm a) {
@@ -132,7 +164,7 @@ VkResult splatsort_get_device_requirements_with(const splatsort_vulkan_functions
   const ssvk_fns *fn = &fns;
   ss_device_info dev;
   query_device(fn, physical_device, &dev);
-  splatsort_algorithm alg = resolve_algorithm(&dev, algorithm);
+  splatsort_algorithm alg = resolve_algorithm(&dev, algorithm, NULL);
   req->api_version = VK_API_VERSION_1_1;
   req->subgroup_size_control = alg == SPLATSORT_ALGORITHM_ONESWEEP && dev.min_subgroup_size != dev.max_subgroup_size;
   if (dev.api_version < VK_API_VERSION_1_1) return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -215,6 +247,7 @@ VkResult ss_create_pipeline(splatsort *s, const uint32_t *code, size_t code_size
 
 void splatsort_destroy(splatsort *s) {
   if (!s) return;
+  ss_self_test_finish(s);
   VkDevice d = s->vk.device;
   const VkAllocationCallbacks *a = s->vk.allocator;
   for (uint32_t i = 0; i < SS_MAX_PIPELINES; i++)
@@ -231,17 +264,52 @@ void splatsort_destroy(splatsort *s) {
   (SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT | SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT | \
    SPLATSORT_CREATE_DEBUG_UTILS_BIT)
 
-/* Checks the create info and finds the OneSweep tuning on its next chain. */
-static bool check_create_info(const splatsort_create_info *info, const splatsort_onesweep_tuning **tuning) {
-  *tuning = NULL;
-  for (const splatsort_onesweep_tuning *n = info->next; n; n = n->next) {
-    if (n->type != SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING || *tuning) {
+/* The structures a create info's next chain may hold, each at most once. */
+typedef struct create_chain {
+  const splatsort_onesweep_tuning *tuning;
+  const splatsort_auto_hint *hint;
+  const splatsort_self_test *self_test;
+} create_chain;
+
+typedef struct chain_header {
+  splatsort_structure_type type;
+  const void *next;
+} chain_header;
+
+static bool walk_chain(const splatsort_create_info *info, create_chain *c) {
+  memset(c, 0, sizeof *c);
+  for (const chain_header *h = info->next; h; h = h->next) {
+    const void **slot = h->type == SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING ? (const void **)&c->tuning
+                        : h->type == SPLATSORT_STRUCTURE_TYPE_AUTO_HINT     ? (const void **)&c->hint
+                        : h->type == SPLATSORT_STRUCTURE_TYPE_SELF_TEST     ? (const void **)&c->self_test
+                                                                             : NULL;
+    if (!slot || *slot) {
       ssvk_log_to(info->log, info->log_user, "splatsort_create: next: unknown or repeated structure type %d",
-                  (int)n->type);
+                  (int)h->type);
       return false;
     }
-    *tuning = n;
+    *slot = h;
   }
+  if (c->hint && c->hint->key_bits > 32) {
+    ssvk_log_to(info->log, info->log_user, "splatsort_create: splatsort_auto_hint: key_bits %u is above 32",
+                c->hint->key_bits);
+    return false;
+  }
+  if (c->self_test && !c->self_test->queue) {
+    ssvk_log_to(info->log, info->log_user, "splatsort_create: splatsort_self_test: queue is VK_NULL_HANDLE");
+    return false;
+  }
+  if (c->self_test && c->self_test->flags & ~(uint32_t)(SPLATSORT_SELF_TEST_INJECT_WRONG_ORDER_BIT |
+                                                        SPLATSORT_SELF_TEST_INJECT_STALL_BIT)) {
+    ssvk_log_to(info->log, info->log_user, "splatsort_create: splatsort_self_test: unknown bits in flags");
+    return false;
+  }
+  return true;
+}
+
+/* Checks the create info and walks its next chain. */
+static bool check_create_info(const splatsort_create_info *info, create_chain *chain) {
+  if (!walk_chain(info, chain)) return false;
   if (!info->physical_device || !info->device) {
     ssvk_log_to(info->log, info->log_user, "splatsort_create: physical_device and device are required");
     return false;
@@ -291,11 +359,42 @@ static VkResult check_device(splatsort *s) {
   return VK_SUCCESS;
 }
 
+/* The self-test, and the fallback to quaternary (tested too) when the sort was wrong or late. */
+static VkResult verify(splatsort *s, const splatsort_self_test *t) {
+  VkResult error;
+  ss_self_test_outcome o = ss_self_test(s, t, &error);
+  if (o == SS_SELF_TEST_PASSED) return VK_SUCCESS;
+  if (o == SS_SELF_TEST_ERROR) return error;
+  if (s->algorithm == SPLATSORT_ALGORITHM_QUATERNARY) {
+    ss_log(s, "splatsort_create: self-test: the quaternary sort failed; no sort on this device can be trusted");
+    return VK_ERROR_INITIALIZATION_FAILED;
+  }
+  ss_log(s, "splatsort_create: self-test: falling back from the %s sort to quaternary",
+         splatsort_algorithm_name(s->algorithm));
+  for (uint32_t i = 0; i < SS_MAX_PIPELINES; i++) {
+    if (s->pipelines[i]) s->vk.fn.vkDestroyPipeline(s->vk.device, s->pipelines[i], s->vk.allocator);
+    s->pipelines[i] = VK_NULL_HANDLE;
+  }
+  s->pipeline_count = 0;
+  s->algorithm = SPLATSORT_ALGORITHM_QUATERNARY;
+  s->ops = &ss_quaternary_ops;
+  VkResult r = s->ops->create(s);
+  if (r != VK_SUCCESS) return r;
+  o = ss_self_test(s, t, &error);
+  if (o == SS_SELF_TEST_PASSED) {
+    ss_log(s, "splatsort_create: self-test: the quaternary sort passed; the sorter uses it");
+    return VK_SUCCESS;
+  }
+  if (o == SS_SELF_TEST_ERROR) return error;
+  ss_log(s, "splatsort_create: self-test: the quaternary sort failed too; no sort on this device can be trusted");
+  return VK_ERROR_INITIALIZATION_FAILED;
+}
+
 VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
   if (out) *out = NULL;
   if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
-  const splatsort_onesweep_tuning *tuning;
-  if (!check_create_info(info, &tuning)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  create_chain chain;
+  if (!check_create_info(info, &chain)) return VK_ERROR_VALIDATION_FAILED_EXT;
   ssvk_fns fns;
   const char *missing = ssvk_load(&fns, info->vulkan_functions, info->instance, info->device);
   if (missing) {
@@ -307,11 +406,11 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
   ssvk_device_init(&s->vk, &fns, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
                    info->log_user, "splatsort", (info->flags & SPLATSORT_CREATE_DEBUG_UTILS_BIT) != 0);
   s->flags = info->flags;
-  s->tuning = tuning;
+  s->tuning = chain.tuning;
   query_device(&s->vk.fn, info->physical_device, &s->dev);
   s->dev.size_control = (info->enabled_features & SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT) != 0;
   s->max_groups_x = s->dev.max_workgroup_count_x;
-  s->algorithm = resolve_algorithm(&s->dev, info->algorithm);
+  s->algorithm = resolve_algorithm(&s->dev, info->algorithm, chain.hint);
   s->ops = algorithm_ops(s->algorithm);
 
   VkResult r = check_device(s);
@@ -319,6 +418,7 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
     r = ssvk_push_layout(&s->vk, SS_BIND_COUNT_OF, VK_SHADER_STAGE_COMPUTE_BIT, SS_PUSH_SIZE,
                          VK_SHADER_STAGE_COMPUTE_BIT, "splatsort layout", &s->set_layout, &s->layout);
   if (r == VK_SUCCESS) r = s->ops->create(s);
+  if (r == VK_SUCCESS && chain.self_test) r = verify(s, chain.self_test);
   s->tuning = NULL; /* the host's chain need not outlive create */
   if (r != VK_SUCCESS) {
     splatsort_destroy(s);

@@ -116,7 +116,56 @@ typedef enum splatsort_create_flag_bits {
 /* Identifies a structure chained on splatsort_create_info::next. */
 typedef enum splatsort_structure_type {
   SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING = 1,
+  SPLATSORT_STRUCTURE_TYPE_SELF_TEST = 2,
+  SPLATSORT_STRUCTURE_TYPE_AUTO_HINT = 3,
 } splatsort_structure_type;
+
+/* What AUTO is choosing for, chained on splatsort_create_info::next (each structure type at
+ * most once on the chain). Without it AUTO assumes large sorts of 32-bit keys. AUTO's rule is
+ * splatsort_choose_algorithm's (see there and the README's "Which sort AUTO picks"). */
+typedef struct splatsort_auto_hint {
+  splatsort_structure_type type; /* SPLATSORT_STRUCTURE_TYPE_AUTO_HINT */
+  const void *next;
+  uint32_t max_count;            /* the most keys one sort will have; 0: unknown */
+  uint32_t key_bits;             /* 1..32; 0: 32 */
+} splatsort_auto_hint;
+
+typedef enum splatsort_self_test_flag_bits {
+  /* Testing only: the self-test sorts by 31 bits where it checks 32 (any algorithm but
+   * quaternary), so the check finds a wrong order and the fallback runs. */
+  SPLATSORT_SELF_TEST_INJECT_WRONG_ORDER_BIT = 1u << 0,
+  /* Testing only: the self-test's command buffer first waits on an event the library sets
+   * only after the timeout (any algorithm but quaternary), so the sort does not finish in
+   * time and the fallback runs. */
+  SPLATSORT_SELF_TEST_INJECT_STALL_BIT = 1u << 1,
+} splatsort_self_test_flag_bits;
+
+/* Trust, then verify: chained on splatsort_create_info::next, splatsort_create sorts a small
+ * adversarial input (about 20,000 pairs across several tiles: equal runs, descending runs,
+ * keys with the top bits set, few distinct keys, random keys; 32-bit keys with payloads) with
+ * the chosen algorithm on `queue`, reads it back and checks it element by element against the
+ * stable order. When the order is wrong, or the sort has not finished after timeout_ms, the
+ * sorter falls back to the quaternary algorithm (which needs no subgroup operations and never
+ * waits on another workgroup), says so through the log and tests that too; if quaternary also
+ * fails, create fails with VK_ERROR_INITIALIZATION_FAILED. splatsort_get_algorithm tells the
+ * host which algorithm it got. GPU sorts do fail in the field on some mobile, Apple and
+ * wave-64 GPUs; this is how a host avoids a wrong order that nobody notices.
+ *
+ * The one place the library submits work and allocates device memory itself: a transient
+ * command pool on queue_family_index, one command buffer, a fence, and a host-visible buffer
+ * of about 400 KB, all freed before create returns, except after a timeout: then they stay
+ * with the sorter until splatsort_destroy, which waits for the fence up to timeout_ms again
+ * and otherwise leaves them (with a log line) rather than free memory the GPU may still use.
+ * `queue` is externally synchronised: no other thread may use it during splatsort_create. A
+ * sort that never finishes also keeps the queue busy; the fallback cannot undo that. */
+typedef struct splatsort_self_test {
+  splatsort_structure_type type; /* SPLATSORT_STRUCTURE_TYPE_SELF_TEST */
+  const void *next;
+  VkQueue queue;                 /* a queue of queue_family_index that supports compute */
+  uint32_t queue_family_index;
+  uint32_t timeout_ms;           /* 0: 2,000 ms */
+  uint32_t flags;                /* splatsort_self_test_flag_bits (testing only) */
+} splatsort_self_test;
 
 typedef enum splatsort_onesweep_tuning_flag_bits {
   /* uvec4 ballots at every subgroup size (tests the wide path on small-subgroup devices). */
@@ -161,7 +210,8 @@ typedef struct splatsort_vulkan_functions {
 } splatsort_vulkan_functions;
 
 typedef struct splatsort_create_info {
-  const void *next;                        /* NULL or a splatsort_onesweep_tuning chain */
+  /* NULL or a chain of splatsort_onesweep_tuning, splatsort_auto_hint, splatsort_self_test */
+  const void *next;
   VkPhysicalDevice physical_device;        /* required */
   VkDevice device;                         /* required; must outlive the sorter */
   VkPipelineCache pipeline_cache;          /* optional */
@@ -222,8 +272,20 @@ SPLATSORT_API VkResult splatsort_create(const splatsort_create_info *info, splat
  * command buffer recorded with it is still pending. */
 SPLATSORT_API void splatsort_destroy(splatsort *sorter);
 
-/* The algorithm the sorter runs (AUTO resolved). */
+/* The algorithm the sorter runs (AUTO resolved; quaternary after a self-test's fallback). */
 SPLATSORT_API splatsort_algorithm splatsort_get_algorithm(const splatsort *sorter);
+
+/* What AUTO picks on the sorter's device (any sorter of that device will do) for sorts of up
+ * to max_count keys (0: unknown, many) of key_bits bits (0: 32), by device capabilities and
+ * count, from measurements (README, "Which sort AUTO picks"):
+ *   - merge for small counts, at or below a threshold that depends on which radix sort the
+ *     device can run and on key_bits;
+ *   - otherwise OneSweep where the device can run it, else radix16 where it can (subgroup
+ *     ballots), else quaternary.
+ * A host whose counts change (an indirect count, a scene that grows) asks with its max_count
+ * and keeps a sorter per answer, as the splat renderer does. AUTO for NULL. */
+SPLATSORT_API splatsort_algorithm splatsort_choose_algorithm(const splatsort *sorter, uint32_t max_count,
+                                                             uint32_t key_bits);
 
 /* Keys per tile of the sorter's main pass (OneSweep and radix16: workgroup size x keys per
  * invocation; quaternary: its 512-key chunk; merge: the keys one workgroup sorts in shared

@@ -28,7 +28,10 @@
   X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCreateBuffer) X(vkDestroyBuffer)          \
   X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory)      \
   X(vkMapMemory) X(vkCmdPipelineBarrier) X(vkCmdBindPipeline) X(vkCmdPushConstants) X(vkCmdDispatch) \
-  X(vkCmdDispatchIndirect) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp) X(vkCmdUpdateBuffer)
+  X(vkCmdDispatchIndirect) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp) X(vkCmdUpdateBuffer)      \
+  X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkAllocateCommandBuffers) X(vkBeginCommandBuffer) \
+  X(vkEndCommandBuffer) X(vkQueueSubmit) X(vkCreateFence) X(vkDestroyFence) X(vkWaitForFences)     \
+  X(vkCreateEvent) X(vkDestroyEvent) X(vkSetEvent) X(vkCmdWaitEvents)
 /* Only the graphics helpers (renderer, HUD) need these; the sort runs without them (a Vulkan
  * 1.1 or 1.2 device has no vkCmdBeginRendering). */
 #define SSVK_GRAPHICS_FUNCTIONS(X) \
