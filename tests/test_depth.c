@@ -107,7 +107,7 @@ static void run_case(const splatsort *sorter, uint32_t n, uint32_t bits, splatso
 int main(void) {
   vkh_options o = vkh_default_options(true);
   vkh_init(&ctx, &o);
-  splatsort *sorters[2];
+  splatsort *sorters[VKH_MAX_SORTERS];
   uint32_t count = vkh_create_sorters(&ctx, sorters);
   uint64_t seed = 20261123;
   for (uint32_t s = 0; s < count; s++)

@@ -14,6 +14,11 @@
 
 #include "check.h"
 
+#define ALL_SORTS                                                                                   \
+  (1u << SPLATSORT_ALGORITHM_QUATERNARY | 1u << SPLATSORT_ALGORITHM_ONESWEEP | 1u << SPLATSORT_ALGORITHM_RADIX16 | \
+   1u << SPLATSORT_ALGORITHM_MERGE)
+#define QUATERNARY_ONLY (1u << SPLATSORT_ALGORITHM_QUATERNARY)
+
 static uint32_t press(viewer_input *s, int key) {
   uint32_t e = viewer_input_key(s, key, GLFW_PRESS, 0);
   viewer_input_key(s, key, GLFW_RELEASE, 0);
@@ -26,7 +31,7 @@ static void fresh(viewer_input *s) {
   splat_orbit o;
   float zero[3] = {0, 0, 0};
   splat_orbit_init(&o, zero, 10.0f, SPLAT_UP_NEG_Y);
-  viewer_input_init(s, &o, 90.0f, 200, 200, SPLATSORT_ALGORITHM_AUTO, true, 0, true);
+  viewer_input_init(s, &o, 90.0f, 200, 200, SPLATSORT_ALGORITHM_AUTO, ALL_SORTS, 0, true);
 }
 
 static void eye_of(const viewer_input *s, float eye[3]) {
@@ -39,7 +44,7 @@ static void test_init(void) {
   viewer_input s;
   fresh(&s);
   CHECK(s.mode == VIEWER_MODE_ORBIT, "starts in orbit mode");
-  CHECK(s.sort == SPLATSORT_ALGORITHM_ONESWEEP, "auto with OneSweep available -> onesweep, got %d", s.sort);
+  CHECK(s.sort == SPLATSORT_ALGORITHM_AUTO, "auto stays auto (the renderer resolves it), got %d", s.sort);
   CHECK(s.key_bits == 32, "key bits 0 -> 32, got %u", s.key_bits);
   CHECK(s.hud_visible && s.vsync, "HUD visible, vsync as given");
   float eye[3];
@@ -49,11 +54,11 @@ static void test_init(void) {
   CHECK_VEC(s.fly.position, 0, 0, -10, 1e-5);
 
   splat_orbit o = s.orbit;
-  viewer_input_init(&s, &o, 50.0f, 10, 10, SPLATSORT_ALGORITHM_AUTO, false, 24, false);
-  CHECK(s.sort == SPLATSORT_ALGORITHM_QUATERNARY, "auto without OneSweep -> quaternary");
+  viewer_input_init(&s, &o, 50.0f, 10, 10, SPLATSORT_ALGORITHM_MERGE, ALL_SORTS, 24, false);
+  CHECK(s.sort == SPLATSORT_ALGORITHM_MERGE, "merge asked and available -> merge");
   CHECK(s.key_bits == 24 && !s.vsync, "key bits 24, vsync off");
-  viewer_input_init(&s, &o, 50.0f, 10, 10, SPLATSORT_ALGORITHM_ONESWEEP, false, 17, false);
-  CHECK(s.sort == SPLATSORT_ALGORITHM_QUATERNARY, "OneSweep asked but unavailable -> quaternary");
+  viewer_input_init(&s, &o, 50.0f, 10, 10, SPLATSORT_ALGORITHM_ONESWEEP, QUATERNARY_ONLY, 17, false);
+  CHECK(s.sort == SPLATSORT_ALGORITHM_AUTO, "OneSweep asked but unavailable -> auto");
   CHECK(s.key_bits == 32, "an invalid key width falls back to 32");
 }
 
@@ -328,15 +333,26 @@ static void test_cameras(void) {
 static void test_toggles(void) {
   viewer_input s;
   fresh(&s);
-  CHECK(s.sort == SPLATSORT_ALGORITHM_ONESWEEP, "start onesweep");
-  CHECK(press(&s, GLFW_KEY_O) & VIEWER_EFFECT_SORT, "O changes the sort");
-  CHECK(s.sort == SPLATSORT_ALGORITHM_QUATERNARY, "O: onesweep -> quaternary");
+  CHECK(s.sort == SPLATSORT_ALGORITHM_AUTO, "start auto");
+  const splatsort_algorithm cycle[] = {SPLATSORT_ALGORITHM_ONESWEEP, SPLATSORT_ALGORITHM_RADIX16,
+                                       SPLATSORT_ALGORITHM_MERGE, SPLATSORT_ALGORITHM_QUATERNARY,
+                                       SPLATSORT_ALGORITHM_AUTO};
+  for (int i = 0; i < 5; i++) {
+    CHECK(press(&s, GLFW_KEY_O) & VIEWER_EFFECT_SORT, "O changes the sort");
+    CHECK(s.sort == cycle[i], "O %d: %s, got %s", i + 1, splatsort_algorithm_name(cycle[i]),
+          splatsort_algorithm_name(s.sort));
+  }
+  /* a device without subgroup ballots: auto <-> quaternary, merge */
+  s.sorts_available = QUATERNARY_ONLY | 1u << SPLATSORT_ALGORITHM_MERGE | 1u << SPLATSORT_ALGORITHM_AUTO;
   press(&s, GLFW_KEY_O);
-  CHECK(s.sort == SPLATSORT_ALGORITHM_ONESWEEP, "O: quaternary -> onesweep");
-  s.onesweep_available = false;
-  s.sort = SPLATSORT_ALGORITHM_QUATERNARY;
-  CHECK(press(&s, GLFW_KEY_O) == VIEWER_EFFECT_MESSAGE, "O without OneSweep: message only");
-  CHECK(s.sort == SPLATSORT_ALGORITHM_QUATERNARY, "stays quaternary");
+  CHECK(s.sort == SPLATSORT_ALGORITHM_MERGE, "O skips onesweep and radix16: merge, got %s",
+        splatsort_algorithm_name(s.sort));
+  press(&s, GLFW_KEY_O);
+  press(&s, GLFW_KEY_O);
+  CHECK(s.sort == SPLATSORT_ALGORITHM_AUTO, "then quaternary, then auto");
+  s.sorts_available = 1u << SPLATSORT_ALGORITHM_AUTO;
+  CHECK(press(&s, GLFW_KEY_O) == VIEWER_EFFECT_MESSAGE && s.sort == SPLATSORT_ALGORITHM_AUTO,
+        "nothing else to cycle to: message only");
 
   CHECK(press(&s, GLFW_KEY_K) & VIEWER_EFFECT_SORT, "K changes the keys");
   CHECK(s.key_bits == 24, "K: 32 -> 24");

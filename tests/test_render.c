@@ -853,18 +853,24 @@ static void sortpaths_scene(const char *name, const splat_scene *s) {
   uint32_t nc = scene_cameras(s, SPLAT_UP_NEG_Y, 256, 192, cams, 4);
   CHECK(nc >= 2, "%s: no cameras", name);
   set_scene_or_die(s);
-  int onesweep = splat_renderer_has_sort(renderer, SPLATSORT_ALGORITHM_ONESWEEP);
-  const splatsort_algorithm algos[3] = {SPLATSORT_ALGORITHM_QUATERNARY, SPLATSORT_ALGORITHM_ONESWEEP,
-                                        SPLATSORT_ALGORITHM_AUTO};
+  /* every algorithm the renderer was given (tools give all the device runs), and AUTO */
+  enum { NA = 5 };
+  const splatsort_algorithm algos[NA] = {SPLATSORT_ALGORITHM_QUATERNARY, SPLATSORT_ALGORITHM_ONESWEEP,
+                                         SPLATSORT_ALGORITHM_RADIX16, SPLATSORT_ALGORITHM_MERGE,
+                                         SPLATSORT_ALGORITHM_AUTO};
+  char names[128] = "";
+  for (uint32_t a = 0; a + 1 < NA; a++)
+    if (splat_renderer_has_sort(renderer, algos[a]))
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ", splatsort_algorithm_name(algos[a]));
   const uint32_t widths[3] = {32, 24, 16};
   for (uint32_t k = 0; k < nc; k += 3) { /* cameras 0 and 3 (the close-up) */
     const splat_camera *cam = &cams[k];
     size_t npx = (size_t)cam->width * cam->height;
-    uint16_t *half[3][3] = {{0}};
-    uint8_t *img[3][3] = {{0}};
+    uint16_t *half[3][NA] = {{0}};
+    uint8_t *img[3][NA] = {{0}};
     for (uint32_t wi = 0; wi < 3; wi++)
-      for (uint32_t a = 0; a < 3; a++) {
-        if (a == 1 && !onesweep) continue;
+      for (uint32_t a = 0; a < NA; a++) {
+        if (!splat_renderer_has_sort(renderer, algos[a])) continue;
         half[wi][a] = malloc(npx * 8);
         img[wi][a] = malloc(npx * 4);
         render_gpu(cam, algos[a], widths[wi], -1, half[wi][a], img[wi][a]);
@@ -872,7 +878,7 @@ static void sortpaths_scene(const char *name, const splat_scene *s) {
     int identical = 1;
     for (uint32_t wi = 0; wi < 3; wi++) {
       /* every path sorts stably from the same ordered input: identical bits at each width */
-      for (uint32_t a = 1; a < 3; a++) {
+      for (uint32_t a = 1; a < NA; a++) {
         if (!half[wi][a]) continue;
         int same = memcmp(half[wi][a], half[wi][0], npx * 8) == 0;
         identical &= same;
@@ -901,11 +907,10 @@ static void sortpaths_scene(const char *name, const splat_scene *s) {
     CHECK(pr >= 30.0 && !image_is_blank(radial, cam->width, cam->height),
           "%s cam %u: radial keys: PSNR %.2f dB against view-depth keys < 30 (or blank)", name, k, pr);
     free(radial);
-    printf("  %-24s cam %u: quaternary%s and auto (%s) bit-identical at 32, 24 and 16 bits: %s\n", name, k,
-           onesweep ? ", onesweep" : "", splatsort_algorithm_name(onesweep ? algos[1] : algos[0]),
+    printf("  %-24s cam %u: %sand auto bit-identical at 32, 24 and 16 bits: %s\n", name, k, names,
            identical ? "yes" : "NO");
     for (uint32_t wi = 0; wi < 3; wi++)
-      for (uint32_t a = 0; a < 3; a++) {
+      for (uint32_t a = 0; a < NA; a++) {
         free(half[wi][a]);
         free(img[wi][a]);
       }

@@ -100,7 +100,7 @@ int main(void) {
   vkh_buffer_destroy(&ctx, &t.a);
   vkh_buffer_destroy(&ctx, &t.b);
 
-  splatsort *sorters[2];
+  splatsort *sorters[VKH_MAX_SORTERS];
   uint32_t count = vkh_create_sorters(&ctx, sorters);
   for (uint32_t i = 0; i < count; i++) {
     const char *name = splatsort_algorithm_name(splatsort_get_algorithm(sorters[i]));

@@ -79,8 +79,9 @@ static int setup_gpu(headless *h) {
             vkh_result_name(res));
     return -1;
   }
-  if (o->sort == SPLATSORT_ALGORITHM_ONESWEEP && !splat_renderer_has_sort(h->ar.renderer, o->sort)) {
-    fprintf(stderr, "splatview: --sort onesweep is not available on %s\n", h->ctx.props.deviceName);
+  if (!splat_renderer_has_sort(h->ar.renderer, o->sort)) {
+    fprintf(stderr, "splatview: --sort %s is not available on %s\n", splatsort_algorithm_name(o->sort),
+            h->ctx.props.deviceName);
     return -1;
   }
   char err[1024];

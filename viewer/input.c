@@ -31,12 +31,32 @@ const char *viewer_raster_name(splat_raster_path raster) {
   return raster == SPLAT_RASTER_COMPUTE ? "compute" : "graphics";
 }
 
+/* O: auto, onesweep, radix16, merge, quaternary, auto, ... skipping what the device lacks. */
+static const splatsort_algorithm sort_cycle[] = {SPLATSORT_ALGORITHM_AUTO, SPLATSORT_ALGORITHM_ONESWEEP,
+                                                 SPLATSORT_ALGORITHM_RADIX16, SPLATSORT_ALGORITHM_MERGE,
+                                                 SPLATSORT_ALGORITHM_QUATERNARY};
+
+static uint32_t cycle_sort(viewer_input *s) {
+  const int n = (int)(sizeof sort_cycle / sizeof *sort_cycle);
+  int at = 0;
+  while (at < n && sort_cycle[at] != s->sort) at++;
+  for (int step = 1; step <= n; step++) {
+    splatsort_algorithm next = sort_cycle[(at + step) % n];
+    if (!(s->sorts_available & 1u << next) || next == s->sort) continue;
+    s->sort = next;
+    say(s, "sort: %s", next == SPLATSORT_ALGORITHM_AUTO ? "auto (by device and splat count)" : splatsort_algorithm_name(next));
+    return VIEWER_EFFECT_SORT | VIEWER_EFFECT_MESSAGE;
+  }
+  say(s, "sort: only %s on this device", splatsort_algorithm_name(s->sort));
+  return VIEWER_EFFECT_MESSAGE;
+}
+
 static float focal_y(const viewer_input *s) {
   return (float)s->height / (2.0f * tanf(s->fovy * 3.14159265f / 360.0f));
 }
 
 void viewer_input_init(viewer_input *s, const splat_orbit *orbit, float fovy, uint32_t width, uint32_t height,
-                       splatsort_algorithm sort, bool onesweep_available, uint32_t key_bits, bool vsync) {
+                       splatsort_algorithm sort, uint32_t sorts_available, uint32_t key_bits, bool vsync) {
   memset(s, 0, sizeof *s);
   s->mode = VIEWER_MODE_ORBIT;
   s->orbit = *orbit;
@@ -49,10 +69,8 @@ void viewer_input_init(viewer_input *s, const splat_orbit *orbit, float fovy, ui
   s->camera_index = -1;
   s->hud_visible = true;
   s->vsync = vsync;
-  s->onesweep_available = onesweep_available;
-  if (sort == SPLATSORT_ALGORITHM_AUTO) sort = onesweep_available ? SPLATSORT_ALGORITHM_ONESWEEP : SPLATSORT_ALGORITHM_QUATERNARY;
-  if (sort == SPLATSORT_ALGORITHM_ONESWEEP && !onesweep_available) sort = SPLATSORT_ALGORITHM_QUATERNARY;
-  s->sort = sort;
+  s->sorts_available = sorts_available | 1u << SPLATSORT_ALGORITHM_AUTO;
+  s->sort = s->sorts_available & 1u << sort ? sort : SPLATSORT_ALGORITHM_AUTO;
   s->key_bits = key_bits == 16 || key_bits == 24 ? key_bits : 32;
   s->raster = SPLAT_RASTER_GRAPHICS;
   s->compute_available = true;
@@ -210,15 +228,7 @@ uint32_t viewer_input_key(viewer_input *s, int key, int action, int mods) {
     int i = s->camera_index < 0 ? (step > 0 ? 0 : n - 1) : ((s->camera_index + step) % n + n) % n;
     return viewer_input_jump(s, i);
   }
-  case GLFW_KEY_O:
-    if (!s->onesweep_available) {
-      s->sort = SPLATSORT_ALGORITHM_QUATERNARY;
-      say(s, "sort: only quaternary on this device (OneSweep needs subgroup ballots)");
-      return VIEWER_EFFECT_MESSAGE;
-    }
-    s->sort = s->sort == SPLATSORT_ALGORITHM_ONESWEEP ? SPLATSORT_ALGORITHM_QUATERNARY : SPLATSORT_ALGORITHM_ONESWEEP;
-    say(s, "sort: %s", splatsort_algorithm_name(s->sort));
-    return VIEWER_EFFECT_SORT | VIEWER_EFFECT_MESSAGE;
+  case GLFW_KEY_O: return cycle_sort(s);
   case GLFW_KEY_K:
     s->key_bits = s->key_bits == 32 ? 24 : s->key_bits == 24 ? 16 : 32;
     say(s, "depth keys: %u bits", s->key_bits);

@@ -57,7 +57,7 @@ typedef struct viewer_input {
 
   /* toggles */
   bool hud_visible, vsync;
-  bool onesweep_available;
+  uint32_t sorts_available;      /* bit (1 << algorithm) per sort the renderer has; AUTO always */
   splatsort_algorithm sort;      /* QUATERNARY or ONESWEEP (never AUTO) */
   uint32_t key_bits;             /* 32, 24 or 16 */
   splat_raster_path raster;
@@ -70,7 +70,7 @@ typedef struct viewer_input {
  * HUD visible. `sort` AUTO resolves to OneSweep when available, else quaternary; `key_bits`
  * 0 means 32. */
 void viewer_input_init(viewer_input *s, const splat_orbit *orbit, float fovy, uint32_t width, uint32_t height,
-                       splatsort_algorithm sort, bool onesweep_available, uint32_t key_bits, bool vsync);
+                       splatsort_algorithm sort, uint32_t sorts_available, uint32_t key_bits, bool vsync);
 
 /* The raster path in use and whether R may switch to the compute raster (init: graphics,
  * available). Compute asked for where it is not available gives graphics. */

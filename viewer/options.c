@@ -28,7 +28,8 @@ void splatview_usage(FILE *f) {
           "  --camera I              start at camera I of --cameras (default 0)\n"
           "  --eye X,Y,Z --target X,Y,Z [--up X,Y,Z]   look-at camera (up default 0,-1,0)\n"
           "  --fovy DEG              vertical field of view (default 50)\n"
-          "  --sort quaternary|onesweep|auto   sort path (default auto)\n"
+          "  --sort auto|onesweep|radix16|merge|quaternary   sort algorithm (default auto: by the\n"
+          "                          device and the scene's splat count; O cycles them)\n"
           "  --key-bits 16|24|32     depth key width (default 32)\n"
           "  --key-mode depth|radial sort by view depth (default, the reference's order) or by\n"
           "                          distance to the camera (steadier while turning)\n"
@@ -222,10 +223,8 @@ static bool in_unit_range(const float c[3]) {
 static int parse_render_value(int opt, const char *v, splatview_options *o, parse_state *st, char *err, size_t n) {
   switch (opt) {
   case OPT_SORT:
-    if (!strcmp(v, "quaternary")) o->sort = SPLATSORT_ALGORITHM_QUATERNARY;
-    else if (!strcmp(v, "onesweep")) o->sort = SPLATSORT_ALGORITHM_ONESWEEP;
-    else if (!strcmp(v, "auto")) o->sort = SPLATSORT_ALGORITHM_AUTO;
-    else return refuse(err, n, "--sort '%s': expected quaternary, onesweep or auto", v);
+    if (!splatsort_algorithm_from_name(v, &o->sort))
+      return refuse(err, n, "--sort '%s': expected auto, onesweep, radix16, merge or quaternary", v);
     return 0;
   case OPT_KEY_BITS:
     if (parse_uint(v, 16, 32, &o->key_bits) || (o->key_bits != 16 && o->key_bits != 24 && o->key_bits != 32))

@@ -568,7 +568,10 @@ static void hud_status(viewer *v, hud_lines *l, double now) {
   app_fmt_count(c, sizeof c, v->scene_count);
   snprintf(a, sizeof a, "visible %s / %s", b, c);
   hud_line(l, a, WHITE);
-  snprintf(a, sizeof a, "sort %s, %u-bit keys", splatsort_algorithm_name(v->in.sort), v->in.key_bits);
+  if (v->in.sort == SPLATSORT_ALGORITHM_AUTO && v->have_last)
+    snprintf(a, sizeof a, "sort auto: %s, %u-bit keys", splatsort_algorithm_name(v->last.sort), v->in.key_bits);
+  else
+    snprintf(a, sizeof a, "sort %s, %u-bit keys", splatsort_algorithm_name(v->in.sort), v->in.key_bits);
   hud_line(l, a, WHITE);
   hud_raster(v, l);
   if (v->bench) {
@@ -943,8 +946,9 @@ static int setup_scene(viewer *v, const char *path, const splat_scene *scene) {
             vkh_result_name(res));
     return -1;
   }
-  if (v->o->sort == SPLATSORT_ALGORITHM_ONESWEEP && !splat_renderer_has_sort(v->ar.renderer, v->o->sort)) {
-    fprintf(stderr, "splatview: --sort onesweep is not available on %s\n", v->ctx.props.deviceName);
+  if (!splat_renderer_has_sort(v->ar.renderer, v->o->sort)) {
+    fprintf(stderr, "splatview: --sort %s is not available on %s\n", splatsort_algorithm_name(v->o->sort),
+            v->ctx.props.deviceName);
     return -1;
   }
   v->scene_count = scene->count;
@@ -1012,8 +1016,10 @@ static int setup_view(viewer *v, const splat_scene *scene, bool dropped) {
     fprintf(stderr, "splatview: %s\n", err);
     return -1;
   }
-  bool onesweep = splat_renderer_has_sort(v->ar.renderer, SPLATSORT_ALGORITHM_ONESWEEP);
-  viewer_input_init(&v->in, &v->start_orbit, o->fovy, w, h, o->sort, onesweep, o->key_bits, o->vsync && !o->bench);
+  uint32_t sorts = 0;
+  for (int a = 1; a < SPLATSORT_ALGORITHM_COUNT; a++)
+    if (splat_renderer_has_sort(v->ar.renderer, (splatsort_algorithm)a)) sorts |= 1u << a;
+  viewer_input_init(&v->in, &v->start_orbit, o->fovy, w, h, o->sort, sorts, o->key_bits, o->vsync && !o->bench);
   float lo[3], hi[3];
   app_scene_bounds(scene, lo, hi);
   viewer_input_set_bounds(&v->in, lo, hi);

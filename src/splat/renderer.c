@@ -215,6 +215,15 @@ static int find_sorter(const splat_renderer *r, splatsort_algorithm a) {
   return -1;
 }
 
+/* A frame's sorter: AUTO takes what splatsort_choose_algorithm picks for the scene's splat
+ * count (the visible count's bound) and key width where the host gave that sorter, else the
+ * first sorter. */
+static int frame_sorter(const splat_renderer *r, splatsort_algorithm a, uint32_t key_bits) {
+  if (a != SPLATSORT_ALGORITHM_AUTO || !r->sorter_count) return find_sorter(r, a);
+  int k = find_sorter(r, splatsort_choose_algorithm(r->sorters[0], objects_total(r), key_bits));
+  return k >= 0 ? k : 0;
+}
+
 int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm a) { return r && find_sorter(r, a) >= 0; }
 
 uint32_t splat_renderer_scene_count(const splat_renderer *r) { return r ? objects_total(r) : 0; }
@@ -696,7 +705,7 @@ static int check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bit
       return -1;
     }
   }
-  int k = find_sorter(r, f->sort);
+  int k = frame_sorter(r, f->sort, key_bits);
   if (k < 0) rlog(r, "no %s sorter was given to the renderer", splatsort_algorithm_name(f->sort));
   return k;
 }

@@ -155,7 +155,9 @@ int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm algorit
 typedef struct splat_frame {
   const splat_camera *camera;    /* its width/height are the image size */
   float background[3];
-  splatsort_algorithm sort;      /* QUATERNARY, ONESWEEP, or AUTO (the first sorter given) */
+  /* A sorter's algorithm, or AUTO: what splatsort_choose_algorithm picks for the scene's
+   * splat count and key_bits where that sorter was given, else the first sorter given. */
+  splatsort_algorithm sort;
   uint32_t key_bits;             /* 32 (float depth key), 24 or 16 (quantised); 0 = 32 */
   splatsort_depth_key_mode key_mode; /* view depth (the reference's order) or radial distance */
   int sh_degree;                 /* highest SH degree evaluated; < 0: the scene's */

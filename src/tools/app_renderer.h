@@ -8,7 +8,7 @@
 
 typedef struct app_renderer {
   splat_renderer *renderer;
-  splatsort *sorters[2];   /* the renderer only reads them: they live as long as it does */
+  splatsort *sorters[VKH_MAX_SORTERS];   /* the renderer only reads them: they live as long as it does */
   uint32_t sorter_count;
   vkh_context *ctx;
 } app_renderer;

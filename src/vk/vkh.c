@@ -365,16 +365,17 @@ void vkh_submit_wait(vkh_context *ctx, VkCommandBuffer cmd) {
   vkFreeCommandBuffers(ctx->device, ctx->pool, 1, &cmd);
 }
 
-uint32_t vkh_create_sorters(vkh_context *ctx, splatsort *out[2]) {
+uint32_t vkh_create_sorters(vkh_context *ctx, splatsort *out[VKH_MAX_SORTERS]) {
   uint32_t n = 0;
-  const splatsort_algorithm algos[2] = {SPLATSORT_ALGORITHM_ONESWEEP, SPLATSORT_ALGORITHM_QUATERNARY};
-  for (int i = 0; i < 2; i++) {
+  const splatsort_algorithm algos[VKH_MAX_SORTERS] = {SPLATSORT_ALGORITHM_ONESWEEP, SPLATSORT_ALGORITHM_RADIX16,
+                                                      SPLATSORT_ALGORITHM_MERGE, SPLATSORT_ALGORITHM_QUATERNARY};
+  for (int i = 0; i < VKH_MAX_SORTERS; i++) {
     splatsort_create_info ci = {.physical_device = ctx->physical_device, .device = ctx->device,
                                 .algorithm = algos[i], .enabled_features = ctx->sort_features,
                                 .flags = vkh_sort_flags(ctx), .log = vkh_sort_log};
     splatsort_device_requirements req = {0};
     if (splatsort_get_device_requirements(ctx->physical_device, algos[i], &req) == VK_ERROR_FEATURE_NOT_PRESENT)
-      continue; /* OneSweep where the device cannot run it: quaternary remains */
+      continue; /* one the device cannot run (OneSweep, radix16 need subgroup ballots): quaternary remains */
     VK_CHECK(splatsort_create(&ci, &out[n]));
     n++;
   }

@@ -97,9 +97,11 @@ void vkh_submit_wait(vkh_context *ctx, VkCommandBuffer cmd);
 uint32_t vkh_memory_type(vkh_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags props);
 void vkh_name(vkh_context *ctx, VkObjectType type, uint64_t handle, const char *name);
 
-/* The sorters a tool hands to the renderer: OneSweep first where the device runs it, then
- * quaternary. Returns how many were made (exits on a Vulkan error). */
-uint32_t vkh_create_sorters(vkh_context *ctx, splatsort *out[2]);
+/* The sorters a tool hands to the renderer, one per algorithm the device runs: OneSweep,
+ * radix16, merge, quaternary (the first is the renderer's default when AUTO's choice is
+ * missing). Returns how many were made (exits on a Vulkan error). */
+#define VKH_MAX_SORTERS 4
+uint32_t vkh_create_sorters(vkh_context *ctx, splatsort *out[VKH_MAX_SORTERS]);
 
 /* The one log callback of the tools, for every library's create info: prints to stderr. */
 void vkh_sort_log(void *user, const char *message);

@@ -3,7 +3,7 @@
  * warm-up, GPU timestamps. The centres are random points in front of a camera, all visible; the
  * visible count the stage writes is checked against N.
  *
- * usage: stagebench [--n 1M,6M] [--algo quaternary,onesweep|all] [--key-bits 32,16] [--runs 30] */
+ * usage: stagebench [--n 1M,6M] [--algo quaternary,onesweep,radix16,merge|all] [--key-bits 32,16] [--runs 30] */
 #include "sort_harness.h"
 #include "splatsort_depth.h"
 #include "util.h"
@@ -102,9 +102,30 @@ static bool bench(vkh_context *ctx, const splatsort *sorter, uint32_t n, uint32_
   return visible == n;
 }
 
+/* --algo quaternary,onesweep,radix16,merge|all */
+static bool parse_algos(const char *text, bool want[SPLATSORT_ALGORITHM_COUNT]) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", text);
+  for (int a = 0; a < SPLATSORT_ALGORITHM_COUNT; a++) want[a] = false;
+  bool any = false;
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    splatsort_algorithm a;
+    if (!strcmp(tok, "all")) {
+      for (int k = 1; k < SPLATSORT_ALGORITHM_COUNT; k++) want[k] = true;
+    } else if (splatsort_algorithm_from_name(tok, &a) && a != SPLATSORT_ALGORITHM_AUTO) {
+      want[a] = true;
+    } else {
+      fprintf(stderr, "stagebench: --algo: unknown algorithm '%s'\n", tok);
+      return false;
+    }
+    any = true;
+  }
+  return any;
+}
+
 int main(int argc, char **argv) {
   uint32_t sizes[16] = {1u << 20}, nsizes = 1, bits[4] = {32}, nbits = 1, runs = 30;
-  int want[3] = {0, 1, 1}; /* by splatsort_algorithm: quaternary, onesweep */
+  bool want[SPLATSORT_ALGORITHM_COUNT] = {false, true, true}; /* by splatsort_algorithm: quaternary, onesweep */
   static const struct option opts[] = {{"n", required_argument, NULL, 'n'},
                                        {"algo", required_argument, NULL, 'a'},
                                        {"key-bits", required_argument, NULL, 'b'},
@@ -116,13 +137,11 @@ int main(int argc, char **argv) {
     else if (ch == 'b') ok = (nbits = parse_size_list(optarg, bits, 4)) > 0;
     else if (ch == 'r') ok = (runs = (uint32_t)strtoul(optarg, NULL, 10)) >= 1 && runs <= 1000;
     else if (ch == 'a') {
-      want[1] = strstr(optarg, "quaternary") || !strcmp(optarg, "all");
-      want[2] = strstr(optarg, "onesweep") || !strcmp(optarg, "all");
-      ok = want[1] || want[2];
+      ok = parse_algos(optarg, want);
     } else ok = false;
     for (uint32_t b = 0; b < nbits && ok; b++) ok = bits[b] >= 16 && bits[b] <= 32;
     if (!ok) {
-      fprintf(stderr, "usage: stagebench [--n 1M,6M] [--algo quaternary,onesweep|all] [--key-bits 32,16 (16..32)] "
+      fprintf(stderr, "usage: stagebench [--n 1M,6M] [--algo quaternary,onesweep,radix16,merge|all] [--key-bits 32,16 (16..32)] "
                       "[--runs 1..1000]\n");
       return 2;
     }
@@ -134,7 +153,7 @@ int main(int argc, char **argv) {
   printf("%10s  %-10s  %4s  %9s  %9s  %9s  %9s  %s\n", "N", "sorter", "bits", "stage", "keys", "sort", "Msplats/s",
          "count ok");
   bool ok = true;
-  for (int a = 1; a <= 2; a++) {
+  for (int a = 1; a < SPLATSORT_ALGORITHM_COUNT; a++) {
     if (!want[a]) continue;
     splatsort *sorter = sort_create_or_die(&ctx, (splatsort_algorithm)a, 0);
     for (uint32_t s = 0; s < nsizes; s++)
