@@ -92,11 +92,12 @@ int main(void) {
   /* a sort that does not finish in time: fallback; destroy waits for the late sort and frees it */
   splatsort_self_test stall = test;
   stall.flags = SPLATSORT_SELF_TEST_INJECT_STALL_BIT;
-  stall.timeout_ms = 50;
+  /* long enough for quaternary's own test on a loaded CPU (lavapipe), which it also bounds */
+  stall.timeout_ms = 3000;
   splatsort *s = NULL;
   VkResult r = create(&ctx, SPLATSORT_ALGORITHM_RADIX16, &stall, &s);
   CHECK(r == VK_SUCCESS && s && splatsort_get_algorithm(s) == SPLATSORT_ALGORITHM_QUATERNARY &&
-            strstr(log_text, "did not finish within 50 ms") && strstr(log_text, "falling back from the radix16"),
+            strstr(log_text, "did not finish within 3000 ms") && strstr(log_text, "falling back from the radix16"),
         "stalled radix16: fallback (%s)\n%s", vkh_result_name(r), log_text);
   if (s) sorts_correctly(&ctx, s, "after the timeout fallback");
   splatsort_destroy(s);

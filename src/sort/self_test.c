@@ -165,7 +165,7 @@ ss_self_test_outcome ss_self_test(splatsort *s, const splatsort_self_test *t, Vk
       /* The GPU may still use all of it, the pipelines too: kept until splatsort_destroy. */
       memcpy(run.pipelines, s->pipelines, sizeof s->pipelines);
       memset(s->pipelines, 0, sizeof s->pipelines);
-      s->pending = run;
+      s->pending[s->pending[0].fence ? 1 : 0] = run;
       s->pending_timeout_ms = timeout_ms;
       free(in_keys);
       return SS_SELF_TEST_TIMEOUT;
@@ -189,14 +189,18 @@ ss_self_test_outcome ss_self_test(splatsort *s, const splatsort_self_test *t, Vk
 }
 
 void ss_self_test_finish(splatsort *s) {
-  if (!s->pending.fence) return;
-  VkResult r = s->vk.fn.vkWaitForFences(s->vk.device, 1, &s->pending.fence, VK_TRUE,
-                                        (uint64_t)s->pending_timeout_ms * 1000000u);
-  if (r == VK_SUCCESS) {
-    ss_self_test_release(s, &s->pending);
-  } else {
+  for (int i = 0; i < SS_SELF_TEST_RUNS; i++) {
+    ss_self_test_run *run = &s->pending[i];
+    if (!run->fence) continue;
+    VkResult r = s->vk.fn.vkWaitForFences(s->vk.device, 1, &run->fence, VK_TRUE,
+                                          (uint64_t)s->pending_timeout_ms * 1000000u);
+    if (r == VK_SUCCESS) {
+      ss_self_test_release(s, run);
+      continue;
+    }
     ss_log(s, "splatsort_destroy: the self-test's sort has still not finished (%s): its command pool, fence, "
               "buffer and pipelines are left allocated rather than freed under the GPU",
            ssvk_result_name(r));
   }
 }
+

@@ -64,7 +64,7 @@ struct splatsort {
   /* Algorithm-chosen tuning, filled by ops->create. */
   uint32_t tile_size;
   uint32_t workgroup_size;
-  ss_self_test_run pending; /* a self-test that timed out: freed at destroy */
+  ss_self_test_run pending[2]; /* self-tests that timed out (the chosen algorithm's, quaternary's): freed at destroy */
   uint32_t pending_timeout_ms;
 };
 
@@ -143,6 +143,7 @@ void ss_timestamp(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_
 /* Word index of an indirect count in the count binding (0 for direct sorts). */
 uint32_t ss_count_index(const splatsort *sorter, const splatsort_sort_info *info);
 /* ---- self_test.c ---- */
+#define SS_SELF_TEST_RUNS 2 /* at most per create: the chosen algorithm, then quaternary */
 typedef enum ss_self_test_outcome { SS_SELF_TEST_PASSED, SS_SELF_TEST_WRONG, SS_SELF_TEST_TIMEOUT, SS_SELF_TEST_ERROR } ss_self_test_outcome;
 /* Sorts the adversarial input with the sorter's pipelines and checks it; *error: the Vulkan
  * error of SS_SELF_TEST_ERROR. After a timeout the run (and the pipelines) move to s->pending. */
