@@ -128,7 +128,7 @@ int main(void) {
    * threshold; without a hint, the large-count choice */
   splatsort *q = NULL;
   CHECK(create(&ctx, SPLATSORT_ALGORITHM_QUATERNARY, NULL, &q) == VK_SUCCESS, "quaternary");
-  const uint32_t counts[] = {1, 1000, 4096, 4097, 16384, 16385, 131072, 131073, 1u << 20, 0};
+  const uint32_t counts[] = {1, 1024, 1025, 4096, 4097, 8192, 8193, 32768, 32769, 131072, 131073, 1u << 20, 0};
   const uint32_t bits[] = {0, 16, 24, 32};
   for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
     for (size_t k = 0; k < sizeof bits / sizeof *bits; k++) {

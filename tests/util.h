@@ -17,7 +17,8 @@ static inline uint64_t splitmix64(uint64_t *state) {
 }
 
 /* Parses "1M,4M,16M,1000" style lists (K = 1024, M = 1024^2) into out, at most max values;
- * returns how many, or 0 when the list is malformed or a value is above 2^32 - 1. */
+ * returns how many, or 0 when the list is malformed, longer than max, or a value is above
+ * 2^32 - 1 (a list cut short without a word once lost a benchmark's largest sizes). */
 static inline uint32_t parse_size_list(const char *s, uint32_t *out, uint32_t max) {
   uint32_t n = 0;
   while (*s && n < max) {
@@ -32,7 +33,7 @@ static inline uint32_t parse_size_list(const char *s, uint32_t *out, uint32_t ma
     else if (*end) return 0;
     s = end;
   }
-  return n;
+  return *s ? 0 : n;
 }
 
 /* Seconds on the monotonic clock. */

@@ -33,6 +33,7 @@ typedef struct ss_device_info {
   uint32_t max_storage_range; /* min(maxStorageBufferRange, maxMemoryAllocationSize) */
   float timestamp_period;
   uint32_t vendor_id;
+  VkPhysicalDeviceType device_type;
 } ss_device_info;
 
 struct ss_algorithm_ops;

@@ -60,6 +60,7 @@ static void query_device(const ssvk_fns *fn, VkPhysicalDevice pd, ss_device_info
   fn->vkGetPhysicalDeviceProperties(pd, &base);
   dev->api_version = base.apiVersion;
   dev->vendor_id = base.vendorID;
+  dev->device_type = base.deviceType;
   dev->max_shared_memory = base.limits.maxComputeSharedMemorySize;
   dev->max_workgroup_invocations = base.limits.maxComputeWorkGroupInvocations;
   dev->max_workgroup_count_x = base.limits.maxComputeWorkGroupCount[0];
@@ -103,27 +104,29 @@ static const ss_algorithm_ops *algorithm_ops(splatsort_algorithm algorithm) {
   }
 }
 
-/* AUTO's merge thresholds: the largest count for which the merge sort beat the radix sort
- * the device would otherwise get, for key_bits above 16 and at most 16. Measured with
- * sortbench (uniform keys with payloads, GPU timestamps, medians of 30 runs in 3 processes) on
- * an NVIDIA H100 and on lavapipe at subgroup sizes 4, 8 and 16, 2026-11-23; the README's "Which
- * sort AUTO picks" has the tables. Where the devices disagreed the smaller count is kept. */
+/* AUTO's merge thresholds: the largest count (of the sizes measured) at which the merge sort
+ * beat the radix sort the device would otherwise get, for key_bits above 16 and at most 16,
+ * against OneSweep, radix16 and quaternary. Measured with sortbench (uniform keys with
+ * payloads, timestamps around the sort, 2026-11-23; README "Which sort AUTO picks"): GPUs from
+ * an NVIDIA H100 (medians of 30 runs in 3 processes), CPU devices from lavapipe at subgroup
+ * sizes 4, 8 and 16 (medians of 3 runs on a shared 2-core machine: noisy; the largest count
+ * at which merge won at all three). Other GPUs are not measured: they get the H100's. */
 typedef struct merge_limit {
   uint32_t wide, narrow;
 } merge_limit;
-static const merge_limit merge_vs_onesweep = {0, 0};
-static const merge_limit merge_vs_radix16 = {16384, 4096};
-static const merge_limit merge_vs_quaternary = {131072, 16384};
+static const merge_limit gpu_merge[3] = {{4096, 1024}, {32768, 8192}, {131072, 16384}};
+static const merge_limit cpu_merge[3] = {{0, 0}, {1024, 0}, {16384, 0}};
 
 static splatsort_algorithm auto_pick(const ss_device_info *dev, uint32_t max_count, uint32_t key_bits) {
+  const merge_limit *table = dev->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? cpu_merge : gpu_merge;
   splatsort_algorithm radix = SPLATSORT_ALGORITHM_QUATERNARY;
-  merge_limit limit = merge_vs_quaternary;
+  merge_limit limit = table[2];
   if (ss_onesweep_ops.supported(dev)) {
     radix = SPLATSORT_ALGORITHM_ONESWEEP;
-    limit = merge_vs_onesweep;
+    limit = table[0];
   } else if (ss_radix16_ops.supported(dev)) {
     radix = SPLATSORT_ALGORITHM_RADIX16;
-    limit = merge_vs_radix16;
+    limit = table[1];
   }
   uint32_t bound = key_bits == 0 || key_bits > 16 ? limit.wide : limit.narrow;
   if (max_count > 0 && max_count <= bound && ss_merge_ops.supported(dev)) return SPLATSORT_ALGORITHM_MERGE;

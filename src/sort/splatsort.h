@@ -57,8 +57,11 @@ SPLATSORT_API uint32_t splatsort_get_version(void);
 typedef struct splatsort splatsort;
 
 typedef enum splatsort_algorithm {
-  /* OneSweep where the device supports it (subgroup basic, ballot, shuffle and arithmetic in
-   * compute, 256 invocations, enough shared memory), else quaternary. */
+  /* By device and count (splatsort_choose_algorithm): merge for small counts, else OneSweep
+   * where the device supports it (subgroup basic, ballot, shuffle and arithmetic in compute,
+   * 256 invocations, enough shared memory), else radix16 where it has subgroup ballots, else
+   * quaternary. The count comes from a splatsort_auto_hint on the create chain; without one,
+   * large sorts of 32-bit keys. */
   SPLATSORT_ALGORITHM_AUTO = 0,
   /* Portable reference: 2-bit digits, per-chunk prefix sums, hierarchical scan, shuffle.
    * Needs no subgroup operations. 16 passes for 32-bit keys. */
@@ -73,8 +76,8 @@ typedef enum splatsort_algorithm {
    * them. No workgroup ever waits on another: for GPUs where OneSweep's waiting on earlier
    * workgroups (its decoupled lookback) is unsafe or slow, such as GPUs that give no
    * forward-progress guarantee between workgroups. Needs subgroup basic and ballot operations
-   * in compute, a subgroup size of 4 to 128 and 256 invocations per workgroup. AUTO does not
-   * pick it (yet). 8 passes for 32-bit keys. */
+   * in compute, a subgroup size of 4 to 128 and 256 invocations per workgroup. AUTO picks it
+   * where OneSweep cannot run but it can. 8 passes for 32-bit keys. */
   SPLATSORT_ALGORITHM_RADIX16 = 3,
   /* Batcher's odd-even merge sort: a comparison sort with no histogram and no scan. Each
    * workgroup sorts a tile (up to 4,096 keys, as shared memory allows) in shared memory; runs

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_LIST 16
+#define MAX_LIST 32
 #define MAX_ALGOS 8
 #define MAX_STAGES 20
 
@@ -495,7 +495,7 @@ static bool apply_option(options *o, int c, const char *v) {
   switch (c) {
   case OPT_N:
     o->nsizes = parse_size_list(v, o->sizes, MAX_LIST);
-    if (!o->nsizes) fprintf(stderr, "sortbench: --n: cannot parse size list '%s' (e.g. 1M,4M,1000)\n", v);
+    if (!o->nsizes) fprintf(stderr, "sortbench: --n: cannot parse size list '%s' (e.g. 1M,4M,1000; at most 32 values)\n", v);
     return o->nsizes > 0;
   case OPT_KEY_BITS:
     o->nbits = parse_size_list(v, o->bits, MAX_LIST);
