@@ -166,3 +166,12 @@ endforeach()
 splatsort_test(viewer_raster_images_agree LABELS gpu viewer
                COMMAND png_psnr ${viewer_test_dir}/raster_graphics.png ${viewer_test_dir}/raster_compute.png 45)
 set_tests_properties(viewer_raster_images_agree PROPERTIES FIXTURES_REQUIRED "viewer_raster_graphics;viewer_raster_compute")
+
+# --sort takes every algorithm; each headless image is the same file byte for byte (all four
+# are the same stable sort), and the line names the sort used. A bad name lists the choices.
+splatsort_test(viewer_sort_bad LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "--sort 'bogus': expected auto, onesweep, radix16, merge or quaternary"
+               COMMAND splatview --headless ${viewer_scene} --sort bogus --out ${viewer_test_dir}/sort_bad.png)
+splatsort_test(viewer_sort_each GPU LABELS viewer TIMEOUT 300
+               COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/viewer_sort_each.sh $<TARGET_FILE:splatview> ${viewer_scene}
+                       ${viewer_test_dir})

@@ -116,6 +116,9 @@ typedef struct merge_limit {
 } merge_limit;
 static const merge_limit gpu_merge[3] = {{4096, 1024}, {32768, 8192}, {131072, 16384}};
 static const merge_limit cpu_merge[3] = {{0, 0}, {1024, 0}, {16384, 0}};
+/* On CPU devices radix16 beat OneSweep above these counts at all three subgroup sizes (wide,
+ * narrow keys): there the ranking by ballots costs less than OneSweep's larger digits. */
+static const merge_limit cpu_radix16_over_onesweep = {65536, 131072};
 
 static splatsort_algorithm auto_pick(const ss_device_info *dev, uint32_t max_count, uint32_t key_bits) {
   const merge_limit *table = dev->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? cpu_merge : gpu_merge;
@@ -128,8 +131,13 @@ static splatsort_algorithm auto_pick(const ss_device_info *dev, uint32_t max_cou
     radix = SPLATSORT_ALGORITHM_RADIX16;
     limit = table[1];
   }
-  uint32_t bound = key_bits == 0 || key_bits > 16 ? limit.wide : limit.narrow;
-  if (max_count > 0 && max_count <= bound && ss_merge_ops.supported(dev)) return SPLATSORT_ALGORITHM_MERGE;
+  bool wide = key_bits == 0 || key_bits > 16;
+  if (max_count > 0 && max_count <= (wide ? limit.wide : limit.narrow) && ss_merge_ops.supported(dev))
+    return SPLATSORT_ALGORITHM_MERGE;
+  uint32_t radix16_above = wide ? cpu_radix16_over_onesweep.wide : cpu_radix16_over_onesweep.narrow;
+  if (table == cpu_merge && radix == SPLATSORT_ALGORITHM_ONESWEEP && ss_radix16_ops.supported(dev) &&
+      (max_count == 0 || max_count > radix16_above))
+    return SPLATSORT_ALGORITHM_RADIX16;
   return radix;
 }
 

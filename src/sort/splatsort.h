@@ -284,7 +284,8 @@ SPLATSORT_API splatsort_algorithm splatsort_get_algorithm(const splatsort *sorte
  *   - merge for small counts, at or below a threshold that depends on which radix sort the
  *     device can run and on key_bits;
  *   - otherwise OneSweep where the device can run it, else radix16 where it can (subgroup
- *     ballots), else quaternary.
+ *     ballots), else quaternary; on CPU devices (VK_PHYSICAL_DEVICE_TYPE_CPU, e.g. lavapipe)
+ *     radix16 rather than OneSweep above 64K keys (128K for key_bits <= 16).
  * A host whose counts change (an indirect count, a scene that grows) asks with its max_count
  * and keeps a sorter per answer, as the splat renderer does. AUTO for NULL. */
 SPLATSORT_API splatsort_algorithm splatsort_choose_algorithm(const splatsort *sorter, uint32_t max_count,
