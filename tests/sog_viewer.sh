@@ -30,10 +30,13 @@ xvfb-run -a -s "-screen 0 640x480x24" "$sv" "$out/scene_sog/meta.json" --frames 
 echo "window: the same image as headless"
 
 [ -n "$drop" ] || { echo "no xdnd_drop (Xlib missing): drop part skipped"; exit 0; }
-# splatview on the bundled scene in the background; the SOG folder dropped on it, then closed
+# splatview on the bundled scene in the background; the SOG folder dropped on it, and the window
+# closed once it says the folder opened (the drop loads on a worker thread, and a close before
+# the load ends cancels it: waiting on the line, not on the clock, keeps a loaded CI honest)
 xvfb-run -a -s "-screen 0 640x480x24" sh -c '"$1" --size 160x120 > "$2" 2>&1 & p=$!;
-  "$3" --close splatview "$4"; d=$?; [ $d -eq 0 ] || kill $p; wait $p; s=$?;
-  [ $d -eq 0 ] || { echo "xdnd_drop failed ($d)" >&2; exit 98; }; exit $s' \
+  w() { i=0; while ! grep -q "$1" "$2"; do i=$((i + 1)); [ $i -le 600 ] || return 1; sleep 0.1; done; };
+  "$3" splatview "$4" && w "^opened $4: " "$2" && "$3" --close splatview; d=$?; [ $d -eq 0 ] || kill $p; wait $p; s=$?;
+  [ $d -eq 0 ] || { echo "xdnd_drop or the wait failed ($d)" >&2; exit 98; }; exit $s' \
   sh "$sv" "$out/drop.txt" "$drop" "$out/scene_sog" || { cat "$out/drop.txt"; fail "window with the SOG folder dropped"; }
 grep -q "opened $out/scene_sog: " "$out/drop.txt" || { cat "$out/drop.txt"; fail "the dropped SOG folder did not open"; }
 echo "drop: the SOG folder opened"
