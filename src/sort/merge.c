@@ -94,6 +94,17 @@ static void dispatch(const splatsort *s, VkCommandBuffer cmd, const splatsort_so
     dispatch_direct(s, cmd, direct_groups);
 }
 
+/* One labelled step: its pipeline, the push constants, its dispatch, a barrier. */
+static void step(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t pipeline,
+                 const struct oem_push *pc, uint32_t entry, uint32_t direct_groups, const char *label) {
+  ssvk_label_begin(&s->vk, cmd, label);
+  ss_bind(s, cmd, s->pipelines[pipeline], info, 0);
+  ss_push(s, cmd, pc, sizeof *pc);
+  dispatch(s, cmd, info, entry, direct_groups);
+  ss_barrier(s, cmd);
+  ssvk_label_end(&s->vk, cmd);
+}
+
 static void oem_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits) {
   bool indirect = info->count_buffer.buffer != VK_NULL_HANDLE;
   bool keys_only = !info->values.buffer;
@@ -117,12 +128,7 @@ static void oem_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_
     s->vk.fn.vkCmdDispatch(cmd, 1, 1, 1);
     ss_barrier(s, cmd);
   }
-  ssvk_label_begin(&s->vk, cmd, "merge tile sort");
-  ss_bind(s, cmd, s->pipelines[OEM_TILE], info, 0);
-  ss_push(s, cmd, &pc, sizeof pc);
-  dispatch(s, cmd, info, OEM_E_TILES, ss_div_up(n, tile));
-  ss_barrier(s, cmd);
-  ssvk_label_end(&s->vk, cmd);
+  step(s, cmd, info, OEM_TILE, &pc, OEM_E_TILES, ss_div_up(n, tile), "merge tile sort");
   ss_timestamp(s, cmd, info, 1);
 
   /* Direct counts record only the levels the count reaches; indirect ones record every level
@@ -141,14 +147,8 @@ static void oem_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_
   ssvk_label_end(&s->vk, cmd);
   ss_timestamp(s, cmd, info, 2);
 
-  if (!keys_only && n > tile) {
-    ssvk_label_begin(&s->vk, cmd, "merge payload gather");
-    ss_bind(s, cmd, s->pipelines[OEM_GATHER], info, 0);
-    ss_push(s, cmd, &pc, sizeof pc);
-    dispatch(s, cmd, info, OEM_E_GATHER, ss_div_up(n, OEM_WORKGROUP));
-    ss_barrier(s, cmd);
-    ssvk_label_end(&s->vk, cmd);
-  }
+  if (!keys_only && n > tile)
+    step(s, cmd, info, OEM_GATHER, &pc, OEM_E_GATHER, ss_div_up(n, OEM_WORKGROUP), "merge payload gather");
   ss_timestamp(s, cmd, info, 3);
 }
 
