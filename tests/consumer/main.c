@@ -419,10 +419,21 @@ int main(void) {
   int failed = splatsort_get_version() != SPLATSORT_VERSION;
   failed |= missing_extension_check(&h, &fns);
   if (h.messenger) failed |= syncval_check(&h);
-  for (int a = 0; a < 2; a++) {
-    splatsort_algorithm algo = a ? SPLATSORT_ALGORITHM_QUATERNARY : SPLATSORT_ALGORITHM_AUTO;
-    splatsort_create_info ci = {.physical_device = h.pd, .device = h.device, .algorithm = algo, .log = log_line,
-                                .instance = h.instance, .vulkan_functions = &fns};
+  /* AUTO (told the largest count, and verified at create by the self-test on our queue) and
+   * every algorithm by name, as a host picks them from its configuration */
+  const char *const names[] = {"auto", "quaternary", "radix16", "merge"};
+  for (int a = 0; a < 4; a++) {
+    splatsort_algorithm algo;
+    if (!splatsort_algorithm_from_name(names[a], &algo)) {
+      fprintf(stderr, "consumer: '%s' is not an algorithm name\n", names[a]);
+      return 1;
+    }
+    splatsort_self_test self_test = {.type = SPLATSORT_STRUCTURE_TYPE_SELF_TEST, .queue = h.queue,
+                                     .queue_family_index = h.family};
+    splatsort_auto_hint hint = {.type = SPLATSORT_STRUCTURE_TYPE_AUTO_HINT, .next = &self_test, .max_count = 99999};
+    splatsort_create_info ci = {.next = algo == SPLATSORT_ALGORITHM_AUTO ? &hint : NULL, .physical_device = h.pd,
+                                .device = h.device, .algorithm = algo, .log = log_line, .instance = h.instance,
+                                .vulkan_functions = &fns};
     splatsort *sorter;
     CHECK_VK(splatsort_create(&ci, &sorter));
     const uint32_t sizes[] = {0, 1, 1000, 99999};
