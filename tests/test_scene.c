@@ -13,6 +13,7 @@
  */
 #include "check.h"
 #include "scene.h"
+#include "scene_check.h"
 #include "util.h"
 
 #include <errno.h>
@@ -85,11 +86,6 @@ static uint8_t *read_file(const char *path, size_t *size) {
   fclose(f);
   *size = (size_t)n;
   return d;
-}
-
-static bool is_zero_scene(const splat_scene *s) {
-  static const splat_scene zero;
-  return memcmp(s, &zero, sizeof zero) == 0;
 }
 
 /* ---- PLY types and the test's own writer ------------------------------------ */
@@ -675,34 +671,9 @@ static void test_policy(void) {
 
 /* ---- malformed input ------------------------------------------------------------ */
 
-/* Loads the bytes under `name`; the load must fail with a message that starts
- * with the name, holds every word in `words` ("|"-separated), is one line, and
- * leaves the scene zeroed. */
-static void expect_error(const char *name, const void *data, size_t size, const char *words) {
-  splat_scene s;
-  char err[512];
-  memset(&s, 0xa5, sizeof s);
-  memset(err, 'X', sizeof err);
-  int rc = splat_scene_load_memory(data, size, name, &s, err, sizeof err);
-  CHECK(rc == -1, "%s: loaded, but should fail with '%s'", name, words);
-  if (rc == 0) {
-    splat_scene_free(&s);
-    return;
-  }
-  CHECK(is_zero_scene(&s), "%s: scene not zeroed on failure", name);
-  CHECK(memchr(err, '\0', sizeof err) != NULL, "%s: message not terminated", name);
-  char prefix[300];
-  snprintf(prefix, sizeof prefix, "%s: ", name);
-  CHECK(strncmp(err, prefix, strlen(prefix)) == 0, "%s: message '%s' does not start with the name", name, err);
-  CHECK(strchr(err, '\n') == NULL, "%s: message has a newline", name);
-  char w[512];
-  snprintf(w, sizeof w, "%s", words);
-  for (char *tok = strtok(w, "|"); tok; tok = strtok(NULL, "|"))
-    CHECK(strstr(err, tok) != NULL, "%s: message '%s' lacks '%s'", name, err, tok);
-}
 
 static void expect_error_text(const char *name, const char *text, const char *words) {
-  expect_error(name, text, strlen(text), words);
+  expect_load_error(name, text, strlen(text), words);
 }
 
 #define HDR "ply\nformat binary_little_endian 1.0\n"
@@ -718,7 +689,7 @@ static void malformed_header(const buf *good, size_t hdr_len) {
   expect_error_text("weird.ply", "ply\nformat binary_middle_endian 1.0\nend_header\n", "unknown PLY format");
   expect_error_text("v2.ply", "ply\nformat binary_little_endian 2.0\nend_header\n", "version");
   expect_error_text("nofmt.ply", "ply\nelement vertex 1\nproperty float x\nend_header\nabcd", "missing format");
-  expect_error("noend.ply", good->data, hdr_len - 11, "end_header");
+  expect_load_error("noend.ply", good->data, hdr_len - 11, "end_header");
   expect_error_text("noend2.ply", HDR "element vertex 1\n" PROPS14 "end_head", "end_header");
   expect_error_text("endjunk.ply", HDR "element vertex 1\n" PROPS14 "end_header now\n", "end_header");
   expect_error_text("kw.ply", HDR "elements vertex 1\nend_header\n", "unexpected keyword 'elements'");
@@ -758,10 +729,10 @@ static void malformed_properties(void) {
   putf(&b, "%s", p + strlen("property float opacity\n"));
   putf(&b, "end_header\n");
   for (int i = 0; i < 13; ++i) put_value(&b, TY_FLOAT, 0.5);
-  expect_error("noopacity.ply", b.data, b.size, "missing required property 'opacity'");
+  expect_load_error("noopacity.ply", b.data, b.size, "missing required property 'opacity'");
   b.size = 0;
   putf(&b, HDR "element vertex 1\nproperty float x\nproperty float y\nproperty float z\nend_header\n0123456789ab");
-  expect_error("onlyxyz.ply", b.data, b.size,
+  expect_load_error("onlyxyz.ply", b.data, b.size,
                "missing required properties|'scale_0'|'rot_3'|'opacity'|'f_dc_2'");
   expect_error_text("dupx.ply", HDR "element vertex 1\nproperty float x\n" PROPS14 "end_header\n", "duplicate property 'x'");
   /* f_rest counts */
@@ -788,63 +759,63 @@ static void malformed_limits(void) {
   for (int i = 0; i < (1 << 20) / 64 + 10; ++i)
     putf(&b, "0123456789012345678901234567890123456789012345678901234567890123");
   putf(&b, "\nelement vertex 1\n" PROPS14 "end_header\n");
-  expect_error("hugeheader.ply", b.data, b.size, "header too long");
+  expect_load_error("hugeheader.ply", b.data, b.size, "header too long");
   b.size = 0;
   putf(&b, HDR "element vertex 1\n");
   for (int i = 0; i < 2100; ++i) putf(&b, "property float p%d\n", i);
   putf(&b, "end_header\n");
-  expect_error("manyprops.ply", b.data, b.size, "too many properties");
+  expect_load_error("manyprops.ply", b.data, b.size, "too many properties");
   b.size = 0;
   putf(&b, HDR);
   for (int i = 0; i < 70; ++i) putf(&b, "element e%d 0\n", i);
   putf(&b, "end_header\n");
-  expect_error("manyelems.ply", b.data, b.size, "too many elements");
+  expect_load_error("manyelems.ply", b.data, b.size, "too many elements");
   /* a hostile name stays one short printable line */
   b.size = 0;
   putf(&b, HDR "element vertex 1\nproperty \x01\x02\x7f");
   for (int i = 0; i < 200; ++i) putf(&b, "n");
   putf(&b, " x\nend_header\n");
-  expect_error("hostile.ply", b.data, b.size, "unknown property type '???nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...'");
+  expect_load_error("hostile.ply", b.data, b.size, "unknown property type '???nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...'");
   free(b.data);
 }
 
 /* Not PLY at all, .splat files of the wrong size, compressed PLY mistakes. */
 static void malformed_formats(void) {
   buf b = {0};
-  expect_error("unknown.bin", "GIF89a......", 12, "unknown format");
-  expect_error("notply.ply", "PLY\nformat", 10, "not a PLY file");
-  expect_error("plyspace.ply", "ply format binary_little_endian 1.0\n", 36, "not a PLY file");
-  expect_error("empty.ply", "", 0, "empty");
+  expect_load_error("unknown.bin", "GIF89a......", 12, "unknown format");
+  expect_load_error("notply.ply", "PLY\nformat", 10, "not a PLY file");
+  expect_load_error("plyspace.ply", "ply format binary_little_endian 1.0\n", 36, "not a PLY file");
+  expect_load_error("empty.ply", "", 0, "empty");
   uint8_t zeros[64] = {0};
-  expect_error("odd.splat", zeros, 33, "not a multiple of 32");
-  expect_error("odd2.splat", zeros, 31, "not a multiple of 32");
+  expect_load_error("odd.splat", zeros, 33, "not a multiple of 32");
+  expect_load_error("odd2.splat", zeros, 31, "not a multiple of 32");
   memset(zeros + 28, 128, 4), memset(zeros + 60, 128, 4); /* zero-length quaternions */
-  expect_error("zeroquat.splat", zeros, 64, "no valid splats");
+  expect_load_error("zeroquat.splat", zeros, 64, "no valid splats");
   /* compressed PLY mistakes */
   cchunk ch[2] = {{{0}}};
   uint32_t pk[300][4] = {{0}};
   for (int i = 0; i < 300; ++i) pk[i][1] = 0x1ff7fdffu;
   uint8_t shb[300 * 45] = {0};
   build_compressed(&b, 300, 1, true, 0, ch, (const uint32_t(*)[4])pk, shb, "uint");
-  expect_error("fewchunks.compressed.ply", b.data, b.size, "1 chunks for 300 splats|need 2");
+  expect_load_error("fewchunks.compressed.ply", b.data, b.size, "1 chunks for 300 splats|need 2");
   b.size = 0;
   build_compressed(&b, 300, 2, true, 0, ch, (const uint32_t(*)[4])pk, shb, "float");
-  expect_error("floatpacked.compressed.ply", b.data, b.size, "packed_position|expected a 32-bit");
+  expect_load_error("floatpacked.compressed.ply", b.data, b.size, "packed_position|expected a 32-bit");
   b.size = 0;
   build_compressed(&b, 300, 2, true, 1, ch, (const uint32_t(*)[4])pk, shb, "uint");
-  expect_error("shcut.compressed.ply", b.data, b.size - 1, "truncated|element 'sh' needs 2700 bytes|2699 bytes");
+  expect_load_error("shcut.compressed.ply", b.data, b.size - 1, "truncated|element 'sh' needs 2700 bytes|2699 bytes");
   char *el = strstr((char *)b.data, "element sh 300");
   el[13] = '1'; /* 301 rows of SH */
-  expect_error("shcount.compressed.ply", b.data, b.size, "element sh has 301 rows for 300 splats");
+  expect_load_error("shcount.compressed.ply", b.data, b.size, "element sh has 301 rows for 300 splats");
   el[11] = '2', el[12] = '9', el[13] = '0'; /* 290 rows: fits, but does not match the splats */
-  expect_error("shcount2.compressed.ply", b.data, b.size, "element sh has 290 rows for 300 splats");
+  expect_load_error("shcount2.compressed.ply", b.data, b.size, "element sh has 290 rows for 300 splats");
   b.size = 0;
   putf(&b, HDR "element vertex 1\nproperty uint packed_position\nend_header\nabcd");
-  expect_error("nochunk.compressed.ply", b.data, b.size, "without a 'chunk' element");
+  expect_load_error("nochunk.compressed.ply", b.data, b.size, "without a 'chunk' element");
   b.size = 0;
   putf(&b, HDR "element chunk 1\nproperty float min_x\nelement vertex 1\nproperty uint packed_position\nend_header\n"
                "abcdabcd");
-  expect_error("chunkprops.compressed.ply", b.data, b.size, "missing required properties|'max_scale_z'|element chunk");
+  expect_load_error("chunkprops.compressed.ply", b.data, b.size, "missing required properties|'max_scale_z'|element chunk");
   free(b.data);
 }
 
@@ -911,9 +882,9 @@ static void malformed_truncations(void) {
     snprintf(name, sizeof name, "cut%zu.ply", len);
     if (len == 3) continue; /* "ply" without a newline: no magic, but named .ply */
     if (len > 0 && len < 4) snprintf(name, sizeof name, "cut%zu.bin", len);
-    expect_error(name, b.data, len, want);
+    expect_load_error(name, b.data, len, want);
   }
-  expect_error("cut3.ply", b.data, 3, "not a PLY file");
+  expect_load_error("cut3.ply", b.data, 3, "not a PLY file");
   /* random corruption: never a crash; whatever loads keeps the invariants */
   rng_state = 7200;
   int loaded = 0;

@@ -17,6 +17,7 @@
  * reader. */
 #include "check.h"
 #include "scene.h"
+#include "scene_check.h"
 #include "scene_sog.h"
 #include "sog_fixture.h"
 #include "sog_writer.h"
@@ -41,11 +42,6 @@ static const char *tmp_path(const char *name) {
   which = (which + 1) % 4;
   snprintf(p[which], sizeof p[which], "%s/%s", tmpdir, name);
   return p[which];
-}
-
-static bool is_zero_scene(const splat_scene *s) {
-  static const splat_scene zero;
-  return memcmp(s, &zero, sizeof *s) == 0;
 }
 
 /* ---- scenes ---------------------------------------------------------------------------------- */
@@ -321,39 +317,15 @@ static void test_roundtrip(void) {
 
 /* ---- malformed input ------------------------------------------------------------------------- */
 
-/* A message must start with "<name>: ", hold every "|"-separated word, be one line, and leave the
- * scene zeroed. */
-static void expect_message(const char *name, int rc, const splat_scene *s, const char *err, const char *words) {
-  CHECK(rc == -1, "%s: loaded, but should fail with '%s'", name, words);
-  if (rc != -1) return;
-  CHECK(is_zero_scene(s), "%s: scene not zeroed on failure", name);
-  char prefix[1100];
-  snprintf(prefix, sizeof prefix, "%s: ", name);
-  CHECK(strncmp(err, prefix, strlen(prefix)) == 0, "%s: message '%s' does not start with the name", name, err);
-  CHECK(strchr(err, '\n') == NULL, "%s: message has a newline", name);
-  char w[512];
-  snprintf(w, sizeof w, "%s", words);
-  for (char *tok = strtok(w, "|"); tok; tok = strtok(NULL, "|"))
-    CHECK(strstr(err, tok) != NULL, "%s: message '%s' lacks '%s'", name, err, tok);
-}
-
+/* A file, folder or bundle that must fail to load (scene_check.h says how). */
 static void expect_path_error(const char *path, const char *words) {
   splat_scene s;
   char err[1024];
   memset(&s, 0xa5, sizeof s);
   int rc = splat_scene_load(path, &s, err, sizeof err);
-  if (rc == 0) splat_scene_free(&s);
-  expect_message(path, rc, &s, err, words);
+  check_load_failure(path, rc, &s, err, sizeof err, words);
 }
 
-static void expect_memory_error(const char *name, const void *data, size_t size, const char *words) {
-  splat_scene s;
-  char err[1024];
-  memset(&s, 0xa5, sizeof s);
-  int rc = splat_scene_load_memory(data, size, name, &s, err, sizeof err);
-  if (rc == 0) splat_scene_free(&s);
-  expect_message(name, rc, &s, err, words);
-}
 
 /* The good files of the malformed tests: a 64-splat SH-3 scene, version 2 (the fixture). */
 static sog_output good;
@@ -526,15 +498,15 @@ static void malformed_bundles(void) {
   uint8_t *b = malloc(size);
   /* the central directory and its end record: offsets from the end */
   size_t eocd = size - 22, cd = z[eocd + 16] | z[eocd + 17] << 8 | z[eocd + 18] << 16 | (size_t)z[eocd + 19] << 24;
-  expect_memory_error("garbage.sog", "not a zip", 9, "not a bundled SOG file");
-  expect_memory_error("short.sog", "PK\x03\x04", 4, "too short");
-  expect_memory_error("cut.sog", z, size - 5, "without an end-of-central-directory record");
+  expect_load_error("garbage.sog", "not a zip", 9, "not a bundled SOG file");
+  expect_load_error("short.sog", "PK\x03\x04", 4, "too short");
+  expect_load_error("cut.sog", z, size - 5, "without an end-of-central-directory record");
   memcpy(b, z, size), b[eocd + 10] = b[eocd + 8] = 0xff, b[eocd + 9] = b[eocd + 11] = 0xff;
-  expect_memory_error("zip64.sog", b, size, "zip64");
+  expect_load_error("zip64.sog", b, size, "zip64");
   memcpy(b, z, size), b[eocd + 4] = 1;
-  expect_memory_error("disks.sog", b, size, "several disks");
+  expect_load_error("disks.sog", b, size, "several disks");
   memcpy(b, z, size), b[eocd + 16] = 0xf0, b[eocd + 19] = 0x7f;
-  expect_memory_error("cdoff.sog", b, size, "central directory|outside the archive");
+  expect_load_error("cdoff.sog", b, size, "central directory|outside the archive");
   /* meta.json is the last entry: rename it in the central directory */
   size_t at = cd, last = cd;
   while (at < eocd) {
@@ -542,30 +514,30 @@ static void malformed_bundles(void) {
     at += 46 + (size_t)(b[at + 28] | b[at + 29] << 8);
   }
   memcpy(b, z, size), b[last + 46] = 'M';
-  expect_memory_error("nometa.sog", b, size, "a zip archive without a meta.json");
+  expect_load_error("nometa.sog", b, size, "a zip archive without a meta.json");
   memcpy(b, z, size), b[cd + 8] |= 1; /* the first image encrypted */
-  expect_memory_error("encrypted.sog", b, size, "sh3/means_l.webp: an encrypted zip entry");
+  expect_load_error("encrypted.sog", b, size, "sh3/means_l.webp: an encrypted zip entry");
   memcpy(b, z, size), b[cd + 10] = 12;
-  expect_memory_error("bzip2.sog", b, size, "sh3/means_l.webp: zip compression method 12");
+  expect_load_error("bzip2.sog", b, size, "sh3/means_l.webp: zip compression method 12");
   memcpy(b, z, size), b[cd + 46] = 'X'; /* the first image renamed: missing */
-  expect_memory_error("noimage.sog", b, size, "sh3/means_l.webp: not in the archive");
+  expect_load_error("noimage.sog", b, size, "sh3/means_l.webp: not in the archive");
   memcpy(b, z, size), b[60] ^= 0x40; /* a byte inside the first image's data */
-  expect_memory_error("crc.sog", b, size, "sh3/means_l.webp: zip entry's CRC-32");
+  expect_load_error("crc.sog", b, size, "sh3/means_l.webp: zip entry's CRC-32");
   memcpy(b, z, size), b[cd + 24] ^= 1; /* stored sizes that disagree */
-  expect_memory_error("sizes.sog", b, size, "stored zip entry");
+  expect_load_error("sizes.sog", b, size, "stored zip entry");
   memcpy(b, z, size), b[cd + 42] = 0x20; /* local header offset off */
-  expect_memory_error("lho.sog", b, size, "zip local header missing");
+  expect_load_error("lho.sog", b, size, "zip local header missing");
   memcpy(b, z, size), b[cd + 20] = 0xf0, b[cd + 21] = 0xff, b[cd + 24] = 0xf0, b[cd + 25] = 0xff;
-  expect_memory_error("overlap.sog", b, size, "overlaps the central directory");
+  expect_load_error("overlap.sog", b, size, "overlaps the central directory");
   free(z);
   /* deflated: a broken stream */
   z = sog_output_zip(&good, true, &size);
   memcpy(b = realloc(b, size), z, size);
   eocd = size - 22, cd = z[eocd + 16] | z[eocd + 17] << 8 | z[eocd + 18] << 16 | (size_t)z[eocd + 19] << 24;
   b[cd + 24] ^= 0x10; /* the stated size no longer matches what inflates */
-  expect_memory_error("inflate.sog", b, size, "does not inflate to its stated");
+  expect_load_error("inflate.sog", b, size, "does not inflate to its stated");
   b[cd + 24] ^= 0x10, b[cd + 27] = 0x7f; /* a size no deflate stream reaches from its bytes */
-  expect_memory_error("bomb.sog", b, size, "zip entry claims");
+  expect_load_error("bomb.sog", b, size, "zip entry claims");
   /* a meta.json in the bundle that is broken: named "<bundle>: meta.json" */
   sog_output bad = good;
   sog_blob mb = good.blob[0];
@@ -573,7 +545,7 @@ static void malformed_bundles(void) {
   bad.blob[0].data = (uint8_t *)t, bad.blob[0].size = strlen(t);
   free(z);
   z = sog_output_zip(&bad, false, &size);
-  expect_memory_error("badmeta.sog", z, size, "badmeta.sog: meta.json: count is a string, expected a number");
+  expect_load_error("badmeta.sog", z, size, "badmeta.sog: meta.json: count is a string, expected a number");
   free(t);
   free(z);
   free(b);
@@ -585,7 +557,7 @@ static void malformed_paths(void) {
   const char *empty = tmp_path("empty_folder");
   mkdir(empty, 0755);
   expect_path_error(empty, "is a directory without a meta.json");
-  expect_memory_error("x/meta.json", "{}", 2, "load it by path");
+  expect_load_error("x/meta.json", "{}", 2, "load it by path");
   const char *lod = tmp_path("lod-meta.json");
   const char *lod_text = "{\"lodLevels\":1,\"filenames\":[\"0_0/meta.json\"],\"tree\":{}}";
   sog_save_file(lod, lod_text, strlen(lod_text), err, sizeof err);

@@ -13,6 +13,7 @@
  */
 #include "check.h"
 #include "scene.h"
+#include "scene_check.h"
 #include "util.h"
 
 #include <errno.h>
@@ -83,11 +84,6 @@ static uint8_t *read_file(const char *path, size_t *size) {
   fclose(f);
   *size = (size_t)n;
   return d;
-}
-
-static bool is_zero_scene(const splat_scene *s) {
-  static const splat_scene zero;
-  return memcmp(s, &zero, sizeof zero) == 0;
 }
 
 /* The rotation between two unit quaternions, in radians (q and -q are the same rotation);
@@ -722,30 +718,6 @@ static void test_legacy(void) {
 
 /* ---- malformed input ---------------------------------------------------------------------- */
 
-/* The bytes must fail to load under `name` with a one-line message that starts with the name
- * and holds every "|"-separated word, leaving the scene zeroed. */
-static void expect_error(const char *name, const void *data, size_t size, const char *words) {
-  splat_scene s;
-  char err[512];
-  memset(&s, 0xa5, sizeof s);
-  memset(err, 'X', sizeof err);
-  int rc = splat_scene_load_memory(data, size, name, &s, err, sizeof err);
-  CHECK(rc == -1, "%s: loaded, but should fail with '%s'", name, words);
-  if (rc == 0) {
-    splat_scene_free(&s);
-    return;
-  }
-  CHECK(is_zero_scene(&s), "%s: scene not zeroed on failure", name);
-  CHECK(memchr(err, '\0', sizeof err) != NULL, "%s: message not terminated", name);
-  char prefix[300];
-  snprintf(prefix, sizeof prefix, "%s: ", name);
-  CHECK(strncmp(err, prefix, strlen(prefix)) == 0, "%s: message '%s' does not start with the name", name, err);
-  CHECK(strchr(err, '\n') == NULL, "%s: message has a newline", name);
-  char w[512];
-  snprintf(w, sizeof w, "%s", words);
-  for (char *tok = strtok(w, "|"); tok; tok = strtok(NULL, "|"))
-    CHECK(strstr(err, tok) != NULL, "%s: message '%s' lacks '%s'", name, err, tok);
-}
 
 /* A small valid file of each kind, and its packed streams. */
 typedef struct sample {
@@ -788,7 +760,7 @@ static buf patched8(const buf *b, size_t at, uint8_t v) {
 }
 
 static void expect_error_buf(const char *name, buf b, const char *words) {
-  expect_error(name, b.data, b.size, words);
+  expect_load_error(name, b.data, b.size, words);
   free(b.data);
 }
 
@@ -811,7 +783,7 @@ static buf legacy_raw(uint32_t magic, uint32_t version, uint32_t n, uint32_t deg
 
 static void malformed_v4(const sample *a) {
   const buf *v = &a->v4;
-  expect_error("short.spz", v->data, 31, "truncated|31 bytes|32-byte header");
+  expect_load_error("short.spz", v->data, 31, "truncated|31 bytes|32-byte header");
   expect_error_buf("v5.spz", patched32(v, 4, 5), "unsupported .spz version 5");
   expect_error_buf("v0.spz", patched32(v, 4, 0), "unsupported .spz version 0");
   expect_error_buf("v2plain.spz", patched32(v, 4, 2), "version 2|gzip");
@@ -895,7 +867,7 @@ static void malformed_v4(const sample *a) {
     uint32_t sys = 12; /* RFU */
     ext_record(&ext, 0xadbe0003u, &sys, 4);
     make_v4(&file, (uint32_t)a->n, a->degree, 12, 2, &a->p, ext.data, ext.size, false);
-    expect_error("rotated.spz", file.data, file.size, "rotated system|12");
+    expect_load_error("rotated.spz", file.data, file.size, "rotated system|12");
     free(ext.data);
     free(file.data);
   }
@@ -918,7 +890,7 @@ static void malformed_legacy(const sample *a) {
   expect_error_buf("ghead.spz", legacy_raw(M, 3, n, d, 0, raw, 0), "ends after 16 bytes");
   {
     buf b = legacy_raw(M, 3, n, d, 0, raw, 5);
-    expect_error("gheadcut.spz", b.data, 12, "truncated");
+    expect_load_error("gheadcut.spz", b.data, 12, "truncated");
     free(b.data);
   }
   /* extension records past 64 KiB are refused; a rotated system too */
@@ -943,9 +915,9 @@ static void malformed_legacy(const sample *a) {
     h.data[3] = 0xe0; /* reserved flag bits */
     expect_error_buf("gflags.spz", h, "corrupt gzip data");
   }
-  expect_error("gz1.spz", "\x1f\x8b", 2, "truncated");
-  expect_error("junk.spz", "hello world", 11, "not a .spz file");
-  expect_error("junk.bin", "hello world", 11, "unknown format|.spz magic");
+  expect_load_error("gz1.spz", "\x1f\x8b", 2, "truncated");
+  expect_load_error("junk.spz", "hello world", 11, "not a .spz file");
+  expect_load_error("junk.bin", "hello world", 11, "unknown format|.spz magic");
   free(raw);
 }
 
@@ -961,7 +933,7 @@ static void malformed_cuts(const sample *a) {
       snprintf(name, sizeof name, "cut%zu_%s.spz", len, kinds[f]);
       /* up to the magic: not a .spz; after it, the header, the table or a stream is cut */
       const char *want = len < (f == 0 ? 4u : 2u) ? "not a .spz" : "truncated";
-      expect_error(name, b->data, len, want);
+      expect_load_error(name, b->data, len, want);
     }
     rng_state = 7300 + (uint64_t)f;
     int loaded = 0;
