@@ -177,3 +177,28 @@ void sort_buffers_destroy(vkh_context *ctx, sort_buffers *b) {
   vkh_buffer_destroy(ctx, &b->internal);
   vkh_buffer_destroy(ctx, &b->count);
 }
+
+uint32_t sort_algorithms_parse(const char *tool, const char *text, bool allow_auto, splatsort_algorithm *out,
+                               uint32_t max) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", text);
+  uint32_t n = 0;
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    splatsort_algorithm a = SPLATSORT_ALGORITHM_AUTO;
+    bool all = !strcmp(tok, "all");
+    if (!all && (!splatsort_algorithm_from_name(tok, &a) || (a == SPLATSORT_ALGORITHM_AUTO && !allow_auto))) {
+      fprintf(stderr, "%s: --algo: unknown algorithm '%s' (quaternary, onesweep, radix16, merge%s, all)\n", tool, tok,
+              allow_auto ? ", auto" : "");
+      return 0;
+    }
+    for (int k = all ? 1 : (int)a; k < (all ? SPLATSORT_ALGORITHM_COUNT : (int)a + 1); k++) {
+      if (n == max) {
+        fprintf(stderr, "%s: --algo: at most %u algorithms\n", tool, max);
+        return 0;
+      }
+      out[n++] = (splatsort_algorithm)k;
+    }
+  }
+  if (!n) fprintf(stderr, "%s: --algo: no algorithm in '%s'\n", tool, text);
+  return n;
+}

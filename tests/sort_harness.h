@@ -25,6 +25,11 @@ typedef enum key_dist {
 } key_dist;
 
 const char *key_dist_name(key_dist d);
+/* A tool's --algo list, "quaternary,onesweep,radix16,merge[,auto]" or "all" (the four, not
+ * auto), into out in the order given, at most max. Returns how many, or 0 after a message that
+ * names `tool` and what is wrong. */
+uint32_t sort_algorithms_parse(const char *tool, const char *text, bool allow_auto, splatsort_algorithm *out,
+                               uint32_t max);
 /* Returns DIST_COUNT when the name is unknown. */
 key_dist key_dist_parse(const char *name);
 void gen_keys(uint32_t *keys, uint32_t n, key_dist dist, uint64_t seed);

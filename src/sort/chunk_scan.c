@@ -47,6 +47,31 @@ void ss_scan_dispatch(const splatsort *s, VkCommandBuffer cmd, const splatsort_s
   s->vk.fn.vkCmdDispatchIndirect(cmd, info->internal.buffer, info->internal.offset + 4u * (QS_H_DISPATCH + 4u * entry));
 }
 
+void ss_scan_sort_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits,
+                         uint32_t digit_bits, const ss_scan_plan *plan, const char *algorithm) {
+  struct qs_push pc = ss_scan_setup(s, cmd, info, plan);
+  uint32_t passes = (key_bits + digit_bits - 1) / digit_bits;
+  for (uint32_t p = 0; p < passes; p++) {
+    char label[64] = "";
+    if (s->vk.begin_label) snprintf(label, sizeof label, "%s pass %u", algorithm, p); /* labels are on */
+    ssvk_label_begin(&s->vk, cmd, label);
+    pc.shift = digit_bits * p;
+    uint32_t bits = key_bits - pc.shift < digit_bits ? key_bits - pc.shift : digit_bits; /* the last may be short */
+    pc.mask = (1u << bits) - 1u;
+    ss_bind(s, cmd, s->pipelines[SS_SCAN_DIGIT_COUNT], info, p);
+    ss_push(s, cmd, &pc, sizeof pc);
+    ss_scan_dispatch(s, cmd, info, QS_DISPATCH_CHUNKS);
+    ss_barrier(s, cmd);
+    ss_scan_record(s, cmd, info, p, plan, &pc);
+    ss_bind(s, cmd, s->pipelines[SS_SCAN_DIGIT_SCATTER], info, p);
+    ss_push(s, cmd, &pc, sizeof pc);
+    ss_scan_dispatch(s, cmd, info, QS_DISPATCH_CHUNKS);
+    ss_barrier(s, cmd);
+    ss_timestamp(s, cmd, info, p + 1);
+    ssvk_label_end(&s->vk, cmd);
+  }
+}
+
 struct qs_push ss_scan_setup(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info,
                              const ss_scan_plan *plan) {
   struct qs_push pc = {

@@ -4,7 +4,7 @@
 #include "splatsort_spv_spv.h"
 
 /* The shared setup, scan and add pipelines come first (chunk_scan.c). */
-enum { Q_COUNT = SS_SCAN_PIPELINES, Q_SHUFFLE, Q_PIPELINES };
+enum { Q_COUNT = SS_SCAN_DIGIT_COUNT, Q_SHUFFLE = SS_SCAN_DIGIT_SCATTER, Q_PIPELINES = SS_SCAN_SORT_PIPELINES };
 
 static ss_scan_plan q_plan(uint32_t max_count) { return ss_scan_plan_make(max_count, QS_CHUNK, 4); }
 
@@ -49,22 +49,7 @@ static bool q_supported(const ss_device_info *dev) { return dev->max_workgroup_i
 
 static void q_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits) {
   ss_scan_plan plan = q_plan(info->max_count);
-  struct qs_push pc = ss_scan_setup(s, cmd, info, &plan);
-  uint32_t passes = q_pass_count(key_bits);
-  for (uint32_t p = 0; p < passes; p++) {
-    pc.shift = 2u * p;
-    pc.mask = key_bits - pc.shift >= 2 ? 3u : 1u;
-    ss_bind(s, cmd, s->pipelines[Q_COUNT], info, p);
-    ss_push(s, cmd, &pc, sizeof pc);
-    ss_scan_dispatch(s, cmd, info, QS_DISPATCH_CHUNKS);
-    ss_barrier(s, cmd);
-    ss_scan_record(s, cmd, info, p, &plan, &pc);
-    ss_bind(s, cmd, s->pipelines[Q_SHUFFLE], info, p);
-    ss_push(s, cmd, &pc, sizeof pc);
-    ss_scan_dispatch(s, cmd, info, QS_DISPATCH_CHUNKS);
-    ss_barrier(s, cmd);
-    ss_timestamp(s, cmd, info, p + 1);
-  }
+  ss_scan_sort_record(s, cmd, info, key_bits, 2, &plan, "quaternary");
 }
 
 const ss_algorithm_ops ss_quaternary_ops = {

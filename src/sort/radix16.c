@@ -7,7 +7,7 @@
 #include "splatsort_spv_spv.h"
 
 /* The shared setup, scan and add pipelines come first (chunk_scan.c). */
-enum { R16_COUNT = SS_SCAN_PIPELINES, R16_SCATTER, R16_PIPELINES };
+enum { R16_COUNT = SS_SCAN_DIGIT_COUNT, R16_SCATTER = SS_SCAN_DIGIT_SCATTER, R16_PIPELINES = SS_SCAN_SORT_PIPELINES };
 
 static const VkSubgroupFeatureFlags r16_needed_ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
 
@@ -92,27 +92,8 @@ static VkResult r16_create(splatsort *s) {
 }
 
 static void r16_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits) {
-  static const char *labels[8] = {"radix16 pass 0", "radix16 pass 1", "radix16 pass 2", "radix16 pass 3",
-                                  "radix16 pass 4", "radix16 pass 5", "radix16 pass 6", "radix16 pass 7"};
   ss_scan_plan plan = r16_plan(s, info->max_count);
-  struct qs_push pc = ss_scan_setup(s, cmd, info, &plan);
-  uint32_t passes = r16_pass_count(key_bits);
-  for (uint32_t p = 0; p < passes; p++) {
-    ssvk_label_begin(&s->vk, cmd, labels[p]);
-    pc.shift = 4u * p;
-    pc.mask = key_bits - pc.shift >= 4 ? 15u : (1u << (key_bits - pc.shift)) - 1u;
-    ss_bind(s, cmd, s->pipelines[R16_COUNT], info, p);
-    ss_push(s, cmd, &pc, sizeof pc);
-    ss_scan_dispatch(s, cmd, info, QS_DISPATCH_CHUNKS);
-    ss_barrier(s, cmd);
-    ss_scan_record(s, cmd, info, p, &plan, &pc);
-    ss_bind(s, cmd, s->pipelines[R16_SCATTER], info, p);
-    ss_push(s, cmd, &pc, sizeof pc);
-    ss_scan_dispatch(s, cmd, info, QS_DISPATCH_CHUNKS);
-    ss_barrier(s, cmd);
-    ss_timestamp(s, cmd, info, p + 1);
-    ssvk_label_end(&s->vk, cmd);
-  }
+  ss_scan_sort_record(s, cmd, info, key_bits, 4, &plan, "radix16");
 }
 
 const ss_algorithm_ops ss_radix16_ops = {

@@ -102,6 +102,8 @@ extern const ss_algorithm_ops ss_merge_ops;
  * scatter each chunk's keys to scanned[d * chunks + chunk] + rank. The setup, scan and add
  * pipelines are s->pipelines[SS_SCAN_*]; the algorithm's own follow them. */
 enum { SS_SCAN_SETUP, SS_SCAN_SCAN, SS_SCAN_ADD, SS_SCAN_PIPELINES };
+/* The algorithm's own two pipelines follow them: its digit count and its scatter. */
+enum { SS_SCAN_DIGIT_COUNT = SS_SCAN_PIPELINES, SS_SCAN_DIGIT_SCATTER, SS_SCAN_SORT_PIPELINES };
 
 typedef struct ss_scan_plan {
   uint32_t chunk;  /* keys per chunk */
@@ -121,6 +123,11 @@ struct qs_push ss_scan_setup(const splatsort *s, VkCommandBuffer cmd, const spla
 /* Records the exclusive scan of pass `pass`'s counts, each level followed by a barrier. */
 void ss_scan_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t pass,
                     const ss_scan_plan *plan, struct qs_push *pc);
+/* The whole sort of digit_bits-bit digits: setup, then per digit pass the count
+ * (s->pipelines[SS_SCAN_DIGIT_COUNT]), the scan and the scatter (SS_SCAN_DIGIT_SCATTER), a
+ * timestamp after each pass and a label "<algorithm> pass N". */
+void ss_scan_sort_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits,
+                         uint32_t digit_bits, const ss_scan_plan *plan, const char *algorithm);
 /* Indirect dispatch of entry QS_DISPATCH_CHUNKS (one workgroup per chunk) or 1 + level. */
 void ss_scan_dispatch(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t entry);
 

@@ -121,7 +121,8 @@ static const merge_limit cpu_merge[3] = {{0, 0}, {1024, 0}, {16384, 0}};
 static const merge_limit cpu_radix16_over_onesweep = {65536, 131072};
 
 static splatsort_algorithm auto_pick(const ss_device_info *dev, uint32_t max_count, uint32_t key_bits) {
-  const merge_limit *table = dev->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU ? cpu_merge : gpu_merge;
+  bool cpu = dev->device_type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  const merge_limit *table = cpu ? cpu_merge : gpu_merge;
   splatsort_algorithm radix = SPLATSORT_ALGORITHM_QUATERNARY;
   merge_limit limit = table[2];
   if (ss_onesweep_ops.supported(dev)) {
@@ -135,7 +136,7 @@ static splatsort_algorithm auto_pick(const ss_device_info *dev, uint32_t max_cou
   if (max_count > 0 && max_count <= (wide ? limit.wide : limit.narrow) && ss_merge_ops.supported(dev))
     return SPLATSORT_ALGORITHM_MERGE;
   uint32_t radix16_above = wide ? cpu_radix16_over_onesweep.wide : cpu_radix16_over_onesweep.narrow;
-  if (table == cpu_merge && radix == SPLATSORT_ALGORITHM_ONESWEEP && ss_radix16_ops.supported(dev) &&
+  if (cpu && radix == SPLATSORT_ALGORITHM_ONESWEEP && ss_radix16_ops.supported(dev) &&
       (max_count == 0 || max_count > radix16_above))
     return SPLATSORT_ALGORITHM_RADIX16;
   return radix;

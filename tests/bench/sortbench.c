@@ -407,27 +407,8 @@ static int parse_choice(const char *opt, const char *v, const char *const *names
 
 /* --algo quaternary,onesweep,radix16,merge,auto|all (all: the four, not auto) */
 static bool parse_algos(options *o, const char *v) {
-  o->nalgos = 0;
-  char buf[128];
-  snprintf(buf, sizeof buf, "%s", v);
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-    splatsort_algorithm a;
-    if (!strcmp(tok, "all")) {
-      for (int k = 1; k < SPLATSORT_ALGORITHM_COUNT && o->nalgos < MAX_ALGOS; k++)
-        o->algos[o->nalgos++] = (splatsort_algorithm)k;
-    } else if (splatsort_algorithm_from_name(tok, &a)) {
-      if (o->nalgos == MAX_ALGOS) {
-        fprintf(stderr, "sortbench: --algo: at most %d algorithms\n", MAX_ALGOS);
-        return false;
-      }
-      o->algos[o->nalgos++] = a;
-    } else {
-      fprintf(stderr, "sortbench: --algo: unknown algorithm '%s' (quaternary, onesweep, radix16, merge, auto, all)\n",
-              tok);
-      return false;
-    }
-  }
-  return true;
+  o->nalgos = sort_algorithms_parse("sortbench", v, true, o->algos, MAX_ALGOS);
+  return o->nalgos > 0;
 }
 
 /* --dist uniform,...|all */

@@ -104,23 +104,11 @@ static bool bench(vkh_context *ctx, const splatsort *sorter, uint32_t n, uint32_
 
 /* --algo quaternary,onesweep,radix16,merge|all */
 static bool parse_algos(const char *text, bool want[SPLATSORT_ALGORITHM_COUNT]) {
-  char buf[128];
-  snprintf(buf, sizeof buf, "%s", text);
+  splatsort_algorithm list[SPLATSORT_ALGORITHM_COUNT];
+  uint32_t n = sort_algorithms_parse("stagebench", text, false, list, SPLATSORT_ALGORITHM_COUNT);
   for (int a = 0; a < SPLATSORT_ALGORITHM_COUNT; a++) want[a] = false;
-  bool any = false;
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-    splatsort_algorithm a;
-    if (!strcmp(tok, "all")) {
-      for (int k = 1; k < SPLATSORT_ALGORITHM_COUNT; k++) want[k] = true;
-    } else if (splatsort_algorithm_from_name(tok, &a) && a != SPLATSORT_ALGORITHM_AUTO) {
-      want[a] = true;
-    } else {
-      fprintf(stderr, "stagebench: --algo: unknown algorithm '%s'\n", tok);
-      return false;
-    }
-    any = true;
-  }
-  return any;
+  for (uint32_t i = 0; i < n; i++) want[list[i]] = true;
+  return n > 0;
 }
 
 int main(int argc, char **argv) {
