@@ -13,10 +13,10 @@ endif()
 set(fuzz_dir ${CMAKE_CURRENT_LIST_DIR}/fuzz)
 set(fuzz_work ${CMAKE_CURRENT_BINARY_DIR}/fuzz_work)
 # The parsers' sources directly, so that the fuzzers instrument them; no Vulkan needed.
-file(GLOB fuzz_sources_ply CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/splat/scene*.c)
+file(GLOB fuzz_sources_ply CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/scene/scene*.c)
 set(fuzz_sources_splat ${fuzz_sources_ply})
 set(fuzz_sources_spz ${fuzz_sources_ply})
-# the scene sources read .spz through zlib and zstd (src/splat/CMakeLists.txt finds them there)
+# the scene sources read .spz through zlib and zstd (src/scene/CMakeLists.txt finds them there)
 find_package(ZLIB REQUIRED)
 if(NOT TARGET PkgConfig::ZSTD)
   find_package(PkgConfig REQUIRED)
@@ -25,13 +25,13 @@ endif()
 foreach(t ply splat spz)
   set(fuzz_libs_${t} ZLIB::ZLIB PkgConfig::ZSTD)
 endforeach()
-set(fuzz_sources_cameras ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c ${PROJECT_SOURCE_DIR}/src/splat/camera.c)
+set(fuzz_sources_cameras ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c ${PROJECT_SOURCE_DIR}/src/render/camera.c)
 # fuzz_sog makes its images with the test writer when it starts.
 set(fuzz_sources_sog ${fuzz_sources_ply} ${CMAKE_CURRENT_LIST_DIR}/sog_writer.c ${fuzz_dir}/sog_fixture.c)
-set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/splat ${PROJECT_SOURCE_DIR}/src/tools ${CMAKE_CURRENT_LIST_DIR})
-# The scene loader also reads SOG through libwebp, cJSON and zlib (src/splat/CMakeLists.txt).
+set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/scene ${PROJECT_SOURCE_DIR}/src/render ${PROJECT_SOURCE_DIR}/src/tools ${CMAKE_CURRENT_LIST_DIR})
+# The scene loader also reads SOG through libwebp, cJSON and zlib (src/scene/CMakeLists.txt).
 foreach(t ply splat spz sog)
-  set(fuzz_libs_${t} ZLIB::ZLIB PkgConfig::ZSTD PkgConfig::SPLAT_SOG)
+  set(fuzz_libs_${t} ZLIB::ZLIB PkgConfig::ZSTD PkgConfig::SPLAT_SCENE_DEPS)
 endforeach()
 set(fuzz_libs_cameras PkgConfig::CJSON) # the system's cJSON, not instrumented
 

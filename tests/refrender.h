@@ -1,5 +1,5 @@
 /* refrender.h: the CPU reference renderer the GPU image tests compare against. It uses
- * splat_project (src/splat/project.h) for every splat and composites each pixel exactly as
+ * splat_project (src/render/splat_project.h) for every splat and composites each pixel exactly as
  * the reference 3DGS rasterizer's per-pixel loop (renderCUDA), with one deliberate change:
  * a splat touches only the pixels whose centres lie in its square [mean2d +- radius]
  * (what the GPU's one quad per splat covers), instead of every pixel of the 16x16 tiles
@@ -10,9 +10,9 @@
 
 #include <stdint.h>
 
-#include "camera.h"
-#include "project.h"
-#include "scene.h"
+#include "splat_camera.h"
+#include "splat_project.h"
+#include "splat_scene.h"
 
 #ifdef __cplusplus
 extern "C" {

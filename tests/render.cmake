@@ -1,8 +1,8 @@
-# The GPU splat renderer against the CPU projection (src/splat/project.h) and the CPU reference
+# The GPU splat renderer against the CPU projection (src/render/splat_project.h) and the CPU reference
 # renderer (tests/refrender.h, splat_refrender in tests/CMakeLists.txt), on lavapipe with
 # validation on, at its three subgroup sizes.
-splatsort_test_executable(test_render SOURCES test_render.c renderer_debug.c LIBS splat_refrender splatsort_tools splatsort_vk m
-                          INCLUDES ${PROJECT_SOURCE_DIR}/shaders/splat ${PROJECT_SOURCE_DIR}/src/sort/shaders)
+splatsort_test_executable(test_render SOURCES test_render.c renderer_debug.c LIBS splat_refrender splatsort_tools splatsort_vkh m
+                          INCLUDES ${PROJECT_SOURCE_DIR}/shaders/render ${PROJECT_SOURCE_DIR}/src/sort/shaders)
 
 set(render_out ${CMAKE_CURRENT_BINARY_DIR}/render_out)
 file(MAKE_DIRECTORY ${render_out})

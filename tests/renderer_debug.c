@@ -1,7 +1,7 @@
 /* Test-only access to the splat renderer's buffers (renderer_debug.h), built into the tests'
  * own library from the renderer's private header: the shipped library carries none of it. */
 #include "renderer_debug.h"
-#include "renderer_internal.h"
+#include "render_internal.h"
 
 #include "depth_shared.h"
 

@@ -5,7 +5,7 @@
 #define TESTS_SCENE_CHECK_H
 
 #include "check.h"
-#include "scene.h"
+#include "splat_scene.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
 # key widths and modes, scenes, objects and failed loads keep changing; the device's live
 # allocations must come back to the warm-up level exactly, and the host heap must not grow.
 # Its two small scenes are made by gen_scene (tests/CMakeLists.txt).
-splatsort_test_executable(test_soak SOURCES test_soak.c renderer_debug.c LIBS splatsort_tools splatsort_vk m
-                          INCLUDES ${PROJECT_SOURCE_DIR}/shaders/splat ${PROJECT_SOURCE_DIR}/src/sort/shaders)
+splatsort_test_executable(test_soak SOURCES test_soak.c renderer_debug.c LIBS splatsort_tools splatsort_vkh m
+                          INCLUDES ${PROJECT_SOURCE_DIR}/shaders/render ${PROJECT_SOURCE_DIR}/src/sort/shaders)
 
 set(soak_dir ${CMAKE_CURRENT_BINARY_DIR}/soak_out)
 file(MAKE_DIRECTORY ${soak_dir})

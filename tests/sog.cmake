@@ -3,11 +3,11 @@
 # tests/fuzz.cmake (fuzz_sog); its image test: tests/render.cmake (render_sog).
 add_library(sog_writer STATIC sog_writer.c fuzz/sog_fixture.c)
 target_include_directories(sog_writer PUBLIC ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
-target_link_libraries(sog_writer PUBLIC splatsort_render PkgConfig::SPLAT_SOG m)
+target_link_libraries(sog_writer PUBLIC splatsort_scene PkgConfig::SPLAT_SCENE_DEPS m)
 target_compile_options(sog_writer PRIVATE ${SPLATSORT_WARNINGS})
 
 splatsort_test_executable(test_sog SOURCES test_sog.c LIBS sog_writer splatsort_render m
-                          INCLUDES ${PROJECT_SOURCE_DIR}/src/splat)
+                          )
 # PLY -> SOG for benchmarks and by hand: sog_convert IN.ply OUT_FOLDER|OUT.sog [--version 1|2]
 splatsort_test_executable(sog_convert SOURCES sog_convert.c LIBS sog_writer splatsort_render)
 

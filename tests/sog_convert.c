@@ -3,7 +3,7 @@
  *   sog_convert IN OUT_FOLDER|OUT.sog [--version 1|2] [--deflate]
  * For benchmarks and by hand; the writer's codebooks and palette are simpler than
  * splat-transform's (sog_writer.h), so prefer splat-transform for scenes people will look at. */
-#include "scene.h"
+#include "splat_scene.h"
 #include "sog_writer.h"
 #include "util.h"
 

@@ -1,4 +1,4 @@
-/* sog_writer.h: a test-only writer of PlayCanvas SOG scenes (the format: src/splat/scene_sog.h),
+/* sog_writer.h: a test-only writer of PlayCanvas SOG scenes (the format: src/scene/scene_sog.h),
  * so the tests can make SOG files of every SH degree and version from scenes they know.
  *
  * Version 2 follows splat-transform's writer (writers/write-sog.ts) in layout and quantisation:
@@ -18,7 +18,7 @@
 #ifndef SPLAT_TESTS_SOG_WRITER_H
 #define SPLAT_TESTS_SOG_WRITER_H
 
-#include "scene.h"
+#include "splat_scene.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-# .spz (src/splat/scene_spz.c): the reader against the test's own encoder and containers, the
+# .spz (src/scene/scene_spz.c): the reader against the test's own encoder and containers, the
 # writer against the format's quantisation bounds, malformed files, splatview --convert, and the
 # load benchmark on a .spz. The fuzz target is in tests/fuzz.cmake.
 find_package(ZLIB REQUIRED)

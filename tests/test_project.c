@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "camera.h"
-#include "project.h"
-#include "scene.h"
+#include "splat_camera.h"
+#include "splat_project.h"
+#include "splat_scene.h"
 
 #include "check.h"
 

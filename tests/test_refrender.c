@@ -10,9 +10,9 @@
 
 #include "view_control.h"
 #include "image.h"
-#include "project.h"
+#include "splat_project.h"
 #include "refrender.h"
-#include "scene.h"
+#include "splat_scene.h"
 #include "util.h"
 
 #include "check.h"

@@ -1,4 +1,4 @@
-/* test_render.c: the GPU splat renderer (src/splat/renderer.h) against the CPU specification,
+/* test_render.c: the GPU splat renderer (src/render/splat_renderer.h) against the CPU specification,
  * run on lavapipe with the validation layer on (any validation message fails the test).
  *
  *   projection  random splats (around and behind the camera, anisotropic, opacities down to 0,
@@ -24,11 +24,11 @@
 #include "app_renderer.h"
 #include "check.h"
 #include "image.h"
-#include "project.h"
+#include "splat_project.h"
 #include "refrender.h"
-#include "renderer.h"
+#include "splat_renderer.h"
 #include "renderer_debug.h"
-#include "scene.h"
+#include "splat_scene.h"
 #include "sog_writer.h"
 #include "splat_shared.h"
 #include "util.h"

@@ -1,4 +1,4 @@
-/* test_scene: CPU tests of the scene loader and writer (src/splat/scene.h).
+/* test_scene: CPU tests of the scene loader and writer (src/scene/splat_scene.h).
  * The test writes its own PLY/.splat/compressed files and computes every
  * expected value itself (double precision), independent of the code under test.
  *
@@ -12,7 +12,7 @@
  *   test_scene gen GEN_SCENE TMPDIR    the gen_scene tool
  */
 #include "check.h"
-#include "scene.h"
+#include "splat_scene.h"
 #include "scene_check.h"
 #include "util.h"
 

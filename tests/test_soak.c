@@ -1,4 +1,4 @@
-/* test_soak.c: thousands of headless frames through the renderer (src/splat/renderer.h) while
+/* test_soak.c: thousands of headless frames through the renderer (src/render/splat_renderer.h) while
  * everything a viewer session changes keeps changing: the sort path (quaternary / OneSweep), the
  * key width (32/24/16), the key mode (view depth / radial), the raster (graphics / compute),
  * two frames in flight, the scene
@@ -36,9 +36,9 @@
 #define _GNU_SOURCE /* mallinfo2 */
 #include "app_renderer.h"
 #include "check.h"
-#include "renderer.h"
+#include "splat_renderer.h"
 #include "renderer_debug.h"
-#include "scene.h"
+#include "splat_scene.h"
 #include "util.h"
 #include "vkh.h"
 

@@ -1,4 +1,4 @@
-/* test_sog: CPU tests of the PlayCanvas SOG reader (src/splat/scene_sog*.c), with the test writer
+/* test_sog: CPU tests of the PlayCanvas SOG reader (src/scene/scene_sog*.c), with the test writer
  * (tests/sog_writer.h) and with files PlayCanvas's own tools wrote (tests/data/sog).
  *
  *   test_sog roundtrip TMPDIR   scenes of SH degree 0..3, versions 2 and 1, as a folder, a
@@ -16,7 +16,7 @@
  * Expected values and bounds are computed here from the source scene, independently of the
  * reader. */
 #include "check.h"
-#include "scene.h"
+#include "splat_scene.h"
 #include "scene_check.h"
 #include "scene_sog.h"
 #include "sog_fixture.h"

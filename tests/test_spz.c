@@ -1,4 +1,4 @@
-/* test_spz: CPU tests of the .spz reader and writer (src/splat/scene_spz.c). The test has its
+/* test_spz: CPU tests of the .spz reader and writer (src/scene/scene_spz.c). The test has its
  * own encoder and decoder of the format's fields, written from the format's README, and its own
  * gzip and ZSTD containers (zlib and libzstd directly), so the loader is checked against an
  * independent reading of the format, and the writer against the format's quantisation bounds.
@@ -12,7 +12,7 @@
  *   test_spz seeds DIR [ASSET.ply]      writes the fuzz seeds (tests/fuzz/corpus/spz)
  */
 #include "check.h"
-#include "scene.h"
+#include "splat_scene.h"
 #include "scene_check.h"
 #include "util.h"
 

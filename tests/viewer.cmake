@@ -7,7 +7,7 @@ endif()
 set(viewer_dir ${PROJECT_SOURCE_DIR}/viewer)
 set(viewer_scene ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)
 splatsort_test_executable(test_input SOURCES test_input.c ${viewer_dir}/input.c ${viewer_dir}/swapchain.c
-                          LIBS splatsort_render splatsort_tools splatsort_vk m INCLUDES ${viewer_dir})
+                          LIBS splatsort_render splatsort_tools splatsort_vkh m INCLUDES ${viewer_dir})
 splatsort_test(viewer_input LABELS cpu viewer COMMAND test_input)
 
 set(viewer_test_dir ${CMAKE_CURRENT_BINARY_DIR}/viewer_out)

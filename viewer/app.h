@@ -5,8 +5,8 @@
 
 #include "view_control.h"
 #include "options.h"
-#include "renderer.h"
-#include "scene.h"
+#include "splat_renderer.h"
+#include "splat_scene.h"
 #include "vkh.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * a .spz, whichever OUT's extension names, then says what it did. No Vulkan. */
 #include "convert.h"
 
-#include "scene.h"
+#include "splat_scene.h"
 
 #include <stdio.h>
 #include <strings.h>

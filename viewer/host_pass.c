@@ -1,4 +1,5 @@
 /* The viewer as a host drawing its own opaque geometry under the splats (host_pass.h). */
+#include "ssvk_graphics.h"
 #include "host_pass.h"
 
 #include "grid_shared.h"

@@ -4,7 +4,7 @@
 #ifndef VIEWER_HOST_PASS_H
 #define VIEWER_HOST_PASS_H
 
-#include "renderer.h"
+#include "splat_renderer.h"
 #include "vkh.h"
 
 typedef struct viewer_host_pass {

@@ -1,5 +1,6 @@
 /* The heads-up display: stb_easy_font quads, indexed as triangles, alpha-blended over the
  * swapchain image. */
+#include "ssvk_graphics.h"
 #include "hud.h"
 
 #include "hud_shared.h"

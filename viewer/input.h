@@ -6,7 +6,7 @@
 #ifndef SPLATVIEW_INPUT_H
 #define SPLATVIEW_INPUT_H
 
-#include "renderer.h"
+#include "splat_renderer.h"
 #include "view_control.h"
 #include "splatsort.h"
 

@@ -6,7 +6,7 @@
 #ifndef SPLATVIEW_LOADER_H
 #define SPLATVIEW_LOADER_H
 
-#include "scene.h"
+#include "splat_scene.h"
 
 #include <stdbool.h>
 #include <stddef.h>

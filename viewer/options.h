@@ -2,7 +2,7 @@
 #ifndef SPLATVIEW_OPTIONS_H
 #define SPLATVIEW_OPTIONS_H
 
-#include "renderer.h"
+#include "splat_renderer.h"
 #include "splatsort.h"
 #include "splatsort_depth.h"
 

@@ -1,7 +1,7 @@
 /* splatview's swapchain: creation, re-creation and the choices that go into it. */
 #include "swapchain.h"
 
-#include "renderer.h"
+#include "splat_renderer.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * that reads the count and writes every indirect dispatch on the GPU, and the hierarchical
  * exclusive scan of the digit-major chunk counts (q_scan up the levels, q_add back down). */
 #include "sort_internal.h"
-#include "splatsort_spv_spv.h"
+#include "sort_spv_spv.h"
 
 #include <stdio.h>
 
@@ -30,9 +30,9 @@ VkResult ss_scan_create(splatsort *s, const char *algorithm) {
     const size_t *size;
     const char *step;
   } shaders[SS_SCAN_PIPELINES] = {
-      [SS_SCAN_SETUP] = {splatsort_spv_q_setup_comp, &splatsort_spv_q_setup_comp_size, "setup"},
-      [SS_SCAN_SCAN] = {splatsort_spv_q_scan_comp, &splatsort_spv_q_scan_comp_size, "scan"},
-      [SS_SCAN_ADD] = {splatsort_spv_q_add_comp, &splatsort_spv_q_add_comp_size, "add"},
+      [SS_SCAN_SETUP] = {sort_spv_q_setup_comp, &sort_spv_q_setup_comp_size, "setup"},
+      [SS_SCAN_SCAN] = {sort_spv_q_scan_comp, &sort_spv_q_scan_comp_size, "scan"},
+      [SS_SCAN_ADD] = {sort_spv_q_add_comp, &sort_spv_q_add_comp_size, "add"},
   };
   for (uint32_t i = 0; i < SS_SCAN_PIPELINES; i++) {
     char name[64];

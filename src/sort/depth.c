@@ -3,7 +3,7 @@
 #include "depth_shared.h"
 #include "sort_internal.h"
 #include "splatsort_depth.h"
-#include "splatsort_spv_spv.h"
+#include "sort_spv_spv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,9 +58,9 @@ VkResult splatsort_depth_create(const splatsort_depth_create_info *info, splatso
     const size_t *size;
     const char *name;
   } shaders[DS_PIPELINES] = {
-      [DS_KEYS] = {splatsort_spv_depth_keys_comp, &splatsort_spv_depth_keys_comp_size, "splatsort depth keys"},
-      [DS_SCAN] = {splatsort_spv_depth_scan_comp, &splatsort_spv_depth_scan_comp_size, "splatsort depth scan"},
-      [DS_COMPACT] = {splatsort_spv_depth_compact_comp, &splatsort_spv_depth_compact_comp_size,
+      [DS_KEYS] = {sort_spv_depth_keys_comp, &sort_spv_depth_keys_comp_size, "splatsort depth keys"},
+      [DS_SCAN] = {sort_spv_depth_scan_comp, &sort_spv_depth_scan_comp_size, "splatsort depth scan"},
+      [DS_COMPACT] = {sort_spv_depth_compact_comp, &sort_spv_depth_compact_comp_size,
                       "splatsort depth compact"},
   };
   for (int i = 0; i < DS_PIPELINES && r == VK_SUCCESS; i++) {

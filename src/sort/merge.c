@@ -6,7 +6,7 @@
  * sorts' fixed passes. */
 #include "sort_internal.h"
 #include "merge_shared.h"
-#include "splatsort_spv_spv.h"
+#include "sort_spv_spv.h"
 
 enum { OEM_SETUP, OEM_TILE, OEM_STAGE, OEM_GATHER, OEM_PIPELINES };
 
@@ -62,16 +62,16 @@ static VkResult oem_create(splatsort *s) {
   VkSpecializationInfo spec = {2, map, sizeof values, values};
   s->tile_size = 1u << t;
   s->workgroup_size = OEM_WORKGROUP;
-  VkResult r = ss_create_pipeline(s, splatsort_spv_merge_setup_comp, splatsort_spv_merge_setup_comp_size, NULL, 0,
+  VkResult r = ss_create_pipeline(s, sort_spv_merge_setup_comp, sort_spv_merge_setup_comp_size, NULL, 0,
                                   "splatsort merge setup", &s->pipelines[OEM_SETUP]);
   if (r == VK_SUCCESS)
-    r = ss_create_pipeline(s, splatsort_spv_merge_tile_comp, splatsort_spv_merge_tile_comp_size, &spec, 0,
+    r = ss_create_pipeline(s, sort_spv_merge_tile_comp, sort_spv_merge_tile_comp_size, &spec, 0,
                            "splatsort merge tile sort", &s->pipelines[OEM_TILE]);
   if (r == VK_SUCCESS)
-    r = ss_create_pipeline(s, splatsort_spv_merge_stage_comp, splatsort_spv_merge_stage_comp_size, NULL, 0,
+    r = ss_create_pipeline(s, sort_spv_merge_stage_comp, sort_spv_merge_stage_comp_size, NULL, 0,
                            "splatsort merge stage", &s->pipelines[OEM_STAGE]);
   if (r == VK_SUCCESS)
-    r = ss_create_pipeline(s, splatsort_spv_merge_gather_comp, splatsort_spv_merge_gather_comp_size, NULL, 0,
+    r = ss_create_pipeline(s, sort_spv_merge_gather_comp, sort_spv_merge_gather_comp_size, NULL, 0,
                            "splatsort merge gather", &s->pipelines[OEM_GATHER]);
   if (r != VK_SUCCESS) return r;
   s->pipeline_count = OEM_PIPELINES;

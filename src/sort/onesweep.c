@@ -4,7 +4,7 @@
  * give no forward-progress guarantee between workgroups). */
 #include "sort_internal.h"
 #include "onesweep_shared.h"
-#include "splatsort_spv_spv.h"
+#include "sort_spv_spv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,13 +175,13 @@ static VkResult os_create(splatsort *s) {
   VkSpecializationInfo pass_spec = {10, map, sizeof pass_values, pass_values};
   VkSpecializationInfo hist_spec = {3, map, sizeof hist_values, hist_values};
 
-  VkResult r = ss_create_pipeline(s, splatsort_spv_onesweep_setup_comp, splatsort_spv_onesweep_setup_comp_size, NULL,
+  VkResult r = ss_create_pipeline(s, sort_spv_onesweep_setup_comp, sort_spv_onesweep_setup_comp_size, NULL,
                                   0, "splatsort onesweep setup", &s->pipelines[OS_SETUP]);
   if (r == VK_SUCCESS)
-    r = ss_create_pipeline(s, splatsort_spv_onesweep_histogram_comp, splatsort_spv_onesweep_histogram_comp_size,
+    r = ss_create_pipeline(s, sort_spv_onesweep_histogram_comp, sort_spv_onesweep_histogram_comp_size,
                            &hist_spec, t.subgroup_size, "splatsort onesweep histogram", &s->pipelines[OS_HISTOGRAM]);
   if (r == VK_SUCCESS)
-    r = ss_create_pipeline(s, splatsort_spv_onesweep_pass_comp, splatsort_spv_onesweep_pass_comp_size, &pass_spec,
+    r = ss_create_pipeline(s, sort_spv_onesweep_pass_comp, sort_spv_onesweep_pass_comp_size, &pass_spec,
                            t.subgroup_size, "splatsort onesweep pass", &s->pipelines[OS_PASS]);
   if (r != VK_SUCCESS) return r;
   s->pipeline_count = OS_PIPELINES;

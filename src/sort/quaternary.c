@@ -1,7 +1,7 @@
 /* The quaternary (2-bit digit) sort: per digit, chunk digit counts, a hierarchical exclusive
  * scan over all chunks' counts, and a stable shuffle. Portable: no subgroup operations. */
 #include "sort_internal.h"
-#include "splatsort_spv_spv.h"
+#include "sort_spv_spv.h"
 
 /* The shared setup, scan and add pipelines come first (chunk_scan.c). */
 enum { Q_COUNT = SS_SCAN_DIGIT_COUNT, Q_SHUFFLE = SS_SCAN_DIGIT_SCATTER, Q_PIPELINES = SS_SCAN_SORT_PIPELINES };
@@ -33,10 +33,10 @@ static VkResult q_create(splatsort *s) {
   }
   VkResult r = ss_scan_create(s, "quaternary");
   if (r == VK_SUCCESS)
-    r = ss_create_pipeline(s, splatsort_spv_q_count_comp, splatsort_spv_q_count_comp_size, NULL, 0,
+    r = ss_create_pipeline(s, sort_spv_q_count_comp, sort_spv_q_count_comp_size, NULL, 0,
                            "splatsort quaternary count", &s->pipelines[Q_COUNT]);
   if (r == VK_SUCCESS)
-    r = ss_create_pipeline(s, splatsort_spv_q_shuffle_comp, splatsort_spv_q_shuffle_comp_size, NULL, 0,
+    r = ss_create_pipeline(s, sort_spv_q_shuffle_comp, sort_spv_q_shuffle_comp_size, NULL, 0,
                            "splatsort quaternary shuffle", &s->pipelines[Q_SHUFFLE]);
   if (r != VK_SUCCESS) return r;
   s->pipeline_count = Q_PIPELINES;

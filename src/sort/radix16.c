@@ -4,7 +4,7 @@
  * writes it out. No workgroup ever waits on another. */
 #include "sort_internal.h"
 #include "radix16_shared.h"
-#include "splatsort_spv_spv.h"
+#include "sort_spv_spv.h"
 
 /* The shared setup, scan and add pipelines come first (chunk_scan.c). */
 enum { R16_COUNT = SS_SCAN_DIGIT_COUNT, R16_SCATTER = SS_SCAN_DIGIT_SCATTER, R16_PIPELINES = SS_SCAN_SORT_PIPELINES };
@@ -81,10 +81,10 @@ static VkResult r16_create(splatsort *s) {
 
   VkResult r = ss_scan_create(s, "radix16");
   if (r == VK_SUCCESS)
-    r = ss_create_pipeline(s, splatsort_spv_r16_count_comp, splatsort_spv_r16_count_comp_size, &spec, 0,
+    r = ss_create_pipeline(s, sort_spv_r16_count_comp, sort_spv_r16_count_comp_size, &spec, 0,
                            "splatsort radix16 count", &s->pipelines[R16_COUNT]);
   if (r == VK_SUCCESS)
-    r = ss_create_pipeline(s, splatsort_spv_r16_scatter_comp, splatsort_spv_r16_scatter_comp_size, &spec, 0,
+    r = ss_create_pipeline(s, sort_spv_r16_scatter_comp, sort_spv_r16_scatter_comp_size, &spec, 0,
                            "splatsort radix16 scatter", &s->pipelines[R16_SCATTER]);
   if (r != VK_SUCCESS) return r;
   s->pipeline_count = R16_PIPELINES;

@@ -167,12 +167,20 @@ VkResult splatsort_get_device_requirements(VkPhysicalDevice physical_device, spl
 #endif
 }
 
+/* The host's loader entry points, or the linked loader when it gives none (ssvk_load). */
+static const char *load_functions(ssvk_fns *fns, const splatsort_vulkan_functions *host, VkInstance instance,
+                                  VkDevice device) {
+  if (host && !host->vkGetInstanceProcAddr) return "vkGetInstanceProcAddr (or the instance)";
+  return ssvk_load(fns, host ? host->vkGetInstanceProcAddr : NULL, host ? host->vkGetDeviceProcAddr : NULL, instance,
+                   device);
+}
+
 VkResult splatsort_get_device_requirements_with(const splatsort_vulkan_functions *functions, VkInstance instance,
                                                 VkPhysicalDevice physical_device, splatsort_algorithm algorithm,
                                                 splatsort_device_requirements *req) {
   if (!physical_device || !req || !valid_algorithm(algorithm)) return VK_ERROR_VALIDATION_FAILED_EXT;
   ssvk_fns fns;
-  if (ssvk_load(&fns, functions, instance, VK_NULL_HANDLE)) return VK_ERROR_INITIALIZATION_FAILED;
+  if (load_functions(&fns, functions, instance, VK_NULL_HANDLE)) return VK_ERROR_INITIALIZATION_FAILED;
   const ssvk_fns *fn = &fns;
   ss_device_info dev;
   query_device(fn, physical_device, &dev);
@@ -408,7 +416,7 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
   create_chain chain;
   if (!check_create_info(info, &chain)) return VK_ERROR_VALIDATION_FAILED_EXT;
   ssvk_fns fns;
-  const char *missing = ssvk_load(&fns, info->vulkan_functions, info->instance, info->device);
+  const char *missing = load_functions(&fns, info->vulkan_functions, info->instance, info->device);
   if (missing) {
     ssvk_log_to(info->log, info->log_user, "splatsort_create: vulkan_functions: cannot find %s", missing);
     return VK_ERROR_INITIALIZATION_FAILED;

@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define SPLATSORT_VERSION_MAJOR 0
-#define SPLATSORT_VERSION_MINOR 1
+#define SPLATSORT_VERSION_MINOR 2
 #define SPLATSORT_VERSION_PATCH 0
 /* major << 22 | minor << 12 | patch, as VK_MAKE_API_VERSION without the variant */
 #define SPLATSORT_VERSION \

@@ -3,7 +3,7 @@
 #ifndef SPLAT_APP_RENDERER_H
 #define SPLAT_APP_RENDERER_H
 
-#include "renderer.h"
+#include "splat_renderer.h"
 #include "vkh.h"
 
 typedef struct app_renderer {

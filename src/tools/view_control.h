@@ -5,7 +5,7 @@
 #ifndef SPLAT_VIEW_CONTROL_H
 #define SPLAT_VIEW_CONTROL_H
 
-#include "camera.h"
+#include "splat_camera.h"
 
 #include <stddef.h>
 #include <stdint.h>

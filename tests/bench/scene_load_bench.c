@@ -4,7 +4,7 @@
  * run loads the file twice, with splat_scene_load and with splat_scene_load_ex and a progress
  * callback, in alternating order, so the cost of the progress reports is measured under the
  * same conditions; the callback's timestamps also split a load into its read and decode phases. */
-#include "scene.h"
+#include "splat_scene.h"
 #include "util.h"
 
 #include <dirent.h>

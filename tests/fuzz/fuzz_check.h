@@ -4,7 +4,7 @@
 #ifndef SPLATSORT_FUZZ_CHECK_H
 #define SPLATSORT_FUZZ_CHECK_H
 
-#include "scene.h"
+#include "splat_scene.h"
 
 #include <math.h>
 #include <stdint.h>

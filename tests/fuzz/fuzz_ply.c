@@ -1,5 +1,5 @@
 /* fuzz_ply: libFuzzer target for the PLY scene loader (3DGS and PlayCanvas compressed
- * layouts, src/splat/scene_ply.c), as a file named fuzz.ply. Checks fuzz_check.h's
+ * layouts, src/scene/scene_ply.c), as a file named fuzz.ply. Checks fuzz_check.h's
  * invariants on every result. Building and running: README ("Fuzzing"). */
 #include "fuzz_check.h"
 

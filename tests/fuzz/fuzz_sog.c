@@ -1,4 +1,4 @@
-/* fuzz_sog: libFuzzer target for the SOG reader (src/splat/scene_sog*.c). An input that starts
+/* fuzz_sog: libFuzzer target for the SOG reader (src/scene/scene_sog*.c). An input that starts
  * like a zip archive ("PK\3\4") is loaded as a bundled .sog named fuzz.sog; any other input is a
  * meta.json, parsed (sog_parse_meta) and decoded against images made once at start-up
  * (sog_fixture.h: good sets of every SH degree and version, and broken images), so that a

@@ -1,4 +1,4 @@
-/* fuzz_splat: libFuzzer target for the antimatter15 .splat loader (src/splat/scene.c), as a
+/* fuzz_splat: libFuzzer target for the antimatter15 .splat loader (src/scene/scene.c), as a
  * file named fuzz.splat (content with the PLY magic still goes to the PLY parser, as it
  * would for a real file). Checks fuzz_check.h's invariants on every result. */
 #include "fuzz_check.h"

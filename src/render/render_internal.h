@@ -1,10 +1,11 @@
-/* renderer_internal.h: the splat renderer's object, shared by renderer.c and the test-only
- * access in tests/renderer_debug.c. Not installed, not for hosts. */
+/* render_internal.h: the splat renderer's object and the calls its files share (renderer.c,
+ * frame.c, upload.c, gpu_memory.c, craster.c), and the test-only access in
+ * tests/renderer_debug.c. Not installed, not for hosts. */
 #ifndef SPLAT_RENDERER_INTERNAL_H
 #define SPLAT_RENDERER_INTERNAL_H
 
 #include "craster.h"
-#include "renderer.h"
+#include "splat_renderer.h"
 #include "splatsort_depth.h"
 #include "ssvk.h"
 
@@ -80,12 +81,41 @@ struct splat_renderer {
   splatsort_result last_sorted; /* where the last recorded frame's sorted keys and indices are */
 };
 
+/* ---- gpu_memory.c: buffers, limits and the budget ---- */
+void *render_host_alloc(const VkAllocationCallbacks *a, size_t size); /* zeroed */
+void render_host_free(const VkAllocationCallbacks *a, void *p);
+double render_mib(VkDeviceSize bytes);
+/* Splats over every object. */
+uint32_t render_objects_total(const splat_renderer *r);
 /* True when `bytes` more device memory stay within the renderer's memory limit (budget or
  * heap); otherwise logs what `what` needs and what there is. */
-bool splat_memory_allows(splat_renderer *r, VkDeviceSize bytes, const char *what);
+bool render_memory_allows(splat_renderer *r, VkDeviceSize bytes, const char *what);
 /* Creates buffers b[0..n-1] (device-local, sizes and usages given) for `what`, checking each
  * against max_buffer; failures are logged with the memory in use. */
-VkResult splat_create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
-                              const VkBufferUsageFlags *usage, const char *const *name, size_t n);
+VkResult render_create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
+                               const VkBufferUsageFlags *usage, const char *const *name, size_t n);
+/* What the depth-sort stage needs for n splats on any of the renderer's sorters. */
+VkResult render_stage_requirements(const splat_renderer *r, uint32_t n, splatsort_depth_memory_requirements *out);
+/* The most splats one frame can hold: a record each in one storage buffer. */
+uint32_t render_max_frame_splats(const splat_renderer *r);
+/* The frame's shared buffers for n splats over all objects, and their release. */
+VkResult render_create_frame_buffers(splat_renderer *r, scene_gpu *s, uint32_t n);
+void render_frame_buffers_destroy(splat_renderer *r, scene_gpu *s);
+/* Splats per chunk for an object with sh_words (each buffer within max_buffer). */
+uint32_t render_chunk_splats(const splat_renderer *r, uint32_t sh_words);
+void render_object_destroy(splat_renderer *r, object_gpu *o);
+
+/* ---- upload.c ---- */
+/* Packs and copies a scene into an object's chunks (blocking). */
+VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc);
+
+/* ---- frame.c ---- */
+void render_target_destroy(splat_renderer *r);
+/* The index of the sorter of algorithm a (AUTO: the first), or -1; and the frame's pick (AUTO:
+ * splatsort_choose_algorithm for the splat count and key_bits where that sorter was given). */
+int render_find_sorter(const splat_renderer *r, splatsort_algorithm a);
+int render_frame_sorter(const splat_renderer *r, splatsort_algorithm a, uint32_t key_bits);
+
+#define rlog(r, ...) ssvk_log(&(r)->vk, __VA_ARGS__)
 
 #endif

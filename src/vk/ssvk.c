@@ -1,5 +1,5 @@
-/* The private Vulkan layer (ssvk.h): the one place where splatsort, the splat renderer and
- * the viewer's HUD build shader modules, pipelines, push-descriptor layouts and buffers. */
+/* The private Vulkan layer (ssvk.h): the one place where the sort, the renderer and the
+ * viewer's HUD build shader modules, compute pipelines, push-descriptor layouts and buffers. */
 #include "ssvk.h"
 
 #include <stdarg.h>
@@ -23,10 +23,11 @@ const char *ssvk_result_name(VkResult r) {
   }
 }
 
-const char *ssvk_load(ssvk_fns *f, const splatsort_vulkan_functions *host, VkInstance instance, VkDevice device) {
+const char *ssvk_load(ssvk_fns *f, PFN_vkGetInstanceProcAddr get_instance_proc_addr,
+                      PFN_vkGetDeviceProcAddr get_device_proc_addr, VkInstance instance, VkDevice device) {
   memset(f, 0, sizeof *f);
-  if (!host) {
-#if SPLATSORT_STATIC_VULKAN_FUNCTIONS
+  if (!get_instance_proc_addr) {
+#if SSVK_STATIC_VULKAN_FUNCTIONS
 #define SSVK_STATIC(name) f->name = name;
     SSVK_INSTANCE_FUNCTIONS(SSVK_STATIC)
     SSVK_DEVICE_FUNCTIONS(SSVK_STATIC)
@@ -37,13 +38,13 @@ const char *ssvk_load(ssvk_fns *f, const splatsort_vulkan_functions *host, VkIns
     return "vkGetInstanceProcAddr (built without SPLATSORT_STATIC_VULKAN_FUNCTIONS: pass vulkan_functions)";
 #endif
   }
-  if (!host->vkGetInstanceProcAddr || !instance) return "vkGetInstanceProcAddr (or the instance)";
+  if (!instance) return "vkGetInstanceProcAddr (or the instance)";
 #define SSVK_INSTANCE(name)                                                   \
-  f->name = (PFN_##name)host->vkGetInstanceProcAddr(instance, #name);         \
+  f->name = (PFN_##name)get_instance_proc_addr(instance, #name);         \
   if (!f->name) return #name;
   SSVK_INSTANCE_FUNCTIONS(SSVK_INSTANCE)
 #undef SSVK_INSTANCE
-  if (host->vkGetDeviceProcAddr) f->vkGetDeviceProcAddr = host->vkGetDeviceProcAddr;
+  if (get_device_proc_addr) f->vkGetDeviceProcAddr = get_device_proc_addr;
   if (!device) return NULL;
 #define SSVK_DEVICE(name)                                                     \
   f->name = (PFN_##name)f->vkGetDeviceProcAddr(device, #name);                \
@@ -57,13 +58,13 @@ const char *ssvk_load(ssvk_fns *f, const splatsort_vulkan_functions *host, VkIns
 }
 
 void ssvk_device_init(ssvk_device *d, const ssvk_fns *fn, VkPhysicalDevice physical_device, VkDevice device,
-                      const VkAllocationCallbacks *allocator, VkPipelineCache cache, splatsort_log_fn log,
+                      const VkAllocationCallbacks *allocator, VkPipelineCache cache, ssvk_log_fn log,
                       void *log_user, const char *log_prefix, bool debug_utils) {
   memset(d, 0, sizeof *d);
   if (fn)
     d->fn = *fn;
   else
-    ssvk_load(&d->fn, NULL, VK_NULL_HANDLE, device);
+    ssvk_load(&d->fn, NULL, NULL, VK_NULL_HANDLE, device);
   d->device = device;
   d->physical_device = physical_device;
   d->allocator = allocator;
@@ -87,7 +88,7 @@ void ssvk_device_init(ssvk_device *d, const ssvk_fns *fn, VkPhysicalDevice physi
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 0)))  /* clang's -Wformat-nonliteral: fmt is checked at the callers */
 #endif
-static void vlog_to(splatsort_log_fn log, void *user, const char *prefix, const char *fmt, va_list ap) {
+static void vlog_to(ssvk_log_fn log, void *user, const char *prefix, const char *fmt, va_list ap) {
   if (!log) return;
   char body[480], msg[512];
   vsnprintf(body, sizeof body, fmt, ap);
@@ -106,7 +107,7 @@ void ssvk_log(const ssvk_device *d, const char *fmt, ...) {
   va_end(ap);
 }
 
-void ssvk_log_to(splatsort_log_fn log, void *user, const char *fmt, ...) {
+void ssvk_log_to(ssvk_log_fn log, void *user, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vlog_to(log, user, NULL, fmt, ap);
@@ -193,8 +194,7 @@ void ssvk_push_buffers(const ssvk_device *d, VkCommandBuffer cmd, VkPipelineBind
   d->push_descriptor_set(cmd, bind_point, layout, 0, n, w);
 }
 
-/* After vkCreate*Pipelines: names the pipeline, or logs the failure (with a hint). */
-static VkResult created(const ssvk_device *d, VkResult r, VkPipeline *out, const char *name, const char *hint) {
+VkResult ssvk_pipeline_created(const ssvk_device *d, VkResult r, VkPipeline *out, const char *name, const char *hint) {
   if (r != VK_SUCCESS) {
     *out = VK_NULL_HANDLE;
     ssvk_log(d, "creating pipeline %s failed (%d%s)", name ? name : "?", r, hint);
@@ -226,75 +226,9 @@ VkResult ssvk_compute_pipeline(const ssvk_device *d, const ssvk_compute_desc *de
       .layout = desc->layout};
   r = d->fn.vkCreateComputePipelines(d->device, d->pipeline_cache, 1, &ci, d->allocator, out);
   d->fn.vkDestroyShaderModule(d->device, module, d->allocator);
-  return created(d, r, out, desc->name, "");
+  return ssvk_pipeline_created(d, r, out, desc->name, "");
 }
 
-VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *desc, VkPipeline *out) {
-  *out = VK_NULL_HANDLE;
-  VkShaderModule vs, fs;
-  VkResult r = ssvk_shader_module(d, desc->vert, desc->vert_size, desc->name, &vs);
-  if (r != VK_SUCCESS) return r;
-  r = ssvk_shader_module(d, desc->frag, desc->frag_size, desc->name, &fs);
-  if (r != VK_SUCCESS) {
-    d->fn.vkDestroyShaderModule(d->device, vs, d->allocator);
-    return r;
-  }
-  VkPipelineShaderStageCreateInfo stages[2] = {
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT, .module = vs,
-       .pName = "main"},
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-       .module = fs, .pName = "main"}};
-  VkPipelineVertexInputStateCreateInfo no_input = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-  VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-                                               .topology = desc->topology};
-  VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
-                                          .viewportCount = 1, .scissorCount = 1};
-  VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-                                               .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
-                                               .lineWidth = 1.0f};
-  VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-                                             .rasterizationSamples = desc->samples ? desc->samples
-                                                                                   : VK_SAMPLE_COUNT_1_BIT};
-  bool depth = desc->depth_format != VK_FORMAT_UNDEFINED;
-  VkPipelineDepthStencilStateCreateInfo dss = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-                                               .depthTestEnable = depth, .depthWriteEnable = desc->depth_write,
-                                               .depthCompareOp = desc->depth_compare};
-  /* "over": colour src * factor + dst * (1 - src alpha); alpha always premultiplied */
-  VkPipelineColorBlendAttachmentState blend = {
-      .blendEnable = !desc->opaque,
-      .srcColorBlendFactor = desc->src_color_factor,
-      .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-      .colorBlendOp = VK_BLEND_OP_ADD,
-      .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
-      .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-      .alphaBlendOp = VK_BLEND_OP_ADD,
-      .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
-                        VK_COLOR_COMPONENT_A_BIT};
-  VkPipelineColorBlendAttachmentState blends[2] = {blend, blend};
-  VkFormat formats[2] = {desc->color_format, desc->second_color_format};
-  uint32_t colors = desc->second_color_format != VK_FORMAT_UNDEFINED ? 2 : 1;
-  VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-                                            .attachmentCount = colors, .pAttachments = blends};
-  VkDynamicState dyn[2] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-  VkPipelineDynamicStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-                                         .dynamicStateCount = 2, .pDynamicStates = dyn};
-  VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
-                                             .colorAttachmentCount = colors, .pColorAttachmentFormats = formats,
-                                             .depthAttachmentFormat = desc->depth_format};
-  VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-                                      .pNext = desc->render_pass ? NULL : &rendering,
-                                      .renderPass = desc->render_pass, .subpass = desc->subpass,
-                                      .stageCount = 2, .pStages = stages,
-                                      .pVertexInputState = desc->vertex_input ? desc->vertex_input : &no_input,
-                                      .pInputAssemblyState = &ia, .pViewportState = &vp, .pRasterizationState = &rs,
-                                      .pMultisampleState = &ms, .pDepthStencilState = depth ? &dss : NULL,
-                                      .pColorBlendState = &cb, .pDynamicState = &ds,
-                                      .layout = desc->layout};
-  r = d->fn.vkCreateGraphicsPipelines(d->device, d->pipeline_cache, 1, &gci, d->allocator, out);
-  d->fn.vkDestroyShaderModule(d->device, vs, d->allocator);
-  d->fn.vkDestroyShaderModule(d->device, fs, d->allocator);
-  return created(d, r, out, desc->name, "; is dynamicRendering enabled?");
-}
 
 uint32_t ssvk_memory_type(const ssvk_device *d, uint32_t type_bits, VkMemoryPropertyFlags props) {
   VkPhysicalDeviceMemoryProperties mp;
@@ -362,21 +296,6 @@ void ssvk_image_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkImage image
   d->fn.vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
 }
 
-void ssvk_begin_color_pass(const ssvk_device *d, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent, const float *clear) {
-  VkRenderingAttachmentInfo color = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
-                                     .imageView = view,
-                                     .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                                     .loadOp = clear ? VK_ATTACHMENT_LOAD_OP_CLEAR : VK_ATTACHMENT_LOAD_OP_LOAD,
-                                     .storeOp = VK_ATTACHMENT_STORE_OP_STORE};
-  if (clear) memcpy(color.clearValue.color.float32, clear, 4 * sizeof(float));
-  VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = {{0, 0}, extent}, .layerCount = 1,
-                        .colorAttachmentCount = 1, .pColorAttachments = &color};
-  d->fn.vkCmdBeginRendering(cmd, &ri);
-  VkViewport vp = {0, 0, (float)extent.width, (float)extent.height, 0, 1};
-  VkRect2D sc = {{0, 0}, extent};
-  d->fn.vkCmdSetViewport(cmd, 0, 1, &vp);
-  d->fn.vkCmdSetScissor(cmd, 0, 1, &sc);
-}
 
 void ssvk_memory_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
                          VkPipelineStageFlags dst, VkAccessFlags dst_access) {

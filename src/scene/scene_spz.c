@@ -42,7 +42,7 @@
  * by the file size before anything is allocated: version 4 as the reference library bounds
  * them (at most 1024 bytes of positions per byte of file), versions 1-3 by deflate's largest
  * ratio (1032:1). */
-#include "scene_internal.h"
+#include "scene_common.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -29,7 +29,7 @@
 #ifndef SPLAT_SCENE_SOG_H
 #define SPLAT_SCENE_SOG_H
 
-#include "scene_internal.h"
+#include "scene_common.h"
 
 enum sog_image_id {
   SOG_MEANS_L,

@@ -1,6 +1,6 @@
 /* camera.c: pinhole camera construction (look-at, a pose) and the Vulkan projection matrix,
  * with cglm (column-major like GLSL and splat_camera.view). */
-#include "camera.h"
+#include "splat_camera.h"
 
 #include <cglm/cglm.h>
 

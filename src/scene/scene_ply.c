@@ -1,7 +1,7 @@
 /* scene_ply.c: binary little-endian PLY: the header parser, the standard 3DGS
  * vertex layout (properties by name, any scalar type) and the PlayCanvas/SuperSplat
  * compressed layout (chunk bounds + packed vertices + optional uchar SH). */
-#include "scene_internal.h"
+#include "scene_common.h"
 
 #include <float.h>
 #include <stdio.h>

@@ -1,17 +1,16 @@
 /* The compute raster: the sorted splats binned into 16x16 tiles and blended front to back, one
  * workgroup per tile, into the renderer's target (renderer.h, SPLAT_RASTER_COMPUTE). On GPUs
  * with few graphics units (data-centre parts) it is far faster than quads; the image is the
- * reference rasterizer's (tests/refrender.c). Passes: count, scan, emit (shaders/splat/
+ * reference rasterizer's (tests/refrender.c). Passes: count, scan, emit (shaders/render/
  * craster_*.comp), the host's sorter on the tile keys, ranges, blend, a copy into the target. */
 #include "craster.h"
 
-#include "renderer_internal.h"
+#include "render_internal.h"
 #include "splat_shared.h"
-#include "splat_spv_spv.h"
+#include "render_spv_spv.h"
 
 #include <string.h>
 
-#define rlog(r, ...) ssvk_log(&(r)->vk, __VA_ARGS__)
 
 _Static_assert(sizeof(struct sp_craster_push) == 64, "sp_craster_push must match the GLSL block");
 
@@ -31,11 +30,11 @@ VkResult craster_create(splat_renderer *r) {
     VkPipeline *out;
     const char *name;
   } p[] = {
-      {splat_spv_craster_count_comp, splat_spv_craster_count_comp_size, &c->p_count, "splat compute raster: count"},
-      {splat_spv_craster_scan_comp, splat_spv_craster_scan_comp_size, &c->p_scan, "splat compute raster: scan"},
-      {splat_spv_craster_emit_comp, splat_spv_craster_emit_comp_size, &c->p_emit, "splat compute raster: emit"},
-      {splat_spv_craster_ranges_comp, splat_spv_craster_ranges_comp_size, &c->p_ranges, "splat compute raster: ranges"},
-      {splat_spv_craster_blend_comp, splat_spv_craster_blend_comp_size, &c->p_blend, "splat compute raster: blend"},
+      {render_spv_craster_count_comp, render_spv_craster_count_comp_size, &c->p_count, "splat compute raster: count"},
+      {render_spv_craster_scan_comp, render_spv_craster_scan_comp_size, &c->p_scan, "splat compute raster: scan"},
+      {render_spv_craster_emit_comp, render_spv_craster_emit_comp_size, &c->p_emit, "splat compute raster: emit"},
+      {render_spv_craster_ranges_comp, render_spv_craster_ranges_comp_size, &c->p_ranges, "splat compute raster: ranges"},
+      {render_spv_craster_blend_comp, render_spv_craster_blend_comp_size, &c->p_blend, "splat compute raster: blend"},
   };
   for (size_t i = 0; i < sizeof p / sizeof *p && res == VK_SUCCESS; i++) {
     ssvk_compute_desc cd = {.code = p[i].code, .code_size = p[i].size, .layout = c->layout, .name = p[i].name};
@@ -87,14 +86,14 @@ static VkResult create_pairs(splat_renderer *r, uint32_t capacity) {
   const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | r->extra_usage;
   ssvk_buffer *const bufs[] = {&c->pairs[0], &c->pairs[1], &c->pairs[2], &c->pairs[3], &c->pairs[4]};
   const VkDeviceSize sizes[] = {m.keyval_size, m.keyval_size, m.keyval_size, m.keyval_size, m.internal_size};
-  if (!splat_memory_allows(r, 4 * m.keyval_size + m.internal_size, "compute raster's pair buffers"))
+  if (!render_memory_allows(r, 4 * m.keyval_size + m.internal_size, "compute raster's pair buffers"))
     return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   const VkBufferUsageFlags usages[] = {m.keyval_usage | st, m.keyval_usage | st, m.keyval_usage | st,
                                        m.keyval_usage | st, m.internal_usage};
   const char *const names[] = {"compute-raster pair keys", "compute-raster pair values",
                                "compute-raster pair keys (sort scratch)", "compute-raster pair values (sort scratch)",
                                "compute-raster sort internal"};
-  VkResult res = splat_create_buffers(r, "compute raster", bufs, sizes, usages, names, 5);
+  VkResult res = render_create_buffers(r, "compute raster", bufs, sizes, usages, names, 5);
   if (res != VK_SUCCESS) {
     destroy_set(r, c->pairs, 5);
     return res;
@@ -170,8 +169,8 @@ static VkResult ensure_buffers(splat_renderer *r, uint32_t positions, uint32_t w
     const VkBufferUsageFlags usages[] = {st, st,
                                          st | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT};
     const char *const names[] = {"compute-raster offsets", "compute-raster blocks", "compute-raster state"};
-    if (!splat_memory_allows(r, sizes[0] + sizes[1] + sizes[2], "compute raster")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-    res = splat_create_buffers(r, "compute raster", bufs, sizes, usages, names, 3);
+    if (!render_memory_allows(r, sizes[0] + sizes[1] + sizes[2], "compute raster")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    res = render_create_buffers(r, "compute raster", bufs, sizes, usages, names, 3);
     if (res != VK_SUCCESS) return res;
     c->positions = positions;
   }
@@ -184,8 +183,8 @@ static VkResult ensure_buffers(splat_renderer *r, uint32_t positions, uint32_t w
     const VkDeviceSize sizes[] = {8ull * tiles, 8ull * width * height};
     const VkBufferUsageFlags usages[] = {st | VK_BUFFER_USAGE_TRANSFER_DST_BIT, st | VK_BUFFER_USAGE_TRANSFER_SRC_BIT};
     const char *const names[] = {"compute-raster tile ranges", "compute-raster image"};
-    if (!splat_memory_allows(r, sizes[0] + sizes[1], "compute raster")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-    res = splat_create_buffers(r, "compute raster", bufs, sizes, usages, names, 2);
+    if (!render_memory_allows(r, sizes[0] + sizes[1], "compute raster")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    res = render_create_buffers(r, "compute raster", bufs, sizes, usages, names, 2);
     if (res != VK_SUCCESS) return res;
     c->width = width;
     c->height = height;

@@ -1,10 +1,10 @@
-/* scene_internal.h: what scene.c (dispatch, reading files, .splat, writer), scene_ply.c (PLY
- * parsing), scene_spz.c (.spz) and scene_sog*.c (PlayCanvas SOG) share: error reporting,
- * output allocation and the per-splat checks. */
-#ifndef SPLAT_SCENE_INTERNAL_H
-#define SPLAT_SCENE_INTERNAL_H
+/* scene_common.h: the one header the readers share (scene_ply.c, scene_splat.c, scene_spz.c,
+ * scene_sog*.c, the writer scene_write.c) with the dispatch in scene.c: error reporting and
+ * output allocation (scene_common.c), the per-splat checks, and each reader's entry point. */
+#ifndef SPLAT_SCENE_COMMON_H
+#define SPLAT_SCENE_COMMON_H
 
-#include "scene.h"
+#include "splat_scene.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -76,7 +76,9 @@ int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_
  * *s) when nothing was kept or the load was cancelled. */
 int scene_finish(splat_scene *s, uint32_t kept, uint64_t total, const scene_error *e);
 
+/* The readers, one a file (scene_<format>.c), called by scene.c's dispatch. */
 int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
+int scene_load_splat(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
 
 /* .spz (scene_spz.c): whether the bytes start as one (gzip or the version-4 header), and the loader. */
 bool scene_is_spz(const uint8_t *data, size_t size);
@@ -153,4 +155,4 @@ static inline bool scene_put(splat_scene *s, uint32_t i, const float p[3], const
   return scene_put_core(s, i, p, scale, q, opacity);
 }
 
-#endif /* SPLAT_SCENE_INTERNAL_H */
+#endif /* SPLAT_SCENE_COMMON_H */

@@ -1,7 +1,7 @@
-/* project.c: the CPU projection of a splat (see project.h), step for step the reference
+/* project.c: the CPU projection of a splat (see splat_project.h), step for step the reference
  * 3DGS preprocess in 32-bit float. The GPU shader mirrors this file; keep them in step. The
  * matrix steps use cglm, column-major like GLSL, so they read as the shader's lines do. */
-#include "project.h"
+#include "splat_project.h"
 
 #include <cglm/cglm.h>
 

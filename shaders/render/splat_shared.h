@@ -69,7 +69,7 @@ struct sp_raster_push {
 
 /* What a projection dispatch writes (stereo: centres from the point between the eyes, then
  * each eye's records), and how: ANTIALIAS scales each record's opacity by the anti-aliasing
- * compensation (an object of an anti-aliased scene, src/splat/project.h). */
+ * compensation (an object of an anti-aliased scene, src/render/splat_project.h). */
 #define SP_PROJECT_CENTRES 1u
 #define SP_PROJECT_RECORDS 2u
 #define SP_PROJECT_ANTIALIAS 4u
@@ -78,7 +78,7 @@ struct sp_raster_push {
 #define SP_DRAW_INSTANCES 1
 #define SP_DRAW_WORDS 4
 
-/* ---- the compute raster (src/splat/craster.c) -------------------------------------------
+/* ---- the compute raster (src/render/craster.c) -------------------------------------------
  * After the depth sort: one (tile, record) pair per 16x16 tile each visible splat's quad
  * touches, emitted front to back (count, scan, emit), sorted by tile with the stable sort on
  * ceil(log2(tiles)) key bits (so each tile's list stays front to back), each tile's range

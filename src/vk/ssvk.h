@@ -1,23 +1,25 @@
-/* ssvk.h: the private Vulkan layer of splatsort, compiled into the sort library and shared by
- * the sort, the splat renderer and the viewer's HUD: pipeline and shader-module builders,
- * push-descriptor layouts from a binding count, buffer allocation, debug names and labels, and
- * log formatting. Not part of the public API and not installed. Library convention: every
+/* ssvk.h: the private Vulkan layer, compiled into the sort and the render libraries (each its
+ * own copy, its symbols local) and used by the viewer's HUD: shader-module and compute-pipeline
+ * builders, push-descriptor layouts from a binding count, buffer allocation, debug names and
+ * labels, and log formatting; the graphics helpers are in ssvk_graphics.h. It depends on
+ * Vulkan alone. Not part of the public API and not installed. Library convention: every
  * call returns a VkResult (or nothing) and reports detail through the log callback. */
 #ifndef SSVK_H
 #define SSVK_H
-
-#include "splatsort.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
+/* A library's log callback (the same type as splatsort_log_fn in splatsort.h). */
+typedef void (*ssvk_log_fn)(void *user, const char *message);
+
 /* Every Vulkan function the library calls, reached through this table: the host's loader
  * (splatsort_vulkan_functions, for hosts that load Vulkan themselves, e.g. through volk) or,
- * with SPLATSORT_STATIC_VULKAN_FUNCTIONS (the default), the loader symbols linked in. */
-#ifndef SPLATSORT_STATIC_VULKAN_FUNCTIONS
-#define SPLATSORT_STATIC_VULKAN_FUNCTIONS 1
+ * with SSVK_STATIC_VULKAN_FUNCTIONS (the default), the loader symbols linked in. */
+#ifndef SSVK_STATIC_VULKAN_FUNCTIONS
+#define SSVK_STATIC_VULKAN_FUNCTIONS 1
 #endif
 #define SSVK_INSTANCE_FUNCTIONS(X)                                                              \
   X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceProperties2)                             \
@@ -51,7 +53,8 @@ typedef struct ssvk_fns {
 /* "VK_ERROR_DEVICE_LOST" etc., for messages. */
 const char *ssvk_result_name(VkResult r);
 
-const char *ssvk_load(ssvk_fns *f, const splatsort_vulkan_functions *host, VkInstance instance, VkDevice device);
+const char *ssvk_load(ssvk_fns *f, PFN_vkGetInstanceProcAddr get_instance_proc_addr,
+                      PFN_vkGetDeviceProcAddr get_device_proc_addr, VkInstance instance, VkDevice device);
 
 /* What the layer needs of the host: its device, allocator, pipeline cache and log, and the
  * entry points it resolved once. Debug-utils entry points stay NULL unless the host said it
@@ -62,7 +65,7 @@ typedef struct ssvk_device {
   VkPhysicalDevice physical_device;
   const VkAllocationCallbacks *allocator;
   VkPipelineCache pipeline_cache;
-  splatsort_log_fn log;
+  ssvk_log_fn log;
   void *log_user;
   const char *log_prefix; /* "splatsort", "splat renderer", ... */
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_set; /* NULL: push descriptors unavailable */
@@ -75,7 +78,7 @@ typedef struct ssvk_device {
  * Vulkan 1.4 name; debug utils only when debug_utils is true). fn: the loaded table (NULL:
  * the linked loader's functions). */
 void ssvk_device_init(ssvk_device *d, const ssvk_fns *fn, VkPhysicalDevice physical_device, VkDevice device,
-                      const VkAllocationCallbacks *allocator, VkPipelineCache cache, splatsort_log_fn log,
+                      const VkAllocationCallbacks *allocator, VkPipelineCache cache, ssvk_log_fn log,
                       void *log_user, const char *log_prefix, bool debug_utils);
 
 /* Formats "<prefix>: <message>" and hands it to the log callback (nothing without one). */
@@ -85,7 +88,7 @@ void ssvk_log(const ssvk_device *d, const char *fmt, ...)
 #endif
     ;
 /* The same for a log callback without a device (argument checks before one exists). */
-void ssvk_log_to(splatsort_log_fn log, void *user, const char *fmt, ...)
+void ssvk_log_to(ssvk_log_fn log, void *user, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -118,28 +121,9 @@ typedef struct ssvk_compute_desc {
   const char *name;
 } ssvk_compute_desc;
 VkResult ssvk_compute_pipeline(const ssvk_device *d, const ssvk_compute_desc *desc, VkPipeline *out);
+/* After vkCreate*Pipelines: names the pipeline, or logs the failure (with a hint); returns r. */
+VkResult ssvk_pipeline_created(const ssvk_device *d, VkResult r, VkPipeline *out, const char *name, const char *hint);
 
-/* A graphics pipeline for dynamic rendering into one colour attachment: no depth, no culling,
- * dynamic viewport and scissor, one blend state. */
-typedef struct ssvk_graphics_desc {
-  const uint32_t *vert, *frag;
-  size_t vert_size, frag_size;
-  VkPipelineLayout layout;
-  VkFormat color_format;
-  VkFormat second_color_format;   /* UNDEFINED: one colour attachment; else a second, blended alike */
-  VkPrimitiveTopology topology;
-  const VkPipelineVertexInputStateCreateInfo *vertex_input; /* NULL: no vertex buffers */
-  VkBlendFactor src_color_factor; /* ONE for premultiplied colour, SRC_ALPHA for straight */
-  VkFormat depth_format;          /* UNDEFINED: no depth attachment */
-  VkCompareOp depth_compare;      /* with a depth attachment: tested (written with depth_write) */
-  bool depth_write;
-  bool opaque;                    /* no blending */
-  VkSampleCountFlagBits samples;  /* 0: one */
-  VkRenderPass render_pass;       /* a host still on render passes: its pass and subpass */
-  uint32_t subpass;               /* (the formats are then the pass's, not the fields above) */
-  const char *name;
-} ssvk_graphics_desc;
-VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *desc, VkPipeline *out);
 
 /* A buffer with its own memory: device-local, or host-visible, coherent and mapped. */
 typedef struct ssvk_buffer {
@@ -164,9 +148,6 @@ void ssvk_image_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkImage image
                         VkImageLayout old_layout, VkPipelineStageFlags dst, VkAccessFlags dst_access,
                         VkImageLayout new_layout);
 
-/* Begins dynamic rendering into one colour view covering `extent` (cleared to `clear` when
- * it is not NULL, else loaded) and sets the viewport and scissor to the whole of it. */
-void ssvk_begin_color_pass(const ssvk_device *d, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent, const float *clear);
 
 /* A 4-byte count at `offset` of a storage buffer: the descriptor is bound at the largest
  * multiple of `alignment` below it (*base, *range) and the shader reads word *index. */

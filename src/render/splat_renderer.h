@@ -15,8 +15,8 @@
 #ifndef SPLAT_RENDERER_H
 #define SPLAT_RENDERER_H
 
-#include "camera.h"
-#include "scene.h"
+#include "splat_camera.h"
+#include "splat_scene.h"
 #include "splatsort.h"
 #include "splatsort_depth.h"
 

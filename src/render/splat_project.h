@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "camera.h"
-#include "scene.h"
+#include "splat_camera.h"
+#include "splat_scene.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /* craster.h: the renderer's compute raster (tiles in compute instead of quads through the
- * graphics pipeline; shaders/splat/craster_*.comp). Internal to the renderer. */
+ * graphics pipeline; shaders/render/craster_*.comp). Internal to the renderer. */
 #ifndef SPLAT_CRASTER_H
 #define SPLAT_CRASTER_H
 

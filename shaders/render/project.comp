@@ -1,5 +1,5 @@
 #version 450
-// Projection: the reference 3DGS preprocess per splat (see src/splat/project.c, which this
+// Projection: the reference 3DGS preprocess per splat (see src/render/project.c, which this
 // mirrors step by step): cull, EWA 2D covariance, conic, radius, SH colour. Every splat's
 // record is written, a culled one as zeros (radius 0), since the depth-sort stage that
 // follows culls by centre only and may hand the raster a splat culled here.

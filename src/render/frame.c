@@ -1,0 +1,452 @@
+/* frame.c: one frame recorded: the target, projection of every object, the depth-sort stage,
+ * the graphics raster (own target or the host's pass), and the frame's timings. */
+#include "render_internal.h"
+#include "ssvk_graphics.h"
+
+#include "splat_project.h"
+#include "splat_shared.h"
+#include "render_spv_spv.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+void render_target_destroy(splat_renderer *r) {
+  VkDevice d = r->vk.device;
+  if (r->target_view) vkDestroyImageView(d, r->target_view, r->vk.allocator);
+  if (r->target) vkDestroyImage(d, r->target, r->vk.allocator);
+  if (r->target_memory) vkFreeMemory(d, r->target_memory, r->vk.allocator);
+  r->target_view = VK_NULL_HANDLE;
+  r->target = VK_NULL_HANDLE;
+  r->target_memory = VK_NULL_HANDLE;
+  r->width = r->height = 0;
+}
+
+
+/* The index of the sorter (and stage) for an algorithm, or -1. */
+int render_find_sorter(const splat_renderer *r, splatsort_algorithm a) {
+  if (a == SPLATSORT_ALGORITHM_AUTO) return r->sorter_count ? 0 : -1;
+  for (uint32_t i = 0; i < r->sorter_count; i++)
+    if (splatsort_get_algorithm(r->sorters[i]) == a) return (int)i;
+  return -1;
+}
+
+
+/* A frame's sorter: AUTO takes what splatsort_choose_algorithm picks for the scene's splat
+ * count (the visible count's bound) and key width where the host gave that sorter, else the
+ * first sorter. */
+int render_frame_sorter(const splat_renderer *r, splatsort_algorithm a, uint32_t key_bits) {
+  if (a != SPLATSORT_ALGORITHM_AUTO || !r->sorter_count) return render_find_sorter(r, a);
+  int k = render_find_sorter(r, splatsort_choose_algorithm(r->sorters[0], render_objects_total(r), key_bits));
+  return k >= 0 ? k : 0;
+}
+
+
+int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm a) { return r && render_find_sorter(r, a) >= 0; }
+
+
+static VkResult ensure_target(splat_renderer *r, uint32_t w, uint32_t h) {
+  if (r->target && r->width == w && r->height == h) return VK_SUCCESS;
+  render_target_destroy(r);
+  VkDevice d = r->vk.device;
+  VkImageCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
+                           .format = SPLAT_TARGET_FORMAT, .extent = {w, h, 1}, .mipLevels = 1, .arrayLayers = 1,
+                           .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
+                           .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                    VK_IMAGE_USAGE_TRANSFER_DST_BIT, /* the compute raster copies in */
+                           .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
+  VkResult res = vkCreateImage(d, &ici, r->vk.allocator, &r->target);
+  if (res != VK_SUCCESS) {
+    r->target = VK_NULL_HANDLE;
+    return res;
+  }
+  VkMemoryRequirements mr;
+  vkGetImageMemoryRequirements(d, r->target, &mr);
+  VkMemoryAllocateInfo mai = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
+      .memoryTypeIndex = ssvk_memory_type(&r->vk, mr.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
+  res = vkAllocateMemory(d, &mai, r->vk.allocator, &r->target_memory);
+  if (res != VK_SUCCESS) r->target_memory = VK_NULL_HANDLE;
+  if (res == VK_SUCCESS) res = vkBindImageMemory(d, r->target, r->target_memory, 0);
+  VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = r->target,
+                               .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = SPLAT_TARGET_FORMAT,
+                               .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
+  if (res == VK_SUCCESS) res = vkCreateImageView(d, &vci, r->vk.allocator, &r->target_view);
+  if (res != VK_SUCCESS) {
+    r->target_view = VK_NULL_HANDLE;
+    rlog(r, "creating the %ux%u target failed (%d)", w, h, res);
+    render_target_destroy(r);
+    return res;
+  }
+  ssvk_name(&r->vk, VK_OBJECT_TYPE_IMAGE, (uint64_t)r->target, "splat target");
+  r->width = w;
+  r->height = h;
+  return VK_SUCCESS;
+}
+
+
+static void dispatch_1d(splat_renderer *r, VkCommandBuffer cmd, uint32_t threads) {
+  uint32_t groups = (threads + SP_PROJECT_WORKGROUP - 1) / SP_PROJECT_WORKGROUP;
+  uint32_t max_x = r->props.limits.maxComputeWorkGroupCount[0];
+  uint32_t x = groups < max_x ? groups : max_x;
+  if (x) vkCmdDispatch(cmd, x, (groups + x - 1) / x, 1);
+}
+
+
+static void timestamp(splat_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t which) {
+  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, slot * TS_COUNT + which);
+}
+
+
+/* Checks a frame and picks its sorter's index; -1 (with a log message) when it cannot be
+ * rendered. */
+static int check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bits) {
+  const splat_camera *cam = f->camera;
+  if (f->raster != SPLAT_RASTER_GRAPHICS && f->raster != SPLAT_RASTER_COMPUTE) {
+    rlog(r, "raster must be SPLAT_RASTER_GRAPHICS or SPLAT_RASTER_COMPUTE (got %d)", (int)f->raster);
+    return -1;
+  }
+  if (key_bits != 16 && key_bits != 24 && key_bits != 32) {
+    rlog(r, "key_bits must be 16, 24 or 32 (got %u)", key_bits);
+    return -1;
+  }
+  if (f->antialias != SPLAT_ANTIALIAS_AUTO && f->antialias != SPLAT_ANTIALIAS_OFF && f->antialias != SPLAT_ANTIALIAS_ON) {
+    rlog(r, "antialias must be SPLAT_ANTIALIAS_AUTO, _OFF or _ON (got %d)", (int)f->antialias);
+    return -1;
+  }
+  if (cam->width == 0 || cam->height == 0 || cam->width > 16384 || cam->height > 16384) {
+    rlog(r, "image size %ux%u is outside 1..16384", cam->width, cam->height);
+    return -1;
+  }
+  if (!render_objects_total(r)) {
+    rlog(r, "no scene loaded");
+    return -1;
+  }
+  if (f->eyes[0] || f->eyes[1]) {
+    const splat_camera *const *e = f->eyes;
+    if (!r->stereo || !e[0] || !e[1] || e[0]->width != cam->width || e[1]->width != cam->width ||
+        e[0]->height != cam->height || e[1]->height != cam->height) {
+      rlog(r, "stereo frame: %s", !r->stereo ? "the renderer was made without SPLAT_RENDERER_CREATE_STEREO_BIT"
+                                             : "both eyes are needed, of the camera's size");
+      return -1;
+    }
+  }
+  for (uint32_t i = 0; i < f->instance_count; i++) {
+    uint32_t o = f->instances ? f->instances[i].object : SPLAT_MAX_OBJECTS;
+    bool again = false;
+    for (uint32_t j = 0; j < i && !again; j++) again = f->instances[j].object == o;
+    if (o >= SPLAT_MAX_OBJECTS || !r->objects[o].count || again) {
+      rlog(r, "instances[%u]: object %u is %s", i, o, again ? "drawn twice" : "not loaded");
+      return -1;
+    }
+  }
+  int k = render_frame_sorter(r, f->sort, key_bits);
+  if (k < 0) rlog(r, "no %s sorter was given to the renderer", splatsort_algorithm_name(f->sort));
+  return k;
+}
+
+
+/* camera-from-object (view * model) and the camera position in object space; identity
+ * models are passed through untouched, so one object renders bit-identically to a scene. */
+static void object_view(const splat_camera *cam, const float *model, float view[16], float campos[3]) {
+  memcpy(campos, cam->position, 3 * sizeof(float));
+  memcpy(view, cam->view, 16 * sizeof(float));
+  if (!model) return;
+  for (int c = 0; c < 4; c++)
+    for (int r = 0; r < 4; r++) {
+      float v = 0;
+      for (int k = 0; k < 4; k++) v += cam->view[k * 4 + r] * model[c * 4 + k];
+      view[c * 4 + r] = v;
+    }
+  /* object = A^-1 (world - t) for the affine model A|t: A^-1 by its adjugate */
+  const float *m = model;
+  float a[9] = {m[0], m[4], m[8], m[1], m[5], m[9], m[2], m[6], m[10]}; /* row-major 3x3 */
+  float inv[9] = {a[4] * a[8] - a[5] * a[7], a[2] * a[7] - a[1] * a[8], a[1] * a[5] - a[2] * a[4],
+                  a[5] * a[6] - a[3] * a[8], a[0] * a[8] - a[2] * a[6], a[2] * a[3] - a[0] * a[5],
+                  a[3] * a[7] - a[4] * a[6], a[1] * a[6] - a[0] * a[7], a[0] * a[4] - a[1] * a[3]};
+  float det = a[0] * inv[0] + a[1] * inv[3] + a[2] * inv[6];
+  float d[3] = {cam->position[0] - m[12], cam->position[1] - m[13], cam->position[2] - m[14]};
+  for (int r = 0; r < 3; r++) campos[r] = (inv[r * 3] * d[0] + inv[r * 3 + 1] * d[1] + inv[r * 3 + 2] * d[2]) / det;
+}
+
+
+static float uint_bits(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+
+/* One projection of every drawn object from `cam` into the frame's slots: `mode` says whether
+ * it writes the camera-space centres, the records (at record offset `rec`), or both. Returns
+ * the number of slots used. */
+static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, const splat_camera *cam,
+                                uint32_t mode, uint32_t rec) {
+  scene_gpu *s = &r->scene;
+  uint32_t base = 0, n = f->instance_count ? f->instance_count : SPLAT_MAX_OBJECTS;
+  for (uint32_t k = 0; k < n; k++) {
+    const object_gpu *o = &r->objects[f->instance_count ? f->instances[k].object : k];
+    if (!o->count) continue;
+    bool aa = f->antialias == SPLAT_ANTIALIAS_ON ||
+              (f->antialias == SPLAT_ANTIALIAS_AUTO && (o->scene_flags & SPLAT_SCENE_ANTIALIASED));
+    struct sp_project_push pc;
+    float campos[3];
+    object_view(cam, f->instance_count ? f->instances[k].model : NULL, pc.view.m, campos);
+    pc.campos = (sp_vec4){{campos[0], campos[1], campos[2], uint_bits(rec)}};
+    pc.intrinsics = (sp_vec4){{cam->fx, cam->fy, cam->cx, cam->cy}};
+    pc.limits = (sp_vec4){{SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovx(cam),
+                           SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovy(cam),
+                           uint_bits(mode | (aa ? SP_PROJECT_ANTIALIAS : 0u)), 0}};
+    pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > o->sh_degree ? o->sh_degree : (uint32_t)f->sh_degree;
+    pc.size = cam->width | cam->height << 16;
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->project);
+    for (uint32_t c = 0; c < o->chunks; c++) {
+      const object_chunk *ch = &o->chunk[c];
+      pc.count = ch->count;
+      pc.base = base + ch->first;
+      VkDescriptorBufferInfo bi[SP_BIND_COUNT_OF] = {
+          [SP_BIND_POS] = {ch->pos.buffer, 0, VK_WHOLE_SIZE},
+          [SP_BIND_COV] = {ch->cov.buffer, 0, VK_WHOLE_SIZE},
+          [SP_BIND_SH] = {ch->sh.buffer, 0, VK_WHOLE_SIZE},
+          [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
+          [SP_BIND_CENTRES] = {s->centres.buffer, 0, VK_WHOLE_SIZE},
+      };
+      ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BIND_COUNT_OF);
+      vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+      dispatch_1d(r, cmd, ch->count);
+    }
+    base += o->count;
+  }
+  return base;
+}
+
+
+/* Projection of every splat of every drawn object (a culled one's record zeroed) into the
+ * frame's slots, and the draw arguments reset for the stage to fill in the visible count.
+ * Stereo: the centres from the frame's camera, the records from each eye. Returns the number
+ * of slots used. */
+static uint32_t record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  scene_gpu *s = &r->scene;
+  uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0};
+  vkCmdUpdateBuffer(cmd, s->draw.buffer, 0, sizeof draw_init, draw_init);
+  uint32_t used;
+  if (f->eyes[0]) {
+    used = project_objects(r, cmd, f, f->camera, SP_PROJECT_CENTRES, 0);
+    for (uint32_t e = 0; e < 2; e++) project_objects(r, cmd, f, f->eyes[e], SP_PROJECT_RECORDS, e * s->count);
+  } else {
+    used = project_objects(r, cmd, f, f->camera, SP_PROJECT_CENTRES | SP_PROJECT_RECORDS, 0);
+  }
+  /* the stage reads the centres and writes the draw's instanceCount after the reset above */
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  return used;
+}
+
+
+/* The culling matrix the stage gets, for camera-space centres: a centred projection from the
+ * camera's focal lengths, so that |x|, |y| <= 1.3 w is exactly the reference's
+ * |x/z| <= 1.3 tan(fov) test (whatever the principal point), and clip w = camera z. */
+static void culling_proj(const splat_camera *cam, float vp[16]) {
+  memset(vp, 0, 16 * sizeof(float));
+  vp[0] = 2.0f * cam->fx / (float)cam->width;
+  vp[5] = 2.0f * cam->fy / (float)cam->height;
+  vp[11] = 1.0f;
+}
+
+
+/* The depth-sort stage over the positions: cull by centre (near, frustum margin, opacity),
+ * keys, compaction, sort; the visible count lands in the draw's instanceCount. */
+static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, const splat_frame *f, uint32_t key_bits,
+                            uint32_t count, splatsort_result *sorted) {
+  scene_gpu *s = &r->scene;
+  splatsort_depth_info di = {
+      .max_count = s->count, .count = count, .centers = {s->centres.buffer, 0, s->centres.size}, .center_stride = 16,
+      .opacity_cull = 1, .frustum_margin = SPLAT_FRUSTUM_MARGIN, .near_w = SPLAT_NEAR_Z, .key_bits = key_bits,
+      .key_mode = f->key_mode, /* camera space: the camera is at the origin */
+      .scratch = {s->scratch.buffer, 0, s->scratch.size}, .indices = {s->indices.buffer, 0, s->indices.size},
+      .draw_count = {s->draw.buffer, 4 * SP_DRAW_INSTANCES, 4}};
+  culling_proj(f->camera, di.view_proj);
+  VkResult res = splatsort_depth_cmd_sort(r->stages[k], cmd, &di, sorted);
+  if (res != VK_SUCCESS) return res;
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT |
+                          VK_PIPELINE_STAGE_TRANSFER_BIT,
+                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+  return VK_SUCCESS;
+}
+
+
+/* The sorted splats, back to front, with `pipeline`, inside a pass that is already begun. */
+static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, VkPipeline pipeline) {
+  bool stereo = f->eyes[0] != NULL;
+  const splat_camera *cam = stereo ? f->eyes[f->eye & 1u] : f->camera;
+  scene_gpu *s = &r->scene;
+  VkViewport vp = {0, 0, (float)cam->width, (float)cam->height, 0, 1};
+  VkRect2D sc = {{0, 0}, {cam->width, cam->height}};
+  vkCmdSetViewport(cmd, 0, 1, &vp);
+  vkCmdSetScissor(cmd, 0, 1, &sc);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  VkDescriptorBufferInfo rb[SP_BIND_COUNT_OF] = {
+      [SP_BIND_CENTRES] = {s->centres.buffer, 0, VK_WHOLE_SIZE},
+      [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
+      [SP_BIND_INDICES] = {r->last_sorted.values.buffer, r->last_sorted.values.offset, VK_WHOLE_SIZE},
+  };
+  ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster_layout, rb, SP_BIND_COUNT_OF);
+  /* quad depth = z_ndc of the centre in [znear, zfar] -> [0, 1] (splat_camera_projection's) */
+  float n = f->znear > 0 ? f->znear : 0.01f, fa = f->zfar > n ? f->zfar : 1000.0f;
+  struct sp_raster_push rp = {
+      .viewport = {{(float)cam->width, (float)cam->height, 1.0f / cam->width, 1.0f / cam->height}},
+      .depth_proj = {{fa / (fa - n), -fa * n / (fa - n), uint_bits(stereo ? (f->eye & 1u) * s->count : 0), 0}}};
+  vkCmdPushConstants(cmd, r->raster_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof rp, &rp);
+  vkCmdDrawIndirect(cmd, s->draw.buffer, 0, 1, 16);
+  timestamp(r, cmd, f->slot, TS_RASTERED);
+}
+
+
+/* Checks the frame and records everything before the draw; *k: the sorter used. */
+static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int *k) {
+  if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
+  uint32_t key_bits = f->key_bits ? f->key_bits : 32;
+  *k = check_frame(r, f, key_bits);
+  if (*k < 0) return f->sort != SPLATSORT_ALGORITHM_AUTO && render_objects_total(r) && render_find_sorter(r, f->sort) < 0
+                         ? VK_ERROR_FEATURE_NOT_PRESENT
+                         : VK_ERROR_VALIDATION_FAILED_EXT;
+  craster_frame_begin(r, f->slot);
+  ssvk_label_begin(&r->vk, cmd, "splat prepare");
+  /* Earlier frames on the queue must be done with what this one overwrites: their reads
+   * (draw arguments, vertex fetch, sort, count copy) and their writes (write-after-write). */
+  ssvk_memory_barrier(&r->vk, cmd,
+                      VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
+                          VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+  vkCmdResetQueryPool(cmd, r->queries, f->slot * TS_COUNT, TS_COUNT);
+  timestamp(r, cmd, f->slot, TS_START);
+  uint32_t count = record_projection(r, cmd, f);
+  timestamp(r, cmd, f->slot, TS_PROJECTED);
+  splatsort_result sorted;
+  VkResult res = record_sort(r, cmd, *k, f, key_bits, count, &sorted);
+  if (res == VK_SUCCESS) {
+    timestamp(r, cmd, f->slot, TS_SORTED);
+    /* visible count for the HUD / timings */
+    VkBufferCopy cnt = {4 * SP_DRAW_INSTANCES, 16ull * f->slot, 4};
+    vkCmdCopyBuffer(cmd, r->scene.draw.buffer, r->readback.buffer, 1, &cnt);
+    ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    r->recorded[f->slot] = true;
+    r->last_sorted = sorted;
+    r->frame_count = count;
+    r->slot_bits[f->slot] = key_bits;
+    r->slot_sort[f->slot] = splatsort_get_algorithm(r->sorters[*k]);
+    r->slot_raster[f->slot] = SPLAT_RASTER_GRAPHICS;
+  }
+  ssvk_label_end(&r->vk, cmd);
+  return res;
+}
+
+
+VkResult splat_renderer_cmd_prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  int k;
+  return prepare(r, cmd, f, &k);
+}
+
+
+VkResult splat_renderer_cmd_draw(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!r->host_raster || !r->last_sorted.values.buffer) {
+    rlog(r, "cmd_draw: %s", !r->host_raster ? "no host_color_format or host_render_pass was given at create"
+                                           : "no frame was prepared since the scene was set");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  ssvk_label_begin(&r->vk, cmd, "splat draw");
+  draw_splats(r, cmd, f, r->host_raster);
+  ssvk_label_end(&r->vk, cmd);
+  return VK_SUCCESS;
+}
+
+
+/* The graphics raster into the renderer's target: cleared to the background, the quads. */
+static void raster_graphics(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  ssvk_label_begin(&r->vk, cmd, "splat raster");
+  ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                     0, VK_IMAGE_LAYOUT_UNDEFINED, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                     VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+  const float clear[4] = {f->background[0], f->background[1], f->background[2], 1.0f};
+  ssvk_begin_color_pass(&r->vk, cmd, r->target_view, (VkExtent2D){f->camera->width, f->camera->height}, clear);
+  draw_splats(r, cmd, f, r->raster);
+  vkCmdEndRendering(cmd);
+  ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                     VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                     VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+  ssvk_label_end(&r->vk, cmd);
+}
+
+
+VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  if (!r || !f || !f->camera) return VK_ERROR_VALIDATION_FAILED_EXT;
+  VkResult res = f->camera->width && f->camera->height && f->camera->width <= 16384 && f->camera->height <= 16384
+                     ? ensure_target(r, f->camera->width, f->camera->height)
+                     : VK_SUCCESS; /* prepare names a bad size */
+  int k;
+  if (res == VK_SUCCESS) res = prepare(r, cmd, f, &k);
+  if (res != VK_SUCCESS) return res;
+  if (f->raster == SPLAT_RASTER_COMPUTE) {
+    res = craster_record(r, cmd, f, k);
+    if (res != VK_SUCCESS) {
+      r->recorded[f->slot] = false; /* nothing after the sort was recorded: no timings */
+      return res;
+    }
+    r->slot_raster[f->slot] = SPLAT_RASTER_COMPUTE;
+    r->slot_capacity[f->slot] = r->craster.capacity;
+    return VK_SUCCESS;
+  }
+  raster_graphics(r, cmd, f);
+  return VK_SUCCESS;
+}
+
+
+void splat_renderer_target(const splat_renderer *r, VkImage *image, uint32_t *width, uint32_t *height) {
+  if (image) *image = r ? r->target : VK_NULL_HANDLE;
+  if (width) *width = r ? r->width : 0;
+  if (height) *height = r ? r->height : 0;
+}
+
+
+VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings *out) {
+  if (!r || !out || slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!r->recorded[slot]) return VK_NOT_READY;
+  uint64_t ts[TS_COUNT];
+  VkQueryPool q = r->queries;
+  uint32_t first = slot * TS_COUNT;
+  bool compute = r->slot_raster[slot] == SPLAT_RASTER_COMPUTE;
+  /* the graphics raster writes no TS_PAIRS / TS_TILESORTED */
+  VkResult res = compute ? vkGetQueryPoolResults(r->vk.device, q, first, TS_COUNT, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT)
+                         : vkGetQueryPoolResults(r->vk.device, q, first, TS_SORTED + 1, sizeof ts, ts, 8,
+                                                 VK_QUERY_RESULT_64_BIT);
+  if (res == VK_SUCCESS && !compute)
+    res = vkGetQueryPoolResults(r->vk.device, q, first + TS_RASTERED, 1, 8, &ts[TS_RASTERED], 8, VK_QUERY_RESULT_64_BIT);
+  if (res != VK_SUCCESS) return res;
+  double period = r->props.limits.timestampPeriod * 1e-6;
+  *out = (splat_timings){0};
+  out->projection_ms = (double)(ts[TS_PROJECTED] - ts[TS_START]) * period;
+  out->sort_ms = (double)(ts[TS_SORTED] - ts[TS_PROJECTED]) * period;
+  out->raster_ms = (double)(ts[TS_RASTERED] - ts[TS_SORTED]) * period;
+  out->total_ms = (double)(ts[TS_RASTERED] - ts[TS_START]) * period;
+  memcpy(&out->visible, (const char *)r->readback.mapped + 16 * slot, 4);
+  out->key_bits = r->slot_bits[slot];
+  out->sort = r->slot_sort[slot];
+  out->raster = r->slot_raster[slot];
+  if (compute) {
+    out->pairs_ms = (double)(ts[TS_PAIRS] - ts[TS_SORTED]) * period;
+    out->tile_sort_ms = (double)(ts[TS_TILESORTED] - ts[TS_PAIRS]) * period;
+    out->blend_ms = (double)(ts[TS_RASTERED] - ts[TS_TILESORTED]) * period;
+    memcpy(&out->pairs, (const char *)r->readback.mapped + 16 * slot + 4, 4);
+    out->pair_capacity = r->slot_capacity[slot];
+  }
+  return VK_SUCCESS;
+}
+

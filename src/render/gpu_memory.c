@@ -1,0 +1,155 @@
+/* gpu_memory.c: the renderer's device memory: the frame's shared buffers, objects' chunks,
+ * the budget and the per-buffer limit, and what the depth-sort stage needs. */
+#include "render_internal.h"
+
+#include "splat_project.h"
+#include "splat_shared.h"
+#include "render_spv_spv.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+void *render_host_alloc(const VkAllocationCallbacks *a, size_t size) {
+  void *p = a && a->pfnAllocation ? a->pfnAllocation(a->pUserData, size, 16, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT)
+                                  : malloc(size);
+  if (p) memset(p, 0, size);
+  return p;
+}
+
+
+void render_host_free(const VkAllocationCallbacks *a, void *p) {
+  if (a && a->pfnFree)
+    a->pfnFree(a->pUserData, p);
+  else
+    free(p);
+}
+
+
+void render_frame_buffers_destroy(splat_renderer *r, scene_gpu *s) {
+  ssvk_buffer *bufs[] = {&s->centres, &s->projected, &s->scratch, &s->indices, &s->draw};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
+  *s = (scene_gpu){0};
+}
+
+
+void render_object_destroy(splat_renderer *r, object_gpu *o) {
+  for (uint32_t c = 0; o->chunk && c < o->chunks; c++) {
+    ssvk_buffer *bufs[] = {&o->chunk[c].pos, &o->chunk[c].cov, &o->chunk[c].sh};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
+  }
+  render_host_free(r->vk.allocator, o->chunk);
+  if (o->project) vkDestroyPipeline(r->vk.device, o->project, r->vk.allocator);
+  *o = (object_gpu){0};
+}
+
+
+/* The largest of the stages' memory requirements for n splats. */
+VkResult render_stage_requirements(const splat_renderer *r, uint32_t n, splatsort_depth_memory_requirements *out) {
+  *out = (splatsort_depth_memory_requirements){.alignment = 4};
+  for (uint32_t i = 0; i < r->sorter_count; i++) {
+    splatsort_depth_memory_requirements m;
+    if (n > splatsort_max_count(r->sorters[i])) {
+      rlog(r, "%u splats is above this device's sort maximum %u", n, splatsort_max_count(r->sorters[i]));
+      return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    }
+    VkResult res = splatsort_depth_get_memory_requirements(r->stages[i], n, &m);
+    if (res != VK_SUCCESS) return res;
+    if (m.scratch_size > out->scratch_size) out->scratch_size = m.scratch_size;
+    if (m.indices_size > out->indices_size) out->indices_size = m.indices_size;
+    out->scratch_usage |= m.scratch_usage;
+    out->indices_usage |= m.indices_usage;
+  }
+  return VK_SUCCESS;
+}
+
+
+double render_mib(VkDeviceSize bytes) { return (double)bytes / (1024.0 * 1024.0); }
+
+
+/* Device memory held by the renderer's objects and frame buffers. */
+static VkDeviceSize bytes_in_use(const splat_renderer *r) {
+  VkDeviceSize n = r->scene.centres.size + r->scene.projected.size + r->scene.scratch.size + r->scene.indices.size;
+  for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++)
+    for (uint32_t c = 0; r->objects[i].chunk && c < r->objects[i].chunks; c++)
+      n += r->objects[i].chunk[c].pos.size + r->objects[i].chunk[c].cov.size + r->objects[i].chunk[c].sh.size;
+  const craster *cr = &r->craster;
+  n += cr->offsets.size + cr->blocks.size + cr->state.size + cr->ranges.size + cr->image.size;
+  for (int i = 0; i < 5; i++) n += cr->pairs[i].size;
+  return n;
+}
+
+
+bool render_memory_allows(splat_renderer *r, VkDeviceSize bytes, const char *what) {
+  VkDeviceSize used = bytes_in_use(r);
+  if (used + bytes <= r->memory_limit) return true;
+  rlog(r, "the %s needs %.2f MiB more device memory; with %.2f MiB in use %s %.2f MiB", what, render_mib(bytes), render_mib(used),
+       r->memory_limit_is_budget ? "the renderer's memory budget is" : "the device has", render_mib(r->memory_limit));
+  return false;
+}
+
+
+VkResult render_create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
+                              const VkBufferUsageFlags *usage, const char *const *name, size_t n) {
+  VkResult res = VK_SUCCESS;
+  for (size_t i = 0; i < n && res == VK_SUCCESS; i++) {
+    if (size[i] > r->max_buffer) {
+      rlog(r, "the %s (%.2f MiB) is larger than one buffer may be on this device (%.2f MiB: maxStorageBufferRange, "
+              "maxMemoryAllocationSize, maxBufferSize)", name[i], render_mib(size[i]), render_mib(r->max_buffer));
+      return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    }
+    res = ssvk_buffer_create(&r->vk, size[i], usage[i], false, false, name[i], b[i]);
+    if (res != VK_SUCCESS)
+      rlog(r, "creating the %s (%.2f MiB) for the %s failed (%s) with %.2f MiB already in use by this renderer",
+           name[i], render_mib(size[i]), what, ssvk_result_name(res), render_mib(bytes_in_use(r)));
+  }
+  return res;
+}
+
+
+/* The most splats one frame can hold: a record each in one storage buffer. */
+uint32_t render_max_frame_splats(const splat_renderer *r) {
+  VkDeviceSize n = r->max_buffer / (r->stereo ? 64u : 32u);
+  return n < UINT32_MAX ? (uint32_t)n : UINT32_MAX;
+}
+
+
+/* The frame's shared buffers for `n` splats over all objects. */
+VkResult render_create_frame_buffers(splat_renderer *r, scene_gpu *s, uint32_t n) {
+  s->count = n;
+  if (n > render_max_frame_splats(r)) return VK_ERROR_OUT_OF_DEVICE_MEMORY; /* check_memory said why */
+  splatsort_depth_memory_requirements mq;
+  VkResult res = render_stage_requirements(r, n, &mq);
+  if (res != VK_SUCCESS) return res;
+  const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, dst = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  const VkBufferUsageFlags x = r->extra_usage;
+  ssvk_buffer *const bufs[] = {&s->centres, &s->projected, &s->scratch, &s->indices, &s->draw};
+  const VkDeviceSize sizes[] = {16ull * n, (r->stereo ? 64ull : 32ull) * n, mq.scratch_size, mq.indices_size,
+                                4 * SP_DRAW_WORDS};
+  const VkBufferUsageFlags usages[] = {st | x, st | x, mq.scratch_usage | x, mq.indices_usage | x,
+                                       st | dst | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                                           VK_BUFFER_USAGE_TRANSFER_SRC_BIT | x};
+  const char *const names[] = {"splat centres", "splat projected", "splat depth-sort scratch", "splat sorted indices",
+                               "splat draw"};
+  return render_create_buffers(r, "frame", bufs, sizes, usages, names, 5);
+}
+
+
+/* Splats per chunk for an object with sh_words: as many as keep each of its buffers within
+ * max_buffer, a multiple of the projection's workgroup. */
+uint32_t render_chunk_splats(const splat_renderer *r, uint32_t sh_words) {
+  VkDeviceSize widest = 4ull * sh_words > 32 ? 4ull * sh_words : 32;
+  VkDeviceSize n = r->max_buffer / widest / SP_PROJECT_WORKGROUP * SP_PROJECT_WORKGROUP;
+  if (r->chunk_splats && r->chunk_splats < n) n = r->chunk_splats;
+  return n > UINT32_MAX ? UINT32_MAX / SP_PROJECT_WORKGROUP * SP_PROJECT_WORKGROUP : (uint32_t)(n ? n : 1);
+}
+
+
+uint32_t render_objects_total(const splat_renderer *r) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) n += r->objects[i].count;
+  return n;
+}
+

@@ -1,0 +1,322 @@
+/* renderer.c: the splat renderer's life: create (sorters, pipelines, limits), destroy, and
+ * the objects (set_scene, add_object, remove_object). See splat_renderer.h for the contract. */
+#include "render_internal.h"
+#include "ssvk_graphics.h"
+
+#include "splat_project.h"
+#include "splat_shared.h"
+#include "render_spv_spv.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+void splat_renderer_destroy(splat_renderer *r) {
+  if (!r) return;
+  VkDevice d = r->vk.device;
+  const VkAllocationCallbacks *a = r->vk.allocator;
+  render_frame_buffers_destroy(r, &r->scene);
+  for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) render_object_destroy(r, &r->objects[i]);
+  craster_destroy(r);
+  render_target_destroy(r);
+  ssvk_buffer_destroy(&r->vk, &r->readback);
+  if (r->queries) vkDestroyQueryPool(d, r->queries, a);
+  if (r->upload_pool) vkDestroyCommandPool(d, r->upload_pool, a);
+  if (r->raster) vkDestroyPipeline(d, r->raster, a);
+  if (r->host_raster) vkDestroyPipeline(d, r->host_raster, a);
+  for (uint32_t i = 0; i < SPLAT_MAX_SORTERS; i++) splatsort_depth_destroy(r->stages[i]);
+  if (r->raster_layout) vkDestroyPipelineLayout(d, r->raster_layout, a);
+  if (r->compute_layout) vkDestroyPipelineLayout(d, r->compute_layout, a);
+  if (r->raster_set_layout) vkDestroyDescriptorSetLayout(d, r->raster_set_layout, a);
+  if (r->set_layout) vkDestroyDescriptorSetLayout(d, r->set_layout, a);
+  render_host_free(a, r);
+}
+
+
+/* Sorters: 1..SPLAT_MAX_SORTERS, each of a different algorithm. */
+static bool take_sorters(splat_renderer *r, const splat_renderer_create_info *info) {
+  if (!info->sorters || info->sorter_count == 0 || info->sorter_count > SPLAT_MAX_SORTERS) {
+    rlog(r, "splat_renderer_create: sorters: expected 1..%d sorters, got %u", SPLAT_MAX_SORTERS, info->sorter_count);
+    return false;
+  }
+  for (uint32_t i = 0; i < info->sorter_count; i++) {
+    const splatsort *s = info->sorters[i];
+    for (uint32_t j = 0; j < i && s; j++)
+      if (splatsort_get_algorithm(r->sorters[j]) == splatsort_get_algorithm(s)) s = NULL;
+    if (!s) {
+      rlog(r, "splat_renderer_create: sorters[%u] is NULL or repeats an algorithm", i);
+      return false;
+    }
+    r->sorters[r->sorter_count++] = s;
+  }
+  return true;
+}
+
+
+static VkResult create_pipelines(splat_renderer *r, const splat_renderer_create_info *info) {
+  VkResult res = ssvk_push_layout(&r->vk, SP_BIND_COUNT_OF, VK_SHADER_STAGE_COMPUTE_BIT,
+                                  sizeof(struct sp_project_push), VK_SHADER_STAGE_COMPUTE_BIT, "splat compute",
+                                  &r->set_layout, &r->compute_layout);
+  if (res == VK_SUCCESS)
+    res = ssvk_push_layout(&r->vk, SP_BIND_COUNT_OF, VK_SHADER_STAGE_VERTEX_BIT, sizeof(struct sp_raster_push),
+                           VK_SHADER_STAGE_VERTEX_BIT, "splat raster", &r->raster_set_layout, &r->raster_layout);
+  if (res != VK_SUCCESS) return res;
+  /* premultiplied "over", back to front */
+  ssvk_graphics_desc gd = {.vert = render_spv_splat_vert, .vert_size = render_spv_splat_vert_size,
+                           .frag = render_spv_splat_frag, .frag_size = render_spv_splat_frag_size,
+                           .layout = r->raster_layout, .color_format = SPLAT_TARGET_FORMAT,
+                           .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, .src_color_factor = VK_BLEND_FACTOR_ONE,
+                           .name = "splat raster"};
+  res = ssvk_graphics_pipeline(&r->vk, &gd, &r->raster);
+  if (res != VK_SUCCESS || (info->host_color_format == VK_FORMAT_UNDEFINED && !info->host_render_pass)) return res;
+  /* the same draw into the host's pass: its formats, its depth test */
+  gd.color_format = info->host_color_format;
+  gd.depth_format = info->host_depth_format;
+  gd.depth_compare = info->flags & SPLAT_RENDERER_CREATE_REVERSE_Z_BIT ? VK_COMPARE_OP_GREATER_OR_EQUAL
+                                                                        : VK_COMPARE_OP_LESS_OR_EQUAL;
+  gd.samples = info->host_samples;
+  gd.render_pass = info->host_render_pass;
+  gd.subpass = info->host_subpass;
+  if (info->host_depth_output_format != VK_FORMAT_UNDEFINED && !info->host_render_pass) {
+    gd.second_color_format = info->host_depth_output_format;
+    gd.frag = render_spv_splat_depth_frag;
+    gd.frag_size = render_spv_splat_depth_frag_size;
+  }
+  gd.name = "splat raster (host pass)";
+  return ssvk_graphics_pipeline(&r->vk, &gd, &r->host_raster);
+}
+
+
+/* The largest buffer the renderer makes (storage range, allocation size, buffer size) and the
+ * memory it may hold (the host's budget, else the largest device-local heap). */
+static void device_limits(splat_renderer *r, VkPhysicalDevice pd, VkDeviceSize budget) {
+  VkPhysicalDeviceMaintenance4Properties m4 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+  VkPhysicalDeviceMaintenance3Properties m3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
+                                               .pNext = r->props.apiVersion >= VK_API_VERSION_1_3 ? &m4 : NULL};
+  VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m3};
+  vkGetPhysicalDeviceProperties2(pd, &p2);
+  r->max_buffer = r->props.limits.maxStorageBufferRange;
+  if (m3.maxMemoryAllocationSize && m3.maxMemoryAllocationSize < r->max_buffer) r->max_buffer = m3.maxMemoryAllocationSize;
+  if (m4.maxBufferSize && m4.maxBufferSize < r->max_buffer) r->max_buffer = m4.maxBufferSize;
+  r->max_buffer &= ~(VkDeviceSize)255;
+  VkPhysicalDeviceMemoryProperties mp;
+  vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+  r->memory_limit = 0;
+  for (uint32_t i = 0; i < mp.memoryHeapCount; i++)
+    if ((mp.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) && mp.memoryHeaps[i].size > r->memory_limit)
+      r->memory_limit = mp.memoryHeaps[i].size;
+  r->memory_limit_is_budget = budget != 0;
+  if (budget) r->memory_limit = budget;
+}
+
+
+VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_renderer **out) {
+  if (out) *out = NULL;
+  if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!info->device || !info->physical_device || !info->queue || info->frame_slots > SPLAT_MAX_FRAME_SLOTS ||
+      info->flags & ~(uint32_t)(SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT | SPLAT_RENDERER_CREATE_REVERSE_Z_BIT |
+                                SPLAT_RENDERER_CREATE_STEREO_BIT)) {
+    ssvk_log_to(info->log, info->log_user,
+                "splat_renderer_create: device, physical_device and queue are required, frame_slots <= %d, "
+                "known flags only",
+                SPLAT_MAX_FRAME_SLOTS);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  splat_renderer *r = render_host_alloc(info->allocator, sizeof *r);
+  if (!r) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  ssvk_device_init(&r->vk, NULL, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
+                   info->log_user, "splat renderer", (info->flags & SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT) != 0);
+  r->queue = info->queue;
+  r->queue_family = info->queue_family;
+  r->slots = info->frame_slots ? info->frame_slots : 1;
+  r->stereo = (info->flags & SPLAT_RENDERER_CREATE_STEREO_BIT) != 0;
+  vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
+  device_limits(r, info->physical_device, info->memory_budget);
+  if (!take_sorters(r, info)) {
+    splat_renderer_destroy(r);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  r->craster.initial_capacity = info->initial_pair_capacity;
+  VkResult res = create_pipelines(r, info);
+  if (res == VK_SUCCESS) res = craster_create(r);
+  for (uint32_t i = 0; i < r->sorter_count && res == VK_SUCCESS; i++) {
+    splatsort_depth_create_info dci = {.sorter = r->sorters[i], .pipeline_cache = info->pipeline_cache,
+                                       .allocator = info->allocator, .log = info->log, .log_user = info->log_user,
+                                       .flags = info->flags & SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT
+                                                    ? SPLATSORT_CREATE_DEBUG_UTILS_BIT
+                                                    : 0};
+    res = splatsort_depth_create(&dci, &r->stages[i]);
+  }
+  VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                 .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                 .queueFamilyIndex = r->queue_family};
+  if (res == VK_SUCCESS) res = vkCreateCommandPool(r->vk.device, &cpi, r->vk.allocator, &r->upload_pool);
+  VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                               .queryCount = TS_COUNT * r->slots};
+  if (res == VK_SUCCESS) res = vkCreateQueryPool(r->vk.device, &qpi, r->vk.allocator, &r->queries);
+  if (res == VK_SUCCESS)
+    res = ssvk_buffer_create(&r->vk, 16 * SPLAT_MAX_FRAME_SLOTS, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, false,
+                             "splat visible counts", &r->readback);
+  if (res != VK_SUCCESS) {
+    rlog(r, "splat_renderer_create failed (%d)", res);
+    splat_renderer_destroy(r);
+    return res;
+  }
+  *out = r;
+  return VK_SUCCESS;
+}
+
+
+uint32_t splat_renderer_scene_count(const splat_renderer *r) { return r ? render_objects_total(r) : 0; }
+
+
+/* One object's arrays in chunks, uploaded, and its projection pipeline. */
+static VkResult create_object(splat_renderer *r, const splat_scene *sc, object_gpu *o) {
+  *o = (object_gpu){.count = sc->count, .sh_degree = sc->sh_degree, .sh_words = (sc->sh_coeffs * 3 + 1) / 2,
+                    .scene_flags = sc->flags};
+  uint32_t per = render_chunk_splats(r, o->sh_words);
+  o->chunks = (o->count + per - 1) / per;
+  o->chunk = render_host_alloc(r->vk.allocator, sizeof *o->chunk * o->chunks);
+  VkResult res = o->chunk ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
+  const VkBufferUsageFlags sd = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  for (uint32_t c = 0; c < o->chunks && res == VK_SUCCESS; c++) {
+    object_chunk *ch = &o->chunk[c];
+    ch->first = c * per;
+    ch->count = o->count - ch->first < per ? o->count - ch->first : per;
+    ssvk_buffer *const bufs[] = {&ch->pos, &ch->cov, &ch->sh};
+    const VkDeviceSize sizes[] = {16ull * ch->count, 32ull * ch->count, 4ull * o->sh_words * ch->count};
+    const VkBufferUsageFlags usages[] = {sd, sd, sd};
+    const char *const names[] = {"splat positions", "splat covariances", "splat SH"};
+    res = render_create_buffers(r, "scene", bufs, sizes, usages, names, 3);
+  }
+  if (res == VK_SUCCESS) res = render_upload(r, o, sc);
+  if (res == VK_SUCCESS) {
+    VkSpecializationMapEntry entry = {0, 0, 4};
+    VkSpecializationInfo spec = {1, &entry, 4, &o->sh_words};
+    ssvk_compute_desc cd = {.code = render_spv_project_comp, .code_size = render_spv_project_comp_size,
+                            .layout = r->compute_layout, .spec = &spec, .name = "splat project"};
+    res = ssvk_compute_pipeline(&r->vk, &cd, &o->project);
+  }
+  if (res != VK_SUCCESS) render_object_destroy(r, o);
+  return res;
+}
+
+
+/* Refuses, with a message, a change that would hold more than the renderer's memory limit:
+ * `adding` bytes of new object arrays, the frame buffers grown to `total` splats. */
+static bool check_memory(splat_renderer *r, const splat_scene *sc, uint32_t total, bool replacing, const char *then) {
+  uint32_t sh_words = (sc->sh_coeffs * 3 + 1) / 2;
+  VkDeviceSize object = (48ull + 4ull * sh_words) * sc->count;
+  VkDeviceSize frame = (16ull + (r->stereo ? 64u : 32u) + 24u) * total; /* centres, records, stage (about) */
+  VkDeviceSize kept = 0;
+  if (!replacing)
+    for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) kept += (48ull + 4ull * r->objects[i].sh_words) * r->objects[i].count;
+  VkDeviceSize need = object + frame + kept;
+  if (total > render_max_frame_splats(r)) {
+    rlog(r, "%u splats in one frame is above this device's maximum of %u (a %u-byte record per splat in one "
+            "storage buffer of at most %.2f MiB); %s", total, render_max_frame_splats(r), r->stereo ? 64u : 32u,
+         render_mib(r->max_buffer), then);
+    return false;
+  }
+  if (need <= r->memory_limit) return true;
+  rlog(r, "a scene of %u splats (SH degree %u) needs about %.2f MiB of device memory (%.2f MiB of splat arrays, "
+          "%.2f MiB of frame buffers for %u splats%s); %s %.2f MiB; %s",
+       sc->count, sc->sh_degree, render_mib(need), render_mib(object + kept), render_mib(frame), total,
+       replacing ? "" : ", with the objects already loaded",
+       r->memory_limit_is_budget ? "the renderer's memory budget is" : "the device has", render_mib(r->memory_limit), then);
+  return false;
+}
+
+
+static bool check_scene(splat_renderer *r, const splat_scene *sc) {
+  if (!sc || sc->count == 0) {
+    rlog(r, "set_scene: the scene is %s; the previous scene stays", sc ? "empty" : "NULL");
+    return false;
+  }
+  if (sc->sh_degree > 3 || sc->sh_coeffs != (sc->sh_degree + 1) * (sc->sh_degree + 1) || !sc->positions ||
+      !sc->scales || !sc->rotations || !sc->opacities || !sc->sh) {
+    rlog(r, "set_scene: inconsistent scene (SH degree %u with %u coefficients, or a missing array); "
+            "the previous scene stays", sc->sh_degree, sc->sh_coeffs);
+    return false;
+  }
+  return true;
+}
+
+
+VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
+  if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!check_scene(r, sc)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!check_memory(r, sc, sc->count, true, "the previous scene stays")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  object_gpu o;
+  scene_gpu s = {0};
+  VkResult res = create_object(r, sc, &o);
+  if (res == VK_SUCCESS) {
+    res = render_create_frame_buffers(r, &s, sc->count);
+    if (res != VK_SUCCESS) render_object_destroy(r, &o), render_frame_buffers_destroy(r, &s);
+  }
+  if (res != VK_SUCCESS) {
+    rlog(r, "uploading a scene of %u splats failed (%s); the previous scene stays", sc->count, ssvk_result_name(res));
+    return res;
+  }
+  /* the caller has made sure no frame still uses the old ones */
+  for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) render_object_destroy(r, &r->objects[i]);
+  render_frame_buffers_destroy(r, &r->scene);
+  craster_release(r);
+  r->objects[0] = o;
+  r->scene = s;
+  r->last_sorted = (splatsort_result){0};
+  return VK_SUCCESS;
+}
+
+
+VkResult splat_renderer_add_object(splat_renderer *r, const splat_scene *sc, uint32_t *id) {
+  if (!r || !id) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!check_scene(r, sc)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  uint32_t slot = 0;
+  while (slot < SPLAT_MAX_OBJECTS && r->objects[slot].count) slot++;
+  if (slot == SPLAT_MAX_OBJECTS) {
+    rlog(r, "add_object: already %d objects", SPLAT_MAX_OBJECTS);
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  object_gpu o;
+  scene_gpu s = {0};
+  uint64_t sum = (uint64_t)render_objects_total(r) + sc->count;
+  if (sum > UINT32_MAX) {
+    rlog(r, "add_object: %llu splats in all is above 2^32 - 1", (unsigned long long)sum);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  uint32_t total = (uint32_t)sum;
+  if (!check_memory(r, sc, total, false, "the objects stay as they were")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  VkResult res = create_object(r, sc, &o);
+  if (res == VK_SUCCESS && total > r->scene.count) {
+    res = render_create_frame_buffers(r, &s, total);
+    if (res != VK_SUCCESS) render_object_destroy(r, &o), render_frame_buffers_destroy(r, &s);
+  }
+  if (res != VK_SUCCESS) {
+    rlog(r, "add_object: uploading %u splats failed (%s); the objects stay as they were", sc->count,
+         ssvk_result_name(res));
+    return res;
+  }
+  if (s.count) {
+    render_frame_buffers_destroy(r, &r->scene);
+    craster_release(r);
+    r->scene = s;
+    r->last_sorted = (splatsort_result){0};
+  }
+  r->objects[slot] = o;
+  *id = slot;
+  return VK_SUCCESS;
+}
+
+
+VkResult splat_renderer_remove_object(splat_renderer *r, uint32_t id) {
+  if (!r || id >= SPLAT_MAX_OBJECTS || !r->objects[id].count) {
+    if (r) rlog(r, "remove_object: %u is not an object", id);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  render_object_destroy(r, &r->objects[id]);
+  return VK_SUCCESS;
+}
+

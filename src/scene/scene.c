@@ -1,0 +1,100 @@
+/* scene.c: the public load calls: the format by content and name, files and folders (with
+ * progress and cancellation), and memory; the readers are in scene_<format>.c. */
+#include "scene_common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool has_suffix(const char *name, const char *suffix) {
+  size_t n = strlen(name), m = strlen(suffix);
+  if (n < m) return false;
+  for (size_t i = 0; i < m; ++i) {
+    char c = name[n - m + i];
+    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+    if (c != suffix[i]) return false;
+  }
+  return true;
+}
+
+static bool has_ply_magic(const uint8_t *d, size_t size) {
+  return size >= 4 && memcmp(d, "ply", 3) == 0 && (d[3] == '\n' || (size >= 5 && d[3] == '\r' && d[4] == '\n'));
+}
+
+/* The format by content, then by name; *out zeroed on failure. */
+static int load_memory(const uint8_t *d, size_t size, splat_scene *out, const scene_error *e) {
+  bool zip_magic = size >= 4 && memcmp(d, "PK\x03\x04", 4) == 0;
+  int rc;
+  /* .splat has no magic, and its first bytes (a float) can look like gzip's 1f 8b or a zip's
+   * "PK": the name decides for it before those magics do */
+  if (has_ply_magic(d, size))
+    rc = scene_load_ply(d, size, out, e);
+  else if (has_suffix(e->name, ".splat"))
+    rc = scene_load_splat(d, size, out, e);
+  else if (scene_is_spz(d, size) || has_suffix(e->name, ".spz"))
+    rc = scene_load_spz(d, size, out, e);
+  else if (zip_magic)
+    rc = scene_load_sog_bundle(d, size, out, e);
+  else if (has_suffix(e->name, ".ply"))
+    rc = scene_fail(e, "not a PLY file: it does not start with the line \"ply\"");
+  else if (has_suffix(e->name, ".sog"))
+    rc = scene_fail(e, "not a bundled SOG file: it is not a zip archive (no \"PK\" local header at the start)");
+  else if (has_suffix(e->name, ".json"))
+    rc = scene_fail(e, "a SOG meta.json names image files beside it: load it by path (splat_scene_load), "
+                       "not from memory");
+  else
+    rc = scene_fail(e, "unknown format: no PLY magic (\"ply\" line), no .spz magic (gzip or \"NGSP\"), no zip "
+                       "archive (bundled SOG), and not named *.splat");
+  if (rc != 0) memset(out, 0, sizeof *out);
+  return rc;
+}
+
+int splat_scene_load_memory(const void *data, size_t size, const char *name, splat_scene *out,
+                            char *err, size_t err_size) {
+  scene_error e = {name ? name : "<memory>", err, err_size, NULL};
+  if (err != NULL && err_size > 0) err[0] = '\0';
+  if (out == NULL) return scene_fail(&e, "no output scene given");
+  memset(out, 0, sizeof *out);
+  if (data == NULL && size > 0) return scene_fail(&e, "no data given");
+  if (size == 0) return scene_fail(&e, "empty file");
+  return load_memory(data, size, out, &e);
+}
+
+int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_progress *progress, char *err,
+                        size_t err_size) {
+  scene_progress prog = {progress, false};
+  scene_error e = {path ? path : "<null>", err, err_size, progress ? &prog : NULL};
+  if (err != NULL && err_size > 0) err[0] = '\0';
+  if (out == NULL) return scene_fail(&e, "no output scene given");
+  memset(out, 0, sizeof *out);
+  if (path == NULL) return scene_fail(&e, "no path given");
+  int rc;
+  /* A folder is a SOG scene when it holds a meta.json. */
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    rc = scene_load_sog_dir(path, out, &e);
+  } else {
+    uint8_t *data;
+    size_t size;
+    rc = scene_read_file(path, &data, &size, &e);
+    if (rc == 0) {
+      /* A SOG meta.json names the images beside it, so it is read by path, not from memory. */
+      if (!has_ply_magic(data, size) && has_suffix(path, ".json"))
+        rc = scene_load_sog_meta(path, data, size, out, &e);
+      else
+        rc = load_memory(data, size, out, &e);
+      free(data);
+    }
+  }
+  if (rc != 0) memset(out, 0, sizeof *out);
+  return prog.cancelled ? SPLAT_SCENE_CANCELLED : rc;
+}
+
+int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_size) {
+  return splat_scene_load_ex(path, out, NULL, err, err_size);
+}
