@@ -20,7 +20,7 @@ endforeach()
 scene_test(scene_real COMMAND test_scene real ${PROJECT_SOURCE_DIR}/../shared/scenes)
 scene_test(scene_asset COMMAND test_scene asset ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)
 scene_test(scene_gen COMMAND test_scene gen $<TARGET_FILE:gen_scene> ${scene_test_tmp}/gen)
-# A small run of the benchmark, so it keeps working (the real numbers: README).
+# A small run of the benchmark, so it keeps working (the real numbers: docs/performance.md).
 scene_test(scene_bench_file PROPERTIES FIXTURES_SETUP scene_bench_file
            COMMAND gen_scene --count 100000 --sh-degree 3 --seed 7 --out ${scene_test_tmp}/bench.ply)
 scene_test(scene_load_bench_small PROPERTIES FIXTURES_REQUIRED scene_bench_file

@@ -18,7 +18,7 @@ foreach(mode roundtrip malformed corrupt)
 endforeach()
 splatsort_test(sog_real LABELS cpu scene TIMEOUT 120 SKIP_RETURN_CODE 77
                COMMAND test_sog real ${CMAKE_CURRENT_SOURCE_DIR}/data/sog)
-# A small run of the load benchmark on a SOG folder, so it keeps working (the numbers: README).
+# A small run of the load benchmark on a SOG folder, so it keeps working (the numbers: docs/performance.md).
 splatsort_test(sog_bench_file LABELS cpu scene TIMEOUT 300 PROPERTIES FIXTURES_SETUP sog_bench_file
                COMMAND sh -c "$<TARGET_FILE:gen_scene> --count 20000 --sh-degree 3 --seed 7 --out '${sog_test_tmp}/bench.ply' && $<TARGET_FILE:sog_convert> '${sog_test_tmp}/bench.ply' '${sog_test_tmp}/bench_sog'")
 splatsort_test(sog_load_bench_small LABELS cpu scene TIMEOUT 300 PROPERTIES FIXTURES_REQUIRED sog_bench_file

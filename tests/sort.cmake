@@ -25,7 +25,7 @@ splatsort_test(sort_self_test_misreported GPU LABELS sg8 TIMEOUT 300 ENV LP_NATI
 # correctness suites above already cover every subgroup size.
 splatsort_test(sortbench_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256 TIMEOUT 900 COMMAND sortbench --n 1M --algo quaternary --runs 2 --warmup 1)
 # The large suite (32M elements: the scan's level boundaries) takes minutes on lavapipe, whose
-# storage range also stops at 2^27 bytes: it is run on the GPU machine (README, "Benchmarks").
+# storage range also stops at 2^27 bytes: it is run on the GPU machine (docs/performance.md, "Benchmarks").
 
 # stagebench: the depth-sort stage's time (key pass and sort); a small run so it keeps working.
 splatsort_test_executable(stagebench SOURCES bench/stagebench.c LIBS sort_testlib m)

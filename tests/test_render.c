@@ -785,9 +785,9 @@ static void test_image_file(const char *path) {
  * log scales in steps of 1/16, rotations within ~0.3 degrees and SH at 5 and 4 bits. Nearly all
  * of the loss is the SH (one field at a time with the CPU reference on the real scenes: SH alone
  * 32.9-43.2 dB, colour 41-58, scales 47-54, positions, rotations and opacity above 56). 35 dB
- * for the views that frame the scene (measured on lavapipe: 35.8-42.4 dB, README); 28 dB for the
- * close-up (scene_cameras' fourth, half the distance), where a few large splats fill the view
- * and carry their SH error over the whole image (measured 30.2-38.7). */
+ * for the views that frame the scene (measured on lavapipe: 35.8-42.4 dB, docs/formats.md); 28 dB
+ * for the close-up (scene_cameras' fourth, half the distance), where a few large splats fill
+ * the view and carry their SH error over the whole image (measured 30.2-38.7). */
 #define SPZ_MIN_PSNR 35.0
 #define SPZ_MIN_PSNR_CLOSE 28.0
 static double spz_psnr_min[2] = {1e9, 1e9}; /* framing views, close-ups */

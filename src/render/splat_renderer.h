@@ -55,7 +55,7 @@ typedef enum splat_renderer_create_flag_bits {
  *             touches, sorted by tile with the frame's sorter (stable, so each tile's list
  *             stays front to back), then one workgroup per tile blends its list front to back.
  *             For GPUs with few raster units (H100, H200, A100: data-centre parts), where it is
- *             many times faster (README, "Compute raster"). Only into the renderer's target
+ *             many times faster (docs/performance.md). Only into the renderer's target
  *             (splat_renderer_cmd_render). The pairs' buffer has a capacity (create_info's
  *             initial_pair_capacity, else 4 per splat): a frame that needs more draws the pairs
  *             that fit (its farthest splats' pairs are left out; nothing is written out of

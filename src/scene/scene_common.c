@@ -62,8 +62,8 @@ void splat_scene_free(splat_scene *scene) {
 /* malloc for the large blocks a load fills in one pass (the file, the scene's arrays), asking
  * for transparent huge pages where the kernel gives them only on request (THP "madvise", the
  * Debian default): each byte is touched once, and 4 KiB page faults and TLB misses can then
- * cost more than the parsing (on the 2-core development VM, over 10 times: README, "Scene
- * loading"). A hint only; the block is an ordinary malloc block. */
+ * cost more than the parsing (on the 2-core development VM, over 10 times:
+ * docs/performance.md, "Scene loading"). A hint only; the block is an ordinary malloc block. */
 static void *malloc_large(size_t n) {
   void *p = malloc(n);
 #if defined(MADV_HUGEPAGE)

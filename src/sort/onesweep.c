@@ -82,8 +82,8 @@ static os_tuning default_tuning(const ss_device_info *dev) {
   os_tuning t = {.workgroup = 256, .keys = 15, .spin = 1024, .window = 8, .hist_unroll = 8, .hist_copies = 4};
   if (dev->subgroup_size >= 32 && dev->max_workgroup_invocations >= 512) t.workgroup = 512;
   if (dev->vendor_id == 0x10DE) {
-    /* Measured on an H200 (README, Performance): 4-tile lookback windows and one histogram
-     * counter copy were fastest at 3M-16M keys. On an H100 (results/2026-11-23-h100/ab_run5):
+    /* Measured on an H200 (docs/performance.md): 4-tile lookback windows and one histogram
+     * counter copy were fastest at 3M-16M keys. On an H100 (bench/results/2026-11-23-h100/ab_run5):
      * 256 x 12-key tiles, whose 80 registers let three workgroups share an SM, beat 512 x 15
      * (one workgroup per SM) by 5-10% at 3M-16M and 12% at 64K-256K. */
     t.workgroup = 256;

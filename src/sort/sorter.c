@@ -107,7 +107,7 @@ static const ss_algorithm_ops *algorithm_ops(splatsort_algorithm algorithm) {
 /* AUTO's merge thresholds: the largest count (of the sizes measured) at which the merge sort
  * beat the radix sort the device would otherwise get, for key_bits above 16 and at most 16,
  * against OneSweep, radix16 and quaternary. Measured with sortbench (uniform keys with
- * payloads, timestamps around the sort, 2026-11-23; README "Which sort AUTO picks"): GPUs from
+ * payloads, timestamps around the sort, 2026-11-23; docs/sorting.md): GPUs from
  * an NVIDIA H100 (medians of 30 runs in 3 processes), CPU devices from lavapipe at subgroup
  * sizes 4, 8 and 16 (medians of 3 runs on a shared 2-core machine: noisy; the largest count
  * at which merge won at all three). Other GPUs are not measured: they get the H100's. */

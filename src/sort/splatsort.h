@@ -4,7 +4,7 @@
  * The caller owns every Vulkan object: the device, the queue, the buffers and all
  * device memory. The library creates pipelines and layouts and nothing else.
  *
- * Typical use (see README.md, "Using the sort library"):
+ * Typical use (see README.md, "The sort library"):
  *   splatsort_get_device_requirements()   -> merge extensions/features into VkDeviceCreateInfo
  *   splatsort_create()                    -> one sorter per device
  *   splatsort_get_memory_requirements()   -> allocate keys, values, tmp and internal buffers
@@ -125,7 +125,7 @@ typedef enum splatsort_structure_type {
 
 /* What AUTO is choosing for, chained on splatsort_create_info::next (each structure type at
  * most once on the chain). Without it AUTO assumes large sorts of 32-bit keys. AUTO's rule is
- * splatsort_choose_algorithm's (see there and the README's "Which sort AUTO picks"). */
+ * splatsort_choose_algorithm's (see there and docs/sorting.md, "Which sort AUTO picks"). */
 typedef struct splatsort_auto_hint {
   splatsort_structure_type type; /* SPLATSORT_STRUCTURE_TYPE_AUTO_HINT */
   const void *next;
@@ -280,7 +280,7 @@ SPLATSORT_API splatsort_algorithm splatsort_get_algorithm(const splatsort *sorte
 
 /* What AUTO picks on the sorter's device (any sorter of that device will do) for sorts of up
  * to max_count keys (0: unknown, many) of key_bits bits (0: 32), by device capabilities and
- * count, from measurements (README, "Which sort AUTO picks"):
+ * count, from measurements (docs/sorting.md, "Which sort AUTO picks"):
  *   - merge for small counts, at or below a threshold that depends on which radix sort the
  *     device can run and on key_bits;
  *   - otherwise OneSweep where the device can run it, else radix16 where it can (subgroup

@@ -311,7 +311,7 @@ void vkh_buffer_destroy(vkh_context *ctx, vkh_buffer *b) { ssvk_buffer_destroy(&
 
 /* Staged copies go through one host-visible buffer per context, kept and grown as needed:
  * freeing large host-visible allocations was measured to slow the GPU's memory traffic for
- * up to a second afterwards on NVIDIA (tests/bench/results/2026-11-23-h100/SLOWMODE.md).
+ * up to a second afterwards on NVIDIA (bench/results/2026-11-23-h100/SLOWMODE.md).
  * ctx->transient_staging brings back a fresh buffer per copy, for that experiment. */
 static void staged_copy(vkh_context *ctx, vkh_buffer *b, VkDeviceSize offset, void *data, VkDeviceSize size,
                         bool to_device) {

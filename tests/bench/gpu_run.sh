@@ -1,5 +1,5 @@
 #!/bin/bash
-# All GPU measurements of the README's performance record in one batch (the GPU machine is
+# All GPU measurements of the performance record (docs/performance.md) in one batch (the GPU machine is
 # lent for minutes at a time).
 # Usage on the GPU machine, from the repository root, after `. .gl/setup.sh`:
 #   tests/bench/gpu_run.sh OUTDIR [BUILD_DIR]

@@ -174,7 +174,7 @@ static void copy_input(VkCommandBuffer cmd, bench_buffers *bb, const splatsort_s
 
 /* One configuration's input (and, with --verify full, expected output), made before any GPU
  * measurement: host work between measurements was measured to slow the GPU's memory traffic
- * that follows (results/2026-11-23-h100/SLOWMODE.md). */
+ * that follows (bench/results/2026-11-23-h100/SLOWMODE.md). */
 typedef struct prepared {
   uint32_t *keys, *vals, *ref_k, *ref_v;
 } prepared;
