@@ -12,9 +12,10 @@
 #     installs the targets in the export set of <component> (splatsort-<component>-targets.cmake),
 #     the headers under include/splatsort/, a pkg-config file, and (once) the package's
 #     splatsortConfig.cmake and version file.
-include_guard(GLOBAL)
+# In every directory that includes this file (GNUInstallDirs sets directory variables).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
+include_guard(GLOBAL)
 
 function(splatsort_export_library name)
   cmake_parse_arguments(ARG "SHARED" "SYMBOLS;EXPORT_NAME;OUTPUT_NAME" "OBJECTS" ${ARGN})

@@ -1,6 +1,9 @@
-# Outside hosts (tests/consumer): the installed package through find_package(), and
-# add_subdirectory() of this tree with no loader symbols; each built like a consumer's own
-# project and then run at lavapipe's subgroup sizes with validation on.
+# Outside hosts (tests/consumer): the sort's host (tests/consumer/main.c) through the installed
+# package's find_package(), and add_subdirectory() of this tree with no loader symbols; the
+# renderer's host (tests/consumer/render: a .ply through splatsort::scene, drawn with its own
+# geometry into its own pass, checked against the CPU reference) through find_package(
+# COMPONENTS scene render), pkg-config and add_subdirectory(). Each is built like a consumer's
+# own project and then run at lavapipe's subgroup sizes with validation on.
 # Not in the sanitizer build: it tests packaging, which the normal build does; the installed
 # library there is instrumented and a plain consumer build cannot link it.
 if(SPLATSORT_SANITIZE)
@@ -24,3 +27,22 @@ foreach(w 4 8 16)
   set_tests_properties(consumer_package_sg${w} PROPERTIES FIXTURES_REQUIRED consumer_package)
   set_tests_properties(consumer_subdir_sg${w} PROPERTIES FIXTURES_REQUIRED consumer_subdir)
 endforeach()
+
+set(render_scene ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)
+splatsort_test(render_consumer_package_build LABELS gpu TIMEOUT 600
+               PROPERTIES FIXTURES_REQUIRED consumer_prefix FIXTURES_SETUP render_consumer_package
+               COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/consumer/build.sh render-package
+                       ${CMAKE_CURRENT_LIST_DIR}/consumer/render ${consumer_dir}/render_package ${consumer_dir}/prefix)
+splatsort_test(render_consumer_subdir_build LABELS gpu TIMEOUT 900
+               PROPERTIES FIXTURES_SETUP render_consumer_subdir
+               COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/consumer/build.sh render-subdir
+                       ${CMAKE_CURRENT_LIST_DIR}/consumer/render ${consumer_dir}/render_subdir ${PROJECT_SOURCE_DIR})
+splatsort_lavapipe_test(render_consumer_package COMMAND ${consumer_dir}/render_package/render_consumer ${render_scene})
+splatsort_lavapipe_test(render_consumer_pkgconfig WIDTHS 256
+                        COMMAND ${consumer_dir}/render_package/render_consumer_pc ${render_scene})
+splatsort_lavapipe_test(render_consumer_subdir COMMAND ${consumer_dir}/render_subdir/render_consumer ${render_scene})
+foreach(w 4 8 16)
+  set_tests_properties(render_consumer_package_sg${w} PROPERTIES FIXTURES_REQUIRED render_consumer_package)
+  set_tests_properties(render_consumer_subdir_sg${w} PROPERTIES FIXTURES_REQUIRED render_consumer_subdir)
+endforeach()
+set_tests_properties(render_consumer_pkgconfig_sg8 PROPERTIES FIXTURES_REQUIRED render_consumer_package)

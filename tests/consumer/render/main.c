@@ -1,0 +1,548 @@
+/* An outside host of the renderer, built as its own project against the installed package
+ * (find_package(splatsort 0.2 COMPONENTS scene render), or pkg-config splatsort-render) or the
+ * source tree (add_subdirectory). What an engine does: its own instance and device (merging
+ * what the sort asks for and dynamic rendering), a .ply read through the scene library, one
+ * sorter and the renderer on its device, and a frame of its own: a colour and a depth image,
+ * its own pipeline drawing opaque geometry (a plane through the middle of the scene, and a
+ * rectangle in front of everything over the left quarter), then the splats drawn into the same
+ * pass with splat_renderer_cmd_prepare/cmd_draw, depth-tested against the host's depth.
+ *
+ * The image is checked against the project's CPU reference renderer (tests/refrender.c): the
+ * reference draws the scene with the splats behind the plane made transparent, over the plane's
+ * colour, and the rectangle's pixels must be exactly its colour. With SPLATSORT_VALIDATION=1 the
+ * validation layer (and its synchronisation validation, unless SPLATSORT_SYNC_VALIDATION=0)
+ * runs, and any message fails the run.
+ *   render_consumer SCENE.ply [--size WxH] [--out IMAGE.ppm]
+ * Exit status: 0 pass, 1 fail, 77 no Vulkan device. */
+#include <splat_renderer.h>
+#include <splat_scene.h>
+#include <splatsort.h>
+
+#include "refrender.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const uint32_t host_vert[] =
+#include "host_vert.inc"
+    ;
+static const uint32_t host_frag[] =
+#include "host_frag.inc"
+    ;
+
+#define CHECK_VK(expr)                                                                       \
+  do {                                                                                       \
+    VkResult r_ = (expr);                                                                    \
+    if (r_ != VK_SUCCESS) {                                                                  \
+      fprintf(stderr, "render_consumer: %s:%d: %s failed (%d)\n", __FILE__, __LINE__, #expr, r_); \
+      exit(1);                                                                               \
+    }                                                                                        \
+  } while (0)
+
+#define COLOR_FORMAT VK_FORMAT_R16G16B16A16_SFLOAT
+#define DEPTH_FORMAT VK_FORMAT_D32_SFLOAT
+
+static int validation_messages;
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                 VkDebugUtilsMessageTypeFlagsEXT type,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
+  (void)severity, (void)type, (void)user;
+  validation_messages++;
+  fprintf(stderr, "render_consumer: validation: %s\n", data->pMessage);
+  return VK_FALSE;
+}
+
+static void on_library_log(void *user, const char *message) {
+  fprintf(stderr, "render_consumer: %s: %s\n", (const char *)user, message);
+}
+
+typedef struct host {
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  VkPhysicalDevice pd;
+  VkPhysicalDeviceMemoryProperties mem;
+  VkDevice device;
+  uint32_t family;
+  VkQueue queue;
+  VkCommandPool pool;
+} host;
+
+static int env_on(const char *name, int fallback) {
+  const char *v = getenv(name);
+  return v && *v ? strcmp(v, "0") != 0 : fallback;
+}
+
+static void create_instance(host *h) {
+  int validation = env_on("SPLATSORT_VALIDATION", 0);
+  int sync = validation && env_on("SPLATSORT_SYNC_VALIDATION", 1);
+  const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
+  const char *exts[2];
+  uint32_t next = 0;
+  if (validation) exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+  if (sync) exts[next++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+  VkDebugUtilsMessengerCreateInfoEXT mci = {
+      .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+      .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+      .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
+      .pfnUserCallback = on_message};
+  const VkValidationFeatureEnableEXT sync_feature = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  VkValidationFeaturesEXT features = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT, .pNext = &mci,
+                                      .enabledValidationFeatureCount = 1, .pEnabledValidationFeatures = &sync_feature};
+  VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "render_consumer",
+                           .apiVersion = VK_API_VERSION_1_3};
+  VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                              .pNext = sync ? (void *)&features : validation ? (void *)&mci : NULL,
+                              .pApplicationInfo = &app, .enabledLayerCount = validation ? 1 : 0,
+                              .ppEnabledLayerNames = layers, .enabledExtensionCount = next, .ppEnabledExtensionNames = exts};
+  VkResult r = vkCreateInstance(&ici, NULL, &h->instance);
+  if (r == VK_ERROR_INCOMPATIBLE_DRIVER) exit(77);
+  CHECK_VK(r);
+  if (validation) {
+    PFN_vkCreateDebugUtilsMessengerEXT create =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(h->instance, "vkCreateDebugUtilsMessengerEXT");
+    CHECK_VK(create(h->instance, &mci, NULL, &h->messenger));
+  }
+  printf("render_consumer: validation %s, synchronisation validation %s\n", validation ? "on" : "off",
+         sync ? "on" : "off");
+}
+
+/* The device: what the sort asks for (splatsort_get_device_requirements), merged with what
+ * the renderer needs (Vulkan 1.3 dynamic rendering) and what this host uses itself. */
+static void create_device(host *h) {
+  uint32_t n = 1;
+  VkResult r = vkEnumeratePhysicalDevices(h->instance, &n, &h->pd);
+  if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0) exit(77);
+  vkGetPhysicalDeviceMemoryProperties(h->pd, &h->mem);
+  VkQueueFamilyProperties qf[16];
+  uint32_t nq = 16;
+  vkGetPhysicalDeviceQueueFamilyProperties(h->pd, &nq, qf);
+  const VkQueueFlags want = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+  for (h->family = 0; h->family < nq && (qf[h->family].queueFlags & want) != want; h->family++) {
+  }
+  if (h->family == nq) exit(77);
+  splatsort_device_requirements req = {0};
+  const char *names[8];
+  CHECK_VK(splatsort_get_device_requirements(h->pd, SPLATSORT_ALGORITHM_AUTO, &req));
+  req.extension_names = names;
+  if (req.extension_count > 8) req.extension_count = 8;
+  CHECK_VK(splatsort_get_device_requirements(h->pd, SPLATSORT_ALGORITHM_AUTO, &req));
+  VkPhysicalDeviceVulkan13Features have13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceFeatures2 have = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &have13};
+  vkGetPhysicalDeviceFeatures2(h->pd, &have);
+  if (!have13.dynamicRendering) {
+    fprintf(stderr, "render_consumer: the device has no dynamic rendering\n");
+    exit(77);
+  }
+  VkPhysicalDeviceVulkan13Features enable13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+                                               .dynamicRendering = VK_TRUE};
+  VkPhysicalDeviceFeatures2 enable = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &enable13};
+  float prio = 1.0f;
+  VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = h->family,
+                                 .queueCount = 1, .pQueuePriorities = &prio};
+  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &enable,
+                            .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
+                            .enabledExtensionCount = req.extension_count, .ppEnabledExtensionNames = names};
+  CHECK_VK(vkCreateDevice(h->pd, &dci, NULL, &h->device));
+  vkGetDeviceQueue(h->device, h->family, 0, &h->queue);
+  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = h->family};
+  CHECK_VK(vkCreateCommandPool(h->device, &pci, NULL, &h->pool));
+}
+
+static uint32_t memory_type(const host *h, uint32_t bits, VkMemoryPropertyFlags props) {
+  for (uint32_t i = 0; i < h->mem.memoryTypeCount; i++)
+    if ((bits >> i & 1u) && (h->mem.memoryTypes[i].propertyFlags & props) == props) return i;
+  fprintf(stderr, "render_consumer: no memory type with properties 0x%x\n", (unsigned)props);
+  exit(1);
+}
+
+static VkDeviceMemory allocate(const host *h, VkMemoryRequirements mr, VkMemoryPropertyFlags props) {
+  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
+                              .memoryTypeIndex = memory_type(h, mr.memoryTypeBits, props)};
+  VkDeviceMemory m;
+  CHECK_VK(vkAllocateMemory(h->device, &mai, NULL, &m));
+  return m;
+}
+
+typedef struct image {
+  VkImage image;
+  VkImageView view;
+  VkDeviceMemory memory;
+} image;
+
+static image make_image(const host *h, VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect,
+                        uint32_t w, uint32_t ht) {
+  image im;
+  VkImageCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
+                           .format = format, .extent = {w, ht, 1}, .mipLevels = 1, .arrayLayers = 1,
+                           .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL, .usage = usage};
+  CHECK_VK(vkCreateImage(h->device, &ici, NULL, &im.image));
+  VkMemoryRequirements mr;
+  vkGetImageMemoryRequirements(h->device, im.image, &mr);
+  im.memory = allocate(h, mr, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  CHECK_VK(vkBindImageMemory(h->device, im.image, im.memory, 0));
+  VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = im.image,
+                               .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = format,
+                               .subresourceRange = {aspect, 0, 1, 0, 1}};
+  CHECK_VK(vkCreateImageView(h->device, &vci, NULL, &im.view));
+  return im;
+}
+
+static void free_image(const host *h, image *im) {
+  vkDestroyImageView(h->device, im->view, NULL);
+  vkDestroyImage(h->device, im->image, NULL);
+  vkFreeMemory(h->device, im->memory, NULL);
+}
+
+typedef struct quad_push {
+  float rect[4];
+  float color[4];
+  float depth;
+} quad_push;
+
+/* The host's own pipeline: opaque, depth-tested and depth-writing, into its pass's formats. */
+static VkPipeline make_host_pipeline(const host *h, VkPipelineLayout *layout) {
+  VkShaderModule mods[2];
+  const uint32_t *code[2] = {host_vert, host_frag};
+  size_t size[2] = {sizeof host_vert, sizeof host_frag};
+  for (int i = 0; i < 2; i++) {
+    VkShaderModuleCreateInfo smci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size[i],
+                                     .pCode = code[i]};
+    CHECK_VK(vkCreateShaderModule(h->device, &smci, NULL, &mods[i]));
+  }
+  VkPushConstantRange range = {VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(quad_push)};
+  VkPipelineLayoutCreateInfo plci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                     .pushConstantRangeCount = 1, .pPushConstantRanges = &range};
+  CHECK_VK(vkCreatePipelineLayout(h->device, &plci, NULL, layout));
+  VkPipelineShaderStageCreateInfo stages[2] = {
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
+       .module = mods[0], .pName = "main"},
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+       .module = mods[1], .pName = "main"}};
+  VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+                                               .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP};
+  VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+                                          .viewportCount = 1, .scissorCount = 1};
+  VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+                                               .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
+                                               .lineWidth = 1.0f};
+  VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+                                             .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+  VkPipelineDepthStencilStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+                                              .depthTestEnable = VK_TRUE, .depthWriteEnable = VK_TRUE,
+                                              .depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL};
+  VkPipelineColorBlendAttachmentState att = {.colorWriteMask = 0xf};
+  VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+                                            .attachmentCount = 1, .pAttachments = &att};
+  VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+                                         .dynamicStateCount = 2, .pDynamicStates = dyn};
+  VkFormat color = COLOR_FORMAT;
+  VkPipelineRenderingCreateInfo ri = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+                                      .colorAttachmentCount = 1, .pColorAttachmentFormats = &color,
+                                      .depthAttachmentFormat = DEPTH_FORMAT};
+  VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .pNext = &ri,
+                                      .stageCount = 2, .pStages = stages, .pVertexInputState = &vi,
+                                      .pInputAssemblyState = &ia, .pViewportState = &vp, .pRasterizationState = &rs,
+                                      .pMultisampleState = &ms, .pDepthStencilState = &ds, .pColorBlendState = &cb,
+                                      .pDynamicState = &dy, .layout = *layout};
+  VkPipeline p;
+  CHECK_VK(vkCreateGraphicsPipelines(h->device, VK_NULL_HANDLE, 1, &gci, NULL, &p));
+  for (int i = 0; i < 2; i++) vkDestroyShaderModule(h->device, mods[i], NULL);
+  return p;
+}
+
+static void barrier(VkCommandBuffer cmd, VkImage im, VkImageAspectFlags aspect, VkImageLayout from, VkImageLayout to,
+                    VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
+                    VkAccessFlags dst_access) {
+  VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = src_access,
+                            .dstAccessMask = dst_access, .oldLayout = from, .newLayout = to,
+                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                            .image = im, .subresourceRange = {aspect, 0, 1, 0, 1}};
+  vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+static float half_to_float(uint16_t v) {
+  uint32_t sign = (uint32_t)(v >> 15), exp = (v >> 10) & 31u, man = v & 1023u;
+  float f = exp == 0 ? ldexpf((float)man, -24) : exp == 31 ? INFINITY : ldexpf((float)(man | 1024u), (int)exp - 25);
+  return sign ? -f : f;
+}
+
+static uint8_t to8(float v) { return (uint8_t)lrintf(fminf(fmaxf(v, 0.0f), 1.0f) * 255.0f); }
+
+typedef struct scene_setup {
+  splat_camera cam;
+  float plane_z;     /* camera depth of the host's plane */
+  float plane_ndc;   /* its depth in the frame's projection */
+  uint32_t behind;   /* splats the plane hides */
+  float *cpu_opacity;
+} scene_setup;
+
+static int compare_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+/* A camera on the scene's bounds, and a plane at the median of the splats' depths; splats
+ * within 2% of it are made transparent in both images, so no depth comparison is decided by
+ * rounding, and the reference draws the ones behind it transparent. */
+static int setup_scene(splat_scene *s, uint32_t w, uint32_t ht, float znear, float zfar, scene_setup *out) {
+  /* framed on the middle 80% of the splats along each axis (trained scenes have far outliers) */
+  float centre[3], radius = 0;
+  float *axis = malloc(sizeof(float) * s->count);
+  if (!axis || s->count == 0) return free(axis), -1;
+  for (int k = 0; k < 3; k++) {
+    for (uint32_t i = 0; i < s->count; i++) axis[i] = s->positions[3 * i + k];
+    qsort(axis, s->count, sizeof *axis, compare_float);
+    float lo = axis[s->count / 10], hi = axis[s->count - 1 - s->count / 10];
+    centre[k] = 0.5f * (lo + hi);
+    radius += 0.25f * (hi - lo) * (hi - lo);
+  }
+  free(axis);
+  radius = sqrtf(radius);
+  const float eye[3] = {centre[0], centre[1], centre[2] - 2.0f * radius}, up[3] = {0, -1, 0};
+  if (splat_camera_look_at(&out->cam, eye, centre, up, 50.0f, w, ht) != 0) return -1;
+  const float *v = out->cam.view;
+  float *zs = malloc(sizeof(float) * s->count);
+  uint32_t nz = 0;
+  if (!zs) return -1;
+  for (uint32_t i = 0; i < s->count; i++) {
+    const float *p = s->positions + 3 * i;
+    float z = v[2] * p[0] + v[6] * p[1] + v[10] * p[2] + v[14];
+    if (z > znear) zs[nz++] = z;
+  }
+  if (nz == 0) return free(zs), -1;
+  qsort(zs, nz, sizeof *zs, compare_float);
+  out->plane_z = zs[nz / 2];
+  free(zs);
+  out->plane_ndc = zfar / (zfar - znear) - zfar * znear / ((zfar - znear) * out->plane_z);
+  out->cpu_opacity = malloc(sizeof(float) * s->count);
+  if (!out->cpu_opacity) return -1;
+  out->behind = 0;
+  for (uint32_t i = 0; i < s->count; i++) {
+    const float *p = s->positions + 3 * i;
+    float z = v[2] * p[0] + v[6] * p[1] + v[10] * p[2] + v[14];
+    if (fabsf(z - out->plane_z) < 0.02f * out->plane_z) s->opacities[i] = 0.0f;
+    out->cpu_opacity[i] = z > out->plane_z ? 0.0f : s->opacities[i];
+    out->behind += z > out->plane_z && s->opacities[i] > 0.0f;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *path = NULL, *out_path = NULL;
+  uint32_t w = 320, ht = 240;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--size") && i + 1 < argc && sscanf(argv[i + 1], "%ux%u", &w, &ht) == 2 && w && ht)
+      i++;
+    else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+      out_path = argv[++i];
+    else if (argv[i][0] != '-' && !path)
+      path = argv[i];
+    else {
+      fprintf(stderr, "usage: render_consumer SCENE.ply [--size WxH] [--out IMAGE.ppm]\n");
+      return 1;
+    }
+  }
+  if (!path) {
+    fprintf(stderr, "usage: render_consumer SCENE.ply [--size WxH] [--out IMAGE.ppm]\n");
+    return 1;
+  }
+  /* the scene, through the scene library */
+  splat_scene scene;
+  char err[256];
+  if (splat_scene_load(path, &scene, err, sizeof err) != 0) {
+    fprintf(stderr, "render_consumer: %s\n", err);
+    return 1;
+  }
+  const float znear = 0.01f, zfar = 1000.0f;
+  scene_setup set;
+  if (setup_scene(&scene, w, ht, znear, zfar, &set) != 0) {
+    fprintf(stderr, "render_consumer: cannot frame the scene\n");
+    return 1;
+  }
+
+  host h = {0};
+  create_instance(&h);
+  create_device(&h);
+
+  /* one sorter (AUTO), and the renderer drawing into this host's pass formats */
+  splatsort *sorter;
+  splatsort_create_info sci = {.physical_device = h.pd, .device = h.device, .log = on_library_log,
+                               .log_user = "splatsort"};
+  CHECK_VK(splatsort_create(&sci, &sorter));
+  const splatsort *sorters[] = {sorter};
+  splat_renderer_create_info rci = {.physical_device = h.pd, .device = h.device, .queue = h.queue,
+                                    .queue_family = h.family, .sorters = sorters, .sorter_count = 1,
+                                    .frame_slots = 1, .host_color_format = COLOR_FORMAT,
+                                    .host_depth_format = DEPTH_FORMAT, .log = on_library_log,
+                                    .log_user = "splat renderer"};
+  splat_renderer *renderer;
+  CHECK_VK(splat_renderer_create(&rci, &renderer));
+  uint32_t object;
+  CHECK_VK(splat_renderer_add_object(renderer, &scene, &object));
+
+  VkPipelineLayout layout;
+  VkPipeline pipeline = make_host_pipeline(&h, &layout);
+  image color = make_image(&h, COLOR_FORMAT, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                           VK_IMAGE_ASPECT_COLOR_BIT, w, ht);
+  image depth = make_image(&h, DEPTH_FORMAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
+                           w, ht);
+  VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = (VkDeviceSize)w * ht * 8,
+                            .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+  VkBuffer readback;
+  CHECK_VK(vkCreateBuffer(h.device, &bci, NULL, &readback));
+  VkMemoryRequirements mr;
+  vkGetBufferMemoryRequirements(h.device, readback, &mr);
+  VkDeviceMemory readback_memory =
+      allocate(&h, mr, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  CHECK_VK(vkBindBufferMemory(h.device, readback, readback_memory, 0));
+
+  /* the frame: prepare (compute), the host's pass with its geometry and the splats, a copy */
+  const float background[3] = {0.1f, 0.1f, 0.1f}, plane[3] = {0.2f, 0.35f, 0.5f}, front[3] = {0.9f, 0.6f, 0.1f};
+  splat_frame f = {.camera = &set.cam, .sort = SPLATSORT_ALGORITHM_AUTO, .sh_degree = -1, .znear = znear,
+                   .zfar = zfar};
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = h.pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+  VkCommandBuffer cmd;
+  CHECK_VK(vkAllocateCommandBuffers(h.device, &ai, &cmd));
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  CHECK_VK(vkBeginCommandBuffer(cmd, &bi));
+  CHECK_VK(splat_renderer_cmd_prepare(renderer, cmd, &f));
+  barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+          VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+          VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+  barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+          VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+          VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+          VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
+  VkRenderingAttachmentInfo ca = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, .imageView = color.view,
+                                  .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                  .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR, .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+                                  .clearValue = {.color = {.float32 = {background[0], background[1], background[2], 1}}}};
+  VkRenderingAttachmentInfo da = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, .imageView = depth.view,
+                                  .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                  .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR, .storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                                  .clearValue = {.depthStencil = {1.0f, 0}}};
+  VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = {{0, 0}, {w, ht}}, .layerCount = 1,
+                        .colorAttachmentCount = 1, .pColorAttachments = &ca, .pDepthAttachment = &da};
+  vkCmdBeginRendering(cmd, &ri);
+  VkViewport viewport = {0, 0, (float)w, (float)ht, 0, 1};
+  VkRect2D scissor = {{0, 0}, {w, ht}};
+  vkCmdSetViewport(cmd, 0, 1, &viewport);
+  vkCmdSetScissor(cmd, 0, 1, &scissor);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  quad_push quads[2] = {{{-1, -1, 1, 1}, {plane[0], plane[1], plane[2], 1}, set.plane_ndc},
+                        {{-1, -1, -0.5f, 1}, {front[0], front[1], front[2], 1}, 0.0f}};
+  for (int q = 0; q < 2; q++) {
+    vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof quads[q],
+                       &quads[q]);
+    vkCmdDraw(cmd, 4, 1, 0, 0);
+  }
+  CHECK_VK(splat_renderer_cmd_draw(renderer, cmd, &f));
+  vkCmdEndRendering(cmd);
+  barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+          VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+          VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, ht, 1}};
+  vkCmdCopyImageToBuffer(cmd, color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback, 1, &region);
+  VkBufferMemoryBarrier hb = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+                              .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT, .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+                              .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                              .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .buffer = readback, .size = VK_WHOLE_SIZE};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, 1, &hb, 0, NULL);
+  CHECK_VK(vkEndCommandBuffer(cmd));
+  VkSubmitInfo submit = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+  CHECK_VK(vkQueueSubmit(h.queue, 1, &submit, VK_NULL_HANDLE));
+  CHECK_VK(vkQueueWaitIdle(h.queue));
+  splat_timings t;
+  CHECK_VK(splat_renderer_timings(renderer, 0, &t));
+
+  /* the CPU reference: the splats behind the plane transparent, over the plane's colour; the
+   * rectangle in front of everything exactly its colour */
+  size_t pixels = (size_t)w * ht;
+  uint8_t *gpu = malloc(pixels * 4), *ref = malloc(pixels * 4);
+  float *ref_f = malloc(pixels * 4 * sizeof(float));
+  if (!gpu || !ref || !ref_f) return 1;
+  void *mapped;
+  CHECK_VK(vkMapMemory(h.device, readback_memory, 0, VK_WHOLE_SIZE, 0, &mapped));
+  const uint16_t *halves = mapped;
+  for (size_t i = 0; i < pixels * 4; i++) gpu[i] = (i & 3) == 3 ? 255 : to8(half_to_float(halves[i]));
+  float *kept = scene.opacities;
+  scene.opacities = set.cpu_opacity;
+  int rr = refrender_render(&scene, &set.cam, (int)scene.sh_degree, plane, ref_f, NULL);
+  scene.opacities = kept;
+  if (rr != 0) {
+    fprintf(stderr, "render_consumer: the reference renderer failed\n");
+    return 1;
+  }
+  uint32_t front_wrong = 0, splat_pixels = 0;
+  double se = 0;
+  for (uint32_t y = 0; y < ht; y++)
+    for (uint32_t x = 0; x < w; x++) {
+      size_t p = (size_t)y * w + x;
+      int in_front = x < w / 4;
+      for (int c = 0; c < 3; c++) {
+        ref[4 * p + c] = in_front ? to8(front[c]) : to8(ref_f[4 * p + c]);
+        double d = (double)gpu[4 * p + c] - (double)ref[4 * p + c];
+        se += d * d;
+      }
+      ref[4 * p + 3] = 255;
+      /* the rectangle's colour, within the half-float target's rounding */
+      if (in_front && (abs(gpu[4 * p] - to8(front[0])) > 1 || abs(gpu[4 * p + 1] - to8(front[1])) > 1 ||
+                       abs(gpu[4 * p + 2] - to8(front[2])) > 1))
+        front_wrong++;
+      if (!in_front && (gpu[4 * p] != to8(plane[0]) || gpu[4 * p + 1] != to8(plane[1]) || gpu[4 * p + 2] != to8(plane[2])))
+        splat_pixels++;
+    }
+  double mse = se / (3.0 * (double)pixels);
+  double psnr = mse > 0 ? 10.0 * log10(255.0 * 255.0 / mse) : 999.0;
+  printf("render_consumer: %s: %u splats (%u behind the host's plane at depth %.3f), %u visible, sort %s; "
+         "PSNR %.2f dB against the CPU reference; %u pixels of the front rectangle wrong; %u pixels show splats\n",
+         path, scene.count, set.behind, (double)set.plane_z, t.visible, splatsort_algorithm_name(t.sort), psnr,
+         front_wrong, splat_pixels);
+  if (out_path) {
+    FILE *fp = fopen(out_path, "wb");
+    if (fp) {
+      fprintf(fp, "P6\n%u %u\n255\n", w, 2 * ht);
+      for (int img = 0; img < 2; img++)
+        for (size_t p = 0; p < pixels; p++) fwrite((img ? ref : gpu) + 4 * p, 1, 3, fp);
+      fclose(fp);
+    }
+  }
+  int ok = 1;
+  if (psnr < 40.0) fprintf(stderr, "render_consumer: FAIL: PSNR %.2f dB < 40\n", psnr), ok = 0;
+  if (front_wrong) fprintf(stderr, "render_consumer: FAIL: splats drawn over the host's front geometry\n"), ok = 0;
+  if (set.behind < 100) fprintf(stderr, "render_consumer: FAIL: only %u splats behind the plane\n", set.behind), ok = 0;
+  if (splat_pixels < pixels / 20) fprintf(stderr, "render_consumer: FAIL: only %u pixels show splats\n", splat_pixels), ok = 0;
+
+  vkUnmapMemory(h.device, readback_memory);
+  CHECK_VK(vkDeviceWaitIdle(h.device));
+  splat_renderer_destroy(renderer);
+  splatsort_destroy(sorter);
+  vkDestroyBuffer(h.device, readback, NULL);
+  vkFreeMemory(h.device, readback_memory, NULL);
+  free_image(&h, &color);
+  free_image(&h, &depth);
+  vkDestroyPipeline(h.device, pipeline, NULL);
+  vkDestroyPipelineLayout(h.device, layout, NULL);
+  vkDestroyCommandPool(h.device, h.pool, NULL);
+  vkDestroyDevice(h.device, NULL);
+  if (h.messenger) {
+    PFN_vkDestroyDebugUtilsMessengerEXT destroy =
+        (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(h.instance, "vkDestroyDebugUtilsMessengerEXT");
+    destroy(h.instance, h.messenger, NULL);
+  }
+  vkDestroyInstance(h.instance, NULL);
+  free(set.cpu_opacity);
+  splat_scene_free(&scene);
+  free(gpu);
+  free(ref);
+  free(ref_f);
+  if (validation_messages) fprintf(stderr, "render_consumer: FAIL: %d validation messages\n", validation_messages), ok = 0;
+  printf("render_consumer: %s\n", ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}
