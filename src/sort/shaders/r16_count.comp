@@ -15,7 +15,7 @@ layout(constant_id = R16_SPEC_KEYS) const uint K = 8;
 layout(constant_id = R16_SPEC_DIGITS_PER_LANE) const uint DPL = 4;
 layout(local_size_x = 256) in;
 layout(std430, binding = SS_BIND_INTERNAL) buffer Internal { uint data[]; };
-layout(push_constant) uniform Push { qs_push pc; };
+layout(push_constant) uniform Push { quaternary_push pc; };
 
 const uint TILE = R16_WORKGROUP * K;
 shared uint s_count[R16_RADIX];
@@ -30,7 +30,7 @@ uvec4 match(uint dd, uvec4 lanes, uvec4 b0, uvec4 b1, uvec4 b2, uvec4 b3) {
 
 void main() {
   uint tile = group_index();
-  uint tiles = data[QS_H_CHUNKS];
+  uint tiles = data[QUATERNARY_H_CHUNKS];
   if (tile >= tiles) return;
   uint t = gl_LocalInvocationID.x;
   if (t < R16_RADIX) s_count[t] = 0;
@@ -38,7 +38,7 @@ void main() {
   uint lanes = subgroupBallotBitCount(everyone);
   uint lane = subgroupBallotExclusiveBitCount(everyone);
   uint base = tile * TILE;
-  uint valid_n = min(TILE, data[QS_H_COUNT] - base);
+  uint valid_n = min(TILE, data[QUATERNARY_H_COUNT] - base);
   uint acc[DPL];
   for (uint k = 0; k < DPL; k++) acc[k] = 0;
   for (uint m = 0; m < K; m++) {
@@ -56,5 +56,5 @@ void main() {
     if (dd < R16_RADIX && acc[k] != 0) atomicAdd(s_count[dd], acc[k]);
   }
   barrier();
-  if (t < R16_RADIX) data[QS_H_WORDS + t * tiles + tile] = s_count[t];
+  if (t < R16_RADIX) data[QUATERNARY_H_WORDS + t * tiles + tile] = s_count[t];
 }

@@ -24,7 +24,7 @@ layout(constant_id = R16_SPEC_KEYS) const uint K = 8;
 layout(constant_id = R16_SPEC_MAX_SUBGROUPS) const uint MAX_SG = 64;
 layout(local_size_x = 256) in;
 layout(std430, binding = SS_BIND_INTERNAL) readonly buffer Internal { uint data[]; };
-layout(push_constant) uniform Push { qs_push pc; };
+layout(push_constant) uniform Push { quaternary_push pc; };
 
 const uint TILE = R16_WORKGROUP * K;
 const uint COUNTERS = MAX_SG * R16_RADIX;
@@ -135,18 +135,18 @@ void scatter(uint t, uint vals[K]) {
 
 void main() {
   tile = group_index();
-  uint tiles = data[QS_H_CHUNKS];
+  uint tiles = data[QUATERNARY_H_CHUNKS];
   if (tile >= tiles) return;
   uint t = gl_LocalInvocationID.x;
   tile_base = tile * TILE;
-  valid_n = min(TILE, data[QS_H_COUNT] - tile_base);
+  valid_n = min(TILE, data[QUATERNARY_H_COUNT] - tile_base);
   for (uint i = t; i < R16_RADIX * gl_NumSubgroups; i += R16_WORKGROUP) s_region[i] = 0;
   load_keys(t);
   barrier();
   rank_keys();
   barrier();
   scan_counters(t);
-  if (t < R16_RADIX) s_global[t] = data[QS_H_WORDS + t * tiles + tile] - s_region[t];
+  if (t < R16_RADIX) s_global[t] = data[QUATERNARY_H_WORDS + t * tiles + tile] - s_region[t];
   for (uint i = 0; i < K; i++) pos[i] += s_region[counters + digit_of(keys[i])];
   // payloads load now, while the keys are staged and written
   uint vals[K];

@@ -1,4 +1,4 @@
-/* Shared by C and GLSL: the radix16 sort's constants. Its push constants (struct qs_push) and
+/* Shared by C and GLSL: the radix16 sort's constants. Its push constants (struct quaternary_push) and
  * internal-buffer layout are the quaternary sort's (quaternary_shared.h), with 16 counts per
  * tile instead of 4 per chunk. */
 #ifndef RADIX16_SHARED_H
