@@ -51,7 +51,7 @@ VkResult splatsort_depth_create(const splatsort_depth_create_info *info, splatso
   ssvk_device_init(&d->vk, &sv->fn, sv->physical_device, sv->device, a, info->pipeline_cache, info->log,
                    info->log_user, "splatsort_depth", (info->flags & SPLATSORT_CREATE_DEBUG_UTILS_BIT) != 0);
   d->sorter = info->sorter;
-  VkResult r = ssvk_push_layout(&d->vk, DS_BIND_COUNT_OF, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(struct ds_push),
+  VkResult r = ssvk_push_layout(&d->vk, DS_BINDINGS, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(struct ds_push),
                                 VK_SHADER_STAGE_COMPUTE_BIT, "splatsort depth layout", &d->set_layout, &d->layout);
   static const struct {
     const uint32_t *code;
@@ -211,7 +211,7 @@ static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const spl
     pc.cam_x = in->camera_position[0], pc.cam_y = in->camera_position[1], pc.cam_z = in->camera_position[2];
   }
   VkDescriptorBufferInfo header = {sb, so + l->header, 4 * DS_H_WORDS};
-  VkDescriptorBufferInfo bi[DS_BIND_COUNT_OF] = {
+  VkDescriptorBufferInfo bi[DS_BINDINGS] = {
       [DS_BIND_CENTERS] = {in->centers.buffer, in->centers.offset, in->centers.size},
       [DS_BIND_COUNT] = header,
       [DS_BIND_HEADER] = header,
@@ -232,7 +232,7 @@ static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const spl
   const uint32_t init[DS_H_WORDS] = {0, 0x7F7FFFFFu, 0, 0}; /* visible, zmin = FLT_MAX, zmax = 0 */
   d->vk.fn.vkCmdUpdateBuffer(cmd, sb, so + l->header, sizeof init, init);
   compute_barrier(d, cmd);
-  ssvk_push_buffers(&d->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, bi, DS_BIND_COUNT_OF);
+  ssvk_push_buffers(&d->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, bi, DS_BINDINGS);
   d->vk.fn.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
   uint32_t groups = (in->max_count + DS_WORKGROUP - 1) / DS_WORKGROUP;
   d->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipelines[DS_KEYS]);

@@ -435,7 +435,7 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
 
   VkResult r = check_device(s);
   if (r == VK_SUCCESS)
-    r = ssvk_push_layout(&s->vk, SS_BIND_COUNT_OF, VK_SHADER_STAGE_COMPUTE_BIT, SS_PUSH_SIZE,
+    r = ssvk_push_layout(&s->vk, SS_BINDINGS, VK_SHADER_STAGE_COMPUTE_BIT, SS_PUSH_SIZE,
                          VK_SHADER_STAGE_COMPUTE_BIT, "splatsort layout", &s->set_layout, &s->layout);
   if (r == VK_SUCCESS) r = s->ops->create(s);
   if (r == VK_SUCCESS && chain.self_test) r = verify(s, chain.self_test);
@@ -580,7 +580,7 @@ void ss_bind(const splatsort *s, VkCommandBuffer cmd, VkPipeline pipeline, const
   splatsort_buffer kin = odd ? info->tmp_keys : info->keys, vin = odd ? info->tmp_values : info->values;
   splatsort_buffer kout = odd ? info->keys : info->tmp_keys, vout = odd ? info->values : info->tmp_values;
   if (!info->values.buffer) vin = kin, vout = kout; /* keys only: bound, never accessed */
-  VkDescriptorBufferInfo bi[SS_BIND_COUNT_OF] = {
+  VkDescriptorBufferInfo bi[SS_BINDINGS] = {
       [SS_BIND_KEYS_IN] = {kin.buffer, kin.offset, kv},
       [SS_BIND_VALUES_IN] = {vin.buffer, vin.offset, kv},
       [SS_BIND_KEYS_OUT] = {kout.buffer, kout.offset, kv},
@@ -593,7 +593,7 @@ void ss_bind(const splatsort *s, VkCommandBuffer cmd, VkPipeline pipeline, const
     ssvk_count_word(info->count_buffer.offset, s->dev.storage_alignment, &base, &range);
     bi[SS_BIND_COUNT] = (VkDescriptorBufferInfo){info->count_buffer.buffer, base, range};
   }
-  ssvk_push_buffers(&s->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, bi, SS_BIND_COUNT_OF);
+  ssvk_push_buffers(&s->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, bi, SS_BINDINGS);
 }
 
 void ss_push(const splatsort *s, VkCommandBuffer cmd, const void *data, uint32_t size) {
