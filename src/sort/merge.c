@@ -9,6 +9,7 @@
 #include "sort_spv_spv.h"
 
 enum { MERGE_SETUP, MERGE_TILE, MERGE_STAGE, MERGE_GATHER, MERGE_PIPELINES };
+_Static_assert(MERGE_PIPELINES <= SS_MAX_PIPELINES, "the sorter holds SS_MAX_PIPELINES pipelines");
 
 /* Invocations of the tile sort where the device allows: 2 comparators each per stage of a
  * 4,096-key tile. */
@@ -61,7 +62,6 @@ static VkResult merge_create(splatsort *s) {
   VkSpecializationMapEntry map[2] = {{0, 0, 4}, {1, 4, 4}};
   VkSpecializationInfo spec = {2, map, sizeof values, values};
   s->tile_size = 1u << t;
-  s->workgroup_size = MERGE_WORKGROUP;
   VkResult r = ss_create_pipeline(s, sort_spv_merge_setup_comp, sort_spv_merge_setup_comp_size, NULL, 0,
                                   "splatsort merge setup", &s->pipelines[MERGE_SETUP]);
   if (r == VK_SUCCESS)
@@ -73,9 +73,7 @@ static VkResult merge_create(splatsort *s) {
   if (r == VK_SUCCESS)
     r = ss_create_pipeline(s, sort_spv_merge_gather_comp, sort_spv_merge_gather_comp_size, NULL, 0,
                            "splatsort merge gather", &s->pipelines[MERGE_GATHER]);
-  if (r != VK_SUCCESS) return r;
-  s->pipeline_count = MERGE_PIPELINES;
-  return VK_SUCCESS;
+  return r;
 }
 
 /* A direct dispatch of `groups` workgroups, split over y beyond the device's limit in x. */

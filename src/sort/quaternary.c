@@ -9,6 +9,7 @@ enum {
   QUATERNARY_SHUFFLE = SS_SCAN_DIGIT_SCATTER,
   QUATERNARY_PIPELINES = SS_SCAN_SORT_PIPELINES
 };
+_Static_assert(QUATERNARY_PIPELINES <= SS_MAX_PIPELINES, "the sorter holds SS_MAX_PIPELINES pipelines");
 
 static ss_scan_plan quaternary_plan(uint32_t max_count) {
   return ss_scan_plan_make(max_count, QUATERNARY_CHUNK, 4);
@@ -45,9 +46,7 @@ static VkResult quaternary_create(splatsort *s) {
     r = ss_create_pipeline(s, sort_spv_quaternary_shuffle_comp, sort_spv_quaternary_shuffle_comp_size, NULL, 0,
                            "splatsort quaternary shuffle", &s->pipelines[QUATERNARY_SHUFFLE]);
   if (r != VK_SUCCESS) return r;
-  s->pipeline_count = QUATERNARY_PIPELINES;
   s->tile_size = QUATERNARY_CHUNK;
-  s->workgroup_size = QUATERNARY_WORKGROUP;
   return VK_SUCCESS;
 }
 

@@ -12,6 +12,7 @@ enum {
   RADIX16_SCATTER = SS_SCAN_DIGIT_SCATTER,
   RADIX16_PIPELINES = SS_SCAN_SORT_PIPELINES
 };
+_Static_assert(RADIX16_PIPELINES <= SS_MAX_PIPELINES, "the sorter holds SS_MAX_PIPELINES pipelines");
 
 static const VkSubgroupFeatureFlags radix16_needed_ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
 
@@ -77,7 +78,6 @@ static VkResult radix16_create(splatsort *s) {
   uint32_t keys = radix16_keys(&s->dev);
   uint32_t smallest = smallest_subgroup(&s->dev);
   s->tile_size = RADIX16_WORKGROUP * keys;
-  s->workgroup_size = RADIX16_WORKGROUP;
   /* Entries i: constant_id i (RADIX16_SPEC_*), the i-th word of the values. */
   const uint32_t values[] = {keys, max_subgroups(&s->dev), (RADIX16_RADIX + smallest - 1) / smallest};
   VkSpecializationMapEntry map[3];
@@ -91,9 +91,7 @@ static VkResult radix16_create(splatsort *s) {
   if (r == VK_SUCCESS)
     r = ss_create_pipeline(s, sort_spv_radix16_scatter_comp, sort_spv_radix16_scatter_comp_size, &spec, 0,
                            "splatsort radix16 scatter", &s->pipelines[RADIX16_SCATTER]);
-  if (r != VK_SUCCESS) return r;
-  s->pipeline_count = RADIX16_PIPELINES;
-  return VK_SUCCESS;
+  return r;
 }
 
 static void radix16_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info,

@@ -31,7 +31,6 @@ typedef struct ss_device_info {
   uint32_t max_workgroup_count_x;
   VkDeviceSize storage_alignment;
   uint32_t max_storage_range; /* min(maxStorageBufferRange, maxMemoryAllocationSize) */
-  float timestamp_period;
   uint32_t vendor_id;
   VkPhysicalDeviceType device_type;
 } ss_device_info;
@@ -61,10 +60,8 @@ struct splatsort {
 
   const struct ss_algorithm_ops *ops;
   VkPipeline pipelines[SS_MAX_PIPELINES];
-  uint32_t pipeline_count;
   /* Algorithm-chosen tuning, filled by ops->create. */
   uint32_t tile_size;
-  uint32_t workgroup_size;
   ss_self_test_run pending[2]; /* self-tests that timed out (the chosen algorithm's, quaternary's): freed at destroy */
   uint32_t pending_timeout_ms;
 };

@@ -67,7 +67,6 @@ static void query_device(const ssvk_fns *fn, VkPhysicalDevice pd, ss_device_info
   dev->storage_alignment = base.limits.minStorageBufferOffsetAlignment;
   if (dev->storage_alignment < 4) dev->storage_alignment = 4;
   dev->max_storage_range = base.limits.maxStorageBufferRange;
-  dev->timestamp_period = base.limits.timestampPeriod;
   dev->subgroup_size = 1;
   dev->min_subgroup_size = dev->max_subgroup_size = 1;
   if (VK_API_VERSION_MINOR(base.apiVersion) < 1 && VK_API_VERSION_MAJOR(base.apiVersion) == 1) return;
@@ -395,7 +394,6 @@ static VkResult verify(splatsort *s, const splatsort_self_test *t) {
     if (s->pipelines[i]) s->vk.fn.vkDestroyPipeline(s->vk.device, s->pipelines[i], s->vk.allocator);
     s->pipelines[i] = VK_NULL_HANDLE;
   }
-  s->pipeline_count = 0;
   s->algorithm = SPLATSORT_ALGORITHM_QUATERNARY;
   s->ops = &ss_quaternary_ops;
   VkResult r = s->ops->create(s);
