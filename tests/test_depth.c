@@ -1,7 +1,8 @@
 /* The depth-sort stage (splatsort_depth.h) against a CPU reference: the visible set (near plane,
  * frustum with margin, opacity) and the back-to-front order, for view-depth and radial keys,
- * 32-bit and quantised, with OneSweep (where the device has it) and quaternary. Points are
- * kept clear of the cull boundaries, so float rounding cannot decide a case. */
+ * 32-bit and quantised, direct and indirect counts, with every sorter the device has; the
+ * promised input order among equal depths; the timestamps in order. Points are kept clear of
+ * the cull boundaries, so float rounding cannot decide a case. */
 #include "check.h"
 #include "sort_harness.h"
 #include "splatsort_depth.h"
@@ -44,50 +45,103 @@ static void make_points(float *c, uint32_t n, const float eye[3], uint64_t seed,
   }
 }
 
+/* The buffers of one stage run: centres (x, y, z, opacity), scratch, indices, the draw
+ * arguments (the visible count at offset 4), the indirect count (at offset 4) and the queries. */
+typedef struct stage_run {
+  splatsort_depth *stage;
+  splatsort_depth_memory_requirements mr;
+  uint32_t max_count;
+  vkh_buffer centres, scratch, indices, draw, count;
+  VkQueryPool pool;
+  uint32_t queries;
+} stage_run;
+
+static void stage_run_create(stage_run *sr, const splatsort *sorter, uint32_t max_count, uint32_t bits) {
+  splatsort_depth_create_info dci = {.sorter = sorter, .flags = vkh_sort_flags(&ctx), .log = vkh_sort_log};
+  VK_CHECK(splatsort_depth_create(&dci, &sr->stage));
+  sr->max_count = max_count;
+  VK_CHECK(splatsort_depth_get_memory_requirements(sr->stage, max_count, &sr->mr));
+  sr->centres = vkh_buffer_create(&ctx, 16ull * max_count, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, "c");
+  sr->scratch = vkh_buffer_create(&ctx, sr->mr.scratch_size, sr->mr.scratch_usage, false, "scratch");
+  sr->indices = vkh_buffer_create(&ctx, sr->mr.indices_size, sr->mr.indices_usage, true, "indices");
+  sr->draw = vkh_buffer_create(&ctx, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, "draw");
+  /* only what the stage asks for: validation fails the test if that is not enough */
+  sr->count = vkh_buffer_create(&ctx, 16, sr->mr.count_usage, true, "count");
+  sr->queries = splatsort_depth_timestamp_count(sr->stage, bits);
+  VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                               .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = sr->queries + 3};
+  VK_CHECK(vkCreateQueryPool(ctx.device, &qpi, NULL, &sr->pool));
+}
+
+static void stage_run_destroy(stage_run *sr) {
+  vkDestroyQueryPool(ctx.device, sr->pool, NULL);
+  vkh_buffer *bufs[] = {&sr->centres, &sr->scratch, &sr->indices, &sr->draw, &sr->count};
+  for (int i = 0; i < 5; i++) vkh_buffer_destroy(&ctx, bufs[i]);
+  splatsort_depth_destroy(sr->stage);
+}
+
+/* Records the stage with di (buffers filled in here), waits, and checks that the timestamps
+ * (at query 3 on) are in order. Returns the visible count the stage wrote. */
+static uint32_t stage_run_sort(stage_run *sr, splatsort_depth_info *di, bool indirect, uint32_t count) {
+  di->max_count = sr->max_count;
+  di->centers = (splatsort_buffer){sr->centres.buffer, 0, sr->centres.size};
+  di->scratch = (splatsort_buffer){sr->scratch.buffer, 0, sr->mr.scratch_size};
+  di->indices = (splatsort_buffer){sr->indices.buffer, 0, sr->mr.indices_size};
+  di->draw_count = (splatsort_buffer){sr->draw.buffer, 4, 4};
+  di->count = indirect ? 0 : count;
+  if (indirect) {
+    ((uint32_t *)sr->count.mapped)[1] = count;
+    di->count_buffer = (splatsort_buffer){sr->count.buffer, 4, 4};
+  }
+  bool timed = ctx.props.limits.timestampComputeAndGraphics;
+  if (timed) di->query_pool = sr->pool, di->first_query = 3;
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  VK_CHECK(splatsort_depth_cmd_sort(sr->stage, cmd, di, NULL));
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0,
+                       NULL);
+  vkh_submit_wait(&ctx, cmd);
+  uint64_t ts[64];
+  if (timed && sr->queries <= 64) {
+    VK_CHECK(vkGetQueryPoolResults(ctx.device, sr->pool, 3, sr->queries, sizeof ts, ts, 8,
+                                   VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+    for (uint32_t q = 1; q < sr->queries; q++)
+      CHECK(ts[q] >= ts[q - 1], "timestamp %u (%s) is before timestamp %u", q,
+            splatsort_depth_timestamp_label(sr->stage, di->key_bits, q), q - 1);
+  }
+  return ((const uint32_t *)sr->draw.mapped)[1];
+}
+
 /* One run of the stage; checks count, set and order against the CPU. */
 static void run_case(const splatsort *sorter, uint32_t n, uint32_t bits, splatsort_depth_key_mode mode,
-                     uint64_t seed) {
-  splatsort_depth_create_info dci = {.sorter = sorter, .flags = vkh_sort_flags(&ctx), .log = vkh_sort_log};
-  splatsort_depth *stage;
-  VK_CHECK(splatsort_depth_create(&dci, &stage));
-  splatsort_depth_memory_requirements mr;
+                     bool indirect, uint64_t seed) {
+  stage_run sr;
   uint32_t max_count = n ? n : 1;
-  VK_CHECK(splatsort_depth_get_memory_requirements(stage, max_count, &mr));
-  vkh_buffer centres = vkh_buffer_create(&ctx, 16ull * max_count, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, "c");
-  vkh_buffer scratch = vkh_buffer_create(&ctx, mr.scratch_size, mr.scratch_usage, false, "scratch");
-  vkh_buffer indices = vkh_buffer_create(&ctx, mr.indices_size, mr.indices_usage, true, "indices");
-  vkh_buffer draw = vkh_buffer_create(&ctx, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, "draw");
+  stage_run_create(&sr, sorter, max_count, bits);
   const float eye[3] = {0.5f, -0.25f, -4.0f};
   reference ref = {.visible = calloc(max_count, 1), .key = calloc(max_count, sizeof(float))};
-  make_points(centres.mapped, n, eye, seed, &ref);
-  const float *c = centres.mapped;
+  make_points(sr.centres.mapped, n, eye, seed, &ref);
+  const float *c = sr.centres.mapped;
   for (uint32_t i = 0; i < n; i++) {
     if (!ref.visible[i]) continue;
     float dx = c[4 * i] - eye[0], dy = c[4 * i + 1] - eye[1], dz = c[4 * i + 2] - eye[2];
     ref.key[i] = mode == SPLATSORT_DEPTH_KEY_RADIAL ? sqrtf(dx * dx + dy * dy + dz * dz) : dz;
     ref.count++, ref.lo = fminf(ref.lo, ref.key[i]), ref.hi = fmaxf(ref.hi, ref.key[i]);
   }
-  splatsort_depth_info di = {.max_count = max_count, .count = n, .centers = {centres.buffer, 0, centres.size},
-                             .center_stride = 16, .opacity_cull = 1, .near_w = 0.2f, .key_bits = bits,
-                             .key_mode = mode, .camera_position = {eye[0], eye[1], eye[2]},
-                             .scratch = {scratch.buffer, 0, mr.scratch_size},
-                             .indices = {indices.buffer, 0, mr.indices_size}, .draw_count = {draw.buffer, 4, 4}};
+  splatsort_depth_info di = {.center_stride = 16, .opacity_cull = 1, .near_w = 0.2f, .key_bits = bits,
+                             .key_mode = mode, .camera_position = {eye[0], eye[1], eye[2]}};
   view_proj(eye, di.view_proj);
-  VkCommandBuffer cmd = vkh_begin(&ctx);
-  VK_CHECK(splatsort_depth_cmd_sort(stage, cmd, &di, NULL));
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0,
-                       NULL);
-  vkh_submit_wait(&ctx, cmd);
+  uint32_t got = stage_run_sort(&sr, &di, indirect, n);
 
-  uint32_t got = ((const uint32_t *)draw.mapped)[1];
   const char *mname = mode == SPLATSORT_DEPTH_KEY_RADIAL ? "radial" : "view depth";
   const char *sname = splatsort_algorithm_name(splatsort_get_algorithm(sorter));
-  CHECK(got == ref.count, "%s %s %u-bit n=%u: %u visible, expected %u", sname, mname, bits, n, got, ref.count);
+  const char *cname = indirect ? "indirect" : "direct";
+  CHECK(got == ref.count, "%s %s %u-bit %s n=%u: %u visible, expected %u", sname, mname, bits, cname, n, got,
+        ref.count);
   /* each visible splat once, farthest first (quantised: within two key steps) */
   float step = bits < 32 ? 2.0f * (ref.hi - ref.lo) / (float)((1u << bits) - 1) : 1e-5f * ref.hi;
-  const uint32_t *idx = indices.mapped;
+  const uint32_t *idx = sr.indices.mapped;
   uint32_t bad = 0;
   for (uint32_t k = 0; k < got && k < ref.count; k++) {
     uint32_t i = idx[k];
@@ -95,13 +149,59 @@ static void run_case(const splatsort *sorter, uint32_t n, uint32_t bits, splatso
     if (i < n) ref.visible[i] = 2;
     if (!ok && bad++ < 3) fprintf(stderr, "  %s %s %u-bit: index %u at %u out of place\n", sname, mname, bits, i, k);
   }
-  CHECK(bad == 0, "%s %s %u-bit n=%u: %u misplaced", sname, mname, bits, n, bad);
-  printf("%s %s keys, %u bits, %u splats: %u visible%s\n", sname, mname, bits, n, got, bad ? " FAIL" : "");
+  CHECK(bad == 0, "%s %s %u-bit %s n=%u: %u misplaced", sname, mname, bits, cname, n, bad);
+  printf("%s %s keys, %u bits, %s count, %u splats: %u visible%s\n", sname, mname, bits, cname, n, got,
+         bad ? " FAIL" : "");
   free(ref.visible);
   free(ref.key);
-  vkh_buffer *bufs[] = {&centres, &scratch, &indices, &draw};
-  for (int i = 0; i < 4; i++) vkh_buffer_destroy(&ctx, bufs[i]);
-  splatsort_depth_destroy(stage);
+  stage_run_destroy(&sr);
+}
+
+/* The header's promise: splats of equal key come out in input order. n splats on `levels`
+ * planes of equal view depth (exact in float), shuffled over the indices, every 7th culled by
+ * its opacity; the expected order is a stable sort by depth, farthest first. */
+static void equal_depth_case(const splatsort *sorter, uint32_t n, uint32_t levels, uint32_t bits, uint64_t seed) {
+  static const float plane_w[] = {5.0f, 2.0f, 9.0f, 3.5f};
+  stage_run sr;
+  stage_run_create(&sr, sorter, n, bits);
+  const float eye[3] = {0.0f, 0.0f, -4.0f};
+  float *c = sr.centres.mapped;
+  uint32_t *level = malloc(sizeof(uint32_t) * n), *expect = malloc(sizeof(uint32_t) * n), visible = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    level[i] = (uint32_t)(splitmix64(&seed) % levels);
+    c[4 * i] = (float)(splitmix64(&seed) % 2001) / 1000.0f - 1.0f; /* |1.5 x| <= 1.5 < 1.3 * 2 */
+    c[4 * i + 1] = (float)(splitmix64(&seed) % 2001) / 1000.0f - 1.0f;
+    c[4 * i + 2] = plane_w[level[i]] + eye[2]; /* clip w = z + 4: the plane's w exactly */
+    c[4 * i + 3] = i % 7 == 3 ? 0.002f : 0.8f;
+  }
+  for (float far = INFINITY;;) { /* planes farthest first, each in index order */
+    float w = -INFINITY;
+    for (uint32_t l = 0; l < levels; l++)
+      if (plane_w[l] < far && plane_w[l] > w) w = plane_w[l];
+    if (w == -INFINITY) break;
+    for (uint32_t i = 0; i < n; i++)
+      if (plane_w[level[i]] == w && i % 7 != 3) expect[visible++] = i;
+    far = w;
+  }
+  splatsort_depth_info di = {.center_stride = 16, .opacity_cull = 1, .near_w = 0.2f, .key_bits = bits};
+  view_proj(eye, di.view_proj);
+  uint32_t got = stage_run_sort(&sr, &di, false, n);
+  const char *sname = splatsort_algorithm_name(splatsort_get_algorithm(sorter));
+  CHECK(got == visible, "%s equal depths, %u planes, %u-bit n=%u: %u visible, expected %u", sname, levels, bits, n,
+        got, visible);
+  const uint32_t *idx = sr.indices.mapped;
+  uint32_t bad = 0;
+  for (uint32_t k = 0; k < got && k < visible; k++)
+    if (idx[k] != expect[k] && bad++ < 3)
+      fprintf(stderr, "  %s equal depths %u-bit: position %u holds %u, expected %u\n", sname, bits, k, idx[k],
+              expect[k]);
+  CHECK(bad == 0, "%s equal depths, %u planes, %u-bit n=%u (seed %llu): %u out of input order", sname, levels, bits,
+        n, (unsigned long long)seed, bad);
+  printf("%s equal depths, %u plane(s), %u bits, %u splats: %u visible%s\n", sname, levels, bits, n, got,
+         bad ? " FAIL" : "");
+  free(level);
+  free(expect);
+  stage_run_destroy(&sr);
 }
 
 int main(void) {
@@ -110,14 +210,22 @@ int main(void) {
   splatsort *sorters[VKH_MAX_SORTERS];
   uint32_t count = vkh_create_sorters(&ctx, sorters);
   uint64_t seed = 20261123;
-  for (uint32_t s = 0; s < count; s++)
+  for (uint32_t s = 0; s < count; s++) {
     for (int mode = 0; mode < 2; mode++) {
-      run_case(sorters[s], 0, 32, (splatsort_depth_key_mode)mode, seed++);
-      run_case(sorters[s], 3000, 32, (splatsort_depth_key_mode)mode, seed++);
-      run_case(sorters[s], 40000, 32, (splatsort_depth_key_mode)mode, seed++);
-      run_case(sorters[s], 40000, 16, (splatsort_depth_key_mode)mode, seed++);
-      run_case(sorters[s], 20000, 24, (splatsort_depth_key_mode)mode, seed++);
+      splatsort_depth_key_mode m = (splatsort_depth_key_mode)mode;
+      run_case(sorters[s], 0, 32, m, false, seed++);
+      run_case(sorters[s], 3000, 32, m, false, seed++);
+      run_case(sorters[s], 40000, 32, m, false, seed++);
+      run_case(sorters[s], 40000, 16, m, false, seed++);
+      run_case(sorters[s], 20000, 24, m, false, seed++);
+      run_case(sorters[s], 3000, 32, m, true, seed++);
+      run_case(sorters[s], 20000, 16, m, true, seed++);
     }
+    equal_depth_case(sorters[s], 5000, 1, 32, seed++);
+    equal_depth_case(sorters[s], 5000, 1, 16, seed++);
+    equal_depth_case(sorters[s], 20000, 4, 32, seed++);
+    equal_depth_case(sorters[s], 20000, 3, 24, seed++);
+  }
   for (uint32_t s = 0; s < count; s++) splatsort_destroy(sorters[s]);
   vkh_destroy(&ctx);
   CHECK(ctx.validation_messages == 0, "%u validation messages", ctx.validation_messages);

@@ -30,7 +30,8 @@ static splatsort *quaternary; /* for compare cases; NULL when the tested sorter 
 static uint64_t base_seed = 20261121;
 static uint32_t passed; /* cases; a failed case counts in check.h's failures */
 static const uint32_t SENTINEL = 0xDEADBEEFu;
-/* Entries per block of the hierarchical scan of the quaternary and radix16 sorts (QS_CHUNK). */
+/* Entries per block of the hierarchical scan of the quaternary and radix16 sorts
+ * (QUATERNARY_CHUNK). */
 #define SCAN_BLOCK 512u
 
 static bool run_case(const sort_case *c, uint64_t seed) {

@@ -43,6 +43,36 @@ static void depth_stage_misuse(vkh_context *ctx, const splatsort *s, VkCommandBu
   if (!d) return;
   splatsort_depth_memory_requirements mr;
   CHECK(splatsort_depth_get_memory_requirements(d, 1000, &mr) == VK_SUCCESS && mr.scratch_size > 0, "stage requirements");
+  CHECK(mr.count_usage & VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "stage count_usage %#x", (unsigned)mr.count_usage);
+  /* its own name in the log, not the sort's */
+  splatsort_depth_memory_requirements bad;
+  last_log[0] = 0;
+  CHECK(splatsort_depth_get_memory_requirements(d, 0, &bad) == VK_ERROR_VALIDATION_FAILED_EXT &&
+            strstr(last_log, "splatsort_depth_get_memory_requirements: max_count 0"),
+        "stage requirements for 0: log '%s'", last_log);
+  last_log[0] = 0;
+  CHECK(splatsort_depth_get_memory_requirements(d, splatsort_max_count(s) + 1u, &bad) == VK_ERROR_VALIDATION_FAILED_EXT &&
+            strstr(last_log, "splatsort_depth_get_memory_requirements: max_count"),
+        "stage requirements above the maximum: log '%s'", last_log);
+  CHECK(splatsort_depth_get_memory_requirements(NULL, 10, &bad) == VK_ERROR_VALIDATION_FAILED_EXT &&
+            splatsort_depth_get_memory_requirements(d, 10, NULL) == VK_ERROR_VALIDATION_FAILED_EXT,
+        "stage requirements with NULL");
+  /* timestamps: the start, "key pass", then the sort's labels one index later */
+  for (uint32_t bits = 0; bits <= 32; bits += bits ? 8 : 16) {
+    uint32_t n = splatsort_depth_timestamp_count(d, bits), sn = splatsort_timestamp_count(s, bits);
+    CHECK(n == sn + 1, "%u-bit keys: %u stage timestamps, sort %u", bits, n, sn);
+    CHECK(!*splatsort_depth_timestamp_label(d, bits, 0) && !*splatsort_depth_timestamp_label(d, bits, n) &&
+              !strcmp(splatsort_depth_timestamp_label(d, bits, 1), "key pass"),
+          "%u-bit keys: stage labels 0, 1, %u", bits, n);
+    for (uint32_t i = 2; i < n; i++)
+      CHECK(*splatsort_depth_timestamp_label(d, bits, i) &&
+                !strcmp(splatsort_depth_timestamp_label(d, bits, i), splatsort_timestamp_label(s, bits, i - 1)),
+            "%u-bit keys: stage label %u '%s'", bits, i, splatsort_depth_timestamp_label(d, bits, i));
+  }
+  CHECK(splatsort_depth_timestamp_count(d, 8) == 0 && splatsort_depth_timestamp_count(d, 33) == 0 &&
+            splatsort_depth_timestamp_count(NULL, 32) == 0 && !*splatsort_depth_timestamp_label(NULL, 32, 1) &&
+            !*splatsort_depth_timestamp_label(d, 8, 1),
+        "stage timestamps for bad key_bits or a NULL stage");
   /* b's key/value buffer stands in for every range: large enough for 1000 centres */
   splatsort_depth_info ok = {.max_count = 1000, .count = 10, .centers = {b->keyvals.buffer, 0, 16000},
                              .center_stride = 16, .key_bits = 32,
@@ -50,13 +80,18 @@ static void depth_stage_misuse(vkh_context *ctx, const splatsort *s, VkCommandBu
                              .indices = {b->internal.buffer, 0, VK_WHOLE_SIZE}};
   splatsort_depth_info x;
 #define DEPTH_CASE(word, ...) (x = ok, x.__VA_ARGS__, expect_depth_error(d, cmd, &x, word))
-  DEPTH_CASE("key_bits", key_bits = 8);
-  DEPTH_CASE("center_stride", center_stride = 8);
+  DEPTH_CASE("key_bits 8 is not in 16..32", key_bits = 8);
+  DEPTH_CASE("key_bits 40 is not in 16..32", key_bits = 40);
+  DEPTH_CASE("center_stride 8 ", center_stride = 8);
+  DEPTH_CASE("center_stride 14 ", center_stride = 14, x.opacity_cull = 1);
+  DEPTH_CASE("center_stride 12 ", center_stride = 12, x.opacity_cull = 1);
+  DEPTH_CASE("key_mode 7", key_mode = (splatsort_depth_key_mode)7);
+  DEPTH_CASE("next", next = &ok);
   DEPTH_CASE("centers", centers.size = 1000);
   DEPTH_CASE("scratch", scratch.size = mr.scratch_size - 4);
   DEPTH_CASE("indices", indices.buffer = VK_NULL_HANDLE);
   DEPTH_CASE("max_count", max_count = 0);
-  DEPTH_CASE("count", count = 1001);
+  DEPTH_CASE("splatsort_depth_cmd_sort: count 1001 is above max_count 1000", count = 1001);
   DEPTH_CASE("draw_count", draw_count = (splatsort_buffer){b->count.buffer, 2, 4});
 #undef DEPTH_CASE
   splatsort_depth_destroy(d);

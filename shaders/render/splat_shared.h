@@ -63,7 +63,7 @@ struct sp_raster_push {
 #define SP_BIND_PROJECTED 3
 #define SP_BIND_INDICES 4
 #define SP_BIND_CENTRES 5
-#define SP_BIND_COUNT_OF 6
+#define SP_BINDINGS 6
 
 #define SP_MAX_RADIUS 65535u
 

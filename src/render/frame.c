@@ -206,14 +206,14 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
       const object_chunk *ch = &o->chunk[c];
       pc.count = ch->count;
       pc.base = base + ch->first;
-      VkDescriptorBufferInfo bi[SP_BIND_COUNT_OF] = {
+      VkDescriptorBufferInfo bi[SP_BINDINGS] = {
           [SP_BIND_POS] = {ch->pos.buffer, 0, VK_WHOLE_SIZE},
           [SP_BIND_COV] = {ch->cov.buffer, 0, VK_WHOLE_SIZE},
           [SP_BIND_SH] = {ch->sh.buffer, 0, VK_WHOLE_SIZE},
           [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
           [SP_BIND_CENTRES] = {s->centres.buffer, 0, VK_WHOLE_SIZE},
       };
-      ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BIND_COUNT_OF);
+      ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BINDINGS);
       vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
       dispatch_1d(r, cmd, ch->count);
     }
@@ -289,12 +289,12 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   vkCmdSetViewport(cmd, 0, 1, &vp);
   vkCmdSetScissor(cmd, 0, 1, &sc);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
-  VkDescriptorBufferInfo rb[SP_BIND_COUNT_OF] = {
+  VkDescriptorBufferInfo rb[SP_BINDINGS] = {
       [SP_BIND_CENTRES] = {s->centres.buffer, 0, VK_WHOLE_SIZE},
       [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
       [SP_BIND_INDICES] = {r->last_sorted.values.buffer, r->last_sorted.values.offset, VK_WHOLE_SIZE},
   };
-  ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster_layout, rb, SP_BIND_COUNT_OF);
+  ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster_layout, rb, SP_BINDINGS);
   /* quad depth = z_ndc of the centre in [znear, zfar] -> [0, 1] (splat_camera_projection's) */
   float n = f->znear > 0 ? f->znear : 0.01f, fa = f->zfar > n ? f->zfar : 1000.0f;
   struct sp_raster_push rp = {

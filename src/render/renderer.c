@@ -56,11 +56,11 @@ static bool take_sorters(splat_renderer *r, const splat_renderer_create_info *in
 
 
 static VkResult create_pipelines(splat_renderer *r, const splat_renderer_create_info *info) {
-  VkResult res = ssvk_push_layout(&r->vk, SP_BIND_COUNT_OF, VK_SHADER_STAGE_COMPUTE_BIT,
+  VkResult res = ssvk_push_layout(&r->vk, SP_BINDINGS, VK_SHADER_STAGE_COMPUTE_BIT,
                                   sizeof(struct sp_project_push), VK_SHADER_STAGE_COMPUTE_BIT, "splat compute",
                                   &r->set_layout, &r->compute_layout);
   if (res == VK_SUCCESS)
-    res = ssvk_push_layout(&r->vk, SP_BIND_COUNT_OF, VK_SHADER_STAGE_VERTEX_BIT, sizeof(struct sp_raster_push),
+    res = ssvk_push_layout(&r->vk, SP_BINDINGS, VK_SHADER_STAGE_VERTEX_BIT, sizeof(struct sp_raster_push),
                            VK_SHADER_STAGE_VERTEX_BIT, "splat raster", &r->raster_set_layout, &r->raster_layout);
   if (res != VK_SUCCESS) return res;
   /* premultiplied "over", back to front */

@@ -1,6 +1,7 @@
 /* The steps that the reduce-then-scan sorts (quaternary.c, radix16.c) share: a setup dispatch
  * that reads the count and writes every indirect dispatch on the GPU, and the hierarchical
- * exclusive scan of the digit-major chunk counts (q_scan up the levels, q_add back down). */
+ * exclusive scan of the digit-major chunk counts (quaternary_scan up the levels, quaternary_add
+ * back down). */
 #include "sort_internal.h"
 #include "sort_spv_spv.h"
 
@@ -11,12 +12,12 @@
 ss_scan_plan ss_scan_plan_make(uint32_t max_count, uint32_t chunk, uint32_t digits) {
   ss_scan_plan p = {.chunk = chunk, .digits = digits};
   uint32_t m = digits * ss_div_up(max_count, chunk);
-  uint32_t off = QS_H_WORDS;
+  uint32_t off = QUATERNARY_H_WORDS;
   for (;;) {
     p.offsets[p.levels++] = off;
     off += (uint32_t)ss_align(m, 16);
-    if (m <= QS_CHUNK || p.levels == QS_MAX_LEVELS) break;
-    m = ss_div_up(m, QS_CHUNK);
+    if (m <= QUATERNARY_CHUNK || p.levels == QUATERNARY_MAX_LEVELS) break;
+    m = ss_div_up(m, QUATERNARY_CHUNK);
   }
   p.offsets[p.levels] = off; /* end */
   return p;
@@ -30,9 +31,9 @@ VkResult ss_scan_create(splatsort *s, const char *algorithm) {
     const size_t *size;
     const char *step;
   } shaders[SS_SCAN_PIPELINES] = {
-      [SS_SCAN_SETUP] = {sort_spv_q_setup_comp, &sort_spv_q_setup_comp_size, "setup"},
-      [SS_SCAN_SCAN] = {sort_spv_q_scan_comp, &sort_spv_q_scan_comp_size, "scan"},
-      [SS_SCAN_ADD] = {sort_spv_q_add_comp, &sort_spv_q_add_comp_size, "add"},
+      [SS_SCAN_SETUP] = {sort_spv_quaternary_setup_comp, &sort_spv_quaternary_setup_comp_size, "setup"},
+      [SS_SCAN_SCAN] = {sort_spv_quaternary_scan_comp, &sort_spv_quaternary_scan_comp_size, "scan"},
+      [SS_SCAN_ADD] = {sort_spv_quaternary_add_comp, &sort_spv_quaternary_add_comp_size, "add"},
   };
   for (uint32_t i = 0; i < SS_SCAN_PIPELINES; i++) {
     char name[64];
@@ -44,12 +45,13 @@ VkResult ss_scan_create(splatsort *s, const char *algorithm) {
 }
 
 void ss_scan_dispatch(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t entry) {
-  s->vk.fn.vkCmdDispatchIndirect(cmd, info->internal.buffer, info->internal.offset + 4u * (QS_H_DISPATCH + 4u * entry));
+  s->vk.fn.vkCmdDispatchIndirect(cmd, info->internal.buffer,
+                                 info->internal.offset + 4u * (QUATERNARY_H_DISPATCH + 4u * entry));
 }
 
 void ss_scan_sort_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits,
                          uint32_t digit_bits, const ss_scan_plan *plan, const char *algorithm) {
-  struct qs_push pc = ss_scan_setup(s, cmd, info, plan);
+  struct quaternary_push pc = ss_scan_setup(s, cmd, info, plan);
   uint32_t passes = (key_bits + digit_bits - 1) / digit_bits;
   for (uint32_t p = 0; p < passes; p++) {
     char label[64] = "";
@@ -60,21 +62,21 @@ void ss_scan_sort_record(const splatsort *s, VkCommandBuffer cmd, const splatsor
     pc.mask = (1u << bits) - 1u;
     ss_bind(s, cmd, s->pipelines[SS_SCAN_DIGIT_COUNT], info, p);
     ss_push(s, cmd, &pc, sizeof pc);
-    ss_scan_dispatch(s, cmd, info, QS_DISPATCH_CHUNKS);
+    ss_scan_dispatch(s, cmd, info, QUATERNARY_DISPATCH_CHUNKS);
     ss_barrier(s, cmd);
     ss_scan_record(s, cmd, info, p, plan, &pc);
     ss_bind(s, cmd, s->pipelines[SS_SCAN_DIGIT_SCATTER], info, p);
     ss_push(s, cmd, &pc, sizeof pc);
-    ss_scan_dispatch(s, cmd, info, QS_DISPATCH_CHUNKS);
+    ss_scan_dispatch(s, cmd, info, QUATERNARY_DISPATCH_CHUNKS);
     ss_barrier(s, cmd);
     ss_timestamp(s, cmd, info, p + 1);
     ssvk_label_end(&s->vk, cmd);
   }
 }
 
-struct qs_push ss_scan_setup(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info,
-                             const ss_scan_plan *plan) {
-  struct qs_push pc = {
+struct quaternary_push ss_scan_setup(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info,
+                                     const ss_scan_plan *plan) {
+  struct quaternary_push pc = {
       .count = info->count,
       .indirect = info->count_buffer.buffer != VK_NULL_HANDLE,
       .count_index = ss_count_index(s, info),
@@ -93,7 +95,7 @@ struct qs_push ss_scan_setup(const splatsort *s, VkCommandBuffer cmd, const spla
 }
 
 void ss_scan_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t pass,
-                    const ss_scan_plan *plan, struct qs_push *pc) {
+                    const ss_scan_plan *plan, struct quaternary_push *pc) {
   uint32_t levels = plan->levels;
   for (uint32_t l = 0; l < levels; l++) {
     pc->level = l;

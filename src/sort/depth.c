@@ -51,7 +51,7 @@ VkResult splatsort_depth_create(const splatsort_depth_create_info *info, splatso
   ssvk_device_init(&d->vk, &sv->fn, sv->physical_device, sv->device, a, info->pipeline_cache, info->log,
                    info->log_user, "splatsort_depth", (info->flags & SPLATSORT_CREATE_DEBUG_UTILS_BIT) != 0);
   d->sorter = info->sorter;
-  VkResult r = ssvk_push_layout(&d->vk, DS_BIND_COUNT_OF, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(struct ds_push),
+  VkResult r = ssvk_push_layout(&d->vk, DS_BINDINGS, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(struct ds_push),
                                 VK_SHADER_STAGE_COMPUTE_BIT, "splatsort depth layout", &d->set_layout, &d->layout);
   static const struct {
     const uint32_t *code;
@@ -100,6 +100,11 @@ static VkResult scratch_layout(const splatsort_depth *d, uint32_t max_count, ds_
 VkResult splatsort_depth_get_memory_requirements(const splatsort_depth *d, uint32_t max_count,
                                                  splatsort_depth_memory_requirements *req) {
   if (!d || !req) return VK_ERROR_VALIDATION_FAILED_EXT;
+  uint32_t max_sort = splatsort_max_count(d->sorter);
+  if (max_count == 0 || max_count > max_sort) {
+    ssvk_log(&d->vk, "splatsort_depth_get_memory_requirements: max_count %u is outside 1..%u", max_count, max_sort);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   ds_layout l;
   splatsort_memory_requirements mr;
   VkResult r = scratch_layout(d, max_count, &l, &mr);
@@ -110,11 +115,19 @@ VkResult splatsort_depth_get_memory_requirements(const splatsort_depth *d, uint3
   req->indices_size = 4ull * max_count;
   req->indices_usage = mr.keyval_usage | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
   req->alignment = mr.alignment;
+  req->count_usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT; /* read by the key pass, not by the sort */
   return VK_SUCCESS;
 }
 
+static bool key_bits_valid(uint32_t key_bits) { return key_bits == 0 || (key_bits >= 16 && key_bits <= 32); }
+
 uint32_t splatsort_depth_timestamp_count(const splatsort_depth *d, uint32_t key_bits) {
-  return d ? 1 + splatsort_timestamp_count(d->sorter, key_bits) : 0;
+  return d && key_bits_valid(key_bits) ? 1 + splatsort_timestamp_count(d->sorter, key_bits) : 0;
+}
+
+const char *splatsort_depth_timestamp_label(const splatsort_depth *d, uint32_t key_bits, uint32_t index) {
+  if (index == 0 || index >= splatsort_depth_timestamp_count(d, key_bits)) return "";
+  return index == 1 ? "key pass" : splatsort_timestamp_label(d->sorter, key_bits, index - 1);
 }
 
 /* A range the stage binds: present, aligned, large enough (VK_WHOLE_SIZE: unchecked). */
@@ -130,20 +143,30 @@ static bool check_range(const splatsort_depth *d, splatsort_buffer b, const char
   return what == NULL;
 }
 
+/* The scalar fields; each message repeats the value it refuses. */
+static bool check_fields(const splatsort_depth *d, const splatsort_depth_info *in) {
+  uint32_t min_stride = in->opacity_cull ? 16u : 12u;
+  if (in->next)
+    ssvk_log(&d->vk, "splatsort_depth_cmd_sort: next must be NULL");
+  else if (!key_bits_valid(in->key_bits))
+    ssvk_log(&d->vk, "splatsort_depth_cmd_sort: key_bits %u is not in 16..32 (0 means 32)", in->key_bits);
+  else if (in->center_stride % 4 || in->center_stride < min_stride)
+    ssvk_log(&d->vk,
+             "splatsort_depth_cmd_sort: center_stride %u is not a multiple of 4 of at least %u (x, y, z%s)",
+             in->center_stride, min_stride, in->opacity_cull ? " and the opacity" : "");
+  else if (!(in->frustum_margin >= 0.0f) || !(in->near_w >= 0.0f))
+    ssvk_log(&d->vk, "splatsort_depth_cmd_sort: frustum_margin %g and near_w %g must both be >= 0",
+             (double)in->frustum_margin, (double)in->near_w);
+  else if ((unsigned)in->key_mode > SPLATSORT_DEPTH_KEY_RADIAL)
+    ssvk_log(&d->vk, "splatsort_depth_cmd_sort: key_mode %u is unknown", (unsigned)in->key_mode);
+  else
+    return true;
+  return false;
+}
+
 static bool check_info(const splatsort_depth *d, const splatsort_depth_info *in, const ds_layout *l,
                        VkDeviceSize align) {
-  uint32_t bits = in->key_bits ? in->key_bits : 32;
-  const char *what = in->next ? "next must be NULL"
-                     : bits < 16 || bits > 32 ? "key_bits must be 16..32"
-                     : in->center_stride % 4 || in->center_stride < (in->opacity_cull ? 16u : 12u)
-                         ? "center_stride must be a multiple of 4 and cover x, y, z (and the opacity)"
-                     : !(in->frustum_margin >= 0.0f) || !(in->near_w >= 0.0f) ? "frustum_margin and near_w must be >= 0"
-                     : (unsigned)in->key_mode > SPLATSORT_DEPTH_KEY_RADIAL ? "key_mode is unknown"
-                                                                             : NULL;
-  if (what) {
-    ssvk_log(&d->vk, "splatsort_depth_cmd_sort: %s", what);
-    return false;
-  }
+  if (!check_fields(d, in)) return false;
   VkDeviceSize centers = (VkDeviceSize)in->center_stride * (in->max_count - 1) + (in->opacity_cull ? 16u : 12u);
   VkDeviceSize storage = d->sorter->dev.storage_alignment;
   return check_range(d, in->centers, "centers", storage, centers) &&
@@ -188,7 +211,7 @@ static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const spl
     pc.cam_x = in->camera_position[0], pc.cam_y = in->camera_position[1], pc.cam_z = in->camera_position[2];
   }
   VkDescriptorBufferInfo header = {sb, so + l->header, 4 * DS_H_WORDS};
-  VkDescriptorBufferInfo bi[DS_BIND_COUNT_OF] = {
+  VkDescriptorBufferInfo bi[DS_BINDINGS] = {
       [DS_BIND_CENTERS] = {in->centers.buffer, in->centers.offset, in->centers.size},
       [DS_BIND_COUNT] = header,
       [DS_BIND_HEADER] = header,
@@ -209,7 +232,7 @@ static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const spl
   const uint32_t init[DS_H_WORDS] = {0, 0x7F7FFFFFu, 0, 0}; /* visible, zmin = FLT_MAX, zmax = 0 */
   d->vk.fn.vkCmdUpdateBuffer(cmd, sb, so + l->header, sizeof init, init);
   compute_barrier(d, cmd);
-  ssvk_push_buffers(&d->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, bi, DS_BIND_COUNT_OF);
+  ssvk_push_buffers(&d->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, bi, DS_BINDINGS);
   d->vk.fn.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
   uint32_t groups = (in->max_count + DS_WORKGROUP - 1) / DS_WORKGROUP;
   d->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipelines[DS_KEYS]);

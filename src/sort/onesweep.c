@@ -11,6 +11,7 @@
 #include <string.h>
 
 enum { OS_SETUP, OS_HISTOGRAM, OS_PASS, OS_PIPELINES };
+_Static_assert(OS_PIPELINES <= SS_MAX_PIPELINES, "the sorter holds SS_MAX_PIPELINES pipelines");
 
 _Static_assert(OS_DESC >= OS_GLOBAL_HIST + OS_MAX_PASSES * OS_RADIX && OS_DESC % 32 == 0,
                "partition descriptors must follow the global histograms on a 128-byte boundary");
@@ -162,7 +163,6 @@ static VkResult os_create(splatsort *s) {
            s->dev.max_shared_memory);
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
-  s->workgroup_size = t.workgroup;
   s->tile_size = t.workgroup * t.keys;
 
   uint32_t force = (s->flags & SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT) != 0;
@@ -183,9 +183,7 @@ static VkResult os_create(splatsort *s) {
   if (r == VK_SUCCESS)
     r = ss_create_pipeline(s, sort_spv_onesweep_pass_comp, sort_spv_onesweep_pass_comp_size, &pass_spec,
                            t.subgroup_size, "splatsort onesweep pass", &s->pipelines[OS_PASS]);
-  if (r != VK_SUCCESS) return r;
-  s->pipeline_count = OS_PIPELINES;
-  return VK_SUCCESS;
+  return r;
 }
 
 static void os_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits) {

@@ -31,7 +31,6 @@ typedef struct ss_device_info {
   uint32_t max_workgroup_count_x;
   VkDeviceSize storage_alignment;
   uint32_t max_storage_range; /* min(maxStorageBufferRange, maxMemoryAllocationSize) */
-  float timestamp_period;
   uint32_t vendor_id;
   VkPhysicalDeviceType device_type;
 } ss_device_info;
@@ -61,10 +60,8 @@ struct splatsort {
 
   const struct ss_algorithm_ops *ops;
   VkPipeline pipelines[SS_MAX_PIPELINES];
-  uint32_t pipeline_count;
   /* Algorithm-chosen tuning, filled by ops->create. */
   uint32_t tile_size;
-  uint32_t workgroup_size;
   ss_self_test_run pending[2]; /* self-tests that timed out (the chosen algorithm's, quaternary's): freed at destroy */
   uint32_t pending_timeout_ms;
 };
@@ -98,7 +95,7 @@ extern const ss_algorithm_ops ss_merge_ops;
 
 /* ---- chunk_scan.c: what the reduce-then-scan sorts (quaternary, radix16) share ----
  * Per digit pass they count each chunk's digits into the internal buffer digit-major
- * (level 0 at QS_H_WORDS: counts[d * chunks + chunk]), scan that list exclusively, and
+ * (level 0 at QUATERNARY_H_WORDS: counts[d * chunks + chunk]), scan that list exclusively, and
  * scatter each chunk's keys to scanned[d * chunks + chunk] + rank. The setup, scan and add
  * pipelines are s->pipelines[SS_SCAN_*]; the algorithm's own follow them. */
 enum { SS_SCAN_SETUP, SS_SCAN_SCAN, SS_SCAN_ADD, SS_SCAN_PIPELINES };
@@ -109,7 +106,7 @@ typedef struct ss_scan_plan {
   uint32_t chunk;  /* keys per chunk */
   uint32_t digits; /* digit counts per chunk */
   uint32_t levels; /* hierarchical scan levels recorded for max_count */
-  uint32_t offsets[QS_MAX_LEVELS + 1]; /* word offset of each level; [levels]: the end */
+  uint32_t offsets[QUATERNARY_MAX_LEVELS + 1]; /* word offset of each level; [levels]: the end */
 } ss_scan_plan;
 
 ss_scan_plan ss_scan_plan_make(uint32_t max_count, uint32_t chunk, uint32_t digits);
@@ -118,17 +115,17 @@ VkDeviceSize ss_scan_internal_size(const ss_scan_plan *plan);
 /* Creates the setup, scan and add pipelines, named "splatsort <algorithm> <step>". */
 VkResult ss_scan_create(splatsort *s, const char *algorithm);
 /* Records the setup dispatch and a barrier; returns the push constants for the later steps. */
-struct qs_push ss_scan_setup(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info,
-                             const ss_scan_plan *plan);
+struct quaternary_push ss_scan_setup(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info,
+                                     const ss_scan_plan *plan);
 /* Records the exclusive scan of pass `pass`'s counts, each level followed by a barrier. */
 void ss_scan_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t pass,
-                    const ss_scan_plan *plan, struct qs_push *pc);
+                    const ss_scan_plan *plan, struct quaternary_push *pc);
 /* The whole sort of digit_bits-bit digits: setup, then per digit pass the count
  * (s->pipelines[SS_SCAN_DIGIT_COUNT]), the scan and the scatter (SS_SCAN_DIGIT_SCATTER), a
  * timestamp after each pass and a label "<algorithm> pass N". */
 void ss_scan_sort_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits,
                          uint32_t digit_bits, const ss_scan_plan *plan, const char *algorithm);
-/* Indirect dispatch of entry QS_DISPATCH_CHUNKS (one workgroup per chunk) or 1 + level. */
+/* Indirect dispatch of entry QUATERNARY_DISPATCH_CHUNKS (one workgroup per chunk) or 1 + level. */
 void ss_scan_dispatch(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t entry);
 
 /* Creates a compute pipeline from embedded SPIR-V with the shared layout.

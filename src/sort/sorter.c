@@ -67,7 +67,6 @@ static void query_device(const ssvk_fns *fn, VkPhysicalDevice pd, ss_device_info
   dev->storage_alignment = base.limits.minStorageBufferOffsetAlignment;
   if (dev->storage_alignment < 4) dev->storage_alignment = 4;
   dev->max_storage_range = base.limits.maxStorageBufferRange;
-  dev->timestamp_period = base.limits.timestampPeriod;
   dev->subgroup_size = 1;
   dev->min_subgroup_size = dev->max_subgroup_size = 1;
   if (VK_API_VERSION_MINOR(base.apiVersion) < 1 && VK_API_VERSION_MAJOR(base.apiVersion) == 1) return;
@@ -395,7 +394,6 @@ static VkResult verify(splatsort *s, const splatsort_self_test *t) {
     if (s->pipelines[i]) s->vk.fn.vkDestroyPipeline(s->vk.device, s->pipelines[i], s->vk.allocator);
     s->pipelines[i] = VK_NULL_HANDLE;
   }
-  s->pipeline_count = 0;
   s->algorithm = SPLATSORT_ALGORITHM_QUATERNARY;
   s->ops = &ss_quaternary_ops;
   VkResult r = s->ops->create(s);
@@ -435,7 +433,7 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
 
   VkResult r = check_device(s);
   if (r == VK_SUCCESS)
-    r = ssvk_push_layout(&s->vk, SS_BIND_COUNT_OF, VK_SHADER_STAGE_COMPUTE_BIT, SS_PUSH_SIZE,
+    r = ssvk_push_layout(&s->vk, SS_BINDINGS, VK_SHADER_STAGE_COMPUTE_BIT, SS_PUSH_SIZE,
                          VK_SHADER_STAGE_COMPUTE_BIT, "splatsort layout", &s->set_layout, &s->layout);
   if (r == VK_SUCCESS) r = s->ops->create(s);
   if (r == VK_SUCCESS && chain.self_test) r = verify(s, chain.self_test);
@@ -580,7 +578,7 @@ void ss_bind(const splatsort *s, VkCommandBuffer cmd, VkPipeline pipeline, const
   splatsort_buffer kin = odd ? info->tmp_keys : info->keys, vin = odd ? info->tmp_values : info->values;
   splatsort_buffer kout = odd ? info->keys : info->tmp_keys, vout = odd ? info->values : info->tmp_values;
   if (!info->values.buffer) vin = kin, vout = kout; /* keys only: bound, never accessed */
-  VkDescriptorBufferInfo bi[SS_BIND_COUNT_OF] = {
+  VkDescriptorBufferInfo bi[SS_BINDINGS] = {
       [SS_BIND_KEYS_IN] = {kin.buffer, kin.offset, kv},
       [SS_BIND_VALUES_IN] = {vin.buffer, vin.offset, kv},
       [SS_BIND_KEYS_OUT] = {kout.buffer, kout.offset, kv},
@@ -593,7 +591,7 @@ void ss_bind(const splatsort *s, VkCommandBuffer cmd, VkPipeline pipeline, const
     ssvk_count_word(info->count_buffer.offset, s->dev.storage_alignment, &base, &range);
     bi[SS_BIND_COUNT] = (VkDescriptorBufferInfo){info->count_buffer.buffer, base, range};
   }
-  ssvk_push_buffers(&s->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, bi, SS_BIND_COUNT_OF);
+  ssvk_push_buffers(&s->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, s->layout, bi, SS_BINDINGS);
 }
 
 void ss_push(const splatsort *s, VkCommandBuffer cmd, const void *data, uint32_t size) {

@@ -42,13 +42,19 @@ SPLATSORT_API VkResult splatsort_depth_create(const splatsort_depth_create_info 
 SPLATSORT_API void splatsort_depth_destroy(splatsort_depth *stage);
 
 /* The scratch buffer for up to max_count splats (1..splatsort_max_count of the sorter), and
- * what the indices buffer needs. */
+ * what the indices and count buffers need. scratch: scratch_size bytes, usage scratch_usage;
+ * indices: indices_size bytes, usage indices_usage; both offsets multiples of `alignment`.
+ * count_buffer (indirect counts only): count_usage. The centres and draw_count buffers need
+ * VK_BUFFER_USAGE_STORAGE_BUFFER_BIT (and whatever the host's own use of them needs).
+ * VK_ERROR_VALIDATION_FAILED_EXT for a NULL stage or requirements, and (with a log line) when
+ * max_count is 0 or above splatsort_max_count(). */
 typedef struct splatsort_depth_memory_requirements {
   VkDeviceSize scratch_size;       /* one range: keys, scratch, the sort's internal buffer */
   VkBufferUsageFlags scratch_usage;
   VkDeviceSize indices_size;       /* 4 * max_count */
   VkBufferUsageFlags indices_usage;
   VkDeviceSize alignment;          /* of scratch.offset and indices.offset */
+  VkBufferUsageFlags count_usage;  /* count_buffer, read on the GPU (indirect variant) */
 } splatsort_depth_memory_requirements;
 SPLATSORT_API VkResult splatsort_depth_get_memory_requirements(const splatsort_depth *stage, uint32_t max_count,
                                                              splatsort_depth_memory_requirements *requirements);
@@ -83,11 +89,14 @@ typedef struct splatsort_depth_info {
   splatsort_depth_key_mode key_mode; /* culling is by clip space either way */
   float camera_position[3];      /* world space; used by SPLATSORT_DEPTH_KEY_RADIAL */
   splatsort_buffer scratch;      /* scratch_size bytes, scratch_usage */
-  splatsort_buffer indices;      /* out: visible splat indices, back to front (farthest first) */
+  /* out: visible splat indices, back to front (farthest first); splats of equal key in input
+   * order (lower index first): the compaction keeps index order and every sort is stable. */
+  splatsort_buffer indices;
   /* Optional: a uint32 at draw_count.offset (a multiple of 4; usage STORAGE_BUFFER) receives
    * the visible count, e.g. the instanceCount of a VkDrawIndirectCommand (offset + 4). */
   splatsort_buffer draw_count;
-  /* Optional timestamps: splatsort_depth_timestamp_count() queries from first_query on. */
+  /* Optional timestamps: splatsort_depth_timestamp_count() queries from first_query on (see
+   * splatsort_depth_timestamp_count for what each holds and who resets them). */
   VkQueryPool query_pool;
   uint32_t first_query;
 } splatsort_depth_info;
@@ -101,18 +110,39 @@ typedef struct splatsort_depth_info {
  *   after:  indices and draw_count are written by COMPUTE_SHADER / SHADER_WRITE: barrier to
  *           your consumer (e.g. VERTEX_SHADER / SHADER_READ and DRAW_INDIRECT /
  *           INDIRECT_COMMAND_READ).
- * Indices beyond the visible count are left undefined. *result (optional): where the sorted
- * keys (in scratch) and indices (= info->indices) are, as splatsort_cmd_sort reports them.
+ * Indices beyond the visible count are left undefined. Order: by key, farthest first; splats
+ * whose keys are equal (the same depth, or the same quantised step) come out in input order,
+ * lower index first. *result (optional): where the sorted keys (in scratch) and indices
+ * (= info->indices) are, as splatsort_cmd_sort reports them.
  *
- * Errors (nothing recorded): VK_ERROR_VALIDATION_FAILED_EXT for NULL arguments, max_count 0
- * or above the sorter's maximum, key_bits outside 16..32, a bad stride, missing buffers, ranges
- * smaller than needed or misaligned. */
+ * Errors (nothing recorded; with a log line naming the argument and its value, except for NULL
+ * stage, cmd or info): VK_ERROR_VALIDATION_FAILED_EXT for NULL arguments, next != NULL,
+ * max_count 0 or above the sorter's maximum, a direct count above max_count, key_bits outside
+ * 16..32 (0 means 32), a bad center_stride, a negative frustum_margin or near_w, an unknown
+ * key_mode, missing buffers, ranges smaller than needed or misaligned. */
 SPLATSORT_API VkResult splatsort_depth_cmd_sort(const splatsort_depth *stage, VkCommandBuffer cmd,
                                                 const splatsort_depth_info *info, splatsort_result *result);
 
-/* Timestamps the stage writes: the start, then the sort's own from first_query + 1 (whose
- * first, written when the sort starts, is the end of the key pass). */
+/* Number of timestamp queries splatsort_depth_cmd_sort writes for key_bits (0 = 32) when
+ * info->query_pool is set, from first_query on: 1 + splatsort_timestamp_count() of the sorter.
+ * 0 for a NULL stage or key_bits outside 16..32.
+ *   first_query + 0       the stage's start, before any of its work
+ *   first_query + 1       the end of the key pass (keys, culling and compaction): the sort's
+ *                         first timestamp, written when the sort starts
+ *   first_query + 1 + k   the sort's timestamp k (k >= 1): the end of the sort's stage k
+ * splatsort_depth_timestamp_label names each. All are written with
+ * VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT. The stage resets the whole range itself, in `cmd`
+ * before it writes them (vkCmdResetQueryPool), so the host does not reset it; the pool must
+ * have at least first_query + count queries, and the host reads them after the command
+ * buffer has completed (vkGetQueryPoolResults), the ticks scaled by timestampPeriod. */
 SPLATSORT_API uint32_t splatsort_depth_timestamp_count(const splatsort_depth *stage, uint32_t key_bits);
+
+/* Name of the part of the stage that ends at timestamp `index` (1 .. count-1), as
+ * splatsort_timestamp_label names the sort's: "key pass" for 1, then the sort's labels
+ * ("pass 0", "histogram", ...) for 2 and on. "" for index 0 (the start), an index out of
+ * range, a NULL stage or key_bits outside 16..32. Static strings. */
+SPLATSORT_API const char *splatsort_depth_timestamp_label(const splatsort_depth *stage, uint32_t key_bits,
+                                                          uint32_t index);
 
 #ifdef __cplusplus
 }

@@ -24,7 +24,7 @@ typedef struct { float m[16]; } ds_mat4;
 #define DS_BIND_KEYS 5      /* sort input keys */
 #define DS_BIND_VALUES 6    /* sort input values (splat indices) */
 #define DS_BIND_DRAW 7      /* the host's visible-count word, else the header */
-#define DS_BIND_COUNT_OF 8
+#define DS_BINDINGS 8       /* number of bindings */
 
 /* Header words (scratch buffer, at its start). */
 #define DS_H_VISIBLE 0      /* visible count: the sort's indirect count */

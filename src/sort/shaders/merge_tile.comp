@@ -13,13 +13,13 @@ const uint TILE = 1u << TILE_LOG;
 layout(local_size_x_id = 1) in;
 const uint WG = gl_WorkGroupSize.x;
 layout(std430, binding = SS_BIND_INTERNAL) buffer Internal { uint data[]; };
-layout(push_constant) uniform Push { oem_push pc; };
+layout(push_constant) uniform Push { merge_push pc; };
 
 shared uint s_key[TILE];
 shared uint s_pos[TILE];
 
 void main() {
-  uint n = oem_count(pc, data[OEM_H_COUNT]);
+  uint n = merge_count(pc, data[MERGE_H_COUNT]);
   uint base = group_index() * TILE;
   if (base >= n) return; // a whole workgroup past the end of a dispatch split over y
   uint len = min(TILE, n - base);
@@ -42,7 +42,7 @@ void main() {
         uint a = first + ((s >> klog) << (klog + 1u)) + (s & (k - 1u)), b = a + k;
         if (b >= len || (a >> (plog + 1u)) != (b >> (plog + 1u))) continue;
         uint ka = s_key[a], kb = s_key[b], ia = s_pos[a], ib = s_pos[b];
-        if (oem_after(ka, ia, kb, ib, pc.mask)) {
+        if (merge_after(ka, ia, kb, ib, pc.mask)) {
           s_key[a] = kb, s_key[b] = ka;
           s_pos[a] = ib, s_pos[b] = ia;
         }
@@ -55,7 +55,7 @@ void main() {
   for (uint e = lid; e < len; e += WG) {
     keys_out[base + e] = s_key[e];
     if (!whole)
-      data[OEM_H_WORDS + base + e] = s_pos[e];
+      data[MERGE_H_WORDS + base + e] = s_pos[e];
     else if (pc.keys_only == 0u)
       values_out[base + e] = values_in[s_pos[e]];
   }

@@ -10,6 +10,6 @@
 #define SS_BIND_VALUES_OUT 3
 #define SS_BIND_INTERNAL 4
 #define SS_BIND_COUNT 5
-#define SS_BIND_COUNT_OF 6
+#define SS_BINDINGS 6 /* number of bindings: the set layout's and the descriptor array's size */
 
 #endif

@@ -11,14 +11,14 @@
 #include "quaternary_shared.h"
 #include "radix16_shared.h"
 
-layout(constant_id = R16_SPEC_KEYS) const uint K = 8;
-layout(constant_id = R16_SPEC_DIGITS_PER_LANE) const uint DPL = 4;
+layout(constant_id = RADIX16_SPEC_KEYS) const uint K = 8;
+layout(constant_id = RADIX16_SPEC_DIGITS_PER_LANE) const uint DPL = 4;
 layout(local_size_x = 256) in;
 layout(std430, binding = SS_BIND_INTERNAL) buffer Internal { uint data[]; };
-layout(push_constant) uniform Push { qs_push pc; };
+layout(push_constant) uniform Push { quaternary_push pc; };
 
-const uint TILE = R16_WORKGROUP * K;
-shared uint s_count[R16_RADIX];
+const uint TILE = RADIX16_WORKGROUP * K;
+shared uint s_count[RADIX16_RADIX];
 
 // Those of `lanes` whose digit is dd, from the ballots of the four digit bits.
 uvec4 match(uint dd, uvec4 lanes, uvec4 b0, uvec4 b1, uvec4 b2, uvec4 b3) {
@@ -30,19 +30,19 @@ uvec4 match(uint dd, uvec4 lanes, uvec4 b0, uvec4 b1, uvec4 b2, uvec4 b3) {
 
 void main() {
   uint tile = group_index();
-  uint tiles = data[QS_H_CHUNKS];
+  uint tiles = data[QUATERNARY_H_CHUNKS];
   if (tile >= tiles) return;
   uint t = gl_LocalInvocationID.x;
-  if (t < R16_RADIX) s_count[t] = 0;
+  if (t < RADIX16_RADIX) s_count[t] = 0;
   uvec4 everyone = subgroupBallot(true);
   uint lanes = subgroupBallotBitCount(everyone);
   uint lane = subgroupBallotExclusiveBitCount(everyone);
   uint base = tile * TILE;
-  uint valid_n = min(TILE, data[QS_H_COUNT] - base);
+  uint valid_n = min(TILE, data[QUATERNARY_H_COUNT] - base);
   uint acc[DPL];
   for (uint k = 0; k < DPL; k++) acc[k] = 0;
   for (uint m = 0; m < K; m++) {
-    uint j = m * R16_WORKGROUP + t; // coalesced; the order of counting does not matter
+    uint j = m * RADIX16_WORKGROUP + t; // coalesced; the order of counting does not matter
     bool valid = j < valid_n;
     uint d = valid ? (keys_in[base + j] >> pc.shift) & pc.mask : 0u;
     uvec4 v = subgroupBallot(valid);
@@ -53,8 +53,8 @@ void main() {
   barrier(); // s_count is cleared
   for (uint k = 0; k < DPL; k++) {
     uint dd = lane + k * lanes;
-    if (dd < R16_RADIX && acc[k] != 0) atomicAdd(s_count[dd], acc[k]);
+    if (dd < RADIX16_RADIX && acc[k] != 0) atomicAdd(s_count[dd], acc[k]);
   }
   barrier();
-  if (t < R16_RADIX) data[QS_H_WORDS + t * tiles + tile] = s_count[t];
+  if (t < RADIX16_RADIX) data[QUATERNARY_H_WORDS + t * tiles + tile] = s_count[t];
 }

@@ -8,23 +8,23 @@
 #include "scan512.glsl"
 layout(local_size_x = 256) in;
 layout(std430, binding = SS_BIND_INTERNAL) readonly buffer Internal { uint data[]; };
-layout(push_constant) uniform Push { qs_push pc; };
+layout(push_constant) uniform Push { quaternary_push pc; };
 
 void scatter(uint i, uint key, uint d, uint prefix, uint local, uint chunk, uint chunks) {
   uint rank = d < 3 ? digit_field(prefix, d)
                     : local - digit_field(prefix, 0) - digit_field(prefix, 1) - digit_field(prefix, 2);
-  uint pos = data[QS_H_WORDS + d * chunks + chunk] + rank;
+  uint pos = data[QUATERNARY_H_WORDS + d * chunks + chunk] + rank;
   keys_out[pos] = key;
   if (pc.keys_only == 0) values_out[pos] = values_in[i];
 }
 
 void main() {
   uint chunk = group_index();
-  uint chunks = data[QS_H_CHUNKS];
+  uint chunks = data[QUATERNARY_H_CHUNKS];
   if (chunk >= chunks) return;
-  uint n = data[QS_H_COUNT];
+  uint n = data[QUATERNARY_H_COUNT];
   uint t = gl_LocalInvocationID.x;
-  uint base = chunk * QS_CHUNK;
+  uint base = chunk * QUATERNARY_CHUNK;
   uint i0 = base + t, i1 = base + t + 256;
   uint k0 = i0 < n ? keys_in[i0] : 0, k1 = i1 < n ? keys_in[i1] : 0;
   uint d0 = (k0 >> pc.shift) & pc.mask, d1 = (k1 >> pc.shift) & pc.mask;

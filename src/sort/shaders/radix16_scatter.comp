@@ -20,20 +20,20 @@
 #include "radix16_shared.h"
 #include "scan512.glsl"
 
-layout(constant_id = R16_SPEC_KEYS) const uint K = 8;
-layout(constant_id = R16_SPEC_MAX_SUBGROUPS) const uint MAX_SG = 64;
+layout(constant_id = RADIX16_SPEC_KEYS) const uint K = 8;
+layout(constant_id = RADIX16_SPEC_MAX_SUBGROUPS) const uint MAX_SG = 64;
 layout(local_size_x = 256) in;
 layout(std430, binding = SS_BIND_INTERNAL) readonly buffer Internal { uint data[]; };
-layout(push_constant) uniform Push { qs_push pc; };
+layout(push_constant) uniform Push { quaternary_push pc; };
 
-const uint TILE = R16_WORKGROUP * K;
-const uint COUNTERS = MAX_SG * R16_RADIX;
+const uint TILE = RADIX16_WORKGROUP * K;
+const uint COUNTERS = MAX_SG * RADIX16_RADIX;
 const uint REGION = TILE > COUNTERS ? TILE : COUNTERS;
 // The subgroups' digit counters (subgroup s, digit d at s * 16 + d) while ranking, then their
 // exclusive prefixes; then the tile's keys, and later its payloads, in digit order.
 shared uint s_region[REGION];
 // Global position of digit d's first key of this tile minus its tile position (modular).
-shared uint s_global[R16_RADIX];
+shared uint s_global[RADIX16_RADIX];
 
 // Per-invocation state of the tile, shared by the stages of main() below.
 uint keys[K];
@@ -52,7 +52,7 @@ void load_keys(uint t) {
   lanes = subgroupBallotBitCount(everyone);
   lane = subgroupBallotExclusiveBitCount(everyone);
   seg = subgroupBroadcastFirst(t) * K;
-  counters = gl_SubgroupID * R16_RADIX;
+  counters = gl_SubgroupID * RADIX16_RADIX;
   for (uint i = 0; i < K; i++) {
     uint local = seg + i * lanes + lane;
     keys[i] = local < valid_n ? keys_in[tile_base + local] : ~0u;
@@ -79,17 +79,17 @@ void rank_keys() {
 }
 
 // Entry e of the digit-major order (digit e / ns, subgroup e % ns) is this counter.
-uint entry_at(uint e, uint ns) { return (e % ns) * R16_RADIX + e / ns; }
+uint entry_at(uint e, uint ns) { return (e % ns) * RADIX16_RADIX + e / ns; }
 
 // The scan has 512 slots of `per` consecutive entries each (per = 1 for up to 32 subgroups).
 uint slot_sum(uint slot, uint per, uint ns) {
-  uint sum = 0, entries = R16_RADIX * ns;
+  uint sum = 0, entries = RADIX16_RADIX * ns;
   for (uint k = 0, e = slot * per; k < per && e < entries; k++, e++) sum += s_region[entry_at(e, ns)];
   return sum;
 }
 
 void slot_write(uint slot, uint per, uint ns, uint prefix) {
-  uint entries = R16_RADIX * ns;
+  uint entries = RADIX16_RADIX * ns;
   for (uint k = 0, e = slot * per; k < per && e < entries; k++, e++) {
     uint at = entry_at(e, ns);
     uint c = s_region[at];
@@ -102,7 +102,7 @@ void slot_write(uint slot, uint per, uint ns, uint prefix) {
 // subgroup's first key of the digit (subgroup 0's is where the digit starts in the tile).
 void scan_counters(uint t) {
   uint ns = gl_NumSubgroups;
-  uint per = (R16_RADIX * ns + 511u) / 512u;
+  uint per = (RADIX16_RADIX * ns + 511u) / 512u;
   uint a = slot_sum(t, per, ns), b = slot_sum(t + 256u, per, ns);
   scan512(a, b); // its barriers order the reads above before the writes below
   slot_write(t, per, ns, a);
@@ -117,7 +117,7 @@ void scatter(uint t, uint vals[K]) {
   uint slot_digits[(K + 7) / 8];
   for (uint w = 0; w < (K + 7) / 8; w++) slot_digits[w] = 0;
   for (uint m = 0; m < K; m++) {
-    uint j = m * R16_WORKGROUP + t;
+    uint j = m * RADIX16_WORKGROUP + t;
     uint key = s_region[j];
     uint d = digit_of(key);
     slot_digits[m / 8] |= d << (4 * (m % 8));
@@ -128,25 +128,25 @@ void scatter(uint t, uint vals[K]) {
   for (uint i = 0; i < K; i++) s_region[pos[i]] = vals[i];
   barrier();
   for (uint m = 0; m < K; m++) {
-    uint j = m * R16_WORKGROUP + t;
+    uint j = m * RADIX16_WORKGROUP + t;
     if (j < valid_n) values_out[s_global[(slot_digits[m / 8] >> (4 * (m % 8))) & 15u] + j] = s_region[j];
   }
 }
 
 void main() {
   tile = group_index();
-  uint tiles = data[QS_H_CHUNKS];
+  uint tiles = data[QUATERNARY_H_CHUNKS];
   if (tile >= tiles) return;
   uint t = gl_LocalInvocationID.x;
   tile_base = tile * TILE;
-  valid_n = min(TILE, data[QS_H_COUNT] - tile_base);
-  for (uint i = t; i < R16_RADIX * gl_NumSubgroups; i += R16_WORKGROUP) s_region[i] = 0;
+  valid_n = min(TILE, data[QUATERNARY_H_COUNT] - tile_base);
+  for (uint i = t; i < RADIX16_RADIX * gl_NumSubgroups; i += RADIX16_WORKGROUP) s_region[i] = 0;
   load_keys(t);
   barrier();
   rank_keys();
   barrier();
   scan_counters(t);
-  if (t < R16_RADIX) s_global[t] = data[QS_H_WORDS + t * tiles + tile] - s_region[t];
+  if (t < RADIX16_RADIX) s_global[t] = data[QUATERNARY_H_WORDS + t * tiles + tile] - s_region[t];
   for (uint i = 0; i < K; i++) pos[i] += s_region[counters + digit_of(keys[i])];
   // payloads load now, while the keys are staged and written
   uint vals[K];

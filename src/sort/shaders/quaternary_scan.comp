@@ -8,14 +8,14 @@
 #include "scan512.glsl"
 layout(local_size_x = 256) in;
 layout(std430, binding = SS_BIND_INTERNAL) buffer Internal { uint data[]; };
-layout(push_constant) uniform Push { qs_push pc; };
+layout(push_constant) uniform Push { quaternary_push pc; };
 
 void main() {
   uint block = group_index();
-  uint m = data[QS_H_LEVEL_SIZE + pc.level];
-  if (block * QS_CHUNK >= m) return;
+  uint m = data[QUATERNARY_H_LEVEL_SIZE + pc.level];
+  if (block * QUATERNARY_CHUNK >= m) return;
   uint t = gl_LocalInvocationID.x;
-  uint i0 = block * QS_CHUNK + t, i1 = i0 + 256;
+  uint i0 = block * QUATERNARY_CHUNK + t, i1 = i0 + 256;
   uint a = i0 < m ? data[pc.level_offset + i0] : 0;
   uint b = i1 < m ? data[pc.level_offset + i1] : 0;
   uint total = scan512(a, b);
