@@ -6,13 +6,21 @@
 #include <math.h>
 #include <stdio.h>
 
+/* A test program of several files is compiled with CHECK_SHARED_COUNTER defined (for all of
+ * them, so that no file counts on its own) and defines the two counters below in one file. */
+#ifdef CHECK_SHARED_COUNTER
+#define CHECK_STORAGE extern
+#else
+#define CHECK_STORAGE static
+#endif
+
 /* Failures so far. A test may count one itself where it has already said why (a case that went
  * wrong, a file that did not load). */
-static int failures;
+CHECK_STORAGE int failures;
 
 /* How many failed checks are printed; 0 prints them all. A broken stage can fail thousands of
  * checks: a test that may see that sets a cap at the start of main. Every failure is counted. */
-static int check_print_limit;
+CHECK_STORAGE int check_print_limit;
 
 #define CHECK(cond, ...)                                                                           \
   do {                                                                                             \

@@ -1,8 +1,13 @@
 # The GPU splat renderer against the CPU projection (src/render/splat_project.h) and the CPU reference
 # renderer (tests/refrender.h, splat_refrender in tests/CMakeLists.txt), on lavapipe with
-# validation on, at its three subgroup sizes.
-splatsort_test_executable(test_render SOURCES test_render.c renderer_debug.c LIBS splat_refrender splatsort_tools splatsort_vkh m
+# validation on, at its three subgroup sizes. One program: its table of tests is in test_render.c
+# (`test_render --list`), the tests in test_render_<area>.c, what they share in render_common.c.
+splatsort_test_executable(test_render
+                          SOURCES test_render.c render_common.c test_render_graphics.c test_render_compute.c
+                                  test_render_api.c test_render_objects.c test_render_scene.c renderer_debug.c
+                          LIBS splat_refrender splatsort_tools splatsort_vkh m
                           INCLUDES ${PROJECT_SOURCE_DIR}/shaders/render ${PROJECT_SOURCE_DIR}/src/sort/shaders)
+target_compile_definitions(test_render PRIVATE CHECK_SHARED_COUNTER) # one failure count (tests/check.h)
 
 set(render_out ${CMAKE_CURRENT_BINARY_DIR}/render_out)
 file(MAKE_DIRECTORY ${render_out})
@@ -14,7 +19,9 @@ splatsort_lavapipe_test(render_image_generated COMMAND test_render image --out $
 splatsort_lavapipe_test(render_image_asset COMMAND test_render image --out ${render_out}/asset --scene ${render_asset})
 splatsort_lavapipe_test(render_sortpaths
                         COMMAND test_render sortpaths --out ${render_out}/sortpaths --scene ${render_asset})
-splatsort_lavapipe_test(render_api COMMAND test_render api --out ${render_out}/api --scene ${render_asset})
+# The API, then the renderer in a host's frame: one process, in this order (one random sequence).
+splatsort_lavapipe_test(render_api COMMAND test_render api host-pass depth-output objects stereo
+                                           --out ${render_out}/api --scene ${render_asset})
 # Objects in chunks (bit-identical to one buffer), a memory budget and the frame limit refused
 # with messages, and an SH-3 scene larger than one storage binding against the CPU reference:
 # one subgroup size (the large scene takes ~1 GB of host memory on lavapipe).
@@ -29,7 +36,7 @@ endforeach()
 splatsort_lavapipe_test(render_image_scenes COMMAND test_render image --out ${render_out}/scenes ${render_scene_args})
 # .spz: each scene against its .spz round trip on the GPU (PSNR >= 35 dB): a generated SH-3
 # scene, the bundled one and two real ones; one subgroup size (the quantisation is the subject).
-splatsort_lavapipe_test(render_image_spz WIDTHS 256 COMMAND test_render image --spz-compare --out ${render_out}/spz
+splatsort_lavapipe_test(render_image_spz WIDTHS 256 COMMAND test_render spz --out ${render_out}/spz
                         --scene ${render_asset} --optional-scene ${render_scenes}/animu_yashica-t4-top8192.ply
                         --optional-scene ${render_scenes}/supersplat_fruit_drops_minimal.ply)
 # The compute raster (SPLAT_RASTER_COMPUTE) against the CPU reference and the graphics raster:

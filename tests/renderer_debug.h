@@ -1,5 +1,5 @@
 /* renderer_debug.h: read access to the splat renderer's internal buffers, for tests only
- * (tests/test_render.c checks the GPU projection and key/sort stages against the CPU
+ * (tests/test_render_graphics.c checks the GPU projection and key/sort stages against the CPU
  * specification with it). The buffer layouts are in shaders/render/splat_shared.h. Built into
  * the tests (tests/renderer_debug.c), not into the library. */
 #ifndef SPLAT_RENDERER_DEBUG_H

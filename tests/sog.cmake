@@ -24,8 +24,8 @@ splatsort_test(sog_bench_file LABELS cpu scene TIMEOUT 300 PROPERTIES FIXTURES_S
 splatsort_test(sog_load_bench_small LABELS cpu scene TIMEOUT 300 PROPERTIES FIXTURES_REQUIRED sog_bench_file
                COMMAND scene_load_bench ${sog_test_tmp}/bench_sog --runs 2 --expect-count 20000)
 
-# A scene against its SOG encoding on the GPU (test_render's mode sog; test_render itself is
-# render.cmake's): the generated scene and the bundled one, PSNR against the original's image.
+# A scene against its SOG encoding on the GPU (test_render sog, in tests/test_render_scene.c;
+# test_render itself is render.cmake's): the generated scene and the bundled one, PSNR against the original's image.
 if(TARGET test_render)
   target_link_libraries(test_render PRIVATE sog_writer)
   splatsort_lavapipe_test(render_sog WIDTHS 256

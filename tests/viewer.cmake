@@ -66,7 +66,7 @@ splatsort_test(viewer_fifo_cameras LABELS cpu viewer TIMEOUT 60
 
 # --grid: the viewer as a host drawing its own opaque grid and the splats into one pass. The
 # window's screenshot must equal the headless image, and the grid must show (the image differs
-# from the one without it). The depth test itself is checked against the CPU in test_render api.
+# from the one without it). The depth test itself is checked against the CPU in test_render host-pass.
 set(grid_args ${viewer_scene} --grid --frames 3 --size 320x240)
 splatsort_test(viewer_grid_headless GPU LABELS viewer TIMEOUT 300 PROPERTIES FIXTURES_SETUP viewer_grid_h
                COMMAND splatview --headless ${grid_args} --out ${viewer_test_dir}/grid_headless.png)

@@ -1,0 +1,171 @@
+/* test_render_compute.c: the compute raster (SPLAT_RASTER_COMPUTE) against the CPU reference and
+ * the graphics raster (test_render's compute test; the table is in test_render.c). */
+#include "render_common.h"
+
+#include "image.h"
+#include "refrender.h"
+#include "renderer_debug.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double scene_psnr_min = 1e9; /* against the reference */
+
+static splat_timings last_timings(void) {
+  splat_timings t;
+  VK_CHECK(splat_renderer_timings(renderer, 0, &t));
+  return t;
+}
+
+/* One camera: the compute raster against the CPU reference (>= 40 dB) and against the
+ * graphics raster (>= 45 dB); its timings must report a complete frame. */
+static void compute_case(const char *tag, const splat_scene *s, const splat_camera *cam) {
+  size_t bytes = (size_t)cam->width * cam->height * 4;
+  uint8_t *graphics = malloc(bytes), *compute = malloc(bytes);
+  frame_opts.raster = SPLAT_RASTER_COMPUTE;
+  double p = compare_with_reference(tag, s, cam, -1, 40.0);
+  scene_psnr_min = fmin(scene_psnr_min, p);
+  render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, compute);
+  splat_timings t = last_timings();
+  frame_opts.raster = SPLAT_RASTER_GRAPHICS;
+  render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, graphics);
+  double pg = image_psnr(compute, graphics, cam->width, cam->height);
+  printf("  %-44s compute vs graphics: PSNR %6.2f dB; %u pairs (capacity %u), %.1f per visible splat\n", tag, pg,
+         t.pairs, t.pair_capacity, t.visible ? (double)t.pairs / t.visible : 0.0);
+  CHECK(t.raster == SPLAT_RASTER_COMPUTE && t.pairs <= t.pair_capacity, "%s: timings say raster %d, %u pairs of %u",
+        tag, (int)t.raster, t.pairs, t.pair_capacity);
+  CHECK(pg >= 45.0, "%s: compute vs graphics PSNR %.2f dB < 45", tag, pg);
+  if (pg < 45.0 || write_images) {
+    char name[300];
+    snprintf(name, sizeof name, "%s_vs_graphics", tag);
+    save_images(name, cam, compute, graphics, "graphics");
+  }
+  free(graphics);
+  free(compute);
+}
+
+static void compute_scene(const char *name, const splat_scene *s) {
+  splat_camera cams[4];
+  uint32_t nc = scene_cameras(s, SPLAT_UP_NEG_Y, 256, 192, cams, 4);
+  CHECK(nc == 4, "%s: could not make cameras", name);
+  set_scene_or_die(s);
+  for (uint32_t k = 0; k < nc; k++) {
+    char tag[256];
+    snprintf(tag, sizeof tag, "compute_%s_cam%u", name, k);
+    compute_case(tag, s, &cams[k]);
+  }
+}
+
+/* Splats of many tiles: the generated object with its splats 12x larger, seen close up (a
+ * splat then spans up to the whole image), and at an odd size (partial edge tiles). */
+static void compute_big_splats(void) {
+  splat_scene s;
+  gen_object_scene(&s, 600, 3);
+  for (uint32_t i = 0; i < 3 * s.count; i++) s.scales[i] *= 12.0f;
+  splat_camera cams[4];
+  uint32_t nc = scene_cameras(&s, SPLAT_UP_NEG_Y, 203, 141, cams, 4);
+  CHECK(nc == 4, "big splats: could not make cameras");
+  set_scene_or_die(&s);
+  compute_case("compute_big_splats_cam0", &s, &cams[0]);
+  compute_case("compute_big_splats_closeup", &s, &cams[3]);
+  splat_scene_free(&s);
+}
+
+/* Nothing in view: the background, exactly, and no pairs. */
+static void compute_empty_view(void) {
+  splat_scene s;
+  gen_object_scene(&s, 500, 0);
+  set_scene_or_die(&s);
+  splat_camera cam;
+  const float eye[3] = {0, 0, -4}, away[3] = {0, 0, -8}, up[3] = {0, -1, 0};
+  CHECK(splat_camera_look_at(&cam, eye, away, up, 50, 96, 64) == 0, "empty view: camera");
+  size_t npx = (size_t)cam.width * cam.height;
+  uint8_t *img = malloc(npx * 4), *ref = malloc(npx * 4);
+  frame_opts.raster = SPLAT_RASTER_COMPUTE;
+  render_gpu(&cam, SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, img);
+  splat_timings t = last_timings();
+  frame_opts.raster = SPLAT_RASTER_GRAPHICS;
+  refrender_stats rs;
+  CHECK(refrender_render_rgba8(&s, &cam, 0, BACKGROUND, ref, &rs) == 0 && rs.visible == 0, "empty view: %u visible",
+        rs.visible);
+  CHECK(memcmp(img, ref, npx * 4) == 0, "empty view: the compute raster's image is not the background");
+  CHECK(t.pairs == 0, "empty view: %u pairs", t.pairs);
+  printf("  compute_empty_view: background only, %u visible, %u pairs\n", t.visible, t.pairs);
+  free(img);
+  free(ref);
+  splat_scene_free(&s);
+}
+
+/* A pair capacity far too small: the first frame draws the front-most pairs that fit (the
+ * CPU reference capped alike), reports the overflow, and the next frame in that slot has
+ * grown buffers and is complete. */
+static void compute_overflow(void) {
+  splat_scene s;
+  gen_object_scene(&s, 3000, 3);
+  splat_camera cams[4];
+  CHECK(scene_cameras(&s, SPLAT_UP_NEG_Y, 256, 192, cams, 4) == 4, "overflow: cameras");
+  set_scene_or_die(&s);
+  const uint32_t cap = 1500;
+  splat_renderer_debug_set_pair_capacity(renderer, cap);
+  const splat_camera *cam = &cams[3];
+  size_t npx = (size_t)cam->width * cam->height;
+  uint8_t *img = malloc(npx * 4), *ref = malloc(npx * 4);
+  float *reff = malloc(npx * 16);
+  frame_opts.raster = SPLAT_RASTER_COMPUTE;
+  render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, img);
+  splat_timings t1 = last_timings();
+  refrender_stats rs;
+  CHECK(refrender_render_capped(&s, cam, (int)s.sh_degree, BACKGROUND, reff, &rs, cap) == 0, "capped reference");
+  refrender_to_rgba8(reff, cam->width, cam->height, ref);
+  double pc = image_psnr(img, ref, cam->width, cam->height);
+  printf("  compute_overflow: capacity %u, needed %u (CPU %llu): capped image vs capped reference PSNR %.2f dB\n",
+         t1.pair_capacity, t1.pairs, (unsigned long long)rs.pairs_needed, pc);
+  CHECK(t1.pair_capacity == cap && t1.pairs > cap, "overflow not reported: %u pairs, capacity %u", t1.pairs,
+        t1.pair_capacity);
+  CHECK(pc >= 40.0 && !image_is_blank(img, cam->width, cam->height), "overflowed frame: PSNR %.2f dB vs capped reference",
+        pc);
+  if (pc < 40.0 || write_images) save_images("compute_overflow_capped", cam, img, ref, "ref_capped");
+  /* the next frame in slot 0 grows the buffers first */
+  render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, img);
+  splat_timings t2 = last_timings();
+  CHECK(refrender_render_rgba8(&s, cam, (int)s.sh_degree, BACKGROUND, ref, NULL) == 0, "reference");
+  double pf = image_psnr(img, ref, cam->width, cam->height);
+  printf("  compute_overflow: next frame: capacity %u, %u pairs: PSNR %.2f dB vs the full reference\n",
+         t2.pair_capacity, t2.pairs, pf);
+  CHECK(t2.pair_capacity >= t2.pairs && t2.pairs == t1.pairs, "after growth: %u pairs, capacity %u", t2.pairs,
+        t2.pair_capacity);
+  CHECK(pf >= 40.0, "after growth: PSNR %.2f dB < 40", pf);
+  frame_opts.raster = SPLAT_RASTER_GRAPHICS;
+  splat_renderer_debug_set_pair_capacity(renderer, 0);
+  free(img);
+  free(ref);
+  free(reff);
+  splat_scene_free(&s);
+}
+
+/* Generated scenes (SH 0 and 3), the scenes given, then the cases above. */
+void render_test_compute(const render_args *a) {
+  const char *const *scenes = a->scenes;
+  uint32_t nscenes = a->nscenes;
+  for (uint32_t degree = 0; degree <= 3; degree += 3) {
+    splat_scene s;
+    gen_object_scene(&s, degree ? 3000 : 800, degree);
+    compute_scene(degree ? "generated3" : "generated0", &s);
+    splat_scene_free(&s);
+  }
+  for (uint32_t i = 0; i < nscenes; i++) {
+    splat_scene s;
+    if (load_scene(scenes[i], &s) != 0) {
+      failures++;
+      continue;
+    }
+    compute_scene(base_name(scenes[i]), &s);
+    splat_scene_free(&s);
+  }
+  compute_big_splats();
+  compute_empty_view();
+  compute_overflow();
+  printf("  lowest PSNR against the reference %.2f dB (threshold 40)\n", scene_psnr_min);
+}
