@@ -45,6 +45,7 @@ struct splat_renderer {
   VkPhysicalDeviceProperties props;
   uint32_t slots;
   bool stereo; /* records for two eyes */
+  bool reverse_z; /* the host's depth is reversed (SPLAT_RENDERER_CREATE_REVERSE_Z_BIT) */
 
   const splatsort *sorters[SPLAT_MAX_SORTERS]; /* the host's */
   splatsort_depth *stages[SPLAT_MAX_SORTERS];  /* the depth-sort stage on each */
@@ -115,6 +116,9 @@ void render_target_destroy(splat_renderer *r);
  * splatsort_choose_algorithm for the splat count and key_bits where that sorter was given). */
 int render_find_sorter(const splat_renderer *r, splatsort_algorithm a);
 int render_frame_sorter(const splat_renderer *r, splatsort_algorithm a, uint32_t key_bits);
+/* A splat's depth in the host's projection is dp[0] + dp[1] / view z (clamped to [0, 1]):
+ * frame.znear -> 0, frame.zfar -> 1, or reversed (1 -> 0) with reverse-Z. */
+void render_host_depth_proj(const splat_renderer *r, const splat_frame *f, float dp[2]);
 
 #define rlog(r, ...) ssvk_log(&(r)->vk, __VA_ARGS__)
 

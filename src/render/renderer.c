@@ -132,6 +132,7 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   r->queue_family = info->queue_family;
   r->slots = info->frame_slots ? info->frame_slots : 1;
   r->stereo = (info->flags & SPLAT_RENDERER_CREATE_STEREO_BIT) != 0;
+  r->reverse_z = (info->flags & SPLAT_RENDERER_CREATE_REVERSE_Z_BIT) != 0;
   vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
   device_limits(r, info->physical_device, info->memory_budget);
   if (!take_sorters(r, info)) {
