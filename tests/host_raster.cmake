@@ -6,3 +6,4 @@ splatsort_test_executable(test_host_raster SOURCES test_host_raster.c
 set(host_raster_out ${CMAKE_CURRENT_BINARY_DIR}/host_raster_out)
 file(MAKE_DIRECTORY ${host_raster_out})
 splatsort_lavapipe_test(render_host_into COMMAND test_host_raster into --out ${host_raster_out}/into)
+splatsort_lavapipe_test(render_host_arrays COMMAND test_host_raster arrays --out ${host_raster_out}/arrays)

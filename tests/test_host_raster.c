@@ -8,8 +8,12 @@
  *           over the same colours (PSNR; exactly the host's colour where its depth hides every
  *           splat), and against the graphics host pass (cmd_prepare + cmd_draw, same images).
  *           Misuse: unsupported formats, missing views, no prepared frame.
+ *   arrays  a scene built from the host's own arrays (no file, no allocation by the library)
+ *           added as an object and rendered against the CPU reference; malformed scenes (each
+ *           rule of splat_scene.h's "A scene from the host's own arrays") refused with a
+ *           message, the renderer unchanged and still rendering the same image.
  *
- * usage: test_host_raster MODE --out DIR [--write-images]
+ * usage: test_host_raster into|arrays --out DIR [--write-images]
  * Exit 0: pass, 1: fail, 77: skipped. On an image failure the GPU image, the reference and an
  * amplified diff are written to DIR as PNGs. */
 #include "app_renderer.h"
@@ -533,11 +537,140 @@ static void test_into(void) {
   into_free(&c);
 }
 
+/* ---- arrays: a scene from the host's own arrays ------------------------------------------------ */
+
+/* The renderer's own target after cmd_render, as 8-bit RGBA (refrender's conversion). */
+static void render_own(splat_renderer *r, const splat_camera *cam, const float background[3], uint8_t *rgba8) {
+  size_t npx = (size_t)cam->width * cam->height;
+  vkh_buffer rb = vkh_buffer_create(&ctx, npx * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "readback");
+  splat_frame f = {.camera = cam, .key_bits = 32, .sh_degree = -1,
+                   .background = {background[0], background[1], background[2]}};
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  VK_CHECK(splat_renderer_cmd_render(r, cmd, &f));
+  VkImage image;
+  splat_renderer_target(r, &image, NULL, NULL);
+  VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                              .imageExtent = {cam->width, cam->height, 1}};
+  vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb.buffer, 1, &region);
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+  vkh_submit_wait(&ctx, cmd);
+  float *fl = malloc(npx * 16);
+  unpack(VK_FORMAT_R16G16B16A16_SFLOAT, rb.mapped, npx * 4, fl);
+  refrender_to_rgba8(fl, cam->width, cam->height, rgba8);
+  free(fl);
+  vkh_buffer_destroy(&ctx, &rb);
+}
+
+/* What a host keeps: its own arrays, here a 16 x 16 sheet of round splats coloured by
+ * position, in static storage (nothing the library allocates or frees). */
+#define SHEET 16
+#define SHEET_N (SHEET * SHEET)
+static float sheet_xyz[SHEET_N * 3], sheet_scale[SHEET_N * 3], sheet_wxyz[SHEET_N * 4], sheet_alpha[SHEET_N],
+    sheet_dc[SHEET_N * 3];
+
+static splat_scene sheet_scene(void) {
+  for (uint32_t i = 0; i < SHEET_N; i++) {
+    float u = (float)(i % SHEET) / (SHEET - 1), v = (float)(i / SHEET) / (SHEET - 1);
+    float rgb[3] = {u, v, 1.0f - 0.5f * (u + v)};
+    float xyz[3] = {2.0f * u - 1.0f, 2.0f * v - 1.0f, 0.3f * sinf(6.0f * u) * v};
+    for (int k = 0; k < 3; k++) {
+      sheet_xyz[3 * i + (uint32_t)k] = xyz[k];
+      sheet_scale[3 * i + (uint32_t)k] = k == 2 ? 0.01f : 0.05f;
+      sheet_dc[3 * i + (uint32_t)k] = (rgb[k] - 0.5f) / (float)SPLAT_SH_C0; /* colour = 0.5 + C0 dc */
+    }
+    float a = 0.3f * u, q[4] = {cosf(a), 0.0f, 0.0f, sinf(a)}; /* turned about z */
+    memcpy(sheet_wxyz + 4 * i, q, sizeof q);
+    sheet_alpha[i] = 0.4f + 0.6f * v;
+  }
+  return (splat_scene){.count = SHEET_N, .sh_degree = 0, .sh_coeffs = 1, .positions = sheet_xyz,
+                       .scales = sheet_scale, .rotations = sheet_wxyz, .opacities = sheet_alpha, .sh = sheet_dc};
+}
+
+static void test_arrays(void) {
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+                                   .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)app.sorters,
+                                   .sorter_count = app.sorter_count, .frame_slots = 1, .log = renderer_log};
+  splat_renderer *r;
+  VK_CHECK(splat_renderer_create(&ci, &r));
+  splat_scene s = sheet_scene();
+  uint32_t id = 99;
+  uint32_t before = log_messages;
+  CHECK(splat_renderer_add_object(r, &s, &id) == VK_SUCCESS && id == 0, "add_object of the host's arrays: id %u", id);
+  CHECK(log_messages == before, "a good scene logged: %s", last_log);
+  splat_camera cam;
+  const float eye[3] = {0.4f, -0.3f, -3.0f}, target[3] = {0, 0, 0}, up[3] = {0, -1, 0};
+  CHECK(splat_camera_look_at(&cam, eye, target, up, 50.0f, 160, 120) == 0, "camera");
+  const float bg[3] = {0.05f, 0.15f, 0.35f};
+  size_t npx = (size_t)cam.width * cam.height;
+  uint8_t *gpu = malloc(npx * 4), *ref = malloc(npx * 4), *again = malloc(npx * 4);
+  render_own(r, &cam, bg, gpu);
+  refrender_stats rs;
+  CHECK(refrender_render_rgba8(&s, &cam, 0, bg, ref, &rs) == 0, "refrender");
+  double psnr = image_psnr(gpu, ref, cam.width, cam.height);
+  printf("  %u splats from the host's arrays, %u visible: PSNR %.2f dB against refrender\n", s.count, rs.visible,
+         psnr);
+  CHECK(rs.visible == SHEET_N && psnr >= 40.0 && !image_is_blank(gpu, cam.width, cam.height), "arrays: PSNR %.2f dB",
+        psnr);
+  if (psnr < 40.0 || write_images) save_images("arrays", cam.width, cam.height, gpu, ref);
+
+  /* malformed scenes: each refused with a message; nothing changes */
+  static float nan_xyz[SHEET_N * 3], neg_scale[SHEET_N * 3], zero_q[SHEET_N * 4], long_q[SHEET_N * 4],
+      big_alpha[SHEET_N], inf_dc[SHEET_N * 3];
+  memcpy(nan_xyz, sheet_xyz, sizeof nan_xyz), nan_xyz[3 * 17 + 1] = NAN;
+  memcpy(neg_scale, sheet_scale, sizeof neg_scale), neg_scale[3 * 5 + 2] = -0.01f;
+  memcpy(zero_q, sheet_wxyz, sizeof zero_q), memset(zero_q + 4 * 9, 0, 16);
+  memcpy(long_q, sheet_wxyz, sizeof long_q), long_q[4 * 200] = 2.0f;
+  memcpy(big_alpha, sheet_alpha, sizeof big_alpha), big_alpha[255] = 1.5f;
+  memcpy(inf_dc, sheet_dc, sizeof inf_dc), inf_dc[3 * 40] = INFINITY;
+  struct {
+    const char *what;
+    splat_scene s;
+  } bad[12];
+  uint32_t nb = 0;
+  for (uint32_t k = 0; k < 12; k++) bad[k].s = s;
+  bad[nb].what = "count 0", bad[nb++].s.count = 0;
+  bad[nb].what = "sh_coeffs 4 for degree 0", bad[nb++].s.sh_coeffs = 4;
+  bad[nb].what = "sh_degree 4", bad[nb].s.sh_degree = 4, bad[nb++].s.sh_coeffs = 25;
+  bad[nb].what = "NULL rotations", bad[nb++].s.rotations = NULL;
+  bad[nb].what = "NULL sh", bad[nb++].s.sh = NULL;
+  bad[nb].what = "a NaN position", bad[nb++].s.positions = nan_xyz;
+  bad[nb].what = "a negative scale", bad[nb++].s.scales = neg_scale;
+  bad[nb].what = "a zero rotation", bad[nb++].s.rotations = zero_q;
+  bad[nb].what = "a rotation of length 2", bad[nb++].s.rotations = long_q;
+  bad[nb].what = "opacity 1.5", bad[nb++].s.opacities = big_alpha;
+  bad[nb].what = "an infinite SH coefficient", bad[nb++].s.sh = inf_dc;
+  for (uint32_t k = 0; k < nb; k++) {
+    before = log_messages;
+    uint32_t got = 77;
+    VkResult ra = splat_renderer_add_object(r, &bad[k].s, &got);
+    printf("  add_object(%s) -> %s: %s\n", bad[k].what, vkh_result_name(ra), log_messages > before ? last_log : "");
+    CHECK(ra == VK_ERROR_VALIDATION_FAILED_EXT && got == 77 && log_messages > before, "add_object(%s): %s",
+          bad[k].what, vkh_result_name(ra));
+    before = log_messages;
+    VkResult rs2 = splat_renderer_set_scene(r, &bad[k].s);
+    CHECK(rs2 == VK_ERROR_VALIDATION_FAILED_EXT && log_messages > before, "set_scene(%s): %s", bad[k].what,
+          vkh_result_name(rs2));
+  }
+  CHECK(splat_renderer_add_object(r, NULL, &id) == VK_ERROR_VALIDATION_FAILED_EXT, "add_object(NULL)");
+  CHECK(splat_renderer_add_object(r, &s, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "add_object(id NULL)");
+  CHECK(splat_renderer_scene_count(r) == SHEET_N, "after the refusals: %u splats", splat_renderer_scene_count(r));
+  render_own(r, &cam, bg, again);
+  CHECK(memcmp(gpu, again, npx * 4) == 0, "after the refusals the image changed");
+  /* and it still takes a good object */
+  uint32_t id2 = 0;
+  CHECK(splat_renderer_add_object(r, &s, &id2) == VK_SUCCESS && id2 == 1, "second add_object: id %u", id2);
+  vkDeviceWaitIdle(ctx.device);
+  splat_renderer_destroy(r);
+  free(gpu), free(ref), free(again);
+}
+
 /* ---- main ----------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: test_host_raster into --out DIR [--write-images]\n");
+    fprintf(stderr, "usage: test_host_raster into|arrays --out DIR [--write-images]\n");
     return 2;
   }
   check_print_limit = 40;
@@ -559,6 +692,8 @@ int main(int argc, char **argv) {
          ctx.validation ? "on" : "off");
   if (!strcmp(mode, "into")) {
     test_into();
+  } else if (!strcmp(mode, "arrays")) {
+    test_arrays();
   } else {
     fprintf(stderr, "test_host_raster: unknown mode '%s'\n", mode);
     return 2;

@@ -130,7 +130,18 @@ void splat_renderer_destroy(splat_renderer *r);
 /* Uploads a scene (blocking: one staging copy on the queue, then waits for that submission's
  * fence). On failure the previous scene stays loaded and usable. On success the previous
  * scene's buffers are freed at once, so the caller must make sure no submitted frame still
- * uses them (wait for its frames first). The scene's CPU arrays are not kept. */
+ * uses them (wait for its frames first). The scene's CPU arrays are only read, and not kept:
+ * a loaded file's (splat_scene_load) or the host's own arrays wrapped in a splat_scene
+ * (splat_scene.h, "A scene from the host's own arrays", says what each holds).
+ * Errors (each logged with what is wrong; the previous scene or objects stay):
+ *   VK_ERROR_VALIDATION_FAILED_EXT  NULL renderer or scene, count 0, sh_degree above 3 or
+ *       sh_coeffs not (sh_degree + 1)^2, a NULL array, or a value outside the scene's
+ *       contract, the first one named by splat: a non-finite position or SH coefficient, a
+ *       scale that is negative or not finite, a rotation whose length is not 1 (+-1e-3), an
+ *       opacity outside [0, 1] (every value is checked, one pass over the arrays);
+ *   VK_ERROR_OUT_OF_DEVICE_MEMORY   more than the memory budget, the device or one frame
+ *       holds (checked before the values), or an allocation failed;
+ *   others from Vulkan as they come. */
 VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *scene);
 uint32_t splat_renderer_scene_count(const splat_renderer *r);
 
@@ -139,6 +150,8 @@ uint32_t splat_renderer_scene_count(const splat_renderer *r);
  * set_scene (blocking) and returns its id (< SPLAT_MAX_OBJECTS); the frame's shared buffers grow
  * to the total, so, as for set_scene, no submitted frame may still use the renderer then.
  * set_scene replaces every object by one (id 0). remove_object frees one (same rule). */
+/* add_object checks the scene as set_scene does (same errors; also VK_ERROR_OUT_OF_HOST_MEMORY
+ * when SPLAT_MAX_OBJECTS are loaded, and VK_ERROR_VALIDATION_FAILED_EXT for a NULL id). */
 VkResult splat_renderer_add_object(splat_renderer *r, const splat_scene *scene, uint32_t *id);
 VkResult splat_renderer_remove_object(splat_renderer *r, uint32_t id);
 
