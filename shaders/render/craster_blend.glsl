@@ -1,7 +1,7 @@
 // Compute raster, pass 6: one workgroup per 16x16 tile, one invocation per pixel, blending the
 // tile's list front to back with the reference rasterizer's rules (tests/refrender.c): the
-// quad's footprint, alpha = min(0.99, opacity * exp(power)), skip below 1/255,
-// stop a pixel before its transmittance would fall below 1e-4. Records are staged through
+// quad's footprint, alpha = min(SPLAT_MAX_ALPHA, opacity * exp(power)), skip below
+// SPLAT_MIN_ALPHA, stop a pixel before its transmittance would fall below SPLAT_T_EPSILON. Records are staged through
 // shared memory a workgroup's worth at a time; the tile stops when every pixel has.
 // Included by craster_blend.comp (into the renderer's image buffer, over the background) and
 // by craster_blend_host_<format>.comp, which define SP_CR_HOST_FORMAT (the host's colour
@@ -70,10 +70,10 @@ void main() {
       vec2 d = f - mc.xy;
       float power = -0.5 * (mc.z * d.x * d.x + cor.x * d.y * d.y) - mc.w * d.x * d.y;
       if (power > 0.0) continue;
-      float alpha = min(0.99, cor.y * exp(power));
-      if (alpha < 1.0 / 255.0) continue;
+      float alpha = min(SPLAT_MAX_ALPHA, cor.y * exp(power));
+      if (alpha < SPLAT_MIN_ALPHA) continue;
       float test_T = T * (1.0 - alpha);
-      if (test_T < 0.0001) {
+      if (test_T < SPLAT_T_EPSILON) {
         done = true;
         break;
       }

@@ -3,6 +3,10 @@
 #ifndef SPLAT_SHARED_H
 #define SPLAT_SHARED_H
 
+/* The reference's constants (near plane, alpha limits, transmittance floor, ...), written once
+ * for C and GLSL in the public src/render/splat_constants.h. */
+#include "splat_constants.h"
+
 #ifdef VULKAN
 #define SP_UINT uint
 #define SP_VEC4 vec4
