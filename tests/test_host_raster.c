@@ -12,8 +12,11 @@
  *           added as an object and rendered against the CPU reference; malformed scenes (each
  *           rule of splat_scene.h's "A scene from the host's own arrays") refused with a
  *           message, the renderer unchanged and still rendering the same image.
+ *   multiview  stereo into a 2-layer host pass in one draw (SPLAT_RENDERER_CREATE_MULTIVIEW_BIT,
+ *           viewMask 0b11) against the two-draw stereo path, layer by layer (identical);
+ *           exit 77 when the device has no multiview.
  *
- * usage: test_host_raster into|arrays --out DIR [--write-images]
+ * usage: test_host_raster into|arrays|multiview --out DIR [--write-images]
  * Exit 0: pass, 1: fail, 77: skipped. On an image failure the GPU image, the reference and an
  * amplified diff are written to DIR as PNGs. */
 #include "app_renderer.h"
@@ -666,11 +669,175 @@ static void test_arrays(void) {
   free(gpu), free(ref), free(again);
 }
 
+/* ---- multiview: both eyes in one draw ----------------------------------------------------------- */
+
+static splat_camera shifted(const splat_camera *cam, float d) {
+  splat_camera c = *cam;
+  float right[3];
+  splat_camera_axes(cam, right, NULL, NULL);
+  for (int k = 0; k < 3; k++) c.position[k] += d * right[k];
+  for (int r = 0; r < 3; r++)
+    c.view[12 + r] = -(c.view[r] * c.position[0] + c.view[4 + r] * c.position[1] + c.view[8 + r] * c.position[2]);
+  return c;
+}
+
+static VkImageView layer_view(VkImage image, VkFormat format, VkImageAspectFlags aspect, uint32_t layer) {
+  VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = image,
+                               .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = format,
+                               .subresourceRange = {aspect, 0, 1, layer, 1}};
+  VkImageView v;
+  VK_CHECK(vkCreateImageView(ctx.device, &vci, NULL, &v));
+  return v;
+}
+
+/* A stereo host frame into 2-layer colour and depth (colour cleared to `plane`, depth to the
+ * plane at camera depth zp): multiview in one cmd_draw, or one cmd_draw per eye into each
+ * layer. Reads both layers back as 8-bit RGBA (2 * w * h * 4 bytes). */
+static void render_stereo_layers(splat_renderer *r, const splat_frame *f0, int multiview, float zp,
+                                 const float plane[3], uint8_t *rgba8) {
+  uint32_t w = f0->camera->width, h = f0->camera->height;
+  const VkFormat cf = VK_FORMAT_R16G16B16A16_SFLOAT, df = VK_FORMAT_D32_SFLOAT;
+  host_image color = host_image_create(cf, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                       VK_IMAGE_ASPECT_COLOR_BIT, w, h, 2);
+  host_image depth = host_image_create(df, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
+                                       w, h, 2);
+  VkImageView cl[2], dl[2];
+  for (uint32_t e = 0; e < 2; e++) {
+    cl[e] = layer_view(color.image, cf, VK_IMAGE_ASPECT_COLOR_BIT, e);
+    dl[e] = layer_view(depth.image, df, VK_IMAGE_ASPECT_DEPTH_BIT, e);
+  }
+  size_t layer_bytes = (size_t)w * h * 8;
+  vkh_buffer rb = vkh_buffer_create(&ctx, 2 * layer_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "stereo rb");
+  float n = f0->znear, fa = f0->zfar;
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  VK_CHECK(splat_renderer_cmd_prepare(r, cmd, f0));
+  layout_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 2, VK_IMAGE_LAYOUT_UNDEFINED,
+                 VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+                 VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+  layout_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 2, VK_IMAGE_LAYOUT_UNDEFINED,
+                 VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+                 VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+                 VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
+  for (uint32_t e = 0; e < (multiview ? 1u : 2u); e++) {
+    VkRenderingAttachmentInfo ca = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+                                    .imageView = multiview ? color.view : cl[e],
+                                    .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                    .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR, .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+                                    .clearValue = {.color = {.float32 = {plane[0], plane[1], plane[2], 1.0f}}}};
+    VkRenderingAttachmentInfo da = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
+                                    .imageView = multiview ? depth.view : dl[e],
+                                    .imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                                    .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                    .storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                                    .clearValue = {.depthStencil = {fa / (fa - n) - fa * n / ((fa - n) * zp), 0}}};
+    VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = {{0, 0}, {w, h}},
+                          .layerCount = 1, .viewMask = multiview ? 0x3u : 0u, .colorAttachmentCount = 1,
+                          .pColorAttachments = &ca, .pDepthAttachment = &da};
+    splat_frame f = *f0;
+    f.eye = e;
+    vkCmdBeginRendering(cmd, &ri);
+    VK_CHECK(splat_renderer_cmd_draw(r, cmd, &f));
+    vkCmdEndRendering(cmd);
+    if (!multiview && e == 0) /* the second pass writes the other layer; order the two passes' depth use */
+      layout_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 2, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+                     VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+                     VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+                     VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+                     VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
+  }
+  layout_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                 VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 2}, .imageExtent = {w, h, 1}};
+  vkCmdCopyImageToBuffer(cmd, color.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb.buffer, 1, &region);
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+  vkh_submit_wait(&ctx, cmd);
+  float *fl = malloc(2 * layer_bytes * 2);
+  unpack(cf, rb.mapped, (size_t)w * h * 8, fl);
+  refrender_to_rgba8(fl, w, 2 * h, rgba8); /* the two layers one above the other */
+  free(fl);
+  vkh_buffer_destroy(&ctx, &rb);
+  for (uint32_t e = 0; e < 2; e++) {
+    vkDestroyImageView(ctx.device, cl[e], NULL);
+    vkDestroyImageView(ctx.device, dl[e], NULL);
+  }
+  host_image_destroy(&color);
+  host_image_destroy(&depth);
+}
+
+static void test_multiview(void) {
+  splat_scene s;
+  gen_object_scene(&s, 2000, 3);
+  splat_camera mid;
+  const float eye[3] = {0.3f, -0.4f, -3.2f}, target[3] = {0, 0, 0}, up[3] = {0, -1, 0};
+  CHECK(splat_camera_look_at(&mid, eye, target, up, 50.0f, 160, 120) == 0, "camera");
+  splat_camera eyes[2] = {shifted(&mid, -0.06f), shifted(&mid, 0.06f)};
+  float zp = 0;
+  for (uint32_t i = 0; i < s.count; i++) zp += view_z(&mid, s.positions + 3 * i) / (float)s.count;
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+                                   .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)app.sorters,
+                                   .sorter_count = app.sorter_count, .frame_slots = 1, .log = renderer_log,
+                                   .host_color_format = VK_FORMAT_R16G16B16A16_SFLOAT,
+                                   .host_depth_format = VK_FORMAT_D32_SFLOAT,
+                                   .flags = SPLAT_RENDERER_CREATE_STEREO_BIT | SPLAT_RENDERER_CREATE_MULTIVIEW_BIT};
+  splat_renderer *mv, *two;
+  VK_CHECK(splat_renderer_create(&ci, &mv));
+  ci.flags = SPLAT_RENDERER_CREATE_STEREO_BIT;
+  VK_CHECK(splat_renderer_create(&ci, &two));
+  VK_CHECK(splat_renderer_set_scene(mv, &s));
+  VK_CHECK(splat_renderer_set_scene(two, &s));
+  splat_frame f = {.camera = &mid, .eyes = {&eyes[0], &eyes[1]}, .key_bits = 32, .sh_degree = -1, .znear = 0.05f,
+                   .zfar = 100.0f};
+  const float plane[3] = {0.2f, 0.35f, 0.5f};
+  size_t layer = (size_t)mid.width * mid.height * 4;
+  uint8_t *a = malloc(2 * layer), *b = malloc(2 * layer);
+  render_stereo_layers(mv, &f, 1, zp, plane, a);
+  render_stereo_layers(two, &f, 0, zp, plane, b);
+  splat_timings tm, tt;
+  VkResult rm = splat_renderer_timings(mv, 0, &tm), rt = splat_renderer_timings(two, 0, &tt);
+  printf("  timings: multiview %s (raster %.2f ms), two draws %s (raster %.2f ms; lavapipe)\n", vkh_result_name(rm),
+         tm.raster_ms, vkh_result_name(rt), tt.raster_ms);
+  CHECK(rm == VK_SUCCESS && rt == VK_SUCCESS, "timings: %s, %s", vkh_result_name(rm), vkh_result_name(rt));
+  for (uint32_t e = 0; e < 2; e++) {
+    double p = image_psnr(a + e * layer, b + e * layer, mid.width, mid.height);
+    int same = memcmp(a + e * layer, b + e * layer, layer) == 0;
+    printf("  eye %u: multiview (one draw) vs two draws: %s (PSNR %.2f dB)\n", e, same ? "identical" : "differ", p);
+    CHECK(same, "multiview eye %u differs from the two-draw path (PSNR %.2f dB)", e, p);
+    CHECK(!image_is_blank(a + e * layer, mid.width, mid.height), "eye %u is blank", e);
+    if (!same || write_images) {
+      char tag[64];
+      snprintf(tag, sizeof tag, "multiview_eye%u", e);
+      save_images(tag, mid.width, mid.height, a + e * layer, b + e * layer);
+    }
+  }
+  CHECK(memcmp(a, a + layer, layer) != 0, "both eyes drew the same image");
+  /* misuse: multiview without stereo, or on a render pass, is refused at create */
+  splat_renderer *bad = (splat_renderer *)&bad;
+  uint32_t before = log_messages;
+  ci.flags = SPLAT_RENDERER_CREATE_MULTIVIEW_BIT;
+  CHECK(splat_renderer_create(&ci, &bad) == VK_ERROR_VALIDATION_FAILED_EXT && bad == NULL && log_messages > before,
+        "multiview without stereo accepted");
+  /* a mono frame on the multiview renderer's cmd_draw is refused (before recording anything) */
+  splat_frame mono = {.camera = &mid, .key_bits = 32, .sh_degree = -1};
+  before = log_messages;
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  CHECK(splat_renderer_cmd_draw(mv, cmd, &mono) == VK_ERROR_VALIDATION_FAILED_EXT && log_messages > before,
+        "a mono frame drawn by the multiview renderer");
+  vkh_submit_wait(&ctx, cmd);
+  vkDeviceWaitIdle(ctx.device);
+  splat_renderer_destroy(mv);
+  splat_renderer_destroy(two);
+  free(a), free(b);
+  splat_scene_free(&s);
+}
+
 /* ---- main ----------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: test_host_raster into|arrays --out DIR [--write-images]\n");
+    fprintf(stderr, "usage: test_host_raster into|arrays|multiview --out DIR [--write-images]\n");
     return 2;
   }
   check_print_limit = 40;
@@ -694,6 +861,14 @@ int main(int argc, char **argv) {
     test_into();
   } else if (!strcmp(mode, "arrays")) {
     test_arrays();
+  } else if (!strcmp(mode, "multiview")) {
+    if (!ctx.multiview || !ctx.dynamic_rendering) {
+      printf("skipped: the device has no multiview with dynamic rendering\n");
+      app_renderer_destroy(&app);
+      vkh_destroy(&ctx);
+      return 77;
+    }
+    test_multiview();
   } else {
     fprintf(stderr, "test_host_raster: unknown mode '%s'\n", mode);
     return 2;

@@ -40,7 +40,8 @@ struct sp_project_push {
 struct sp_raster_push {
   SP_VEC4 viewport;    /* width, height, 1/width, 1/height */
   SP_VEC4 depth_proj;  /* quad depth = x + y / view z: the host's projection, for its depth test;
-                          z: the record offset (uint bits; stereo: an eye's records) */
+                          z: the record offset (uint bits; stereo: an eye's records);
+                          w: multiview: the second eye's records are this far on (uint bits) */
 };
 
 /* Scene buffers (one splat each):

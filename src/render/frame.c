@@ -293,8 +293,10 @@ void render_host_depth_proj(const splat_renderer *r, const splat_frame *f, float
 }
 
 
-/* The sorted splats, back to front, with `pipeline`, inside a pass that is already begun. */
-static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, VkPipeline pipeline) {
+/* The sorted splats, back to front, with `pipeline`, inside a pass that is already begun.
+ * multiview: both eyes' records (the pipeline's views pick theirs). */
+static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, VkPipeline pipeline,
+                        bool multiview) {
   bool stereo = f->eyes[0] != NULL;
   const splat_camera *cam = stereo ? f->eyes[f->eye & 1u] : f->camera;
   scene_gpu *s = &r->scene;
@@ -313,10 +315,10 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   render_host_depth_proj(r, f, dp);
   struct sp_raster_push rp = {
       .viewport = {{(float)cam->width, (float)cam->height, 1.0f / cam->width, 1.0f / cam->height}},
-      .depth_proj = {{dp[0], dp[1], uint_bits(stereo ? (f->eye & 1u) * s->count : 0), 0}}};
+      .depth_proj = {{dp[0], dp[1], uint_bits(stereo && !multiview ? (f->eye & 1u) * s->count : 0),
+                      uint_bits(multiview ? s->count : 0)}}};
   vkCmdPushConstants(cmd, r->raster_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof rp, &rp);
   vkCmdDrawIndirect(cmd, s->draw.buffer, 0, 1, 16);
-  timestamp(r, cmd, f->slot, TS_RASTERED);
 }
 
 
@@ -376,8 +378,15 @@ VkResult splat_renderer_cmd_draw(splat_renderer *r, VkCommandBuffer cmd, const s
                                            : "no frame was prepared since the scene was set");
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
+  if (r->multiview && !f->eyes[0]) {
+    rlog(r, "cmd_draw: a renderer made with SPLAT_RENDERER_CREATE_MULTIVIEW_BIT draws stereo frames (eyes) only");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   ssvk_label_begin(&r->vk, cmd, "splat draw");
-  draw_splats(r, cmd, f, r->host_raster);
+  draw_splats(r, cmd, f, r->host_raster, r->multiview);
+  /* two draws per prepared stereo frame: one timestamp (a query is written once per reset),
+   * after eye 1's; in a multiview pass it takes TS_RASTERED and TS_RASTERED_VIEW1 */
+  if (!f->eyes[0] || r->multiview || (f->eye & 1u)) timestamp(r, cmd, f->slot, TS_RASTERED);
   ssvk_label_end(&r->vk, cmd);
   return VK_SUCCESS;
 }
@@ -391,7 +400,8 @@ static void raster_graphics(splat_renderer *r, VkCommandBuffer cmd, const splat_
                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
   const float clear[4] = {f->background[0], f->background[1], f->background[2], 1.0f};
   ssvk_begin_color_pass(&r->vk, cmd, r->target_view, (VkExtent2D){f->camera->width, f->camera->height}, clear);
-  draw_splats(r, cmd, f, r->raster);
+  draw_splats(r, cmd, f, r->raster, false);
+  timestamp(r, cmd, f->slot, TS_RASTERED);
   vkCmdEndRendering(cmd);
   ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
@@ -487,7 +497,7 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   uint32_t first = slot * TS_COUNT;
   bool compute = r->slot_raster[slot] == SPLAT_RASTER_COMPUTE;
   /* the graphics raster writes no TS_PAIRS / TS_TILESORTED */
-  VkResult res = compute ? vkGetQueryPoolResults(r->vk.device, q, first, TS_COUNT, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT)
+  VkResult res = compute ? vkGetQueryPoolResults(r->vk.device, q, first, TS_RASTERED + 1, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT)
                          : vkGetQueryPoolResults(r->vk.device, q, first, TS_SORTED + 1, sizeof ts, ts, 8,
                                                  VK_QUERY_RESULT_64_BIT);
   if (res == VK_SUCCESS && !compute)

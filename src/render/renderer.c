@@ -84,6 +84,11 @@ static VkResult create_pipelines(splat_renderer *r, const splat_renderer_create_
     gd.frag = render_spv_splat_depth_frag;
     gd.frag_size = render_spv_splat_depth_frag_size;
   }
+  if (info->flags & SPLAT_RENDERER_CREATE_MULTIVIEW_BIT) { /* both eyes, one draw */
+    gd.vert = render_spv_splat_multiview_vert;
+    gd.vert_size = render_spv_splat_multiview_vert_size;
+    gd.view_mask = 0x3u;
+  }
   gd.name = "splat raster (host pass)";
   return ssvk_graphics_pipeline(&r->vk, &gd, &r->host_raster);
 }
@@ -117,11 +122,19 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
   if (!info->device || !info->physical_device || !info->queue || info->frame_slots > SPLAT_MAX_FRAME_SLOTS ||
       info->flags & ~(uint32_t)(SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT | SPLAT_RENDERER_CREATE_REVERSE_Z_BIT |
-                                SPLAT_RENDERER_CREATE_STEREO_BIT)) {
+                                SPLAT_RENDERER_CREATE_STEREO_BIT | SPLAT_RENDERER_CREATE_MULTIVIEW_BIT)) {
     ssvk_log_to(info->log, info->log_user,
                 "splat_renderer_create: device, physical_device and queue are required, frame_slots <= %d, "
                 "known flags only",
                 SPLAT_MAX_FRAME_SLOTS);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  if ((info->flags & SPLAT_RENDERER_CREATE_MULTIVIEW_BIT) &&
+      (!(info->flags & SPLAT_RENDERER_CREATE_STEREO_BIT) || info->host_color_format == VK_FORMAT_UNDEFINED ||
+       info->host_render_pass)) {
+    ssvk_log_to(info->log, info->log_user,
+                "splat_renderer_create: SPLAT_RENDERER_CREATE_MULTIVIEW_BIT needs SPLAT_RENDERER_CREATE_STEREO_BIT and "
+                "host_color_format (dynamic rendering, no host_render_pass)");
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
   splat_renderer *r = render_host_alloc(info->allocator, sizeof *r);
@@ -133,6 +146,7 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   r->slots = info->frame_slots ? info->frame_slots : 1;
   r->stereo = (info->flags & SPLAT_RENDERER_CREATE_STEREO_BIT) != 0;
   r->reverse_z = (info->flags & SPLAT_RENDERER_CREATE_REVERSE_Z_BIT) != 0;
+  r->multiview = (info->flags & SPLAT_RENDERER_CREATE_MULTIVIEW_BIT) != 0;
   vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
   device_limits(r, info->physical_device, info->memory_budget);
   if (!take_sorters(r, info)) {

@@ -40,6 +40,14 @@ typedef enum splat_renderer_create_flag_bits {
   /* Stereo frames (splat_frame.eyes): one cull and sort from the frame's camera (a point
    * between the eyes), records for each eye, one draw per eye. Doubles the record buffer. */
   SPLAT_RENDERER_CREATE_STEREO_BIT = 1u << 2,
+  /* With STEREO_BIT: cmd_draw draws both eyes in one draw through multiview (Vulkan 1.1,
+   * VK_KHR_multiview): the host pass is a dynamic-rendering pass with viewMask 0b11 on
+   * 2-layer attachments (layer = eye), and the host has enabled the `multiview` feature
+   * (VkPhysicalDeviceMultiviewFeatures / Vulkan11Features) on its device. frame.eye is then
+   * ignored by cmd_draw. cmd_render (the renderer's own one-layer target) keeps drawing eye
+   * `eye`. Needs host_color_format (dynamic rendering; not host_render_pass); without the
+   * feature, leave the flag off and call cmd_draw once per eye (one layer each). */
+  SPLAT_RENDERER_CREATE_MULTIVIEW_BIT = 1u << 3,
 } splat_renderer_create_flag_bits;
 
 #define SPLAT_MAX_SORTERS 4
@@ -296,7 +304,8 @@ typedef struct splat_timings {
   uint32_t pairs, pair_capacity;
 } splat_timings;
 
-/* Timings of the last frame recorded in `slot`, once it has finished on the GPU. Returns
+/* Timings of the last frame recorded in `slot`, once it has finished on the GPU (a stereo frame
+ * drawn by two cmd_draw calls: raster_ms ends with eye 1's draw, so draw eye 1 last). Returns
  * VK_SUCCESS, VK_NOT_READY when it has not finished (or nothing was recorded there yet). */
 VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings *out);
 
