@@ -61,11 +61,11 @@ vec3 sh_color(uint i, vec3 dir) {
 // mode: the dispatch's SP_PROJECT_* bits.
 float project(uint i, vec4 po, vec3 t, uint mode) {
   float opacity = po.w;
-  if (!(t.z > 0.2)) return 0.0;
+  if (!(t.z > SPLAT_NEAR_Z)) return 0.0;
   float limx = pc.limits.x, limy = pc.limits.y;
   float txz = t.x / t.z, tyz = t.y / t.z;
   if (!(txz >= -limx && txz <= limx && tyz >= -limy && tyz <= limy)) return 0.0;
-  if (!(opacity >= 1.0 / 255.0)) return 0.0;
+  if (!(opacity >= SPLAT_MIN_ALPHA)) return 0.0;
 
   // EWA: J W Sigma W^T J^T with the reference's clamp of x/z, y/z to +-1.3 tan(fov)
   float fx = pc.intrinsics.x, fy = pc.intrinsics.y;
@@ -78,14 +78,14 @@ float project(uint i, vec4 po, vec3 t, uint mode) {
   mat3 Vrk = mat3(c0.x, c0.y, c0.z, c0.y, c0.w, c1.x, c0.z, c1.x, c1.y);
   mat3 T = J * W;
   mat3 cov = T * Vrk * transpose(T);
-  float a = cov[0][0] + 0.3, b = cov[0][1], c = cov[1][1] + 0.3; // the dilation
+  float a = cov[0][0] + SPLAT_COV2D_DILATION, b = cov[0][1], c = cov[1][1] + SPLAT_COV2D_DILATION; // the dilation
   float det = a * c - b * b;
   if (!(det > 0.0) || isinf(det)) return 0.0;
   float inv = 1.0 / det;
   vec3 conic = vec3(c * inv, -b * inv, a * inv);
   float mid = 0.5 * (a + c);
-  float lambda1 = mid + sqrt(max(0.1, mid * mid - det));
-  float radius = ceil(3.0 * sqrt(lambda1));
+  float lambda1 = mid + sqrt(max(SPLAT_EIGEN_FLOOR, mid * mid - det));
+  float radius = ceil(SPLAT_RADIUS_SIGMAS * sqrt(lambda1));
   if (isinf(radius) || isnan(radius) || any(isinf(conic)) || any(isnan(conic))) return 0.0;
   // anti-aliased scenes: gsplat's compensation sqrt(det(cov) / det(cov + 0.3 I)) (project.c, step 4b)
   if ((mode & SP_PROJECT_ANTIALIAS) != 0u) opacity *= sqrt(max(0.0, (cov[0][0] * cov[1][1] - b * b) / det));

@@ -1,5 +1,6 @@
 // The splat fragment shared by splat.frag and splat_depth.frag: Gaussian falloff with the
 // reference rasterizer's cut-offs. Returns the alpha, or discards.
+#include "splat_shared.h" // SPLAT_MAX_ALPHA, SPLAT_MIN_ALPHA
 layout(location = 0) flat in vec2 in_mean;
 layout(location = 1) flat in vec4 in_conic_opacity;
 layout(location = 2) flat in vec4 in_color_z; // rgb, view z
@@ -9,7 +10,7 @@ float splat_alpha() {
   vec3 conic = in_conic_opacity.xyz;
   float power = -0.5 * (conic.x * d.x * d.x + conic.z * d.y * d.y) - conic.y * d.x * d.y;
   if (power > 0.0) discard;
-  float alpha = min(0.99, in_conic_opacity.w * exp(power));
-  if (alpha < 1.0 / 255.0) discard;
+  float alpha = min(SPLAT_MAX_ALPHA, in_conic_opacity.w * exp(power));
+  if (alpha < SPLAT_MIN_ALPHA) discard;
   return alpha;
 }

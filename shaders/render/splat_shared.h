@@ -3,6 +3,10 @@
 #ifndef SPLAT_SHARED_H
 #define SPLAT_SHARED_H
 
+/* The reference's constants (near plane, alpha limits, transmittance floor, ...), written once
+ * for C and GLSL in the public src/render/splat_constants.h. */
+#include "splat_constants.h"
+
 #ifdef VULKAN
 #define SP_UINT uint
 #define SP_VEC4 vec4
@@ -36,7 +40,8 @@ struct sp_project_push {
 struct sp_raster_push {
   SP_VEC4 viewport;    /* width, height, 1/width, 1/height */
   SP_VEC4 depth_proj;  /* quad depth = x + y / view z: the host's projection, for its depth test;
-                          z: the record offset (uint bits; stereo: an eye's records) */
+                          z: the record offset (uint bits; stereo: an eye's records);
+                          w: multiview: the second eye's records are this far on (uint bits) */
 };
 
 /* Scene buffers (one splat each):
@@ -95,8 +100,12 @@ struct sp_craster_push {
   SP_UINT rec_offset;  /* record offset (stereo: an eye's records) */
   SP_UINT blocks;      /* SP_CR_BLOCK-position blocks: ceil(max_count / SP_CR_BLOCK) */
   SP_UINT max_groups_x; /* maxComputeWorkGroupCount[0], for the indirect dispatch it writes */
-  SP_UINT pad0, pad1, pad2;
+  SP_UINT flags;       /* SP_CR_FLAG_* */
+  SP_UINT pad1, pad2;
+  SP_VEC4 depth_proj;  /* into the host's target: a splat's depth = x + y / view z (sp_raster_push's) */
 };
+/* The host's depth is reversed: a splat is drawn where its depth >= the host's (else <=). */
+#define SP_CR_FLAG_REVERSE_Z 1u
 
 /* Compute-raster buffers (push descriptors of their own layout):
  *   0: projected records (above), 1: the depth-sorted record indices (back to front),
@@ -116,6 +125,13 @@ struct sp_craster_push {
 #define SP_CR_RANGES 8
 #define SP_CR_IMAGE 9
 #define SP_CR_BIND_COUNT 10
+/* The blend into the host's target (craster_blend_host_*.comp) has a layout of its own: the
+ * buffers above, 10: the camera-space centres (binding 5 of the projection), 11: the host's
+ * colour (storage image), 12: the host's depth (sampled image, read with texelFetch). */
+#define SP_CR_CENTRES 10
+#define SP_CR_HOST_COLOR 11
+#define SP_CR_HOST_DEPTH 12
+#define SP_CR_HOST_BIND_COUNT 13
 /* State words: every pair the frame needed (saturating at 2^32 - 1), the pairs written
  * (min(needed, capacity): the sort's indirect count), the ranges pass's indirect dispatch. */
 #define SP_CR_STATE_NEEDED 0

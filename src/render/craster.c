@@ -12,13 +12,53 @@
 #include <string.h>
 
 
-_Static_assert(sizeof(struct sp_craster_push) == 64, "sp_craster_push must match the GLSL block");
+_Static_assert(sizeof(struct sp_craster_push) == 80, "sp_craster_push must match the GLSL block");
 
 enum { PAIR_KEYS, PAIR_VALUES, PAIR_TMP_KEYS, PAIR_TMP_VALUES, PAIR_INTERNAL };
 
 /* Default first capacity: pairs for this many per splat of the frame (grown on overflow). */
 #define DEFAULT_PAIRS_PER_SPLAT 4u
 #define MIN_CAPACITY (1u << 16)
+
+int craster_host_format_index(VkFormat format) {
+  switch (format) {
+  case VK_FORMAT_R8G8B8A8_UNORM: return 0;
+  case VK_FORMAT_R16G16B16A16_SFLOAT: return 1;
+  case VK_FORMAT_R32G32B32A32_SFLOAT: return 2;
+  default: return -1;
+  }
+}
+
+/* The host blend's push-descriptor layout: the compute raster's buffers, the centres, the
+ * host's colour (storage image) and depth (sampled image). */
+static VkResult create_host_layout(splat_renderer *r) {
+  craster *c = &r->craster;
+  VkDescriptorSetLayoutBinding b[SP_CR_HOST_BIND_COUNT];
+  for (uint32_t i = 0; i < SP_CR_HOST_BIND_COUNT; i++)
+    b[i] = (VkDescriptorSetLayoutBinding){.binding = i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                          .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+  b[SP_CR_HOST_COLOR].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+  b[SP_CR_HOST_DEPTH].descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+  VkDescriptorSetLayoutCreateInfo dsl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                         .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+                                         .bindingCount = SP_CR_HOST_BIND_COUNT, .pBindings = b};
+  VkResult res = vkCreateDescriptorSetLayout(r->vk.device, &dsl, r->vk.allocator, &c->host_set_layout);
+  if (res != VK_SUCCESS) {
+    c->host_set_layout = VK_NULL_HANDLE;
+    rlog(r, "creating the compute raster's host descriptor set layout failed (%s)", ssvk_result_name(res));
+    return res;
+  }
+  VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(struct sp_craster_push)};
+  VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
+                                   .pSetLayouts = &c->host_set_layout, .pushConstantRangeCount = 1,
+                                   .pPushConstantRanges = &range};
+  res = vkCreatePipelineLayout(r->vk.device, &pl, r->vk.allocator, &c->host_layout);
+  if (res != VK_SUCCESS) {
+    c->host_layout = VK_NULL_HANDLE;
+    rlog(r, "creating the compute raster's host pipeline layout failed (%s)", ssvk_result_name(res));
+  }
+  return res;
+}
 
 VkResult craster_create(splat_renderer *r) {
   craster *c = &r->craster;
@@ -39,6 +79,23 @@ VkResult craster_create(splat_renderer *r) {
   for (size_t i = 0; i < sizeof p / sizeof *p && res == VK_SUCCESS; i++) {
     ssvk_compute_desc cd = {.code = p[i].code, .code_size = p[i].size, .layout = c->layout, .name = p[i].name};
     res = ssvk_compute_pipeline(&r->vk, &cd, p[i].out);
+  }
+  if (res == VK_SUCCESS) res = create_host_layout(r);
+  struct {
+    const uint32_t *code;
+    size_t size;
+    const char *name;
+  } h[3] = {
+      {render_spv_craster_blend_host_rgba8_comp, render_spv_craster_blend_host_rgba8_comp_size,
+       "splat compute raster: blend into the host's RGBA8"},
+      {render_spv_craster_blend_host_rgba16f_comp, render_spv_craster_blend_host_rgba16f_comp_size,
+       "splat compute raster: blend into the host's RGBA16F"},
+      {render_spv_craster_blend_host_rgba32f_comp, render_spv_craster_blend_host_rgba32f_comp_size,
+       "splat compute raster: blend into the host's RGBA32F"},
+  };
+  for (size_t i = 0; i < 3 && res == VK_SUCCESS; i++) {
+    ssvk_compute_desc cd = {.code = h[i].code, .code_size = h[i].size, .layout = c->host_layout, .name = h[i].name};
+    res = ssvk_compute_pipeline(&r->vk, &cd, &c->p_blend_host[i]);
   }
   return res;
 }
@@ -63,10 +120,13 @@ void craster_destroy(splat_renderer *r) {
   craster *c = &r->craster;
   craster_release(r);
   VkDevice d = r->vk.device;
-  VkPipeline *p[] = {&c->p_count, &c->p_scan, &c->p_emit, &c->p_ranges, &c->p_blend};
+  VkPipeline *p[] = {&c->p_count, &c->p_scan,   &c->p_emit,         &c->p_ranges,
+                     &c->p_blend, &c->p_blend_host[0], &c->p_blend_host[1], &c->p_blend_host[2]};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++)
     if (*p[i]) vkDestroyPipeline(d, *p[i], r->vk.allocator);
   if (c->layout) vkDestroyPipelineLayout(d, c->layout, r->vk.allocator);
+  if (c->host_layout) vkDestroyPipelineLayout(d, c->host_layout, r->vk.allocator);
+  if (c->host_set_layout) vkDestroyDescriptorSetLayout(d, c->host_set_layout, r->vk.allocator);
   if (c->set_layout) vkDestroyDescriptorSetLayout(d, c->set_layout, r->vk.allocator);
 }
 
@@ -224,7 +284,37 @@ static uint32_t key_bits_for(uint32_t tiles) {
   return bits;
 }
 
-VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int sorter) {
+/* The blend over the host's images: its buffers, the centres and the two images in one push. */
+static void blend_into_host(splat_renderer *r, VkCommandBuffer cmd, const VkDescriptorBufferInfo *bi,
+                            const splat_host_target *host, const struct sp_craster_push *pc) {
+  craster *c = &r->craster;
+  VkDescriptorBufferInfo centres = {r->scene.centres.buffer, 0, VK_WHOLE_SIZE};
+  VkDescriptorImageInfo color = {VK_NULL_HANDLE, host->color_view, VK_IMAGE_LAYOUT_GENERAL};
+  VkDescriptorImageInfo depth = {VK_NULL_HANDLE, host->depth_view, host->depth_layout};
+  VkWriteDescriptorSet w[SP_CR_HOST_BIND_COUNT];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < SP_CR_BIND_COUNT; i++)
+    if (bi[i].buffer)
+      w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = i,
+                                      .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .pBufferInfo = &bi[i]};
+  w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = SP_CR_CENTRES,
+                                  .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  .pBufferInfo = &centres};
+  w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = SP_CR_HOST_COLOR,
+                                  .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                                  .pImageInfo = &color};
+  w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = SP_CR_HOST_DEPTH,
+                                  .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
+                                  .pImageInfo = &depth};
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->p_blend_host[craster_host_format_index(host->color_format)]);
+  r->vk.push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->host_layout, 0, n, w);
+  vkCmdPushConstants(cmd, c->host_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *pc, pc);
+  vkCmdDispatch(cmd, pc->tiles_x, pc->tiles_y, 1);
+}
+
+VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int sorter,
+                        const splat_host_target *host) {
   craster *c = &r->craster;
   scene_gpu *s = &r->scene;
   bool stereo = f->eyes[0] != NULL;
@@ -239,6 +329,10 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
       .width = W, .height = H, .tiles_x = tiles_x, .tiles_y = tiles_y, .max_count = positions,
       .capacity = c->capacity, .rec_offset = stereo ? (f->eye & 1u) * s->count : 0, .blocks = blocks,
       .max_groups_x = r->props.limits.maxComputeWorkGroupCount[0]};
+  if (host) {
+    render_host_depth_proj(r, f, pc.depth_proj.v);
+    pc.flags = r->reverse_z ? SP_CR_FLAG_REVERSE_Z : 0u;
+  }
   VkDescriptorBufferInfo bi[SP_CR_BIND_COUNT] = {
       [SP_CR_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
       [SP_CR_SORTED] = {r->last_sorted.values.buffer, r->last_sorted.values.offset, VK_WHOLE_SIZE},
@@ -305,6 +399,12 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
   vkCmdDispatchIndirect(cmd, c->state.buffer, 4 * SP_CR_STATE_DISPATCH);
   compute_barrier(r, cmd);
+  if (host) {
+    blend_into_host(r, cmd, bi, host, &pc);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_RASTERED);
+    ssvk_label_end(&r->vk, cmd);
+    return VK_SUCCESS;
+  }
   push(r, cmd, bi, c->p_blend);
   vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
   vkCmdDispatch(cmd, tiles_x, tiles_y, 1);

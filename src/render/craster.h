@@ -10,6 +10,10 @@
 
 typedef struct splat_renderer splat_renderer;
 struct splat_frame;
+struct splat_host_target;
+
+/* The host colour formats the blend writes (p_blend_host's index), or -1. */
+int craster_host_format_index(VkFormat format);
 
 /* Pair buffers replaced by growth while earlier frames may still read them: freed once every
  * other frame slot has been recorded again (a slot is recorded again only after its previous
@@ -25,6 +29,11 @@ typedef struct craster {
   VkDescriptorSetLayout set_layout;
   VkPipelineLayout layout;
   VkPipeline p_count, p_scan, p_emit, p_ranges, p_blend;
+  /* the blend into the host's images: its own layout (buffers, centres, two images), one
+   * pipeline per colour format (CRASTER_HOST_*) */
+  VkDescriptorSetLayout host_set_layout;
+  VkPipelineLayout host_layout;
+  VkPipeline p_blend_host[3];
   /* per position (the frame's splats): offsets; per block; state */
   ssvk_buffer offsets, blocks, state;
   uint32_t positions;
@@ -46,8 +55,10 @@ void craster_release(splat_renderer *r);
 /* Called for every prepared frame: frees retired pair buffers no frame can still read, and
  * grows the pair buffers when the slot's previous frame needed more. */
 void craster_frame_begin(splat_renderer *r, uint32_t slot);
-/* The compute raster of a prepared frame into the renderer's target (written by TRANSFER,
- * left in TRANSFER_SRC_OPTIMAL with a barrier to TRANSFER_READ), with its timestamps. */
-VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const struct splat_frame *f, int sorter);
+/* The compute raster of a prepared frame, with its timestamps: host NULL: into the renderer's
+ * target (written by TRANSFER, left in TRANSFER_SRC_OPTIMAL with a barrier to TRANSFER_READ);
+ * else over the host's images (checked by the caller), as splat_renderer_cmd_render_into says. */
+VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const struct splat_frame *f, int sorter,
+                        const struct splat_host_target *host);
 
 #endif

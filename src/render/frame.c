@@ -279,8 +279,24 @@ static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, const
 }
 
 
-/* The sorted splats, back to front, with `pipeline`, inside a pass that is already begun. */
-static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, VkPipeline pipeline) {
+/* z_ndc of a centre in [znear, zfar] -> [0, 1] (splat_camera_projection's); with reverse-Z,
+ * 1 minus that (near -> 1, far -> 0), what a reversed projection of the same range gives. */
+void render_host_depth_proj(const splat_renderer *r, const splat_frame *f, float dp[2]) {
+  float n = f->znear > 0 ? f->znear : 0.01f, fa = f->zfar > n ? f->zfar : 1000.0f;
+  if (r->reverse_z) {
+    dp[0] = -n / (fa - n);
+    dp[1] = fa * n / (fa - n);
+  } else {
+    dp[0] = fa / (fa - n);
+    dp[1] = -fa * n / (fa - n);
+  }
+}
+
+
+/* The sorted splats, back to front, with `pipeline`, inside a pass that is already begun.
+ * multiview: both eyes' records (the pipeline's views pick theirs). */
+static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, VkPipeline pipeline,
+                        bool multiview) {
   bool stereo = f->eyes[0] != NULL;
   const splat_camera *cam = stereo ? f->eyes[f->eye & 1u] : f->camera;
   scene_gpu *s = &r->scene;
@@ -295,14 +311,14 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
       [SP_BIND_INDICES] = {r->last_sorted.values.buffer, r->last_sorted.values.offset, VK_WHOLE_SIZE},
   };
   ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r->raster_layout, rb, SP_BINDINGS);
-  /* quad depth = z_ndc of the centre in [znear, zfar] -> [0, 1] (splat_camera_projection's) */
-  float n = f->znear > 0 ? f->znear : 0.01f, fa = f->zfar > n ? f->zfar : 1000.0f;
+  float dp[2];
+  render_host_depth_proj(r, f, dp);
   struct sp_raster_push rp = {
       .viewport = {{(float)cam->width, (float)cam->height, 1.0f / cam->width, 1.0f / cam->height}},
-      .depth_proj = {{fa / (fa - n), -fa * n / (fa - n), uint_bits(stereo ? (f->eye & 1u) * s->count : 0), 0}}};
+      .depth_proj = {{dp[0], dp[1], uint_bits(stereo && !multiview ? (f->eye & 1u) * s->count : 0),
+                      uint_bits(multiview ? s->count : 0)}}};
   vkCmdPushConstants(cmd, r->raster_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof rp, &rp);
   vkCmdDrawIndirect(cmd, s->draw.buffer, 0, 1, 16);
-  timestamp(r, cmd, f->slot, TS_RASTERED);
 }
 
 
@@ -362,8 +378,15 @@ VkResult splat_renderer_cmd_draw(splat_renderer *r, VkCommandBuffer cmd, const s
                                            : "no frame was prepared since the scene was set");
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
+  if (r->multiview && !f->eyes[0]) {
+    rlog(r, "cmd_draw: a renderer made with SPLAT_RENDERER_CREATE_MULTIVIEW_BIT draws stereo frames (eyes) only");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   ssvk_label_begin(&r->vk, cmd, "splat draw");
-  draw_splats(r, cmd, f, r->host_raster);
+  draw_splats(r, cmd, f, r->host_raster, r->multiview);
+  /* two draws per prepared stereo frame: one timestamp (a query is written once per reset),
+   * after eye 1's; in a multiview pass it takes TS_RASTERED and TS_RASTERED_VIEW1 */
+  if (!f->eyes[0] || r->multiview || (f->eye & 1u)) timestamp(r, cmd, f->slot, TS_RASTERED);
   ssvk_label_end(&r->vk, cmd);
   return VK_SUCCESS;
 }
@@ -377,7 +400,8 @@ static void raster_graphics(splat_renderer *r, VkCommandBuffer cmd, const splat_
                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
   const float clear[4] = {f->background[0], f->background[1], f->background[2], 1.0f};
   ssvk_begin_color_pass(&r->vk, cmd, r->target_view, (VkExtent2D){f->camera->width, f->camera->height}, clear);
-  draw_splats(r, cmd, f, r->raster);
+  draw_splats(r, cmd, f, r->raster, false);
+  timestamp(r, cmd, f->slot, TS_RASTERED);
   vkCmdEndRendering(cmd);
   ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
@@ -395,7 +419,7 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
   if (res == VK_SUCCESS) res = prepare(r, cmd, f, &k);
   if (res != VK_SUCCESS) return res;
   if (f->raster == SPLAT_RASTER_COMPUTE) {
-    res = craster_record(r, cmd, f, k);
+    res = craster_record(r, cmd, f, k, NULL);
     if (res != VK_SUCCESS) {
       r->recorded[f->slot] = false; /* nothing after the sort was recorded: no timings */
       return res;
@@ -405,6 +429,55 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
     return VK_SUCCESS;
   }
   raster_graphics(r, cmd, f);
+  return VK_SUCCESS;
+}
+
+
+/* The host's images for cmd_render_into; false (logged) when they cannot be used. */
+static VkResult check_host_target(splat_renderer *r, const splat_host_target *t) {
+  if (!t->color_view || !t->depth_view) {
+    rlog(r, "cmd_render_into: the host target needs color_view and depth_view");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  if (craster_host_format_index(t->color_format) < 0) {
+    rlog(r, "cmd_render_into: colour format %d is not supported (R8G8B8A8_UNORM, R16G16B16A16_SFLOAT or "
+            "R32G32B32A32_SFLOAT, as a storage image)", (int)t->color_format);
+    return VK_ERROR_FORMAT_NOT_SUPPORTED;
+  }
+  if (t->depth_format != VK_FORMAT_D32_SFLOAT && t->depth_format != VK_FORMAT_D32_SFLOAT_S8_UINT) {
+    rlog(r, "cmd_render_into: depth format %d is not supported (D32_SFLOAT or D32_SFLOAT_S8_UINT, sampled)",
+         (int)t->depth_format);
+    return VK_ERROR_FORMAT_NOT_SUPPORTED;
+  }
+  VkImageLayout l = t->depth_layout;
+  if (l != VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL && l != VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL &&
+      l != VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL && l != VK_IMAGE_LAYOUT_GENERAL) {
+    rlog(r, "cmd_render_into: depth_layout %d is not a read-only depth layout, SHADER_READ_ONLY_OPTIMAL or "
+            "GENERAL", (int)l);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  return VK_SUCCESS;
+}
+
+
+VkResult splat_renderer_cmd_render_into(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f,
+                                        const splat_host_target *t) {
+  if (!r || !cmd || !f || !f->camera || !t || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
+  VkResult res = check_host_target(r, t);
+  if (res != VK_SUCCESS) return res;
+  if (!r->last_sorted.values.buffer || !r->recorded[f->slot]) {
+    rlog(r, "cmd_render_into: no frame was prepared in slot %u since the scene was set", f->slot);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  int k = render_frame_sorter(r, f->sort, f->key_bits ? f->key_bits : 32);
+  if (k < 0) return VK_ERROR_VALIDATION_FAILED_EXT; /* prepare has refused this frame already */
+  res = craster_record(r, cmd, f, k, t);
+  if (res != VK_SUCCESS) {
+    r->recorded[f->slot] = false; /* no timings for a frame without its raster */
+    return res;
+  }
+  r->slot_raster[f->slot] = SPLAT_RASTER_COMPUTE;
+  r->slot_capacity[f->slot] = r->craster.capacity;
   return VK_SUCCESS;
 }
 
@@ -424,7 +497,7 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   uint32_t first = slot * TS_COUNT;
   bool compute = r->slot_raster[slot] == SPLAT_RASTER_COMPUTE;
   /* the graphics raster writes no TS_PAIRS / TS_TILESORTED */
-  VkResult res = compute ? vkGetQueryPoolResults(r->vk.device, q, first, TS_COUNT, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT)
+  VkResult res = compute ? vkGetQueryPoolResults(r->vk.device, q, first, TS_RASTERED + 1, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT)
                          : vkGetQueryPoolResults(r->vk.device, q, first, TS_SORTED + 1, sizeof ts, ts, 8,
                                                  VK_QUERY_RESULT_64_BIT);
   if (res == VK_SUCCESS && !compute)

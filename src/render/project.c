@@ -157,8 +157,8 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
   float det_inv = 1.0f / det;
   float conic0 = c * det_inv, conic1 = -b * det_inv, conic2 = a * det_inv;
   float mid = 0.5f * (a + c);
-  float lambda1 = mid + sqrtf(fmaxf(0.1f, mid * mid - det));
-  float radius = ceilf(3.0f * sqrtf(lambda1));
+  float lambda1 = mid + sqrtf(fmaxf(SPLAT_EIGEN_FLOOR, mid * mid - det));
+  float radius = ceilf(SPLAT_RADIUS_SIGMAS * sqrtf(lambda1));
   if (!isfinite(radius) || !isfinite(conic0) || !isfinite(conic1) || !isfinite(conic2)) return 0;
 
   /* Step 4b: anti-aliased scenes. The dilation widens a splat; a scene trained with it as a

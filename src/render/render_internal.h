@@ -13,7 +13,9 @@
 
 /* Timestamps of a frame slot. The graphics raster writes TS_RASTERED after TS_SORTED; the
  * compute raster also TS_PAIRS (count, scan, emit) and TS_TILESORTED in between. */
-enum { TS_START, TS_PROJECTED, TS_SORTED, TS_PAIRS, TS_TILESORTED, TS_RASTERED, TS_COUNT };
+/* A timestamp inside a multiview pass takes one query per view: TS_RASTERED_VIEW1 is the second
+ * eye's, written only then and never read. */
+enum { TS_START, TS_PROJECTED, TS_SORTED, TS_PAIRS, TS_TILESORTED, TS_RASTERED, TS_RASTERED_VIEW1, TS_COUNT };
 
 /* A run of an object's splats in buffers of their own: no buffer is larger than one
  * allocation or one storage-buffer binding may be (splat_renderer.max_buffer). */
@@ -45,6 +47,8 @@ struct splat_renderer {
   VkPhysicalDeviceProperties props;
   uint32_t slots;
   bool stereo; /* records for two eyes */
+  bool multiview; /* cmd_draw: both eyes in one draw (viewMask 0b11) */
+  bool reverse_z; /* the host's depth is reversed (SPLAT_RENDERER_CREATE_REVERSE_Z_BIT) */
 
   const splatsort *sorters[SPLAT_MAX_SORTERS]; /* the host's */
   splatsort_depth *stages[SPLAT_MAX_SORTERS];  /* the depth-sort stage on each */
@@ -115,6 +119,9 @@ void render_target_destroy(splat_renderer *r);
  * splatsort_choose_algorithm for the splat count and key_bits where that sorter was given). */
 int render_find_sorter(const splat_renderer *r, splatsort_algorithm a);
 int render_frame_sorter(const splat_renderer *r, splatsort_algorithm a, uint32_t key_bits);
+/* A splat's depth in the host's projection is dp[0] + dp[1] / view z (clamped to [0, 1]):
+ * frame.znear -> 0, frame.zfar -> 1, or reversed (1 -> 0) with reverse-Z. */
+void render_host_depth_proj(const splat_renderer *r, const splat_frame *f, float dp[2]);
 
 #define rlog(r, ...) ssvk_log(&(r)->vk, __VA_ARGS__)
 

@@ -84,6 +84,11 @@ static VkResult create_pipelines(splat_renderer *r, const splat_renderer_create_
     gd.frag = render_spv_splat_depth_frag;
     gd.frag_size = render_spv_splat_depth_frag_size;
   }
+  if (info->flags & SPLAT_RENDERER_CREATE_MULTIVIEW_BIT) { /* both eyes, one draw */
+    gd.vert = render_spv_splat_multiview_vert;
+    gd.vert_size = render_spv_splat_multiview_vert_size;
+    gd.view_mask = 0x3u;
+  }
   gd.name = "splat raster (host pass)";
   return ssvk_graphics_pipeline(&r->vk, &gd, &r->host_raster);
 }
@@ -117,11 +122,19 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
   if (!info->device || !info->physical_device || !info->queue || info->frame_slots > SPLAT_MAX_FRAME_SLOTS ||
       info->flags & ~(uint32_t)(SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT | SPLAT_RENDERER_CREATE_REVERSE_Z_BIT |
-                                SPLAT_RENDERER_CREATE_STEREO_BIT)) {
+                                SPLAT_RENDERER_CREATE_STEREO_BIT | SPLAT_RENDERER_CREATE_MULTIVIEW_BIT)) {
     ssvk_log_to(info->log, info->log_user,
                 "splat_renderer_create: device, physical_device and queue are required, frame_slots <= %d, "
                 "known flags only",
                 SPLAT_MAX_FRAME_SLOTS);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  if ((info->flags & SPLAT_RENDERER_CREATE_MULTIVIEW_BIT) &&
+      (!(info->flags & SPLAT_RENDERER_CREATE_STEREO_BIT) || info->host_color_format == VK_FORMAT_UNDEFINED ||
+       info->host_render_pass)) {
+    ssvk_log_to(info->log, info->log_user,
+                "splat_renderer_create: SPLAT_RENDERER_CREATE_MULTIVIEW_BIT needs SPLAT_RENDERER_CREATE_STEREO_BIT and "
+                "host_color_format (dynamic rendering, no host_render_pass)");
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
   splat_renderer *r = render_host_alloc(info->allocator, sizeof *r);
@@ -132,6 +145,8 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   r->queue_family = info->queue_family;
   r->slots = info->frame_slots ? info->frame_slots : 1;
   r->stereo = (info->flags & SPLAT_RENDERER_CREATE_STEREO_BIT) != 0;
+  r->reverse_z = (info->flags & SPLAT_RENDERER_CREATE_REVERSE_Z_BIT) != 0;
+  r->multiview = (info->flags & SPLAT_RENDERER_CREATE_MULTIVIEW_BIT) != 0;
   vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
   device_limits(r, info->physical_device, info->memory_budget);
   if (!take_sorters(r, info)) {
@@ -230,16 +245,65 @@ static bool check_memory(splat_renderer *r, const splat_scene *sc, uint32_t tota
 }
 
 
-static bool check_scene(splat_renderer *r, const splat_scene *sc) {
+/* The scene's shape: a count, a degree its coefficient count matches, every array. `call`
+ * and `then` start and end the message. */
+static bool check_scene(splat_renderer *r, const splat_scene *sc, const char *call, const char *then) {
   if (!sc || sc->count == 0) {
-    rlog(r, "set_scene: the scene is %s; the previous scene stays", sc ? "empty" : "NULL");
+    rlog(r, "%s: the scene is %s; %s", call, sc ? "empty (count 0)" : "NULL", then);
     return false;
   }
-  if (sc->sh_degree > 3 || sc->sh_coeffs != (sc->sh_degree + 1) * (sc->sh_degree + 1) || !sc->positions ||
-      !sc->scales || !sc->rotations || !sc->opacities || !sc->sh) {
-    rlog(r, "set_scene: inconsistent scene (SH degree %u with %u coefficients, or a missing array); "
-            "the previous scene stays", sc->sh_degree, sc->sh_coeffs);
+  if (sc->sh_degree > SPLAT_SCENE_MAX_SH_DEGREE || sc->sh_coeffs != (sc->sh_degree + 1) * (sc->sh_degree + 1)) {
+    rlog(r, "%s: sh_degree %u with sh_coeffs %u: the degree must be 0..%d and sh_coeffs (degree + 1)^2; %s", call,
+         sc->sh_degree, sc->sh_coeffs, SPLAT_SCENE_MAX_SH_DEGREE, then);
     return false;
+  }
+  const char *missing = !sc->positions ? "positions" : !sc->scales ? "scales" : !sc->rotations ? "rotations"
+                        : !sc->opacities ? "opacities" : !sc->sh ? "sh" : NULL;
+  if (missing) {
+    rlog(r, "%s: the scene's %s array is NULL; %s", call, missing, then);
+    return false;
+  }
+  return true;
+}
+
+
+/* The values, splat by splat (splat_scene.h, "A scene from the host's own arrays"): finite
+ * positions and SH, scales >= 0, unit rotations, opacities in [0, 1]. The first bad value is
+ * named. */
+static bool check_values(splat_renderer *r, const splat_scene *sc, const char *call, const char *then) {
+  const uint32_t halves = sc->sh_coeffs * 3;
+  for (uint32_t i = 0; i < sc->count; i++) {
+    const float *p = sc->positions + 3ull * i, *s = sc->scales + 3ull * i, *q = sc->rotations + 4ull * i;
+    const float *sh = sc->sh + (size_t)i * halves;
+    float o = sc->opacities[i];
+    for (int k = 0; k < 3; k++) {
+      if (!isfinite(p[k])) {
+        rlog(r, "%s: splat %u: position %c is %g (positions must be finite); %s", call, i, "xyz"[k], p[k], then);
+        return false;
+      }
+      if (!(s[k] >= 0.0f) || isinf(s[k])) {
+        rlog(r, "%s: splat %u: scale %d is %g (scales are activated, exp(log scale): finite and >= 0); %s", call, i,
+             k, s[k], then);
+        return false;
+      }
+    }
+    float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(fabsf(len2 - 1.0f) <= 2e-3f)) {
+      rlog(r, "%s: splat %u: rotation (%g, %g, %g, %g) has length %g (rotations are unit quaternions w, x, y, z); "
+              "%s", call, i, q[0], q[1], q[2], q[3], sqrtf(len2), then);
+      return false;
+    }
+    if (!(o >= 0.0f && o <= 1.0f)) {
+      rlog(r, "%s: splat %u: opacity %g is outside [0, 1] (opacities are activated, sigmoid(logit)); %s", call, i,
+           o, then);
+      return false;
+    }
+    for (uint32_t h = 0; h < halves; h++)
+      if (!isfinite(sh[h])) {
+        rlog(r, "%s: splat %u: SH coefficient %u, channel %u is %g (must be finite); %s", call, i, h / 3, h % 3,
+             sh[h], then);
+        return false;
+      }
   }
   return true;
 }
@@ -247,8 +311,10 @@ static bool check_scene(splat_renderer *r, const splat_scene *sc) {
 
 VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
   if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
-  if (!check_scene(r, sc)) return VK_ERROR_VALIDATION_FAILED_EXT;
-  if (!check_memory(r, sc, sc->count, true, "the previous scene stays")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  const char *then = "the previous scene stays";
+  if (!check_scene(r, sc, "set_scene", then)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!check_memory(r, sc, sc->count, true, then)) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (!check_values(r, sc, "set_scene", then)) return VK_ERROR_VALIDATION_FAILED_EXT;
   object_gpu o;
   scene_gpu s = {0};
   VkResult res = create_object(r, sc, &o);
@@ -272,8 +338,13 @@ VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
 
 
 VkResult splat_renderer_add_object(splat_renderer *r, const splat_scene *sc, uint32_t *id) {
-  if (!r || !id) return VK_ERROR_VALIDATION_FAILED_EXT;
-  if (!check_scene(r, sc)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
+  const char *then = "the objects stay as they were";
+  if (!id) {
+    rlog(r, "add_object: id is NULL");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  if (!check_scene(r, sc, "add_object", then)) return VK_ERROR_VALIDATION_FAILED_EXT;
   uint32_t slot = 0;
   while (slot < SPLAT_MAX_OBJECTS && r->objects[slot].count) slot++;
   if (slot == SPLAT_MAX_OBJECTS) {
@@ -288,7 +359,8 @@ VkResult splat_renderer_add_object(splat_renderer *r, const splat_scene *sc, uin
     return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   }
   uint32_t total = (uint32_t)sum;
-  if (!check_memory(r, sc, total, false, "the objects stay as they were")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (!check_memory(r, sc, total, false, then)) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (!check_values(r, sc, "add_object", then)) return VK_ERROR_VALIDATION_FAILED_EXT;
   VkResult res = create_object(r, sc, &o);
   if (res == VK_SUCCESS && total > r->scene.count) {
     res = render_create_frame_buffers(r, &s, total);

@@ -10,19 +10,15 @@
 #include <stdint.h>
 
 #include "splat_camera.h"
+#include "splat_constants.h"
 #include "splat_scene.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The reference's constants. */
-#define SPLAT_NEAR_Z 0.2f              /* cull when camera-space z <= this */
-#define SPLAT_FRUSTUM_MARGIN 1.3f      /* cull when |x/z| > 1.3 tan_fovx (or y); clamp for J */
-#define SPLAT_COV2D_DILATION 0.3f      /* added to the 2D covariance diagonal (low-pass) */
-#define SPLAT_MIN_ALPHA (1.0f / 255.0f)
-#define SPLAT_MAX_ALPHA 0.99f
-#define SPLAT_T_EPSILON 0.0001f        /* stop compositing when transmittance would drop below */
+/* The reference's constants (SPLAT_NEAR_Z, SPLAT_MIN_ALPHA, ...) are in splat_constants.h,
+ * shared with the shaders. */
 
 /* One visible splat on screen. */
 typedef struct splat_projected {

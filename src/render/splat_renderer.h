@@ -40,6 +40,14 @@ typedef enum splat_renderer_create_flag_bits {
   /* Stereo frames (splat_frame.eyes): one cull and sort from the frame's camera (a point
    * between the eyes), records for each eye, one draw per eye. Doubles the record buffer. */
   SPLAT_RENDERER_CREATE_STEREO_BIT = 1u << 2,
+  /* With STEREO_BIT: cmd_draw draws both eyes in one draw through multiview (Vulkan 1.1,
+   * VK_KHR_multiview): the host pass is a dynamic-rendering pass with viewMask 0b11 on
+   * 2-layer attachments (layer = eye), and the host has enabled the `multiview` feature
+   * (VkPhysicalDeviceMultiviewFeatures / Vulkan11Features) on its device. frame.eye is then
+   * ignored by cmd_draw. cmd_render (the renderer's own one-layer target) keeps drawing eye
+   * `eye`. Needs host_color_format (dynamic rendering; not host_render_pass); without the
+   * feature, leave the flag off and call cmd_draw once per eye (one layer each). */
+  SPLAT_RENDERER_CREATE_MULTIVIEW_BIT = 1u << 3,
 } splat_renderer_create_flag_bits;
 
 #define SPLAT_MAX_SORTERS 4
@@ -50,13 +58,14 @@ typedef enum splat_renderer_create_flag_bits {
  * the reference does; quads blended back to front cannot) and in the target's rounding (the
  * graphics raster blends each quad into RGBA16F, the compute raster sums in 32-bit floats).
  *   GRAPHICS: one quad per splat through the graphics pipeline, back to front. Fast where
- *             there are many raster units (desktop GPUs); the only path into the host's pass.
+ *             there are many raster units (desktop GPUs); the path into the host's pass.
  *   COMPUTE:  16x16-pixel tiles in compute: (tile, splat) pairs for every tile a splat's quad
  *             touches, sorted by tile with the frame's sorter (stable, so each tile's list
  *             stays front to back), then one workgroup per tile blends its list front to back.
  *             For GPUs with few raster units (H100, H200, A100: data-centre parts), where it is
- *             many times faster (docs/performance.md). Only into the renderer's target
- *             (splat_renderer_cmd_render). The pairs' buffer has a capacity (create_info's
+ *             many times faster (docs/performance.md). Into the renderer's target
+ *             (splat_renderer_cmd_render) or over the host's colour, depth-tested against
+ *             its depth (splat_renderer_cmd_render_into). The pairs' buffer has a capacity (create_info's
  *             initial_pair_capacity, else 4 per splat): a frame that needs more draws the pairs
  *             that fit (its farthest splats' pairs are left out; nothing is written out of
  *             bounds), splat_timings says so, and the buffers grow when that slot is recorded
@@ -129,7 +138,18 @@ void splat_renderer_destroy(splat_renderer *r);
 /* Uploads a scene (blocking: one staging copy on the queue, then waits for that submission's
  * fence). On failure the previous scene stays loaded and usable. On success the previous
  * scene's buffers are freed at once, so the caller must make sure no submitted frame still
- * uses them (wait for its frames first). The scene's CPU arrays are not kept. */
+ * uses them (wait for its frames first). The scene's CPU arrays are only read, and not kept:
+ * a loaded file's (splat_scene_load) or the host's own arrays wrapped in a splat_scene
+ * (splat_scene.h, "A scene from the host's own arrays", says what each holds).
+ * Errors (each logged with what is wrong; the previous scene or objects stay):
+ *   VK_ERROR_VALIDATION_FAILED_EXT  NULL renderer or scene, count 0, sh_degree above 3 or
+ *       sh_coeffs not (sh_degree + 1)^2, a NULL array, or a value outside the scene's
+ *       contract, the first one named by splat: a non-finite position or SH coefficient, a
+ *       scale that is negative or not finite, a rotation whose length is not 1 (+-1e-3), an
+ *       opacity outside [0, 1] (every value is checked, one pass over the arrays);
+ *   VK_ERROR_OUT_OF_DEVICE_MEMORY   more than the memory budget, the device or one frame
+ *       holds (checked before the values), or an allocation failed;
+ *   others from Vulkan as they come. */
 VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *scene);
 uint32_t splat_renderer_scene_count(const splat_renderer *r);
 
@@ -138,6 +158,8 @@ uint32_t splat_renderer_scene_count(const splat_renderer *r);
  * set_scene (blocking) and returns its id (< SPLAT_MAX_OBJECTS); the frame's shared buffers grow
  * to the total, so, as for set_scene, no submitted frame may still use the renderer then.
  * set_scene replaces every object by one (id 0). remove_object frees one (same rule). */
+/* add_object checks the scene as set_scene does (same errors; also VK_ERROR_OUT_OF_HOST_MEMORY
+ * when SPLAT_MAX_OBJECTS are loaded, and VK_ERROR_VALIDATION_FAILED_EXT for a NULL id). */
 VkResult splat_renderer_add_object(splat_renderer *r, const splat_scene *scene, uint32_t *id);
 VkResult splat_renderer_remove_object(splat_renderer *r, uint32_t id);
 
@@ -171,7 +193,9 @@ typedef struct splat_frame {
   const splat_instance *instances;
   uint32_t instance_count;
   /* The host's projection depth range (splat_camera_projection's znear/zfar): each splat's quad
-   * is drawn at its centre's depth in it, for the host's depth test. 0, 0: 0.01, 1000. */
+   * is drawn at its centre's depth in it (znear -> 0, zfar -> 1; with
+   * SPLAT_RENDERER_CREATE_REVERSE_Z_BIT reversed, znear -> 1, zfar -> 0), for the host's depth
+   * test (cmd_draw, cmd_render_into). 0, 0: 0.01, 1000. */
   float znear, zfar;
   /* cmd_render only: the graphics or the compute raster (splat_raster_path). */
   splat_raster_path raster;
@@ -206,6 +230,58 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
 VkResult splat_renderer_cmd_prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *frame);
 VkResult splat_renderer_cmd_draw(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *frame);
 
+/* The host's own images for splat_renderer_cmd_render_into: the compute raster composites
+ * the splats over `color`, depth-tested against `depth`. Both cover at least the camera's
+ * width x height (pixels beyond it are untouched), one mip level and layer each.
+ *   color_view:   a 2D view of the host's colour image, created with VK_IMAGE_USAGE_STORAGE_BIT,
+ *                 in VK_IMAGE_LAYOUT_GENERAL. color_format: its format, one of
+ *                 VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R16G16B16A16_SFLOAT or
+ *                 VK_FORMAT_R32G32B32A32_SFLOAT (storage-image formats every Vulkan device
+ *                 supports); anything else is refused with VK_ERROR_FORMAT_NOT_SUPPORTED.
+ *                 (A swapchain image is usually BGRA8 without storage usage: render into one
+ *                 of these formats and blit.)
+ *   depth_view:   a 2D view of the DEPTH aspect only of the host's depth image, created with
+ *                 VK_IMAGE_USAGE_SAMPLED_BIT; depth_format: VK_FORMAT_D32_SFLOAT or
+ *                 VK_FORMAT_D32_SFLOAT_S8_UINT, else VK_ERROR_FORMAT_NOT_SUPPORTED.
+ *                 depth_layout: the layout it is in during the call, one of
+ *                 DEPTH_STENCIL_READ_ONLY_OPTIMAL, DEPTH_READ_ONLY_OPTIMAL,
+ *                 SHADER_READ_ONLY_OPTIMAL or GENERAL. Required: a host without depth clears a
+ *                 D32_SFLOAT image to its far value (1.0; 0.0 with reverse-Z). */
+typedef struct splat_host_target {
+  VkImageView color_view;
+  VkFormat color_format;
+  VkImageView depth_view;
+  VkFormat depth_format;
+  VkImageLayout depth_layout;
+} splat_host_target;
+
+/* The compute raster (SPLAT_RASTER_COMPUTE's tiles) into the host's own images, recorded after
+ * splat_renderer_cmd_prepare of the same frame (camera, eyes/eye, slot, znear/zfar) and outside
+ * any render pass; frame.raster and frame.background are not used. Per pixel, the splats are
+ * blended front to back as cmd_render's compute raster does, except that a splat is skipped
+ * at a pixel where its centre's depth in the host's projection (frame.znear/zfar, the quad
+ * depth cmd_draw gives it) is not LESS_OR_EQUAL the host's depth there (GREATER_OR_EQUAL with
+ * SPLAT_RENDERER_CREATE_REVERSE_Z_BIT); then
+ *   color = (splats_premultiplied_rgb, splat_alpha) + (1 - splat_alpha) * color
+ * on all four channels, as cmd_draw's premultiplied "over" blend into the host's pass. No
+ * host_color_format is needed at create.
+ * Synchronisation: before the call, the host's writes of `color` (any stage) and `depth`
+ * (e.g. LATE_FRAGMENT_TESTS / DEPTH_STENCIL_ATTACHMENT_WRITE) must be made visible to
+ * VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT
+ * (colour) and VK_ACCESS_SHADER_READ_BIT (depth), both images already in the layouts above
+ * (the host records these barriers). Afterwards `color` is still in GENERAL, last written by
+ * VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT / VK_ACCESS_SHADER_WRITE_BIT, and `depth` was last read
+ * by VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT / VK_ACCESS_SHADER_READ_BIT: the host's barrier
+ * from there comes before its next use of either (presenting, sampling, writing depth). The
+ * renderer's own buffers follow cmd_render's rules (frame slots, pair-buffer growth,
+ * splat_renderer_timings reports the compute raster).
+ * Errors: VK_ERROR_VALIDATION_FAILED_EXT (logged) for NULL arguments, missing views, a bad
+ * depth layout or no prepared frame; VK_ERROR_FORMAT_NOT_SUPPORTED (logged) for other
+ * formats (nothing is recorded then); VK_ERROR_OUT_OF_DEVICE_MEMORY (logged) when the compute
+ * raster's buffers cannot be made. */
+VkResult splat_renderer_cmd_render_into(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *frame,
+                                        const splat_host_target *target);
+
 /* The target written by the last recorded frame (RGBA16F, premultiplied over the opaque
  * background, so alpha is 1). */
 void splat_renderer_target(const splat_renderer *r, VkImage *image, uint32_t *width, uint32_t *height);
@@ -228,7 +304,8 @@ typedef struct splat_timings {
   uint32_t pairs, pair_capacity;
 } splat_timings;
 
-/* Timings of the last frame recorded in `slot`, once it has finished on the GPU. Returns
+/* Timings of the last frame recorded in `slot`, once it has finished on the GPU (a stereo frame
+ * drawn by two cmd_draw calls: raster_ms ends with eye 1's draw, so draw eye 1 last). Returns
  * VK_SUCCESS, VK_NOT_READY when it has not finished (or nothing was recorded there yet). */
 VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings *out);
 

@@ -77,6 +77,22 @@ typedef enum splat_scene_flag_bits {
   SPLAT_SCENE_ANTIALIASED = 1u << 0,
 } splat_scene_flag_bits;
 
+/* A scene from the host's own arrays (no file): fill a splat_scene with pointers to arrays the
+ * host owns, in the layout above, and hand it to splat_renderer_set_scene / _add_object,
+ * which only read them during the call (do not pass it to splat_scene_free unless the arrays
+ * are malloc() blocks you want freed). What the renderer requires (and checks, refusing the
+ * scene with a message naming the first bad splat):
+ *   count >= 1; sh_degree 0..3 and sh_coeffs == (sh_degree + 1)^2; all five arrays non-NULL;
+ *   positions and SH finite; scales activated (exp of the trained log scale), finite, >= 0;
+ *   rotations unit quaternions (w, x, y, z), length 1 within 1e-3; opacities activated
+ *   (sigmoid of the trained logit), in [0, 1].
+ * bounds_min/max, dropped and clamped are not read by the renderer; flags may carry
+ * SPLAT_SCENE_ANTIALIASED. For example, degree-0 colours from RGB in [0, 1]:
+ *   splat_scene s = {.count = n, .sh_degree = 0, .sh_coeffs = 1, .positions = xyz,
+ *                    .scales = scale, .rotations = wxyz, .opacities = alpha, .sh = dc};
+ *   dc[3 * i + c] = (rgb[3 * i + c] - 0.5) / SPLAT_SH_C0;
+ *   splat_renderer_add_object(renderer, &s, &id); */
+
 /* Loads the scene file at `path` (read into memory, then parsed in one pass with no
  * per-splat allocation), or the SOG scene in the folder `path` (its meta.json). On success
  * fills *out (free it with splat_scene_free) and returns 0.

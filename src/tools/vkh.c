@@ -233,8 +233,15 @@ static void create_device(vkh_context *ctx, const vkh_options *o) {
     enable13.computeFullSubgroups = VK_TRUE;
     ctx->sort_features |= SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT;
   }
+  /* Multiview (Vulkan 1.1) for the renderer's one-draw stereo, where the device has it. */
+  VkPhysicalDeviceMultiviewFeatures mv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES};
+  VkPhysicalDeviceFeatures2 mvq = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &mv};
+  if (ctx->props.apiVersion >= VK_API_VERSION_1_1) vkGetPhysicalDeviceFeatures2(ctx->physical_device, &mvq);
+  VkPhysicalDeviceMultiviewFeatures enable_mv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES,
+                                                 .pNext = v13 ? &enable13 : NULL, .multiview = mv.multiview};
+  ctx->multiview = mv.multiview;
   VkPhysicalDeviceFeatures2 enable2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                       .pNext = v13 ? &enable13 : NULL};
+                                       .pNext = mv.multiview ? (void *)&enable_mv : (v13 ? (void *)&enable13 : NULL)};
   if (want_exec) {
     exec_props.pNext = enable2.pNext;
     enable2.pNext = &exec_props;

@@ -59,6 +59,7 @@ typedef struct vkh_context {
   bool sync_validation;            /* the layer's synchronisation validation is on */
   bool debug_utils;
   bool dynamic_rendering;          /* Vulkan 1.3 dynamicRendering enabled */
+  bool multiview;                  /* Vulkan 1.1 multiview enabled (where the device has it) */
   bool pipeline_statistics;        /* pipelineExecutableInfo enabled */
   uint32_t validation_messages;    /* warnings and errors from the validation layer */
   /* A test that provokes a message on purpose names its message id here (e.g.

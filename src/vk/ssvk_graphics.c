@@ -54,6 +54,7 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
   VkPipelineDynamicStateCreateInfo ds = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
                                          .dynamicStateCount = 2, .pDynamicStates = dyn};
   VkPipelineRenderingCreateInfo rendering = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+                                             .viewMask = desc->view_mask,
                                              .colorAttachmentCount = colors, .pColorAttachmentFormats = formats,
                                              .depthAttachmentFormat = desc->depth_format};
   VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,

@@ -23,6 +23,7 @@ typedef struct ssvk_graphics_desc {
   VkSampleCountFlagBits samples;  /* 0: one */
   VkRenderPass render_pass;       /* a host still on render passes: its pass and subpass */
   uint32_t subpass;               /* (the formats are then the pass's, not the fields above) */
+  uint32_t view_mask;             /* dynamic rendering: VkPipelineRenderingCreateInfo.viewMask (multiview) */
   const char *name;
 } ssvk_graphics_desc;
 VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *desc, VkPipeline *out);

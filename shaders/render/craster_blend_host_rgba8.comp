@@ -1,0 +1,6 @@
+#version 450
+// Compute raster, pass 6 (craster_blend.glsl): over the host's rgba8 colour image, tested against its depth.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_samplerless_texture_functions : require
+#define SP_CR_HOST_FORMAT rgba8
+#include "craster_blend.glsl"
