@@ -279,20 +279,6 @@ static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, const
 }
 
 
-/* z_ndc of a centre in [znear, zfar] -> [0, 1] (splat_camera_projection's); with reverse-Z,
- * 1 minus that (near -> 1, far -> 0), what a reversed projection of the same range gives. */
-void render_host_depth_proj(const splat_renderer *r, const splat_frame *f, float dp[2]) {
-  float n = f->znear > 0 ? f->znear : 0.01f, fa = f->zfar > n ? f->zfar : 1000.0f;
-  if (r->reverse_z) {
-    dp[0] = -n / (fa - n);
-    dp[1] = fa * n / (fa - n);
-  } else {
-    dp[0] = fa / (fa - n);
-    dp[1] = -fa * n / (fa - n);
-  }
-}
-
-
 /* The sorted splats, back to front, with `pipeline`, inside a pass that is already begun.
  * multiview: both eyes' records (the pipeline's views pick theirs). */
 static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, VkPipeline pipeline,

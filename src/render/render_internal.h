@@ -121,7 +121,16 @@ int render_find_sorter(const splat_renderer *r, splatsort_algorithm a);
 int render_frame_sorter(const splat_renderer *r, splatsort_algorithm a, uint32_t key_bits);
 /* A splat's depth in the host's projection is dp[0] + dp[1] / view z (clamped to [0, 1]):
  * frame.znear -> 0, frame.zfar -> 1, or reversed (1 -> 0) with reverse-Z. */
-void render_host_depth_proj(const splat_renderer *r, const splat_frame *f, float dp[2]);
+static inline void render_host_depth_proj(const splat_renderer *r, const splat_frame *f, float dp[2]) {
+  float n = f->znear > 0 ? f->znear : 0.01f, fa = f->zfar > n ? f->zfar : 1000.0f;
+  if (r->reverse_z) {
+    dp[0] = -n / (fa - n);
+    dp[1] = fa * n / (fa - n);
+  } else {
+    dp[0] = fa / (fa - n);
+    dp[1] = -fa * n / (fa - n);
+  }
+}
 
 #define rlog(r, ...) ssvk_log(&(r)->vk, __VA_ARGS__)
 
