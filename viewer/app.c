@@ -137,7 +137,7 @@ int app_bench_camera(const splatview_options *o, const splat_orbit *orbit, const
   return splat_orbit_camera(&turn, o->fovy, width, height, cam);
 }
 
-const char *const app_stage_names[APP_STAGES] = {"projection", "sort", "raster", "total",
+const char *const app_stage_names[APP_STAGES] = {"projection", "depth sort", "raster", "total",
                                                  "pairs", "tile sort", "blend"};
 
 double app_stage_ms(const splat_timings *t, enum app_stage stage) {
@@ -230,7 +230,7 @@ void app_stats_print(const app_stats *s, FILE *f, const char *title) {
   print_raster(s, f);
   fprintf(f, "  %-11s %9s %9s %9s %9s\n", "stage", "median", "p95", "p99", "max");
   print_stage(f, &s->stage[APP_PROJECTION], "projection");
-  print_stage(f, &s->stage[APP_SORT], "sort");
+  print_stage(f, &s->stage[APP_SORT], "depth sort");
   print_stage(f, &s->stage[APP_RASTER], "raster");
   if (s->raster_frames[1])
     for (int k = APP_PAIRS; k < APP_STAGES; k++) {
@@ -241,7 +241,7 @@ void app_stats_print(const app_stats *s, FILE *f, const char *title) {
   print_stage(f, &s->stage[APP_TOTAL], "total");
   print_pairs(s, f);
   if (s->skip)
-    fprintf(f, "  first frame: projection %.3f, sort %.3f, raster %.3f, total %.3f\n", s->first.projection_ms,
+    fprintf(f, "  first frame: projection %.3f, depth sort %.3f, raster %.3f, total %.3f\n", s->first.projection_ms,
             s->first.sort_ms, s->first.raster_ms, s->first.total_ms);
   const app_series *total = &s->stage[APP_TOTAL];
   double med = app_percentile(total->v, total->count, 0.5);
@@ -259,7 +259,7 @@ FILE *app_timings_open(const char *path, char *err, size_t n) {
     snprintf(err, n, "%s: cannot write the timings file", path);
     return NULL;
   }
-  fprintf(f, "frame,projection_ms,sort_ms,raster_ms,total_ms,visible,sort,key_bits,"
+  fprintf(f, "frame,projection_ms,depth_sort_ms,raster_ms,total_ms,visible,sort,key_bits,"
              "raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity\n");
   return f;
 }

@@ -59,7 +59,8 @@ static inline bool app_overflowed(const splat_timings *t) {
 void app_print_overflow(FILE *f, const splat_timings *t);
 
 /* The stages of a frame: every frame has the first four; the compute raster's three parts of
- * `raster` only frames that took it. */
+ * `raster` only frames that took it. APP_SORT is the whole depth-sort stage (cull, keys and
+ * sort: splat_timings.sort_ms), named "depth sort" / depth_sort_ms in every table. */
 enum app_stage {
   APP_PROJECTION, APP_SORT, APP_RASTER, APP_TOTAL, APP_PAIRS, APP_TILE_SORT, APP_BLEND, APP_STAGES,
 };
