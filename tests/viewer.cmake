@@ -185,3 +185,35 @@ splatsort_test(viewer_projection_timing GPU LABELS viewer TIMEOUT 300
 splatsort_test(viewer_sort_each GPU LABELS viewer TIMEOUT 300
                COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/viewer_sort_each.sh $<TARGET_FILE:splatview> ${viewer_scene}
                        ${viewer_test_dir})
+
+# Several scenes side by side: the bundled scene and a generated ball (5,000 splats) as two
+# objects. Both must be in the default view (visible = 8,192 + 5,000 = all), the summary counts
+# their sum, and the image differs from the bundled scene's alone. In a window the same.
+splatsort_test(viewer_objects_ball LABELS cpu viewer PROPERTIES FIXTURES_SETUP viewer_objects_ball
+               COMMAND gen_scene --count 5000 --sh-degree 1 --seed 2 --radius 0.5 --out ${viewer_test_dir}/ball.ply)
+splatview_output_test(viewer_objects_headless
+  PATTERNS "leica-sofort.ply \\+ 1 more \\(2 objects\\): 13192 splats, 13192 visible, 320x240"
+  ARGS --headless ${viewer_scene} ${viewer_test_dir}/ball.ply --raster graphics --size 320x240
+       --out ${viewer_test_dir}/objects_two.png)
+splatview_output_test(viewer_objects_one_headless
+  PATTERNS "leica-sofort.ply: 8192 splats, 8192 visible, 320x240"
+  ARGS --headless ${viewer_scene} --raster graphics --size 320x240 --out ${viewer_test_dir}/objects_one.png)
+splatsort_test(viewer_objects_image_differs LABELS gpu viewer PROPERTIES WILL_FAIL TRUE
+               COMMAND ${CMAKE_COMMAND} -E compare_files ${viewer_test_dir}/objects_two.png
+                       ${viewer_test_dir}/objects_one.png)
+splatview_output_test(viewer_objects_window WINDOW
+  PATTERNS "^leica-sofort.ply \\+ 1 more: 13192 splats, 13192 visible, .*, 3 frames$"
+  ARGS ${viewer_scene} ${viewer_test_dir}/ball.ply --raster graphics --frames 3 --size 320x240
+       --screenshot ${viewer_test_dir}/objects_window.png)
+set_tests_properties(viewer_objects_headless viewer_objects_window PROPERTIES FIXTURES_REQUIRED viewer_objects_ball)
+set_tests_properties(viewer_objects_headless PROPERTIES FIXTURES_SETUP viewer_objects_two)
+set_tests_properties(viewer_objects_one_headless PROPERTIES FIXTURES_SETUP viewer_objects_one)
+set_tests_properties(viewer_objects_image_differs PROPERTIES FIXTURES_REQUIRED "viewer_objects_two;viewer_objects_one")
+splatsort_test(viewer_too_many_scenes LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "more than 16 scenes given"
+               COMMAND splatview --headless a b c d e f g h i j k l m n o p q --out ${viewer_test_dir}/many.png)
+
+# --headless without a SCENE opens the bundled scene, as the window does.
+splatview_output_test(viewer_headless_default_scene
+  PATTERNS "/leica-sofort.ply: 8192 splats, [0-9]+ visible, 160x120"
+  ARGS --headless --size 160x120 --out ${viewer_test_dir}/default_scene.png)

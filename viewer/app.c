@@ -79,18 +79,26 @@ void app_scene_bounds(const splat_scene *scene, float lo[3], float hi[3]) {
     if (hi[k] - lo[k] < 1e-3f) lo[k] -= 0.5f, hi[k] += 0.5f;
 }
 
-int app_frame_scene(splat_orbit *orbit, const splat_scene *scene, float fovy, uint32_t width, uint32_t height) {
-  float lo[3], hi[3];
-  app_scene_bounds(scene, lo, hi);
-  return splat_orbit_frame_bounds(orbit, lo, hi, fovy, width, height);
+void app_scene_name(char *dst, size_t n, const char *path) {
+  size_t end = strlen(path), start;
+  while (end > 1 && path[end - 1] == '/') --end; /* a folder given as "garden/" */
+  start = end;
+  while (start > 0 && path[start - 1] != '/') --start;
+  if (end - start == 9 && memcmp(path + start, "meta.json", 9) == 0 && start > 1)
+    for (--start; start > 0 && path[start - 1] != '/'; --start) {
+    }
+  size_t len = end - start;
+  if (len >= n) len = n - 1;
+  memcpy(dst, path + start, len);
+  dst[len] = 0;
 }
 
-int app_start_view(const splatview_options *o, const splat_scene *scene, const splat_camera_desc *cams,
+int app_start_view(const splatview_options *o, const float lo[3], const float hi[3], const splat_camera_desc *cams,
                    uint32_t cam_count, uint32_t width, uint32_t height, splat_orbit *orbit, splat_camera *cam,
                    char *err, size_t n) {
   float zero[3] = {0, 0, 0};
   splat_orbit_init(orbit, zero, 1.0f, SPLAT_UP_NEG_Y);
-  if (app_frame_scene(orbit, scene, o->fovy, width, height) != 0) {
+  if (splat_orbit_frame_bounds(orbit, lo, hi, o->fovy, width, height) != 0) {
     snprintf(err, n, "cannot frame the scene (its bounds are not finite)");
     return -1;
   }
