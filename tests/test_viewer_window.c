@@ -135,6 +135,10 @@ static int file_contains(const char *file, const char *needle) {
 
 /* The shell function w PATTERN FILE waits (up to 2 minutes) for a line of FILE to match: a drop
  * is loaded in the background and a newer drop would cancel it, so each waits for the last. */
+/* The windows that get drops start on the bundled scene looking along +z (yaw = pitch = 0), not
+ * in its own start view (the README screenshot's): a drop frames from the current direction,
+ * and the headless images they are compared with frame along +z. */
+#define ALONG_Z "--eye 0,0,-10 --target 0,0,0"
 #define SH_WAIT_FOR "w() { i=0; until grep -q -- \"$1\" \"$2\"; do i=$((i+1)); [ $i -le 1200 ] || return 1; sleep 0.1; done; }; "
 
 /* 4. drag and drop: a generated scene opens, then a broken file and a scene above --memory-budget
@@ -162,7 +166,7 @@ static void test_drop(char *sv, const char *dir, char *gen, char *xdnd) {
   fclose(f);
   /* splatview with no SCENE (the bundled one) in the background, the drops and the close
    * from xdnd_drop, on one X server */
-  char script[] = "\"$1\" --size 320x240 --memory-budget 4 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
+  char script[] = "\"$1\" --size 320x240 " ALONG_Z " --memory-budget 4 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
                   "\"$5\" splatview \"$6\" && w '^opened ' \"$3\" && \"$5\" splatview \"$7\" && w broken.ply \"$4\" && "
                   "\"$5\" splatview \"$8\" && w big.ply \"$4\" && \"$5\" --close splatview; d=$?; "
                   "[ $d -eq 0 ] || kill $p; wait $p; s=$?; "
@@ -187,7 +191,7 @@ static void test_shift_drop(char *sv, char *bundled, const char *dir, char *xdnd
   path_buf shot = in_dir(dir, "window_shift_drop.png"), head = in_dir(dir, "headless_shift_drop.png");
   path_buf out = in_dir(dir, "shift_drop_stdout.txt"), err = in_dir(dir, "shift_drop_stderr.txt");
   remove(shot.s);
-  char script[] = "\"$1\" --size 320x240 --raster graphics --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
+  char script[] = "\"$1\" --size 320x240 " ALONG_Z " --raster graphics --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
                   "\"$5\" --shift splatview \"$6\" && w '^added ' \"$3\" && \"$5\" --close splatview; d=$?; "
                   "[ $d -eq 0 ] || kill $p; wait $p; s=$?; "
                   "[ $d -eq 0 ] || { echo \"xdnd_drop or a wait failed ($d)\" >&2; exit 98; }; exit $s";
@@ -240,7 +244,7 @@ static void test_load(char *sv, const char *dir, char *gen, char *xdnd) {
   expect_status(run(large_args), 0, "gen_scene (large)");
   char *small_args[] = {gen, "--count", "2000", "--sh-degree", "0", "--seed", "22", "--out", small.s, NULL};
   expect_status(run(small_args), 0, "gen_scene (small)");
-  char script[] = "\"$1\" --size 320x240 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
+  char script[] = "\"$1\" --size 320x240 " ALONG_Z " --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
                   "\"$5\" splatview \"$6\" \"$7\" && w '^opened .*small.ply' \"$3\" && "
                   "\"$5\" splatview \"$6\" && w '^opened .*large.ply' \"$3\" && \"$5\" --close splatview \"$6\"; d=$?; "
                   "[ $d -eq 0 ] || kill $p; wait $p; s=$?; "

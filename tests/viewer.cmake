@@ -196,7 +196,7 @@ splatview_output_test(viewer_objects_headless
   ARGS --headless ${viewer_scene} ${viewer_test_dir}/ball.ply --raster graphics --size 320x240
        --out ${viewer_test_dir}/objects_two.png)
 splatview_output_test(viewer_objects_one_headless
-  PATTERNS "leica-sofort.ply: 8192 splats, 8192 visible, 320x240"
+  PATTERNS "leica-sofort.ply: 8192 splats, [0-9]+ visible, 320x240"
   ARGS --headless ${viewer_scene} --raster graphics --size 320x240 --out ${viewer_test_dir}/objects_one.png)
 splatsort_test(viewer_objects_image_differs LABELS gpu viewer PROPERTIES WILL_FAIL TRUE
                COMMAND ${CMAKE_COMMAND} -E compare_files ${viewer_test_dir}/objects_two.png
@@ -217,3 +217,11 @@ splatsort_test(viewer_too_many_scenes LABELS cpu viewer
 splatview_output_test(viewer_headless_default_scene
   PATTERNS "/leica-sofort.ply: 8192 splats, [0-9]+ visible, 160x120"
   ARGS --headless --size 160x120 --out ${viewer_test_dir}/default_scene.png)
+
+# The bundled scene opens in the view of the README screenshot (its HUD included in the
+# difference: 20.2 dB; the framing used before, and any other, about 13 dB).
+splatsort_test(viewer_default_view LABELS gpu viewer TIMEOUT 300 PROPERTIES FIXTURES_SETUP viewer_default_view
+               COMMAND splatview --headless --size 1280x720 --raster graphics --out ${viewer_test_dir}/default_view.png)
+splatsort_test(viewer_default_view_is_screenshot LABELS gpu viewer PROPERTIES FIXTURES_REQUIRED viewer_default_view
+               COMMAND png_psnr ${PROJECT_SOURCE_DIR}/assets/screenshots/splatview-orbit.png
+                       ${viewer_test_dir}/default_view.png 18)

@@ -23,7 +23,8 @@ void app_progress_line(char *out, size_t n, const char *phase, uint64_t done, ui
 /* x with thousands separators: 1,234,567. */
 void app_fmt_count(char *out, size_t n, uint64_t x);
 
-/* The view to start from: a cameras.json entry, --eye/--target, or one that frames the box
+/* The view to start from: a cameras.json entry, --eye/--target, the bundled scene's own view
+ * (that of the README screenshot) when it is the only scene, or one that frames the box
  * [lo, hi] (the objects' bounds, viewer_objects_bounds). Sets *orbit (always usable for
  * orbiting/benchmarks) and *cam (the exact start camera at width x height). Returns -1 with a
  * message in err. */

@@ -810,6 +810,7 @@ static int setup_view(viewer *v, bool dropped) {
   if (dropped) {
     view_opts.cameras = NULL;
     view_opts.have_eye = false;
+    view_opts.scene_count = 0; /* nor the bundled scene's own view */
     splat_cameras_free(v->cams);
     v->cams = NULL;
     v->cam_count = 0;
