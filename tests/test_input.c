@@ -423,6 +423,40 @@ static void test_swapchain_choice(void) {
   CHECK(viewer_pick_present_mode(all, 1, false) == VK_PRESENT_MODE_FIFO_KHR, "else FIFO");
 }
 
+/* N selects the next object, the arrows move the selected one along the view's axes (here
+ * right = +x, down = +y, forward = +z), Shift+Up/Down along the view (away / towards). */
+static void test_objects(void) {
+  viewer_input s;
+  fresh(&s);
+  CHECK(press(&s, GLFW_KEY_N) == VIEWER_EFFECT_MESSAGE && s.selected == 0, "N with no objects: a message only");
+  CHECK(press(&s, GLFW_KEY_RIGHT) == 0, "an arrow with no objects does nothing");
+  viewer_input_set_objects(&s, 1, 0);
+  CHECK(press(&s, GLFW_KEY_N) == VIEWER_EFFECT_MESSAGE && s.selected == 0, "N with one object: a message only");
+  viewer_input_set_objects(&s, 3, 0);
+  CHECK(press(&s, GLFW_KEY_N) == (VIEWER_EFFECT_OBJECT | VIEWER_EFFECT_MESSAGE) && s.selected == 1, "N: 0 -> 1");
+  press(&s, GLFW_KEY_N);
+  CHECK(s.selected == 2, "N: 1 -> 2");
+  press(&s, GLFW_KEY_N);
+  CHECK(s.selected == 0, "N: 2 -> 0 (wraps)");
+  viewer_input_set_objects(&s, 2, 5);
+  CHECK(s.selected == 0, "a selection out of range is reset");
+  const struct {
+    int key, mods;
+    float dir[3];
+  } moves[] = {{GLFW_KEY_RIGHT, 0, {1, 0, 0}},  {GLFW_KEY_LEFT, 0, {-1, 0, 0}},
+               {GLFW_KEY_UP, 0, {0, -1, 0}},    {GLFW_KEY_DOWN, 0, {0, 1, 0}},
+               {GLFW_KEY_UP, GLFW_MOD_SHIFT, {0, 0, 1}}, {GLFW_KEY_DOWN, GLFW_MOD_SHIFT, {0, 0, -1}}};
+  for (int i = 0; i < 6; i++) {
+    CHECK(viewer_input_key(&s, moves[i].key, GLFW_PRESS, moves[i].mods) == VIEWER_EFFECT_MOVE, "move %d: effect", i);
+    const float *d = s.object_move, *w = moves[i].dir;
+    CHECK(fabsf(d[0] - w[0]) < 1e-5f && fabsf(d[1] - w[1]) < 1e-5f && fabsf(d[2] - w[2]) < 1e-5f,
+          "move %d: (%g, %g, %g), expected (%g, %g, %g)", i, d[0], d[1], d[2], w[0], w[1], w[2]);
+  }
+  CHECK(viewer_input_key(&s, GLFW_KEY_RIGHT, GLFW_REPEAT, 0) == VIEWER_EFFECT_MOVE, "a held arrow moves on");
+  CHECK(viewer_input_key(&s, GLFW_KEY_RIGHT, GLFW_RELEASE, 0) == 0, "release does nothing");
+  CHECK(s.mode == VIEWER_MODE_ORBIT && !s.exact_camera, "the view is not changed by the arrows");
+}
+
 int main(void) {
   test_init();
   test_orbit_mouse();
@@ -431,6 +465,7 @@ int main(void) {
   test_cameras();
   test_toggles();
   test_raster();
+  test_objects();
   test_swapchain_choice();
   return check_report("test_input");
 }

@@ -135,6 +135,10 @@ static int file_contains(const char *file, const char *needle) {
 
 /* The shell function w PATTERN FILE waits (up to 2 minutes) for a line of FILE to match: a drop
  * is loaded in the background and a newer drop would cancel it, so each waits for the last. */
+/* The windows that get drops start on the bundled scene looking along +z (yaw = pitch = 0), not
+ * in its own start view (the README screenshot's): a drop frames from the current direction,
+ * and the headless images they are compared with frame along +z. */
+#define ALONG_Z "--eye 0,0,-10 --target 0,0,0"
 #define SH_WAIT_FOR "w() { i=0; until grep -q -- \"$1\" \"$2\"; do i=$((i+1)); [ $i -le 1200 ] || return 1; sleep 0.1; done; }; "
 
 /* 4. drag and drop: a generated scene opens, then a broken file and a scene above --memory-budget
@@ -162,7 +166,7 @@ static void test_drop(char *sv, const char *dir, char *gen, char *xdnd) {
   fclose(f);
   /* splatview with no SCENE (the bundled one) in the background, the drops and the close
    * from xdnd_drop, on one X server */
-  char script[] = "\"$1\" --size 320x240 --memory-budget 4 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
+  char script[] = "\"$1\" --size 320x240 " ALONG_Z " --memory-budget 4 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
                   "\"$5\" splatview \"$6\" && w '^opened ' \"$3\" && \"$5\" splatview \"$7\" && w broken.ply \"$4\" && "
                   "\"$5\" splatview \"$8\" && w big.ply \"$4\" && \"$5\" --close splatview; d=$?; "
                   "[ $d -eq 0 ] || kill $p; wait $p; s=$?; "
@@ -177,6 +181,29 @@ static void test_drop(char *sv, const char *dir, char *gen, char *xdnd) {
   char *head_args[] = {sv, "--headless", scene.s, "--size", "320x240", "--raster", "graphics", "--out", head.s, NULL};
   expect_status(run(head_args), 0, "headless, dropped scene");
   compare(dir, "window_drop.png", "headless_drop.png", 320, 240);
+}
+
+/* 4b. a drop with Shift held adds the dropped scene as a second object beside the bundled one:
+ * the summary counts both (8,192 + 3,000 splats) and the last frame, framed from the start
+ * direction, equals the headless render of the two scenes on the command line. */
+static void test_shift_drop(char *sv, char *bundled, const char *dir, char *xdnd) {
+  path_buf scene = in_dir(dir, "dropped.ply"); /* test_drop's */
+  path_buf shot = in_dir(dir, "window_shift_drop.png"), head = in_dir(dir, "headless_shift_drop.png");
+  path_buf out = in_dir(dir, "shift_drop_stdout.txt"), err = in_dir(dir, "shift_drop_stderr.txt");
+  remove(shot.s);
+  char script[] = "\"$1\" --size 320x240 " ALONG_Z " --raster graphics --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
+                  "\"$5\" --shift splatview \"$6\" && w '^added ' \"$3\" && \"$5\" --close splatview; d=$?; "
+                  "[ $d -eq 0 ] || kill $p; wait $p; s=$?; "
+                  "[ $d -eq 0 ] || { echo \"xdnd_drop or a wait failed ($d)\" >&2; exit 98; }; exit $s";
+  char *args[] = {"xvfb-run", "-a", "-s", "-screen 0 640x480x24", "sh", "-c", script, "sh", sv, shot.s, out.s, err.s,
+                  xdnd, scene.s, NULL};
+  expect_status(run(args), 0, "windowed with a Shift drop");
+  CHECK(file_contains(out.s, "object 2 of 2"), "the Shift drop did not add a second object");
+  CHECK(file_contains(out.s, "leica-sofort.ply + 1 more: 11192 splats"), "the summary does not count both objects");
+  char *head_args[] = {sv, "--headless", bundled, scene.s, "--size", "320x240", "--raster", "graphics",
+                       "--out", head.s, NULL};
+  expect_status(run(head_args), 0, "headless, two scenes");
+  compare(dir, "window_shift_drop.png", "headless_shift_drop.png", 320, 240);
 }
 
 /* The number in a line of `file` that starts with `start`, contains `needle` and has `before`
@@ -217,7 +244,7 @@ static void test_load(char *sv, const char *dir, char *gen, char *xdnd) {
   expect_status(run(large_args), 0, "gen_scene (large)");
   char *small_args[] = {gen, "--count", "2000", "--sh-degree", "0", "--seed", "22", "--out", small.s, NULL};
   expect_status(run(small_args), 0, "gen_scene (small)");
-  char script[] = "\"$1\" --size 320x240 --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
+  char script[] = "\"$1\" --size 320x240 " ALONG_Z " --screenshot \"$2\" >\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
                   "\"$5\" splatview \"$6\" \"$7\" && w '^opened .*small.ply' \"$3\" && "
                   "\"$5\" splatview \"$6\" && w '^opened .*large.ply' \"$3\" && \"$5\" --close splatview \"$6\"; d=$?; "
                   "[ $d -eq 0 ] || kill $p; wait $p; s=$?; "
@@ -309,7 +336,10 @@ int main(int argc, char **argv) {
   char *win3[] = {xvfb[0], xvfb[1], xvfb[2], xvfb[3], sv, "/nonexistent/scene.ply", "--frames", "1", NULL};
   expect_status(run(win3), 1, "windowed, missing scene");
 
-  if (argc == 6) test_drop(sv, dir, argv[4], argv[5]);
+  if (argc == 6) {
+    test_drop(sv, dir, argv[4], argv[5]);
+    test_shift_drop(sv, scene, dir, argv[5]);
+  }
 
   return check_report("test_viewer_window");
 }

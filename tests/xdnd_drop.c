@@ -1,15 +1,18 @@
 /* xdnd_drop: drops files on an X11 window the way a file manager does (the XDND protocol,
  * version 5, text/uri-list), so splatview's drag-and-drop can be tested under Xvfb.
  *
- *   xdnd_drop [--close] TITLE FILE...
+ *   xdnd_drop [--shift] [--close] TITLE FILE...
  *
  * Waits (up to 60 s) for a top-level window whose name contains TITLE and that accepts drops,
  * drops each FILE on it in turn (one drop each, waiting for the window to finish it), then
  * with --close asks the window to close (WM_DELETE_WINDOW, as a window manager's close button).
+ * With --shift the window is sent a Shift key press before the drops and its release after
+ * them (a synthetic KeyPress, as a user holding Shift while dropping).
  * Exit 0 when every drop was accepted and finished, 1 otherwise. */
 #include <X11/Xatom.h>
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
+#include <X11/keysym.h>
 
 #include <limits.h>
 #include <stdio.h>
@@ -44,6 +47,21 @@ static void send_message(Window to, Atom type, long l0, long l1, long l2, long l
   e.xclient.data.l[3] = l3;
   e.xclient.data.l[4] = l4;
   XSendEvent(dpy, to, False, NoEventMask, &e);
+  XFlush(dpy);
+}
+
+/* Left Shift pressed or released on window `to`. */
+static void send_shift(Window to, int press) {
+  XEvent e;
+  memset(&e, 0, sizeof e);
+  e.xkey.type = press ? KeyPress : KeyRelease;
+  e.xkey.display = dpy;
+  e.xkey.window = to;
+  e.xkey.root = DefaultRootWindow(dpy);
+  e.xkey.time = CurrentTime;
+  e.xkey.keycode = XKeysymToKeycode(dpy, XK_Shift_L);
+  e.xkey.same_screen = True;
+  XSendEvent(dpy, to, True, press ? KeyPressMask : KeyReleaseMask, &e);
   XFlush(dpy);
 }
 
@@ -169,10 +187,11 @@ static int drop(Window src, Window target, const char *path) {
 }
 
 int main(int argc, char **argv) {
-  int i = 1, close_after = 0;
+  int i = 1, close_after = 0, shift = 0;
+  if (i < argc && !strcmp(argv[i], "--shift")) shift = 1, i++;
   if (i < argc && !strcmp(argv[i], "--close")) close_after = 1, i++;
   if (argc - i < 1) {
-    fprintf(stderr, "usage: xdnd_drop [--close] TITLE FILE...\n");
+    fprintf(stderr, "usage: xdnd_drop [--shift] [--close] TITLE FILE...\n");
     return 1;
   }
   const char *title = argv[i++];
@@ -200,8 +219,10 @@ int main(int argc, char **argv) {
   }
   Window src = XCreateSimpleWindow(dpy, DefaultRootWindow(dpy), 0, 0, 1, 1, 0, 0, 0);
   int status = 0;
+  if (shift) send_shift(target, 1);
   for (; i < argc; i++)
     if (drop(src, target, argv[i]) != 0) status = 1;
+  if (shift) send_shift(target, 0);
   if (close_after) send_message(target, WM_PROTOCOLS, (long)WM_DELETE_WINDOW, CurrentTime, 0, 0, 0);
   XDestroyWindow(dpy, src);
   XCloseDisplay(dpy);

@@ -2,6 +2,7 @@
 #include "app.h"
 #include "input.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,18 +80,39 @@ void app_scene_bounds(const splat_scene *scene, float lo[3], float hi[3]) {
     if (hi[k] - lo[k] < 1e-3f) lo[k] -= 0.5f, hi[k] += 0.5f;
 }
 
-int app_frame_scene(splat_orbit *orbit, const splat_scene *scene, float fovy, uint32_t width, uint32_t height) {
-  float lo[3], hi[3];
-  app_scene_bounds(scene, lo, hi);
-  return splat_orbit_frame_bounds(orbit, lo, hi, fovy, width, height);
+void app_scene_name(char *dst, size_t n, const char *path) {
+  size_t end = strlen(path), start;
+  while (end > 1 && path[end - 1] == '/') --end; /* a folder given as "garden/" */
+  start = end;
+  while (start > 0 && path[start - 1] != '/') --start;
+  if (end - start == 9 && memcmp(path + start, "meta.json", 9) == 0 && start > 1)
+    for (--start; start > 0 && path[start - 1] != '/'; --start) {
+    }
+  size_t len = end - start;
+  if (len >= n) len = n - 1;
+  memcpy(dst, path + start, len);
+  dst[len] = 0;
 }
 
-int app_start_view(const splatview_options *o, const splat_scene *scene, const splat_camera_desc *cams,
+/* The bundled scene's start view: the one of the README screenshot
+ * (assets/screenshots/splatview-orbit.png, 1280x720, fovy 50), found by searching eye and
+ * target for the smallest difference outside the screenshot's HUD (PSNR 35 dB there). */
+static const float bundled_eye[3] = {-1.0042f, 1.2964f, -1.6158f};
+static const float bundled_target[3] = {-1.2536f, 1.8099f, 8.0417f};
+
+/* The bundled scene alone, by whatever path it was named. */
+static bool bundled_alone(const splatview_options *o) {
+  if (o->scene_count != 1) return false;
+  char a[PATH_MAX], b[PATH_MAX];
+  return realpath(o->scenes[0], a) && realpath(splatview_default_scene(), b) && !strcmp(a, b);
+}
+
+int app_start_view(const splatview_options *o, const float lo[3], const float hi[3], const splat_camera_desc *cams,
                    uint32_t cam_count, uint32_t width, uint32_t height, splat_orbit *orbit, splat_camera *cam,
                    char *err, size_t n) {
   float zero[3] = {0, 0, 0};
   splat_orbit_init(orbit, zero, 1.0f, SPLAT_UP_NEG_Y);
-  if (app_frame_scene(orbit, scene, o->fovy, width, height) != 0) {
+  if (splat_orbit_frame_bounds(orbit, lo, hi, o->fovy, width, height) != 0) {
     snprintf(err, n, "cannot frame the scene (its bounds are not finite)");
     return -1;
   }
@@ -110,6 +132,10 @@ int app_start_view(const splatview_options *o, const splat_scene *scene, const s
     splat_orbit_look(orbit, cam->position, target);
     return 0;
   }
+  /* the camera through the orbit, as the window's controllers make it: the same pixels */
+  if (!o->have_eye && bundled_alone(o) && splat_orbit_look(orbit, bundled_eye, bundled_target) == 0 &&
+      splat_orbit_camera(orbit, o->fovy, width, height, cam) == 0)
+    return 0;
   if (o->have_eye) {
     if (splat_camera_look_at(cam, o->eye, o->target, o->up, o->fovy, width, height) != 0) {
       snprintf(err, n, "--eye/--target/--up do not make a camera (eye equal to target, or up along the view)");
@@ -137,7 +163,7 @@ int app_bench_camera(const splatview_options *o, const splat_orbit *orbit, const
   return splat_orbit_camera(&turn, o->fovy, width, height, cam);
 }
 
-const char *const app_stage_names[APP_STAGES] = {"projection", "sort", "raster", "total",
+const char *const app_stage_names[APP_STAGES] = {"projection", "depth sort", "raster", "total",
                                                  "pairs", "tile sort", "blend"};
 
 double app_stage_ms(const splat_timings *t, enum app_stage stage) {
@@ -230,7 +256,7 @@ void app_stats_print(const app_stats *s, FILE *f, const char *title) {
   print_raster(s, f);
   fprintf(f, "  %-11s %9s %9s %9s %9s\n", "stage", "median", "p95", "p99", "max");
   print_stage(f, &s->stage[APP_PROJECTION], "projection");
-  print_stage(f, &s->stage[APP_SORT], "sort");
+  print_stage(f, &s->stage[APP_SORT], "depth sort");
   print_stage(f, &s->stage[APP_RASTER], "raster");
   if (s->raster_frames[1])
     for (int k = APP_PAIRS; k < APP_STAGES; k++) {
@@ -241,7 +267,7 @@ void app_stats_print(const app_stats *s, FILE *f, const char *title) {
   print_stage(f, &s->stage[APP_TOTAL], "total");
   print_pairs(s, f);
   if (s->skip)
-    fprintf(f, "  first frame: projection %.3f, sort %.3f, raster %.3f, total %.3f\n", s->first.projection_ms,
+    fprintf(f, "  first frame: projection %.3f, depth sort %.3f, raster %.3f, total %.3f\n", s->first.projection_ms,
             s->first.sort_ms, s->first.raster_ms, s->first.total_ms);
   const app_series *total = &s->stage[APP_TOTAL];
   double med = app_percentile(total->v, total->count, 0.5);
@@ -259,7 +285,7 @@ FILE *app_timings_open(const char *path, char *err, size_t n) {
     snprintf(err, n, "%s: cannot write the timings file", path);
     return NULL;
   }
-  fprintf(f, "frame,projection_ms,sort_ms,raster_ms,total_ms,visible,sort,key_bits,"
+  fprintf(f, "frame,projection_ms,depth_sort_ms,raster_ms,total_ms,visible,sort,key_bits,"
              "raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity\n");
   return f;
 }

@@ -23,17 +23,21 @@ void app_progress_line(char *out, size_t n, const char *phase, uint64_t done, ui
 /* x with thousands separators: 1,234,567. */
 void app_fmt_count(char *out, size_t n, uint64_t x);
 
-/* The view to start from: a cameras.json entry, --eye/--target, or one that frames the
- * scene's robust bounds. Sets *orbit (always usable for orbiting/benchmarks) and *cam (the
- * exact start camera at width x height). Returns -1 with a message in err. */
-int app_start_view(const splatview_options *o, const splat_scene *scene, const splat_camera_desc *cams,
+/* The view to start from: a cameras.json entry, --eye/--target, the bundled scene's own view
+ * (that of the README screenshot) when it is the only scene, or one that frames the box
+ * [lo, hi] (the objects' bounds, viewer_objects_bounds). Sets *orbit (always usable for
+ * orbiting/benchmarks) and *cam (the exact start camera at width x height). Returns -1 with a
+ * message in err. */
+int app_start_view(const splatview_options *o, const float lo[3], const float hi[3], const splat_camera_desc *cams,
                    uint32_t cam_count, uint32_t width, uint32_t height, splat_orbit *orbit, splat_camera *cam,
                    char *err, size_t err_size);
 /* The box the viewer frames: the scene's robust bounds (its min/max box when those fail),
  * widened to at least 1e-3 per axis. */
 void app_scene_bounds(const splat_scene *scene, float lo[3], float hi[3]);
-/* Frames the scene's robust bounds from the orbit's current direction. */
-int app_frame_scene(splat_orbit *orbit, const splat_scene *scene, float fovy, uint32_t width, uint32_t height);
+/* The scene's file name for titles and the HUD, cut to fit in `n` bytes; a SOG scene's
+ * meta.json or folder is named by its folder ("garden/meta.json", "garden/"), as every SOG
+ * scene's file is meta.json. */
+void app_scene_name(char *dst, size_t n, const char *path);
 
 /* The camera of frame `frame` of a --bench run: with more than one frame, one turn of the
  * start orbit's yaw over o->frames frames (the orbit headless.c renders), else `start`. */
@@ -59,7 +63,8 @@ static inline bool app_overflowed(const splat_timings *t) {
 void app_print_overflow(FILE *f, const splat_timings *t);
 
 /* The stages of a frame: every frame has the first four; the compute raster's three parts of
- * `raster` only frames that took it. */
+ * `raster` only frames that took it. APP_SORT is the whole depth-sort stage (cull, keys and
+ * sort: splat_timings.sort_ms), named "depth sort" / depth_sort_ms in every table. */
 enum app_stage {
   APP_PROJECTION, APP_SORT, APP_RASTER, APP_TOTAL, APP_PAIRS, APP_TILE_SORT, APP_BLEND, APP_STAGES,
 };

@@ -3,6 +3,7 @@
 #include "app_renderer.h"
 #include "host_pass.h"
 #include "input.h"
+#include "objects.h"
 #include "vkh.h"
 
 #include <math.h>
@@ -14,7 +15,8 @@
  * partly built run whatever step failed. */
 typedef struct headless {
   const splatview_options *o;
-  splat_scene scene;
+  splat_scene scenes[SPLATVIEW_MAX_SCENES]; /* each freed once it is on the GPU */
+  viewer_objects objects;
   splat_camera_desc *cams;
   uint32_t cam_count;
   uint32_t width, height;
@@ -29,6 +31,7 @@ typedef struct headless {
   app_stats stats;
   splat_timings last;
   splat_raster_path raster; /* --raster, auto resolved */
+  splat_instance instances[SPLAT_MAX_OBJECTS]; /* the objects' places, for the frame */
 } headless;
 
 static double seconds(void) {
@@ -37,17 +40,31 @@ static double seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The scene, the cameras and the start view; the image takes the chosen camera's size unless
- * --size was given. */
+/* Every scene of the command line, read and decoded (uploaded later, setup_gpu). */
+static int load_scenes(headless *h) {
+  const splatview_options *o = h->o;
+  for (uint32_t i = 0; i < o->scene_count; i++) {
+    const char *path = o->scenes[i];
+    splat_scene *scene = &h->scenes[i];
+    char err[1024];
+    double t0 = seconds();
+    if (app_load_scene(path, scene, true, err, sizeof err) != 0) {
+      fprintf(stderr, "splatview: %s\n", err);
+      return -1;
+    }
+    if (o->bench) printf("scene: %u splats read and decoded in %.2f s\n", scene->count, seconds() - t0);
+    if (scene->dropped || scene->clamped)
+      fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", path,
+              scene->dropped, scene->clamped);
+  }
+  return 0;
+}
+
+/* The cameras and the start view, which frames every object as placed; the image takes the
+ * chosen camera's size unless --size was given. */
 static int load_view(headless *h) {
   const splatview_options *o = h->o;
   char err[1024];
-  double t0 = seconds();
-  if (app_load_scene(o->scene, &h->scene, true, err, sizeof err) != 0) goto fail;
-  if (o->bench) printf("scene: %u splats read and decoded in %.2f s\n", h->scene.count, seconds() - t0);
-  if (h->scene.dropped || h->scene.clamped)
-    fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", o->scene,
-            h->scene.dropped, h->scene.clamped);
   if (o->cameras && splat_cameras_load(o->cameras, &h->cams, &h->cam_count, err, sizeof err) != 0) goto fail;
   h->width = o->width;
   h->height = o->height;
@@ -55,8 +72,9 @@ static int load_view(headless *h) {
     uint32_t i = o->camera_index < 0 ? 0 : (uint32_t)o->camera_index;
     if (i < h->cam_count) h->width = h->cams[i].width, h->height = h->cams[i].height;
   }
-  if (app_start_view(o, &h->scene, h->cams, h->cam_count, h->width, h->height, &h->orbit, &h->cam, err,
-                     sizeof err) != 0)
+  float lo[3], hi[3];
+  viewer_objects_bounds(&h->objects, lo, hi);
+  if (app_start_view(o, lo, hi, h->cams, h->cam_count, h->width, h->height, &h->orbit, &h->cam, err, sizeof err) != 0)
     goto fail;
   return 0;
 fail:
@@ -64,7 +82,7 @@ fail:
   return -1;
 }
 
-/* The device, the renderer with the scene on it, the timings file and the read-back buffer. */
+/* The device, and the renderer with every scene on it as an object, side by side. */
 static int setup_gpu(headless *h) {
   const splatview_options *o = h->o;
   vkh_options vo = vkh_default_options(false);
@@ -72,18 +90,27 @@ static int setup_gpu(headless *h) {
   app_renderer_create_budget(&h->ctx, 1, vkh_sort_log, NULL,
                              (VkDeviceSize)h->o->memory_budget_mib << 20, &h->ar);
   double t0 = seconds();
-  VkResult res = splat_renderer_set_scene(h->ar.renderer, &h->scene);
-  if (res == VK_SUCCESS && o->bench) printf("scene: uploaded to the GPU in %.2f s\n", seconds() - t0);
-  if (res != VK_SUCCESS) {
-    fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", o->scene, h->scene.count,
-            vkh_result_name(res));
-    return -1;
+  for (uint32_t i = 0; i < o->scene_count; i++) {
+    VkResult res = viewer_objects_add(&h->objects, h->ar.renderer, &h->scenes[i], o->scenes[i], i == 0);
+    if (res != VK_SUCCESS) {
+      fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", o->scenes[i], h->scenes[i].count,
+              vkh_result_name(res));
+      return -1;
+    }
+    splat_scene_free(&h->scenes[i]);
   }
+  if (o->bench) printf("scene: uploaded to the GPU in %.2f s\n", seconds() - t0);
   if (!splat_renderer_has_sort(h->ar.renderer, o->sort)) {
     fprintf(stderr, "splatview: --sort %s is not available on %s\n", splatsort_algorithm_name(o->sort),
             h->ctx.props.deviceName);
     return -1;
   }
+  return 0;
+}
+
+/* The timings file, the read-back buffer and the grid (once the image size is known). */
+static int setup_output(headless *h) {
+  const splatview_options *o = h->o;
   char err[1024];
   if (o->timings && !(h->csv = app_timings_open(o->timings, err, sizeof err))) {
     fprintf(stderr, "splatview: %s\n", err);
@@ -94,7 +121,7 @@ static int setup_gpu(headless *h) {
   if (o->grid) {
     viewer_host_pass_init(&h->hp, &h->ctx);
     float lo[3], hi[3], up[3], ahead[3], right[3];
-    app_scene_bounds(&h->scene, lo, hi);
+    viewer_objects_bounds(&h->objects, lo, hi);
     splat_up_basis(h->orbit.up, up, ahead, right);
     viewer_grid_place(lo, hi, up, ahead, right, h->grid[0], h->grid[1], h->grid[2]);
   }
@@ -113,11 +140,13 @@ static void record_readback(headless *h, VkCommandBuffer cmd) {
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
-/* A frame from `cam` with the command line's settings and the raster path. */
-static splat_frame make_frame(const headless *h, const splat_camera *cam) {
+/* A frame from `cam` with the command line's settings, the raster path and the objects. */
+static splat_frame make_frame(headless *h, const splat_camera *cam) {
   const splatview_options *o = h->o;
   splat_frame f = {.camera = cam, .sort = o->sort, .key_bits = o->key_bits, .key_mode = o->key_mode,
-                   .sh_degree = o->sh_degree, .raster = h->raster, .antialias = o->antialias};
+                   .sh_degree = o->sh_degree, .raster = h->raster, .antialias = o->antialias,
+                   .instances = h->instances,
+                   .instance_count = viewer_objects_instances(&h->objects, h->instances)};
   memcpy(f.background, o->background, sizeof f.background);
   return f;
 }
@@ -180,7 +209,11 @@ static int report(headless *h) {
   const splat_timings *t = &h->last;
   if (h->csv) fclose(h->csv);
   h->csv = NULL;
-  printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s on %s\n", o->scene, h->scene.count,
+  char name[1024];
+  if (o->scene_count > 1) snprintf(name, sizeof name, "%s + %u more (%u objects)", o->scene, o->scene_count - 1, o->scene_count);
+  else snprintf(name, sizeof name, "%s", o->scene);
+  printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s on %s\n", name,
+         viewer_objects_splats(&h->objects),
          t->visible, h->width, h->height, splatsort_algorithm_name(t->sort), t->key_bits,
          viewer_raster_name(t->raster), h->ctx.props.deviceName);
   app_print_overflow(stdout, t);
@@ -205,7 +238,7 @@ static int headless_destroy(headless *h, int status) {
   app_renderer_destroy(&h->ar);
   vkh_destroy(&h->ctx);
   splat_cameras_free(h->cams);
-  splat_scene_free(&h->scene);
+  for (uint32_t i = 0; i < SPLATVIEW_MAX_SCENES; i++) splat_scene_free(&h->scenes[i]);
   if (h->ctx.validation_messages) {
     fprintf(stderr, "splatview: %u validation messages\n", h->ctx.validation_messages);
     status = 1;
@@ -215,7 +248,8 @@ static int headless_destroy(headless *h, int status) {
 
 int splatview_run_headless(const splatview_options *o) {
   headless h = {.o = o};
-  if (load_view(&h) != 0 || setup_gpu(&h) != 0) return headless_destroy(&h, 1);
+  if (load_scenes(&h) != 0 || setup_gpu(&h) != 0 || load_view(&h) != 0 || setup_output(&h) != 0)
+    return headless_destroy(&h, 1);
   choose_raster(&h);
   if (render_frames(&h) != 0) return headless_destroy(&h, 1);
   return headless_destroy(&h, report(&h));

@@ -101,6 +101,41 @@ void viewer_input_set_cameras(viewer_input *s, const splat_camera_desc *cameras,
   s->exact_camera = false;
 }
 
+void viewer_input_set_objects(viewer_input *s, uint32_t count, uint32_t selected) {
+  s->object_count = count;
+  s->selected = selected < count ? selected : 0;
+}
+
+/* N: the next object. */
+static uint32_t select_next(viewer_input *s) {
+  if (s->object_count < 2) {
+    say(s, "one object (more: several SCENEs, or Shift+drop a file)");
+    return VIEWER_EFFECT_MESSAGE;
+  }
+  s->selected = (s->selected + 1) % s->object_count;
+  say(s, "object %u/%u selected (arrows move it)", s->selected + 1, s->object_count);
+  return VIEWER_EFFECT_OBJECT | VIEWER_EFFECT_MESSAGE;
+}
+
+/* Arrows: the selected object along the view's axes, right/left and up/down on the screen;
+ * with Shift, up/down move it away from / towards the camera. */
+static uint32_t move_object(viewer_input *s, int key, int mods) {
+  splat_camera cam;
+  if (!s->object_count || viewer_input_camera(s, &cam) != 0) return 0;
+  float right[3], down[3], fwd[3], *axis = right, sign = 1.0f;
+  splat_camera_axes(&cam, right, down, fwd);
+  bool shift = (mods & GLFW_MOD_SHIFT) != 0;
+  switch (key) {
+  case GLFW_KEY_LEFT: sign = -1.0f; break;
+  case GLFW_KEY_RIGHT: break;
+  case GLFW_KEY_UP: axis = shift ? fwd : down, sign = shift ? 1.0f : -1.0f; break;
+  case GLFW_KEY_DOWN: axis = shift ? fwd : down, sign = shift ? -1.0f : 1.0f; break;
+  default: return 0;
+  }
+  for (int k = 0; k < 3; k++) s->object_move[k] = sign * axis[k];
+  return VIEWER_EFFECT_MOVE;
+}
+
 void viewer_input_resize(viewer_input *s, uint32_t width, uint32_t height) {
   s->width = width;
   s->height = height;
@@ -205,7 +240,6 @@ static uint32_t fly_bit(int key) {
 }
 
 uint32_t viewer_input_key(viewer_input *s, int key, int action, int mods) {
-  (void)mods;
   uint32_t bit = fly_bit(key);
   if (bit) {
     /* held keys are tracked in both modes, so Tab in the middle of a move works */
@@ -213,6 +247,8 @@ uint32_t viewer_input_key(viewer_input *s, int key, int action, int mods) {
     else if (action == GLFW_RELEASE) s->fly_keys &= ~bit;
     return 0; /* the movement itself happens in viewer_input_update */
   }
+  if (key == GLFW_KEY_LEFT || key == GLFW_KEY_RIGHT || key == GLFW_KEY_UP || key == GLFW_KEY_DOWN)
+    return action == GLFW_RELEASE ? 0 : move_object(s, key, mods); /* held: auto-repeat moves on */
   if (action != GLFW_PRESS) return 0; /* toggles act once, not on auto-repeat */
   if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) return viewer_input_jump(s, key - GLFW_KEY_1);
   switch (key) {
@@ -242,6 +278,7 @@ uint32_t viewer_input_key(viewer_input *s, int key, int action, int mods) {
     s->hud_visible = !s->hud_visible;
     return VIEWER_EFFECT_HUD;
   case GLFW_KEY_P: return VIEWER_EFFECT_SCREENSHOT;
+  case GLFW_KEY_N: return select_next(s);
   default: return 0;
   }
 }

@@ -28,6 +28,8 @@ enum viewer_effect_bits {
   VIEWER_EFFECT_HUD = 1u << 5,        /* `hud_visible` toggled */
   VIEWER_EFFECT_MESSAGE = 1u << 6,    /* `message` has new text for the HUD */
   VIEWER_EFFECT_RASTER = 1u << 7,     /* `raster` changed */
+  VIEWER_EFFECT_OBJECT = 1u << 8,     /* `selected` changed (N) */
+  VIEWER_EFFECT_MOVE = 1u << 9,       /* move the selected object along `object_move` (arrows) */
 };
 
 #define VIEWER_MESSAGE_MAX 256
@@ -63,6 +65,10 @@ typedef struct viewer_input {
   splat_raster_path raster;
   bool compute_available;        /* false with --grid: its pass takes only the graphics raster */
 
+  /* objects: N selects the next, the arrow keys move the selected one */
+  uint32_t object_count, selected;
+  float object_move[3];          /* world direction of the last move key (a camera axis) */
+
   char message[VIEWER_MESSAGE_MAX];
 } viewer_input;
 
@@ -79,6 +85,8 @@ void viewer_input_set_raster(viewer_input *s, splat_raster_path raster, bool com
 /* Scene extent for F (and the fly speed: a quarter of the box's half diagonal per second).
  * A box that is empty or not finite is ignored (F then does nothing). */
 void viewer_input_set_bounds(viewer_input *s, const float lo[3], const float hi[3]);
+/* How many objects N cycles through and the one selected (the selection is kept in range). */
+void viewer_input_set_objects(viewer_input *s, uint32_t count, uint32_t selected);
 /* Cameras for the number keys and PageUp/PageDown (not copied: must outlive the state). */
 void viewer_input_set_cameras(viewer_input *s, const splat_camera_desc *cameras, uint32_t count);
 void viewer_input_resize(viewer_input *s, uint32_t width, uint32_t height);

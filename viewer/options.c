@@ -13,12 +13,14 @@
 
 void splatview_usage(FILE *f) {
   fprintf(f,
-          "usage: splatview [SCENE] [options]        open a .ply / .splat / .spz / SOG scene in a window\n"
-          "       splatview --headless SCENE --out frame.png [options]   render offscreen\n"
+          "usage: splatview [SCENE...] [options]     open .ply / .splat / .spz / SOG scenes in a window\n"
+          "       splatview --headless [SCENE...] --out frame.png [options]   render offscreen\n"
           "       splatview --convert IN OUT             rewrite a scene as .ply or .spz (OUT's extension)\n"
           "\n"
-          "With no SCENE the bundled scene (%s) opens. A PlayCanvas SOG scene is\n"
-          "opened by its meta.json, its folder, or a bundled .sog file.\n"
+          "With no SCENE the bundled scene (%s) opens (window and --headless).\n"
+          "Several SCENEs (up to 16) open side by side along x as objects of one frame, sorted\n"
+          "together. A PlayCanvas SOG scene is opened by its meta.json, its folder, or a bundled\n"
+          ".sog file.\n"
           "\n"
           "options:\n"
           "  --headless              render without a window or display (GPU servers, lavapipe)\n"
@@ -67,11 +69,13 @@ void splatview_usage(FILE *f) {
           "keys (window): left drag orbit, right/middle drag pan, wheel zoom; Tab orbit/fly;\n"
           "  W A S D Q E move in fly mode (Shift faster, mouse look while left button held,\n"
           "  wheel sets the speed); F frame the scene; U cycle the up axis (-Y, +Y, +Z);\n"
-          "  1-9 / PageUp / PageDown cameras from --cameras; O cycle the sort path\n"
-          "  (quaternary / onesweep); K cycle key bits 32/24/16; R raster graphics/compute (not\n"
-          "  with --grid); V vsync on/off; H hide the HUD; P screenshot (splatview-NNNN.png,\n"
-          "  without the HUD); drop a .ply/.splat/.spz/.sog file, a SOG folder or its meta.json on\n"
-          "  the window to open it; Esc quit.\n"
+          "  1-9 / PageUp / PageDown cameras from --cameras; O cycle the sort (auto, onesweep,\n"
+          "  radix16, merge, quaternary: those the device runs); K cycle key bits 32/24/16;\n"
+          "  R raster graphics/compute (not with --grid); V vsync on/off; H hide the HUD;\n"
+          "  P screenshot (splatview-NNNN.png, without the HUD); N select the next object, arrow\n"
+          "  keys move it on the screen (Shift+Up/Down: away / towards); drop a .ply/.splat/.spz/\n"
+          "  .sog file, a SOG folder or its meta.json on the window to open it in place of the\n"
+          "  scene(s), with Shift held to add it as another object; Esc quit.\n"
           "\n"
           "environment: SPLATSORT_VALIDATION=1 enables the Khronos validation layer (any message\n"
           "makes splatview exit with status 1); SPLATSORT_DEVICE=N picks a device.\n", f);
@@ -275,8 +279,10 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
 }
 
 static int set_scene(splatview_options *o, const char *path, char *err, size_t n) {
-  if (o->scene) return refuse(err, n, "more than one scene given ('%s' and '%s')", o->scene, path);
-  o->scene = path;
+  if (o->scene_count == SPLATVIEW_MAX_SCENES)
+    return refuse(err, n, "more than %d scenes given ('%s' is one too many)", SPLATVIEW_MAX_SCENES, path);
+  o->scenes[o->scene_count++] = path;
+  o->scene = o->scenes[0];
   return 0;
 }
 
@@ -309,9 +315,11 @@ static int apply(int opt, char **argv, splatview_options *o, parse_state *st, ch
 /* --convert IN OUT: OUT came as the SCENE; nothing else goes with it. */
 static int check_convert(splatview_options *o, const parse_state *st, char *err, size_t n) {
   if (!o->scene) return refuse(err, n, "--convert needs IN and OUT: splatview --convert IN OUT");
+  if (o->scene_count > 1) return refuse(err, n, "--convert takes one IN and one OUT ('%s' is one too many)", o->scenes[1]);
   if (st->other_option) return refuse(err, n, "--convert takes no other options (--%s given)", st->other_option);
   o->convert_out = o->scene;
   o->scene = NULL;
+  o->scene_count = 0;
   if (!splatview_convert_target_ok(o->convert_out))
     return refuse(err, n, "--convert: cannot write '%s': OUT must end in .ply or .spz", o->convert_out);
   return 0;
@@ -323,10 +331,10 @@ static int check_together(splatview_options *o, const parse_state *st, char *err
   if (o->camera_index >= 0 && !o->cameras) return refuse(err, n, "--camera needs --cameras FILE.json");
   if (o->cameras && o->have_eye)
     return refuse(err, n, "--cameras and --eye/--target both give the camera: choose one");
+  if (!o->scene_count) o->scene = o->scenes[o->scene_count++] = splatview_default_scene();
   if (o->grid && o->raster == SPLATVIEW_RASTER_COMPUTE)
     return refuse(err, n, "--raster compute cannot be used with --grid: the grid's pass takes only the graphics "
                           "raster (use --raster graphics or auto)");
-  if (o->headless && !o->scene) return refuse(err, n, "--headless needs a SCENE file");
   if (o->headless && !o->out && !o->bench && !o->timings && !(st->frames_given && o->frames > 1))
     return refuse(err, n, "--headless needs --out FILE.png (or --bench / --timings)");
   if (!st->frames_given) o->frames = o->bench ? 300 : (o->headless ? 1 : 0);

@@ -19,8 +19,14 @@ typedef enum splatview_raster {
   SPLATVIEW_RASTER_COMPUTE,
 } splatview_raster;
 
+#define SPLATVIEW_MAX_SCENES 16 /* SPLAT_MAX_OBJECTS: one renderer object each */
+
 typedef struct splatview_options {
-  const char *scene;        /* NULL: the bundled scene */
+  const char *scene;        /* the first of `scenes` */
+  /* Every SCENE of the command line, opened side by side as objects; none given: the bundled
+   * scene (scene_count 1). */
+  const char *scenes[SPLATVIEW_MAX_SCENES];
+  uint32_t scene_count;
   bool headless, bench, help, vsync;
   bool grid;                /* draw an opaque reference grid under the splats (host pass) */
   const char *out;          /* PNG of the last frame (headless) */

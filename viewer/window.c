@@ -1,14 +1,16 @@
 /* splatview's window: GLFW, a Vulkan swapchain, the renderer's frames two in flight, the
- * RGBA16F target blitted into the swapchain image, the HUD on top, keyboard/mouse (input.c),
- * scenes loaded in the background (loader.c: the first one when it is large, and those dropped
- * on the window) with their progress in the HUD, screenshots, timings and --bench. */
+ * RGBA16F target blitted into the swapchain image, the HUD on top (what it says: window_hud.c),
+ * keyboard/mouse (input.c), the scenes as objects (objects.c), scenes loaded in the background
+ * (window_load.c), screenshots, timings and --bench. */
 #include "app.h"
 #include "app_renderer.h"
 #include "host_pass.h"
 #include "hud.h"
 #include "input.h"
-#include "loader.h"
+#include "objects.h"
 #include "swapchain.h"
+#include "window_hud.h"
+#include "window_load.h"
 #include "vkh.h"
 
 #define GLFW_INCLUDE_VULKAN
@@ -23,7 +25,6 @@
 #include <unistd.h>
 
 #define FRAMES_IN_FLIGHT 2
-#define MEDIAN_WINDOW 64  /* frames in the HUD's running median */
 #define LARGE_SCENE ((off_t)64 << 20) /* bytes: a first scene this large loads under the window */
 #define LOADING_FPS 60.0      /* frame rate cap while a scene loads: the loading thread needs the CPU */
 
@@ -61,13 +62,14 @@ typedef struct viewer {
   splat_camera_desc *cams;
   uint32_t cam_count;
 
-  char scene_name[256];
-  uint32_t scene_count;
+  viewer_objects objects;   /* the scenes shown, side by side */
+  splat_instance instances[SPLAT_MAX_OBJECTS];
+  splat_scene more[SPLATVIEW_MAX_SCENES]; /* the command line's scenes after the first, until uploaded */
 
   /* timings */
   splat_timings last;
   bool have_last;
-  double ring[APP_STAGES][MEDIAN_WINDOW];
+  double ring[APP_STAGES][WINDOW_MEDIAN_FRAMES];
   uint32_t ring_count, ring_next;
   splat_raster_path ring_raster; /* the path of the frames in the ring */
   app_stats stats;
@@ -83,9 +85,7 @@ typedef struct viewer {
 
   /* loading in the background: one load at a time; a file dropped while one runs cancels it
    * and is loaded next (the newest drop wins) */
-  viewer_loader *loader;
-  char *pending;            /* the newest dropped file not yet started */
-  uint32_t load_frame0;     /* frames drawn when the running load started */
+  window_loads loads;
   uint32_t loading_frames;  /* frames of the loading screen (before the first scene) */
   bool input_ready;         /* the controllers are set up: input callbacks act */
 } viewer;
@@ -118,23 +118,6 @@ static void label(viewer *v, VkCommandBuffer cmd, const char *name) { ssvk_label
 
 static void unlabel(viewer *v, VkCommandBuffer cmd) { ssvk_label_end(&v->ctx.vk, cmd); }
 
-/* The file name of a path, cut to fit in `n` bytes. */
-/* The scene's file name for the title and the HUD; a SOG scene's meta.json or folder is named
- * by its folder ("garden/meta.json", "garden/"), as every SOG scene's file is meta.json. */
-static void set_name(char *dst, size_t n, const char *path) {
-  size_t end = strlen(path), start;
-  while (end > 1 && path[end - 1] == '/') --end; /* a folder given as "garden/" */
-  start = end;
-  while (start > 0 && path[start - 1] != '/') --start;
-  if (end - start == 9 && memcmp(path + start, "meta.json", 9) == 0 && start > 1)
-    for (--start; start > 0 && path[start - 1] != '/'; --start) {
-    }
-  size_t len = end - start;
-  if (len >= n) len = n - 1;
-  memcpy(dst, path + start, len);
-  dst[len] = 0;
-}
-
 /* ---- timings ------------------------------------------------------------------------ */
 
 static void collect(viewer *v, frame_slot *fs, uint32_t slot) {
@@ -147,8 +130,8 @@ static void collect(viewer *v, frame_slot *fs, uint32_t slot) {
   if (t.raster != v->ring_raster) /* R: the medians start again with the other path's frames */
     v->ring_count = v->ring_next = 0, v->ring_raster = t.raster;
   for (int k = 0; k < APP_STAGES; k++) v->ring[k][v->ring_next] = app_stage_ms(&t, (enum app_stage)k);
-  v->ring_next = (v->ring_next + 1) % MEDIAN_WINDOW;
-  if (v->ring_count < MEDIAN_WINDOW) v->ring_count++;
+  v->ring_next = (v->ring_next + 1) % WINDOW_MEDIAN_FRAMES;
+  if (v->ring_count < WINDOW_MEDIAN_FRAMES) v->ring_count++;
   if (v->keep_stats) app_stats_add(&v->stats, &t);
   if (v->csv) app_timings_row(v->csv, fs->frame, &t);
 }
@@ -206,94 +189,76 @@ static int swapchain_ready(viewer *v) {
 
 /* ---- scenes and screenshots --------------------------------------------------------- */
 
-/* A scene loaded after the first: onto the GPU in place of the current one, framed from the
- * current direction. Frees `scene`. */
-static void show_scene(viewer *v, const char *path, splat_scene *scene_in) {
+/* The window's title: the objects' names. */
+static void set_title(viewer *v) {
+  char names[300], title[320];
+  viewer_objects_title(&v->objects, names, sizeof names);
+  snprintf(title, sizeof title, "splatview - %s", names);
+  glfwSetWindowTitle(v->window, title);
+}
+
+/* The objects changed (added, replaced, moved): F and the grid take their new bounds, and N
+ * their number. */
+static void objects_changed(viewer *v) {
+  float lo[3], hi[3];
+  viewer_objects_bounds(&v->objects, lo, hi);
+  viewer_input_set_bounds(&v->in, lo, hi);
+  viewer_input_set_objects(&v->in, v->objects.count, v->objects.selected);
+}
+
+/* A scene loaded after the first: onto the GPU in place of the current ones, or (`add`, a
+ * Shift drop) as another object right of them; then every object is framed from the current
+ * direction. A scene that cannot be shown keeps the current ones. Frees `scene`. */
+static void show_scene(viewer *v, const char *path, splat_scene *scene_in, bool add) {
   splat_scene scene = *scene_in;
   memset(scene_in, 0, sizeof *scene_in);
+  const char *stays = v->objects.count > 1 ? "the current scenes stay" : "the current scene stays";
   if (scene.count == 0) {
-    set_message(v, true, "%s: no splats to show (the current scene stays)", path);
+    set_message(v, true, "%s: no splats to show (%s)", path, stays);
     splat_scene_free(&scene);
     return;
   }
-  drain(v); /* the renderer frees the old scene: no frame may still use it */
-  VkResult res = splat_renderer_set_scene(v->ar.renderer, &scene);
+  drain(v); /* the renderer frees or grows buffers: no frame may still use them */
+  VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, &scene, path, !add);
   if (res != VK_SUCCESS) {
-    set_message(v, true, "%s: cannot upload %u splats to the GPU (%s); the current scene stays", path, scene.count,
-                vkh_result_name(res));
+    if (res == VK_ERROR_TOO_MANY_OBJECTS)
+      set_message(v, true, "%s: already %u objects, the most there can be; %s", path, v->objects.count, stays);
+    else
+      set_message(v, true, "%s: cannot upload %u splats to the GPU (%s); %s", path, scene.count,
+                  vkh_result_name(res), stays);
     splat_scene_free(&scene);
     return;
   }
-  float lo[3], hi[3];
-  app_scene_bounds(&scene, lo, hi);
-  viewer_input_set_bounds(&v->in, lo, hi);
+  objects_changed(v);
   viewer_input_frame(&v->in);
-  if (v->cam_count) viewer_input_set_cameras(&v->in, NULL, 0); /* they belong to the first scene */
-  set_name(v->scene_name, sizeof v->scene_name, path);
-  v->scene_count = scene.count;
-  char title[300];
-  snprintf(title, sizeof title, "splatview - %s", v->scene_name);
-  glfwSetWindowTitle(v->window, title);
-  set_message(v, false, "opened %s: %u splats%s", v->scene_name, scene.count,
+  if (v->cam_count && !add) viewer_input_set_cameras(&v->in, NULL, 0); /* they belong to the first scene */
+  set_title(v);
+  const viewer_object *o = &v->objects.at[v->objects.selected];
+  set_message(v, false, "%s %s: %u splats%s", add ? "added" : "opened", o->name, scene.count,
               scene.dropped ? " (some dropped: non-finite values)" : "");
-  printf("opened %s: %u splats\n", path, scene.count);
+  if (add) printf("added %s: %u splats, object %u of %u\n", path, scene.count, v->objects.count, v->objects.count);
+  else printf("opened %s: %u splats\n", path, scene.count);
   fflush(stdout);
   splat_scene_free(&scene);
 }
 
 /* ---- loading in the background ------------------------------------------------------ */
 
-static bool loading(viewer *v) {
-  viewer_load_status st;
-  viewer_loader_status(v->loader, &st);
-  return st.running;
-}
+static uint32_t frames_drawn(const viewer *v) { return v->frame + v->loading_frames; }
 
-/* The newest dropped file: started when no load runs; otherwise the running load is cancelled
- * and this one starts once it has ended (take_load). */
+/* The newest dropped file started, or the load it replaces cancelled. */
 static void start_pending(viewer *v) {
-  if (!v->pending) return;
-  if (loading(v)) {
-    viewer_loader_cancel(v->loader);
-    return;
-  }
   char err[1200];
-  if (viewer_loader_start(v->loader, v->pending, err, sizeof err) != 0) set_message(v, true, "%s", err);
-  v->load_frame0 = v->frame + v->loading_frames;
-  free(v->pending);
-  v->pending = NULL;
+  if (window_loads_start_pending(&v->loads, frames_drawn(v), err, sizeof err) != 0) set_message(v, true, "%s", err);
 }
 
-/* A finished load: 1 with its scene in *scene (the caller's) and its file in path; 0 when none
- * has finished, or it failed (the message shown) or was cancelled (said on stdout). */
-static int take_load(viewer *v, splat_scene *scene, char *path, size_t path_size) {
-  viewer_load_status st;
-  viewer_loader_status(v->loader, &st);
-  if (!st.finished) return 0;
+/* A finished load: 1 with its scene in *scene (the caller's), its file in path and *add; 0
+ * when none has finished, or it failed (the message shown) or was cancelled. */
+static int take_load(viewer *v, splat_scene *scene, char *path, size_t path_size, bool *add) {
   char err[1200];
-  double seconds;
-  int rc = viewer_loader_take(v->loader, scene, &seconds, err, sizeof err);
-  uint32_t frames = v->frame + v->loading_frames - v->load_frame0;
-  if (rc == 0 && v->pending) { /* it ended as another file was dropped: the newer one wins */
-    splat_scene_free(scene);
-    rc = SPLAT_SCENE_CANCELLED;
-  }
-  if (rc == SPLAT_SCENE_CANCELLED) {
-    printf("cancelled loading %s after %.2f s (%u frame%s drawn meanwhile)\n", st.path, seconds, frames,
-           frames == 1 ? "" : "s");
-    fflush(stdout);
-    return 0;
-  }
-  if (rc != 0) {
-    set_message(v, true, v->input_ready ? "%s (the current scene stays)" : "%s", err);
-    return 0;
-  }
-  double mb = (double)st.bytes / 1e6, t = seconds > 0 ? seconds : 1e-9;
-  printf("loaded %s in %.2f s: %.1f MB (%.0f MB/s), %u splats (%.2f M splats/s), %u frame%s drawn meanwhile\n",
-         st.path, seconds, mb, mb / t, scene->count, scene->count / t / 1e6, frames, frames == 1 ? "" : "s");
-  fflush(stdout);
-  snprintf(path, path_size, "%s", st.path);
-  return 1;
+  if (window_loads_take(&v->loads, frames_drawn(v), scene, path, path_size, add, err, sizeof err)) return 1;
+  if (err[0]) set_message(v, true, v->input_ready ? "%s (the current scene stays)" : "%s", err);
+  return 0;
 }
 
 /* Once a frame: a finished load shown, then the newest drop started (or the load it replaces
@@ -301,14 +266,15 @@ static int take_load(viewer *v, splat_scene *scene, char *path, size_t path_size
 static void background_load(viewer *v) {
   splat_scene scene;
   char path[1024];
-  if (take_load(v, &scene, path, sizeof path)) show_scene(v, path, &scene);
+  bool add;
+  if (take_load(v, &scene, path, sizeof path, &add)) show_scene(v, path, &scene, add);
   start_pending(v);
 }
 
 /* Events; while a scene loads, waiting so frames come at most LOADING_FPS a second (unless
  * --bench): a frame loop without vsync would take the CPU the loading thread needs. */
 static void poll_events(viewer *v, double last_frame) {
-  if (v->bench || !loading(v)) {
+  if (v->bench || !window_loads_running(&v->loads)) {
     glfwPollEvents();
     return;
   }
@@ -316,23 +282,6 @@ static void poll_events(viewer *v, double last_frame) {
   while ((wait = last_frame + 1.0 / LOADING_FPS - glfwGetTime()) > 0 && !glfwWindowShouldClose(v->window))
     glfwWaitEventsTimeout(wait);
   glfwPollEvents();
-}
-
-/* At the end: a load still running is cancelled and waited for. */
-static void cancel_load(viewer *v, const char *why) {
-  free(v->pending);
-  v->pending = NULL;
-  if (!loading(v)) return;
-  viewer_load_status st;
-  viewer_loader_status(v->loader, &st);
-  viewer_loader_cancel(v->loader);
-  splat_scene scene;
-  char err[1200];
-  double seconds;
-  viewer_loader_take(v->loader, &scene, &seconds, err, sizeof err); /* joins the thread */
-  splat_scene_free(&scene); /* when it finished before it saw the cancel */
-  printf("cancelled loading %s after %.2f s (%s)\n", st.path, seconds, why);
-  fflush(stdout);
 }
 
 /* Copies the renderer's target (the last submitted frame, without the HUD) to a PNG. Waits
@@ -385,6 +334,11 @@ static void effects(viewer *v, uint32_t e) {
   if (e & VIEWER_EFFECT_VSYNC) v->rebuild = true;
   if (e & VIEWER_EFFECT_SCREENSHOT) v->screenshot_wanted = true;
   if (e & VIEWER_EFFECT_MESSAGE) set_message(v, false, "%s", v->in.message);
+  if (e & VIEWER_EFFECT_OBJECT) v->objects.selected = v->in.selected;
+  if (e & VIEWER_EFFECT_MOVE) {
+    viewer_objects_move(&v->objects, v->in.object_move);
+    objects_changed(v); /* F frames them where they are now */
+  }
 }
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods) {
@@ -421,22 +375,12 @@ static void on_drop(GLFWwindow *w, int count, const char **paths) {
   viewer *v = glfwGetWindowUserPointer(w);
   if (v->bench || count < 1) return;
   /* loaded from the main loop (start_pending); of several drops in one glfwPollEvents, or one
-   * during a load, the newest wins; the files of a SOG folder dropped together open its
-   * meta.json, not the first image */
-  int pick = 0;
-  for (int i = 0; i < count && count > 1; i++) {
-    size_t n = strlen(paths[i]);
-    if (n >= 9 && strcmp(paths[i] + n - 9, "meta.json") == 0 && (n == 9 || paths[i][n - 10] == '/')) {
-      pick = i;
-      break;
-    }
-  }
-  char *copy = strdup(paths[pick]);
-  if (!copy) return;
-  free(v->pending);
-  v->pending = copy;
-  if (count > 1 && pick > 0) set_message(v, false, "%d files dropped: opening the SOG scene's meta.json", count);
-  else if (count > 1) set_message(v, false, "%d files dropped: opening the first", count);
+   * during a load, the newest wins. Shift held (as GLFW last saw the keys): add, not replace */
+  bool add = v->input_ready && (glfwGetKey(w, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS ||
+                                glfwGetKey(w, GLFW_KEY_RIGHT_SHIFT) == GLFW_PRESS);
+  char msg[256];
+  window_loads_drop(&v->loads, count, paths, add, msg, sizeof msg);
+  if (msg[0]) set_message(v, false, "%s", msg);
 }
 
 static void on_focus(GLFWwindow *w, int focused) {
@@ -449,170 +393,6 @@ static void on_resize(GLFWwindow *w, int width, int height) {
   (void)height;
   viewer *v = glfwGetWindowUserPointer(w);
   v->rebuild = true;
-}
-
-/* ---- HUD ---------------------------------------------------------------------------- */
-
-static const uint8_t WHITE[4] = {255, 255, 255, 255}, GREY[4] = {165, 170, 180, 255}, RED[4] = {255, 110, 100, 255},
-                     YELLOW[4] = {255, 215, 110, 255}, PANEL[4] = {8, 10, 14, 170};
-
-/* right-aligned at x */
-static void text_right(viewer_hud *h, float x, float y, const char *s, const uint8_t c[4]) {
-  viewer_hud_text(h, x - viewer_hud_text_width(s), y, s, c);
-}
-
-/* The HUD's lines, top down: y is the next line's top, wmax the widest line so far. */
-typedef struct hud_lines {
-  viewer_hud *h;
-  float y, wmax;
-} hud_lines;
-
-static void hud_line(hud_lines *l, const char *s, const uint8_t c[4]) {
-  l->wmax = fmaxf(l->wmax, viewer_hud_text(l->h, 0, l->y, s, c));
-  l->y += VIEWER_HUD_LINE;
-}
-
-/* Scene, frame rate, size and present mode. */
-static void hud_header(viewer *v, hud_lines *l) {
-  VkExtent2D e = v->sc.extent;
-  char a[512], b[64];
-  app_fmt_count(b, sizeof b, v->scene_count);
-  snprintf(a, sizeof a, "%s  %s splats", v->scene_name, b);
-  hud_line(l, a, WHITE);
-  const char *mode = viewer_present_mode_name(v->sc.present_mode);
-  snprintf(a, sizeof a, "%.1f fps  %ux%u  vsync %s (%s)", v->fps, e.width, e.height,
-           v->sc.present_mode == VK_PRESENT_MODE_FIFO_KHR ? "on" : "off", mode);
-  hud_line(l, a, WHITE);
-  l->y += 3;
-}
-
-#define HUD_FRAME_COLUMN 112.0f  /* right edges of the stage table's columns */
-#define HUD_MEDIAN_COLUMN 162.0f
-
-/* One row of the stage table: this frame's time and the running median. */
-static void hud_stage_row(viewer *v, hud_lines *l, enum app_stage k, const char *name, const uint8_t colour[4]) {
-  const float c1 = HUD_FRAME_COLUMN, c2 = HUD_MEDIAN_COLUMN;
-  char b[64] = "-", c[64] = "-";
-  viewer_hud_text(l->h, 0, l->y, name, colour);
-  if (v->have_last) {
-    snprintf(b, sizeof b, "%.3f", app_stage_ms(&v->last, k));
-    snprintf(c, sizeof c, "%.3f", app_percentile(v->ring[k], v->ring_count, 0.5));
-  }
-  text_right(l->h, c1, l->y, b, WHITE);
-  text_right(l->h, c2, l->y, c, WHITE);
-  l->wmax = fmaxf(l->wmax, c2);
-  l->y += VIEWER_HUD_LINE;
-}
-
-/* This frame's GPU time per stage and the running median; the compute raster's parts under
- * raster when the frame took it. */
-static void hud_stage_table(viewer *v, hud_lines *l) {
-  viewer_hud_text(l->h, 0, l->y, "GPU ms", GREY);
-  text_right(l->h, HUD_FRAME_COLUMN, l->y, "frame", GREY);
-  text_right(l->h, HUD_MEDIAN_COLUMN, l->y, "median", GREY);
-  l->y += VIEWER_HUD_LINE;
-  for (int k = APP_PROJECTION; k <= APP_RASTER; k++) hud_stage_row(v, l, k, app_stage_names[k], GREY);
-  if (v->have_last && v->last.raster == SPLAT_RASTER_COMPUTE)
-    for (int k = APP_PAIRS; k < APP_STAGES; k++) {
-      char name[32];
-      snprintf(name, sizeof name, "  %s", app_stage_names[k]);
-      hud_stage_row(v, l, k, name, GREY);
-    }
-  hud_stage_row(v, l, APP_TOTAL, app_stage_names[APP_TOTAL], WHITE);
-  l->y += 3;
-}
-
-/* The raster path; for the compute raster the pairs the last frame needed and had room for. */
-static void hud_raster(viewer *v, hud_lines *l) {
-  char a[256], b[64], c[64];
-  const splat_timings *t = &v->last;
-  if (v->in.raster != SPLAT_RASTER_COMPUTE || !v->have_last || t->raster != SPLAT_RASTER_COMPUTE) {
-    snprintf(a, sizeof a, "raster %s", viewer_raster_name(v->in.raster));
-    hud_line(l, a, WHITE);
-    return;
-  }
-  app_fmt_count(b, sizeof b, t->pairs);
-  app_fmt_count(c, sizeof c, t->pair_capacity);
-  bool over = app_overflowed(t);
-  snprintf(a, sizeof a, "raster compute, pairs %s / %s%s", b, c, over ? "  OVERFLOW" : "");
-  hud_line(l, a, over ? RED : WHITE);
-}
-
-/* A load in the background: its file, a bar, and the phase's progress and speed. */
-static void hud_loading(viewer *v, hud_lines *l) {
-  viewer_load_status st;
-  viewer_loader_status(v->loader, &st);
-  if (!st.running) return;
-  char name[256], a[512], bar[32];
-  set_name(name, sizeof name, st.path);
-  l->y += 3;
-  snprintf(a, sizeof a, "loading %s  (%.1f s; %s)", name, st.seconds,
-           v->input_ready ? "drop another file to replace it" : "Esc quits");
-  hud_line(l, a, YELLOW);
-  /* the whole load: reading the first 40%, decoding the rest (about their shares of the time) */
-  double f = st.total ? (double)st.done / (double)st.total : 0.0;
-  f = !strcmp(st.phase, "read") ? 0.4 * f : !strcmp(st.phase, "decode") ? 0.4 + 0.6 * f : 0.0;
-  int filled = (int)(f * 24.0 + 0.5);
-  for (int i = 0; i < 24; i++) bar[i] = i < filled ? '#' : '.';
-  bar[24] = 0;
-  char line[256];
-  app_progress_line(line, sizeof line, st.phase, st.done, st.total, st.phase_seconds);
-  snprintf(a, sizeof a, "[%s] %s", bar, line);
-  hud_line(l, a, WHITE);
-}
-
-/* Visible splats, sort path, the benchmark's progress or the controller, the message. */
-static void hud_status(viewer *v, hud_lines *l, double now) {
-  char a[512], b[64], c[64];
-  app_fmt_count(b, sizeof b, v->have_last ? v->last.visible : 0);
-  app_fmt_count(c, sizeof c, v->scene_count);
-  snprintf(a, sizeof a, "visible %s / %s", b, c);
-  hud_line(l, a, WHITE);
-  if (v->in.sort == SPLATSORT_ALGORITHM_AUTO && v->have_last)
-    snprintf(a, sizeof a, "sort auto: %s, %u-bit keys", splatsort_algorithm_name(v->last.sort), v->in.key_bits);
-  else
-    snprintf(a, sizeof a, "sort %s, %u-bit keys", splatsort_algorithm_name(v->in.sort), v->in.key_bits);
-  hud_line(l, a, WHITE);
-  hud_raster(v, l);
-  if (v->bench) {
-    snprintf(a, sizeof a, "benchmark: frame %u of %u", v->frame + 1, v->o->frames);
-  } else {
-    int n = snprintf(a, sizeof a, "%s  up %s", viewer_mode_name(v->in.mode), viewer_up_name(v->in.orbit.up));
-    if (v->in.exact_camera && v->in.camera_index >= 0)
-      snprintf(a + n, sizeof a - (size_t)n, "  camera %d/%u %s", v->in.camera_index + 1, v->in.camera_count,
-               v->in.cameras[v->in.camera_index].name);
-  }
-  hud_line(l, a, WHITE);
-  if (now < v->message_until) {
-    l->y += 3;
-    hud_line(l, v->message, v->message_error ? RED : YELLOW);
-  }
-  hud_loading(v, l);
-}
-
-static void build_hud(viewer *v, uint32_t slot, double now) {
-  VkExtent2D e = v->sc.extent;
-  float scale = e.height >= 700 && e.width >= 900 ? 2.0f : 1.0f;
-  viewer_hud_begin(v->hud, slot, scale, 10.0f, 8.0f);
-  hud_lines l = {.h = v->hud};
-  hud_header(v, &l);
-  hud_stage_table(v, &l);
-  hud_status(v, &l, now);
-  l.y += 3;
-  hud_line(&l, "H hide  Tab orbit/fly  F frame  P shot", GREY);
-  hud_line(&l, "O sort  K keys  R raster  V vsync", GREY);
-  viewer_hud_box(v->hud, -6, -5, l.wmax + 6, l.y + 1, PANEL);
-}
-
-/* Before the first scene: what loads and how far it is. */
-static void build_loading_hud(viewer *v, uint32_t slot) {
-  VkExtent2D e = v->sc.extent;
-  float scale = e.height >= 700 && e.width >= 900 ? 2.0f : 1.0f;
-  viewer_hud_begin(v->hud, slot, scale, 10.0f, 8.0f);
-  hud_lines l = {.h = v->hud};
-  hud_line(&l, "splatview", WHITE);
-  hud_loading(v, &l);
-  viewer_hud_box(v->hud, -6, -5, l.wmax + 6, l.y + 1, PANEL);
 }
 
 /* ---- one frame ---------------------------------------------------------------------- */
@@ -646,11 +426,14 @@ static int frame_camera(viewer *v, splat_camera *cam) {
   return ok;
 }
 
-/* The frame's settings: the controllers' sort, key width and raster path, --key-mode etc. */
-static splat_frame make_frame(const viewer *v, const splat_camera *cam, uint32_t slot) {
+/* The frame's settings: the controllers' sort, key width and raster path, --key-mode etc., and
+ * the objects' places. */
+static splat_frame make_frame(viewer *v, const splat_camera *cam, uint32_t slot) {
+  /* the instances are read as the frame is recorded: one array serves every slot */
   splat_frame f = {.camera = cam, .sort = v->in.sort, .key_bits = v->in.key_bits, .key_mode = v->o->key_mode,
                    .sh_degree = v->o->sh_degree, .slot = slot, .raster = v->in.raster,
-                   .antialias = v->o->antialias};
+                   .antialias = v->o->antialias, .instances = v->instances,
+                   .instance_count = viewer_objects_instances(&v->objects, v->instances)};
   memcpy(f.background, v->o->background, sizeof f.background);
   return f;
 }
@@ -721,6 +504,21 @@ static void record_hud(viewer *v, VkCommandBuffer cmd, uint32_t image) {
   unlabel(v, cmd);
 }
 
+/* The HUD of this frame (window_hud.c says what it shows). */
+static void build_hud(viewer *v, uint32_t slot) {
+  char title[300];
+  viewer_objects_title(&v->objects, title, sizeof title);
+  window_hud_info info = {
+      .extent = v->sc.extent, .present_mode = v->sc.present_mode, .title = title,
+      .splats = viewer_objects_splats(&v->objects), .fps = v->fps, .last = v->have_last ? &v->last : NULL,
+      .ring = (const double(*)[WINDOW_MEDIAN_FRAMES])v->ring, .ring_count = v->ring_count, .in = &v->in,
+      .object = v->objects.count > 1 ? v->objects.at[v->objects.selected].name : NULL, .bench = v->bench,
+      .frame = v->frame, .frames = v->o->frames,
+      .message = glfwGetTime() < v->message_until ? v->message : NULL, .message_error = v->message_error,
+      .loader = v->loads.loader, .input_ready = v->input_ready};
+  window_hud_build(v->hud, slot, &info);
+}
+
 /* The commands that wait for the acquired image: the blit, then the HUD when shown. */
 static void record_present(viewer *v, frame_slot *fs, uint32_t slot, uint32_t image) {
   VkCommandBuffer cmd = fs->present;
@@ -729,7 +527,7 @@ static void record_present(viewer *v, frame_slot *fs, uint32_t slot, uint32_t im
   VK_CHECK(vkBeginCommandBuffer(cmd, &one_time));
   record_blit(v, cmd, dst);
   if (v->in.hud_visible) {
-    build_hud(v, slot, glfwGetTime());
+    build_hud(v, slot);
     record_hud(v, cmd, image);
   } else
     image_barrier(&v->ctx.vk, cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
@@ -811,7 +609,7 @@ static void draw_loading_frame(viewer *v) {
   VkImageSubresourceRange range = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
   vkCmdClearColorImage(cmd, dst, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1, &range);
   unlabel(v, cmd);
-  build_loading_hud(v, slot);
+  window_hud_build_loading(v->hud, slot, v->sc.extent, v->loads.loader);
   record_hud(v, cmd, image);
   VK_CHECK(vkEndCommandBuffer(cmd));
   VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
@@ -834,12 +632,7 @@ static void draw_loading_frame(viewer *v) {
  * and the device are made, then under the loading screen. */
 static int start_first(viewer *v, const char *path, splat_scene *scene) {
   char err[1200];
-  v->loader = viewer_loader_create();
-  if (!v->loader) {
-    fprintf(stderr, "splatview: out of memory\n");
-    return -1;
-  }
-  if (viewer_loader_start(v->loader, path, err, sizeof err) != 0) {
+  if (window_loads_begin(&v->loads, path, err, sizeof err) != 0) {
     fprintf(stderr, "splatview: %s\n", err);
     return -1;
   }
@@ -847,10 +640,16 @@ static int start_first(viewer *v, const char *path, splat_scene *scene) {
     fprintf(stderr, "splatview: %s\n", err);
     return -1; /* viewer_destroy cancels the load */
   }
+  /* the command line's other scenes meanwhile, on this thread: a bad one fails before the window */
+  for (uint32_t i = 1; i < v->o->scene_count; i++)
+    if (app_load_scene(v->o->scenes[i], &v->more[i], false, err, sizeof err) != 0) {
+      fprintf(stderr, "splatview: %s\n", err);
+      return -1;
+    }
   struct stat st;
   if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= LARGE_SCENE) return 0;
   double seconds;
-  if (viewer_loader_take(v->loader, scene, &seconds, err, sizeof err) != 0) {
+  if (viewer_loader_take(v->loads.loader, scene, &seconds, err, sizeof err) != 0) {
     fprintf(stderr, "splatview: %s\n", err);
     return -1;
   }
@@ -863,12 +662,13 @@ static int start_first(viewer *v, const char *path, splat_scene *scene) {
 static int load_screen(viewer *v, splat_scene *scene, char *path, size_t path_size) {
   for (;;) {
     if (glfwWindowShouldClose(v->window) || quit_signal) {
-      cancel_load(v, quit_signal ? "interrupted" : "the window closed");
+      window_loads_cancel(&v->loads, quit_signal ? "interrupted" : "the window closed");
       return 1;
     }
-    if (take_load(v, scene, path, path_size)) return 0;
+    bool add;
+    if (take_load(v, scene, path, path_size, &add)) return 0;
     start_pending(v);
-    if (!loading(v) && !v->pending) return -1; /* take_load said why */
+    if (!window_loads_running(&v->loads) && !v->loads.pending) return -1; /* take_load said why */
     int ready = swapchain_ready(v);
     if (ready < 0) return -1;
     if (ready > 0) draw_loading_frame(v);
@@ -889,9 +689,9 @@ static int open_window(viewer *v, const char *path) {
     return -1;
   }
   glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
-  char title[300];
-  set_name(v->scene_name, sizeof v->scene_name, path);
-  snprintf(title, sizeof title, "splatview - %s", v->scene_name);
+  char name[256], title[300];
+  app_scene_name(name, sizeof name, path);
+  snprintf(title, sizeof title, "splatview - %s", name);
   v->window = glfwCreateWindow((int)o->width, (int)o->height, title, NULL, NULL);
   if (!v->window) {
     fprintf(stderr, "splatview: cannot create a %ux%u window\n", o->width, o->height);
@@ -927,8 +727,8 @@ static int setup_device(viewer *v) {
   return 0;
 }
 
-/* The first scene onto the GPU, and --sort onesweep checked against what the device runs. */
-static int setup_scene(viewer *v, const char *path, const splat_scene *scene) {
+/* One scene of the start onto the GPU as an object (the first replaces what is there). */
+static int upload(viewer *v, const char *path, const splat_scene *scene) {
   if (scene->count == 0) {
     fprintf(stderr, "splatview: %s: no splats to show\n", path);
     return -1;
@@ -936,22 +736,30 @@ static int setup_scene(viewer *v, const char *path, const splat_scene *scene) {
   if (scene->dropped || scene->clamped)
     fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", path,
             scene->dropped, scene->clamped);
-  char title[300];
-  set_name(v->scene_name, sizeof v->scene_name, path);
-  snprintf(title, sizeof title, "splatview - %s", v->scene_name);
-  glfwSetWindowTitle(v->window, title);
-  VkResult res = splat_renderer_set_scene(v->ar.renderer, scene);
+  VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, scene, path, v->objects.count == 0);
   if (res != VK_SUCCESS) {
     fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", path, scene->count,
             vkh_result_name(res));
     return -1;
   }
+  return 0;
+}
+
+/* The first scene onto the GPU, then the command line's others beside it (not when a drop
+ * replaced the first while it loaded), and --sort checked against what the device runs. */
+static int setup_scene(viewer *v, const char *path, const splat_scene *scene, bool dropped) {
+  if (upload(v, path, scene) != 0) return -1;
+  for (uint32_t i = 1; i < v->o->scene_count && !dropped; i++) {
+    if (upload(v, v->o->scenes[i], &v->more[i]) != 0) return -1;
+    splat_scene_free(&v->more[i]);
+  }
+  v->objects.selected = 0;
+  set_title(v);
   if (!splat_renderer_has_sort(v->ar.renderer, v->o->sort)) {
     fprintf(stderr, "splatview: --sort %s is not available on %s\n", splatsort_algorithm_name(v->o->sort),
             v->ctx.props.deviceName);
     return -1;
   }
-  v->scene_count = scene->count;
   return 0;
 }
 
@@ -996,12 +804,13 @@ static int setup_swapchain(viewer *v) {
 /* The start view (it frames the scene for the framebuffer's aspect), the controllers and the
  * statistics. A first scene dropped in place of the command line's takes the default view:
  * --cameras, --eye and --target were for the other. */
-static int setup_view(viewer *v, const splat_scene *scene, bool dropped) {
+static int setup_view(viewer *v, bool dropped) {
   splatview_options view_opts = *v->o;
   const splatview_options *o = &view_opts;
   if (dropped) {
     view_opts.cameras = NULL;
     view_opts.have_eye = false;
+    view_opts.scene_count = 0; /* nor the bundled scene's own view */
     splat_cameras_free(v->cams);
     v->cams = NULL;
     v->cam_count = 0;
@@ -1012,7 +821,9 @@ static int setup_view(viewer *v, const splat_scene *scene, bool dropped) {
     fprintf(stderr, "splatview: the window's framebuffer is %ux%u, not the --size %ux%u asked for\n", w, h,
             o->width, o->height);
   char err[1024];
-  if (app_start_view(o, scene, v->cams, v->cam_count, w, h, &v->start_orbit, &v->start_cam, err, sizeof err) != 0) {
+  float lo[3], hi[3];
+  viewer_objects_bounds(&v->objects, lo, hi);
+  if (app_start_view(o, lo, hi, v->cams, v->cam_count, w, h, &v->start_orbit, &v->start_cam, err, sizeof err) != 0) {
     fprintf(stderr, "splatview: %s\n", err);
     return -1;
   }
@@ -1020,9 +831,7 @@ static int setup_view(viewer *v, const splat_scene *scene, bool dropped) {
   for (int a = 1; a < SPLATSORT_ALGORITHM_COUNT; a++)
     if (splat_renderer_has_sort(v->ar.renderer, (splatsort_algorithm)a)) sorts |= 1u << a;
   viewer_input_init(&v->in, &v->start_orbit, o->fovy, w, h, o->sort, sorts, o->key_bits, o->vsync && !o->bench);
-  float lo[3], hi[3];
-  app_scene_bounds(scene, lo, hi);
-  viewer_input_set_bounds(&v->in, lo, hi);
+  objects_changed(v);
   if (v->cam_count) {
     viewer_input_set_cameras(&v->in, v->cams, v->cam_count);
     viewer_input_jump(&v->in, o->camera_index < 0 ? 0 : o->camera_index);
@@ -1072,7 +881,8 @@ static int setup(viewer *v, const char *path, splat_scene *scene) {
     int r = load_screen(v, scene, first, sizeof first);
     if (r != 0) return r;
   }
-  if (setup_scene(v, first, scene) != 0 || setup_view(v, scene, strcmp(first, path) != 0) != 0 ||
+  bool dropped = strcmp(first, path) != 0;
+  if (setup_scene(v, first, scene, dropped) != 0 || setup_view(v, dropped) != 0 ||
       setup_raster(v) != 0)
     return -1;
   v->input_ready = true;
@@ -1124,14 +934,16 @@ static int run_loop(viewer *v) {
 static int report(viewer *v) {
   const splatview_options *o = v->o;
   int status = 0;
-  cancel_load(v, quit_signal ? "interrupted" : "the window closed");
+  window_loads_cancel(&v->loads, quit_signal ? "interrupted" : "the window closed");
   drain(v);
   if (o->screenshot && v->frame > 0 && save_target(v, o->screenshot) != 0) status = 1;
   if (v->csv) fclose(v->csv);
   v->csv = NULL;
+  char title[300];
+  viewer_objects_title(&v->objects, title, sizeof title);
   if (v->frame > 0)
-    printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s on %s, %u frames\n", v->scene_name,
-           v->scene_count, v->last.visible, v->sc.extent.width, v->sc.extent.height,
+    printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s on %s, %u frames\n", title,
+           viewer_objects_splats(&v->objects), v->last.visible, v->sc.extent.width, v->sc.extent.height,
            splatsort_algorithm_name(v->last.sort), v->last.key_bits, viewer_raster_name(v->last.raster),
            v->ctx.props.deviceName, v->frame);
   if (v->frame > 0) app_print_overflow(stdout, &v->last);
@@ -1158,8 +970,8 @@ static int viewer_destroy(viewer *v, int status) {
   if (v->window) glfwDestroyWindow(v->window);
   if (v->glfw_ready) glfwTerminate();
   splat_cameras_free(v->cams);
-  viewer_loader_destroy(v->loader); /* cancels and joins a load still running */
-  free(v->pending);
+  window_loads_end(&v->loads); /* cancels and joins a load still running */
+  for (uint32_t i = 0; i < SPLATVIEW_MAX_SCENES; i++) splat_scene_free(&v->more[i]);
   if (v->ctx.validation_messages) {
     fprintf(stderr, "splatview: %u validation messages\n", v->ctx.validation_messages);
     status = 1;

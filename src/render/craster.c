@@ -371,9 +371,10 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   /* what the frame needed, for timings and growth (read when the slot is recorded again) */
   VkBufferCopy needed = {4 * SP_CR_STATE_NEEDED, 16ull * f->slot + 4, 4};
   vkCmdCopyBuffer(cmd, c->state.buffer, r->readback.buffer, 1, &needed);
+  /* each timestamp before a barrier, as frame.c's timestamp() says why (lavapipe) */
+  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_PAIRS);
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_PAIRS);
 
   /* Stable sort by tile: each tile's pairs stay front to back. */
   splatsort_sort_info si = {
@@ -390,8 +391,8 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
     ssvk_label_end(&r->vk, cmd);
     return res;
   }
-  compute_barrier(r, cmd);
   vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_TILESORTED);
+  compute_barrier(r, cmd);
 
   bi[SP_CR_KEYS] = (VkDescriptorBufferInfo){sorted.keys.buffer, sorted.keys.offset, VK_WHOLE_SIZE};
   bi[SP_CR_VALUES] = (VkDescriptorBufferInfo){sorted.values.buffer, sorted.values.offset, VK_WHOLE_SIZE};

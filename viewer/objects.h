@@ -1,0 +1,45 @@
+/* objects.h: the scenes splatview shows at once, each a renderer object (one depth sort over
+ * all), placed side by side along x by their bounds; one is selected for the move keys. */
+#ifndef SPLATVIEW_OBJECTS_H
+#define SPLATVIEW_OBJECTS_H
+
+#include "splat_renderer.h"
+#include "splat_scene.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct viewer_object {
+  uint32_t id;           /* the renderer's */
+  char name[256];        /* the file's name (app_scene_name) */
+  uint32_t count;        /* splats */
+  float lo[3], hi[3];    /* its bounds (app_scene_bounds), in its own coordinates */
+  float offset[3];       /* its place: world = own + offset */
+} viewer_object;
+
+typedef struct viewer_objects {
+  viewer_object at[SPLAT_MAX_OBJECTS];
+  uint32_t count;
+  uint32_t selected;     /* index into at[] */
+} viewer_objects;
+
+/* Uploads `scene` (read from `path`) as an object. `replace`: in place of every object (the
+ * renderer's set_scene); else added right of the others along x, a tenth of the wider box
+ * apart, centred on the first one's y and z. No submitted frame may still use the renderer.
+ * On failure (the renderer's VkResult, or VK_ERROR_TOO_MANY_OBJECTS when all
+ * SPLAT_MAX_OBJECTS are taken) the objects stay as they were. The new one is selected. */
+VkResult viewer_objects_add(viewer_objects *s, splat_renderer *r, const splat_scene *scene, const char *path,
+                            bool replace);
+/* Splats over all objects. */
+uint32_t viewer_objects_splats(const viewer_objects *s);
+/* The box around every object as placed (what the views frame). */
+void viewer_objects_bounds(const viewer_objects *s, float lo[3], float hi[3]);
+/* The frame's instances: 0 when one object sits where its file put it (the frame then draws
+ * every object untransformed, as a single scene always was), else one per object. */
+uint32_t viewer_objects_instances(const viewer_objects *s, splat_instance out[SPLAT_MAX_OBJECTS]);
+/* Moves the selected object by `dir` (world units of a twentieth of its box's diagonal). */
+void viewer_objects_move(viewer_objects *s, const float dir[3]);
+/* "a.ply" for one object, "a.ply + 2 more" for three. */
+void viewer_objects_title(const viewer_objects *s, char *out, size_t n);
+
+#endif

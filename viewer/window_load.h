@@ -1,0 +1,44 @@
+/* window_load.h: the window's loading in the background: files dropped on it (the newest
+ * wins, Shift adds the file as another object), one load at a time on loader.c's thread, and
+ * the line each load ends with on stdout. */
+#ifndef SPLATVIEW_WINDOW_LOAD_H
+#define SPLATVIEW_WINDOW_LOAD_H
+
+#include "loader.h"
+#include "splat_scene.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct window_loads {
+  viewer_loader *loader;
+  char *pending;        /* the newest dropped file not yet started */
+  bool pending_add;     /* it was dropped with Shift: another object, not a replacement */
+  bool running_add;     /* the same for the load running */
+  uint32_t frame0;      /* frames drawn when the running load started */
+} window_loads;
+
+/* Makes the loader and starts loading `path` (the command line's first scene). Returns 0, or
+ * -1 with a message in err. */
+int window_loads_begin(window_loads *l, const char *path, char *err, size_t n);
+/* Cancels and joins a load still running, frees everything. Accepts one never begun. */
+void window_loads_end(window_loads *l);
+bool window_loads_running(window_loads *l);
+
+/* Files dropped on the window: of several, a SOG scene's meta.json, else the first; `add`:
+ * Shift was held. Replaces a drop not yet started. msg: what to tell the user ("" if nothing). */
+void window_loads_drop(window_loads *l, int count, const char **paths, bool add, char *msg, size_t n);
+/* The dropped file: started when no load runs (`frames`: the frames drawn so far), else the
+ * running load is cancelled and it starts once that has ended. Returns -1 with a message in err
+ * when it cannot start. */
+int window_loads_start_pending(window_loads *l, uint32_t frames, char *err, size_t n);
+/* A finished load: 1 with its scene in *scene (the caller's), its file in path and *add (it
+ * was a Shift drop); 0 when none has finished, it was cancelled (said on stdout), or it failed
+ * (err non-empty). */
+int window_loads_take(window_loads *l, uint32_t frames, splat_scene *scene, char *path, size_t path_size, bool *add,
+                      char *err, size_t n);
+/* At the end: a drop not started is forgotten, a load running cancelled and waited for. */
+void window_loads_cancel(window_loads *l, const char *why);
+
+#endif
