@@ -3,7 +3,9 @@
 # with uvec4 ballots at every size (sg 4) and with an impatient lookback (sg 8), and
 # test_onesweep's tile-boundary, key-width, indirect, shared-scratch, 2D-dispatch and
 # same-as-quaternary cases.
-splatsort_test_executable(test_onesweep SOURCES test_onesweep.c LIBS sort_testlib)
+# src/sort/shaders: the OS_VARIANT_* bits, to say which pass kernel ran.
+splatsort_test_executable(test_onesweep SOURCES test_onesweep.c LIBS sort_testlib
+                          INCLUDES ${PROJECT_SOURCE_DIR}/src/sort/shaders)
 
 splatsort_lavapipe_test(sort_onesweep COMMAND test_sort --algo onesweep --suite full)
 # Forced fallback is quadratic in the tile count: the quick suite stays under ~30 tiles.

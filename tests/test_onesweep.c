@@ -7,6 +7,7 @@
  *
  * usage: test_onesweep [--force-fallback] [--seed S] */
 #include "check.h"
+#include "onesweep_shared.h"
 #include "sort_harness.h"
 
 #include <string.h>
@@ -202,9 +203,10 @@ int main(int argc, char **argv) {
   quaternary = sort_create_or_die(&ctx, SPLATSORT_ALGORITHM_QUATERNARY, 0);
   tile = splatsort_get_tile_size(onesweep);
   const uint32_t T = tile;
-  printf("device: %s, subgroup size %u, onesweep tile %u%s, seed %llu\n", ctx.props.deviceName,
-         ctx.subgroup_size, T, flags ? ", forced fallback" : "",
-         (unsigned long long)base_seed);
+  uint32_t variant = splatsort_get_onesweep_variant(onesweep);
+  printf("device: %s, subgroup size %u, onesweep tile %u, %s counts (variant %u)%s, seed %llu\n",
+         ctx.props.deviceName, ctx.subgroup_size, T, variant & OS_VARIANT_LATE_COUNTS ? "late" : "early", variant,
+         flags ? ", forced fallback" : "", (unsigned long long)base_seed);
 
   /* Tile boundaries: the last tile full, one short, one key into a new tile. */
   const uint32_t sizes[] = {1, 2, T - 1, T, T + 1, 2 * T - 1, 2 * T, 2 * T + 1, 7 * T + 3};

@@ -23,8 +23,10 @@ _Static_assert(OS_H_DISPATCH_TILES + 3 <= OS_GLOBAL_HIST, "header overlaps the h
 #define OS_HIST_WORKGROUP 256u
 #define OS_HIST_MIN_KEYS 4096u
 #define OS_HIST_MAX_GROUPS 1024u
-#define OS_MAX_ARRAYS 16u
 #define OS_MIN_KEYS 4u
+/* Large tiles for large sorts (see default_tuning). */
+#define OS_LARGE_SORT (1u << 20)
+#define OS_LARGE_TILE_KEYS 20u
 
 typedef struct os_tuning {
   uint32_t workgroup;     /* pass kernel invocations per workgroup: 256 or more */
@@ -39,6 +41,7 @@ typedef struct os_tuning {
   uint32_t subgroup_size; /* required subgroup size where allowed (speed only); 0 = any */
   uint32_t stats;         /* 1: count lookback reads and fallbacks into the internal buffer */
   uint32_t variant;       /* OS_VARIANT_* bits (A/B measurements of earlier designs) */
+  bool force_early;       /* the host asked for early counts: an error where they cannot run */
 } os_tuning;
 
 static const VkSubgroupFeatureFlags os_needed_ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
@@ -49,7 +52,7 @@ static const VkSubgroupFeatureFlags os_needed_ops = VK_SUBGROUP_FEATURE_BASIC_BI
 static uint32_t pass_shared_bytes(uint32_t workgroup, uint32_t keys, uint32_t arrays, uint32_t max_subgroups) {
   uint32_t tile = workgroup * keys, counters = arrays * OS_RADIX;
   uint32_t region = tile > counters ? tile : counters;
-  return 4u * (region + 2u * OS_RADIX + 2u * max_subgroups + 7u);
+  return 4u * (region + 2u * OS_RADIX + 2u * max_subgroups + 9u);
 }
 
 static uint32_t hist_shared_bytes(uint32_t copies) { return 4u * OS_MAX_PASSES * OS_RADIX * copies; }
@@ -57,6 +60,15 @@ static uint32_t hist_shared_bytes(uint32_t copies) { return 4u * OS_MAX_PASSES *
 static uint32_t min_subgroup(const ss_device_info *dev) {
   uint32_t m = dev->min_subgroup_size < dev->subgroup_size ? dev->min_subgroup_size : dev->subgroup_size;
   return m ? m : 1;
+}
+
+/* Early counts give every subgroup its own counter array: as many arrays as the workgroup can
+ * have subgroups at the device's smallest subgroup size, at most OS_MAX_ARRAYS, in shared
+ * memory beside the smallest tile. */
+static bool early_counts_fit(const ss_device_info *dev, uint32_t workgroup) {
+  uint32_t max_subgroups = workgroup / min_subgroup(dev);
+  return max_subgroups <= OS_MAX_ARRAYS &&
+         pass_shared_bytes(workgroup, OS_MIN_KEYS, max_subgroups, max_subgroups) <= dev->max_shared_memory;
 }
 
 static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
@@ -67,6 +79,7 @@ static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
   t->arrays = t->workgroup / sg;
   if (t->arrays > OS_MAX_ARRAYS) t->arrays = OS_MAX_ARRAYS;
   if (t->arrays == 0) t->arrays = 1;
+  if (!(t->variant & OS_VARIANT_LATE_COUNTS)) t->arrays = t->max_subgroups; /* early_counts_fit said <= 16 */
   while (t->hist_copies > 1 && hist_shared_bytes(t->hist_copies) > dev->max_shared_memory) t->hist_copies /= 2;
   while (t->keys > OS_MIN_KEYS &&
          pass_shared_bytes(t->workgroup, t->keys, t->arrays, t->max_subgroups) > dev->max_shared_memory)
@@ -78,7 +91,21 @@ static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
  * steps without progress before the fallback counts a tile itself) is long enough that a
  * predecessor that is merely slow is never taken for a stalled one: at 64 steps an H200
  * sometimes fell back on running tiles. Small-subgroup devices
- * (lavapipe, some mobile GPUs) keep 256 invocations and share counter arrays. */
+ * (lavapipe, some mobile GPUs) keep 256 invocations and share counter arrays.
+ *
+ * Counting (OS_VARIANT_LATE_COUNTS): early counts where every subgroup can have its own
+ * counter array (early_counts_fit) and the subgroup is at least 32 wide, as on NVIDIA; late
+ * counts elsewhere. Early counts also fit lavapipe's 16-wide subgroups, where the tests force
+ * them (SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT); no 16-wide GPU has been measured, so they stay
+ * off there by default. Measured on an H100 (issue 22, 16M / 32M keys, 256 x 12): 0.870 /
+ * 1.655 ms with late counts and the late header read, 0.812 / 1.545 ms with both changes.
+ *
+ * Tile by sort size (large_tile): on NVIDIA with early counts, when the create chain's
+ * splatsort_auto_hint says sorts reach OS_LARGE_SORT (1M) keys, 256 x 20 = 5120-key tiles (94
+ * registers, two workgroups per SM: 0.744 / 1.393 ms at 16M / 32M on the H100, but 6-7% slower
+ * than 256 x 12 at 64K-256K, hence only for large sorts; 256 x 22 and 256 x 24 fell off
+ * register cliffs). Without a hint, or below 1M, 256 x 12. The tile is fixed at create (the
+ * internal buffer's size depends on it), so a sort's own count cannot choose it. */
 static os_tuning default_tuning(const ss_device_info *dev) {
   os_tuning t = {.workgroup = 256, .keys = 15, .spin = 1024, .window = 8, .hist_unroll = 8, .hist_copies = 4};
   if (dev->subgroup_size >= 32 && dev->max_workgroup_invocations >= 512) t.workgroup = 512;
@@ -92,8 +119,18 @@ static os_tuning default_tuning(const ss_device_info *dev) {
     t.window = 4;
     t.hist_copies = 1;
   }
+  if (dev->subgroup_size < 32 || !early_counts_fit(dev, t.workgroup)) t.variant = OS_VARIANT_LATE_COUNTS;
   fit_tuning(dev, &t);
   return t;
+}
+
+static void large_tile(const splatsort *s, os_tuning *t) {
+  bool host_keys = s->tuning && s->tuning->keys_per_invocation;
+  if (s->dev.vendor_id == 0x10DE && !(t->variant & OS_VARIANT_LATE_COUNTS) && !host_keys &&
+      s->hint_max_count >= OS_LARGE_SORT && t->workgroup == 256) {
+    t->keys = OS_LARGE_TILE_KEYS;
+    fit_tuning(&s->dev, t);
+  }
 }
 
 /* Applies the host's splatsort_onesweep_tuning (chained on the create info's next): every
@@ -108,18 +145,35 @@ static bool host_tuning(splatsort *s, os_tuning *t) {
   if (h->histogram_unroll) t->hist_unroll = h->histogram_unroll;
   if (h->histogram_copies) t->hist_copies = h->histogram_copies;
   if (h->required_subgroup_size) t->subgroup_size = h->required_subgroup_size;
-  t->variant = h->variant;
+  /* The host's bits join the device's choice of counting; the flag or the bit overrules it. */
+  t->variant = h->variant | (t->variant & OS_VARIANT_LATE_COUNTS);
+  t->force_early = (h->flags & SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT) != 0;
+  if (t->force_early) t->variant &= ~OS_VARIANT_LATE_COUNTS;
   t->wide_ballot = (h->flags & SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT) != 0;
   t->stats = (h->flags & SPLATSORT_ONESWEEP_STATISTICS_BIT) != 0;
+  const uint32_t known_flags = SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT | SPLATSORT_ONESWEEP_STATISTICS_BIT |
+                               SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT;
   if (t->workgroup < OS_RADIX || t->workgroup > s->dev.max_workgroup_invocations || t->hist_unroll > 64 ||
       t->keys > 64 || t->window > 64 || t->hist_copies > 32 || (t->hist_copies & (t->hist_copies - 1)) ||
-      t->variant > 15 || t->spin > 65536 || t->subgroup_size > 128 ||
-      (h->flags & ~(uint32_t)(SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT | SPLATSORT_ONESWEEP_STATISTICS_BIT))) {
+      h->variant > OS_VARIANT_ALL || t->spin > 65536 || t->subgroup_size > 128 || (h->flags & ~known_flags) ||
+      (t->force_early && (h->variant & OS_VARIANT_LATE_COUNTS))) {
     ss_log(s, "splatsort_create: onesweep tuning: workgroup_size must be %u..%u; keys_per_invocation, "
               "lookback_window and histogram_unroll <= 64; histogram_copies a power of two <= 32; "
-              "lookback_spin <= 65536; variant <= 15; known flags only",
-           OS_RADIX, s->dev.max_workgroup_invocations);
+              "lookback_spin <= 65536; variant <= %u, without OS_VARIANT_LATE_COUNTS when early counts "
+              "are forced; known flags only",
+           OS_RADIX, s->dev.max_workgroup_invocations, OS_VARIANT_ALL);
     return false;
+  }
+  if (!(t->variant & OS_VARIANT_LATE_COUNTS) && !early_counts_fit(&s->dev, t->workgroup)) {
+    if (t->force_early) {
+      ss_log(s, "splatsort_create: onesweep tuning: early counts need one counter array per subgroup: "
+                "workgroup_size %u / smallest subgroup size %u must be at most %u, and %u bytes of shared memory",
+             t->workgroup, min_subgroup(&s->dev), OS_MAX_ARRAYS,
+             pass_shared_bytes(t->workgroup, OS_MIN_KEYS, t->workgroup / min_subgroup(&s->dev),
+                               t->workgroup / min_subgroup(&s->dev)));
+      return false;
+    }
+    t->variant |= OS_VARIANT_LATE_COUNTS; /* a larger workgroup than the default's */
   }
   if (h->max_workgroups_x) s->max_groups_x = h->max_workgroups_x;
   fit_tuning(&s->dev, t);
@@ -129,7 +183,7 @@ static bool host_tuning(splatsort *s, os_tuning *t) {
 static bool os_supported(const ss_device_info *dev) {
   if ((dev->subgroup_ops & os_needed_ops) != os_needed_ops) return false;
   if (dev->max_workgroup_invocations < OS_RADIX || dev->subgroup_size > 128) return false;
-  os_tuning t = {.workgroup = OS_RADIX, .keys = OS_MIN_KEYS};
+  os_tuning t = {.workgroup = OS_RADIX, .keys = OS_MIN_KEYS, .variant = OS_VARIANT_LATE_COUNTS};
   fit_tuning(dev, &t);
   return pass_shared_bytes(t.workgroup, t.keys, t.arrays, t.max_subgroups) <= dev->max_shared_memory &&
          hist_shared_bytes(1) <= dev->max_shared_memory;
@@ -158,12 +212,14 @@ static VkResult os_create(splatsort *s) {
   }
   os_tuning t = default_tuning(&s->dev);
   if (!host_tuning(s, &t)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  large_tile(s, &t);
   if (pass_shared_bytes(t.workgroup, t.keys, t.arrays, t.max_subgroups) > s->dev.max_shared_memory) {
     ss_log(s, "OneSweep workgroup %u does not fit in %u bytes of shared memory", t.workgroup,
            s->dev.max_shared_memory);
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
   s->tile_size = t.workgroup * t.keys;
+  s->onesweep_variant = t.variant;
 
   uint32_t force = (s->flags & SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT) != 0;
   /* Entries i: constant_id i (OS_SPEC_*), the i-th word of the values. */

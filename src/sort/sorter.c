@@ -425,6 +425,7 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
                    info->log_user, "splatsort", (info->flags & SPLATSORT_CREATE_DEBUG_UTILS_BIT) != 0);
   s->flags = info->flags;
   s->tuning = chain.tuning;
+  s->hint_max_count = chain.hint ? chain.hint->max_count : 0;
   query_device(&s->vk.fn, info->physical_device, &s->dev);
   s->dev.size_control = (info->enabled_features & SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT) != 0;
   s->max_groups_x = s->dev.max_workgroup_count_x;
@@ -449,6 +450,10 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
 splatsort_algorithm splatsort_get_algorithm(const splatsort *s) { return s ? s->algorithm : SPLATSORT_ALGORITHM_AUTO; }
 
 uint32_t splatsort_get_tile_size(const splatsort *s) { return s ? s->tile_size : 0; }
+
+uint32_t splatsort_get_onesweep_variant(const splatsort *s) {
+  return s && s->algorithm == SPLATSORT_ALGORITHM_ONESWEEP ? s->onesweep_variant : 0;
+}
 
 uint32_t splatsort_max_count(const splatsort *s) {
   if (!s) return 0;

@@ -132,6 +132,9 @@ typedef struct splatsort_auto_hint {
   uint32_t max_count;            /* the most keys one sort will have; 0: unknown */
   uint32_t key_bits;             /* 1..32; 0: 32 */
 } splatsort_auto_hint;
+/* OneSweep also reads max_count, whatever the algorithm was asked for: on NVIDIA it sorts in
+ * larger tiles when max_count is 1M or more (faster for large sorts, slower for small ones;
+ * see default_tuning in src/sort/onesweep.c). */
 
 typedef enum splatsort_self_test_flag_bits {
   /* Testing only: the self-test sorts by 31 bits where it checks 32 (any algorithm but
@@ -176,6 +179,12 @@ typedef enum splatsort_onesweep_tuning_flag_bits {
   /* Count the lookback's descriptor reads and fallbacks into the internal buffer (words
    * OS_H_STAT_* of src/sort/shaders/onesweep_shared.h; slower, for diagnosis). */
   SPLATSORT_ONESWEEP_STATISTICS_BIT = 1u << 1,
+  /* Early counts in the pass kernel even where the library would not choose them (the default
+   * is early counts on devices with subgroups of 32 or more where every subgroup can have its
+   * own counter array): an error (VK_ERROR_VALIDATION_FAILED_EXT) where the workgroup can
+   * have more than 16 subgroups or their arrays do not fit, or with OS_VARIANT_LATE_COUNTS in
+   * variant. To force late counts, set OS_VARIANT_LATE_COUNTS (32) in variant. */
+  SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT = 1u << 2,
 } splatsort_onesweep_tuning_flag_bits;
 
 /* Optional OneSweep tuning, chained on splatsort_create_info::next (ignored by the quaternary
@@ -193,7 +202,7 @@ typedef struct splatsort_onesweep_tuning {
   uint32_t histogram_unroll;      /* histogram kernel: keys in flight per invocation; <= 64 */
   uint32_t histogram_copies;      /* histogram kernel: shared counter copies, power of two <= 32 */
   uint32_t required_subgroup_size;/* where the host enabled subgroup size control */
-  uint32_t variant;               /* OS_VARIANT_* bits: earlier pass-kernel designs (A/B); <= 15 */
+  uint32_t variant;               /* OS_VARIANT_* bits: earlier pass-kernel designs (A/B); <= 63 */
   uint32_t max_workgroups_x;      /* testing: split dispatches over y beyond this many in x */
   uint32_t flags;                 /* splatsort_onesweep_tuning_flag_bits */
 } splatsort_onesweep_tuning;
@@ -296,6 +305,13 @@ SPLATSORT_API splatsort_algorithm splatsort_choose_algorithm(const splatsort *so
  * memory). Sizes at tile boundaries are where sorts go
  * wrong, so tests and tuning runs use it; hosts need not. 0 for NULL. */
 SPLATSORT_API uint32_t splatsort_get_tile_size(const splatsort *sorter);
+
+/* The OneSweep pass kernel's design in use: its OS_VARIANT_* bits (src/sort/shaders/
+ * onesweep_shared.h), the device's choice joined with the host's splatsort_onesweep_tuning.
+ * OS_VARIANT_LATE_COUNTS (32) set: the late-counts path, clear: early counts. For tests and
+ * A/B measurements; hosts need not. 0 for NULL or another algorithm (after a self-test
+ * fallback too). */
+SPLATSORT_API uint32_t splatsort_get_onesweep_variant(const splatsort *sorter);
 
 /* Buffers the caller must provide to sort up to max_count pairs. Every buffer is bound as a
  * storage buffer with the given offset and the size below; offsets must be multiples of
