@@ -41,7 +41,7 @@ typedef struct os_tuning {
   uint32_t subgroup_size; /* required subgroup size where allowed (speed only); 0 = any */
   uint32_t stats;         /* 1: count lookback reads and fallbacks into the internal buffer */
   uint32_t variant;       /* OS_VARIANT_* bits (A/B measurements of earlier designs) */
-  bool force_early;       /* the host asked for early counts: an error where they cannot run */
+  bool force_early;       /* the host asked for early counts: with shared arrays if need be */
 } os_tuning;
 
 static const VkSubgroupFeatureFlags os_needed_ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
@@ -62,9 +62,10 @@ static uint32_t min_subgroup(const ss_device_info *dev) {
   return m ? m : 1;
 }
 
-/* Early counts give every subgroup its own counter array: as many arrays as the workgroup can
+/* Early counts pay off with one counter array per subgroup: as many arrays as the workgroup can
  * have subgroups at the device's smallest subgroup size, at most OS_MAX_ARRAYS, in shared
- * memory beside the smallest tile. */
+ * memory beside the smallest tile. (They are correct with shared arrays too, as forced in
+ * tests at subgroup sizes 4 and 8, but have not been measured so.) */
 static bool early_counts_fit(const ss_device_info *dev, uint32_t workgroup) {
   uint32_t max_subgroups = workgroup / min_subgroup(dev);
   return max_subgroups <= OS_MAX_ARRAYS &&
@@ -79,7 +80,8 @@ static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
   t->arrays = t->workgroup / sg;
   if (t->arrays > OS_MAX_ARRAYS) t->arrays = OS_MAX_ARRAYS;
   if (t->arrays == 0) t->arrays = 1;
-  if (!(t->variant & OS_VARIANT_LATE_COUNTS)) t->arrays = t->max_subgroups; /* early_counts_fit said <= 16 */
+  if (!(t->variant & OS_VARIANT_LATE_COUNTS))
+    t->arrays = t->max_subgroups < OS_MAX_ARRAYS ? t->max_subgroups : OS_MAX_ARRAYS;
   while (t->hist_copies > 1 && hist_shared_bytes(t->hist_copies) > dev->max_shared_memory) t->hist_copies /= 2;
   while (t->keys > OS_MIN_KEYS &&
          pass_shared_bytes(t->workgroup, t->keys, t->arrays, t->max_subgroups) > dev->max_shared_memory)
@@ -164,17 +166,10 @@ static bool host_tuning(splatsort *s, os_tuning *t) {
            OS_RADIX, s->dev.max_workgroup_invocations, OS_VARIANT_ALL);
     return false;
   }
-  if (!(t->variant & OS_VARIANT_LATE_COUNTS) && !early_counts_fit(&s->dev, t->workgroup)) {
-    if (t->force_early) {
-      ss_log(s, "splatsort_create: onesweep tuning: early counts need one counter array per subgroup: "
-                "workgroup_size %u / smallest subgroup size %u must be at most %u, and %u bytes of shared memory",
-             t->workgroup, min_subgroup(&s->dev), OS_MAX_ARRAYS,
-             pass_shared_bytes(t->workgroup, OS_MIN_KEYS, t->workgroup / min_subgroup(&s->dev),
-                               t->workgroup / min_subgroup(&s->dev)));
-      return false;
-    }
-    t->variant |= OS_VARIANT_LATE_COUNTS; /* a larger workgroup than the default's */
-  }
+  /* Not forced: early counts only with one array per subgroup (a larger workgroup than the
+   * default's may not allow it). Forced: with shared arrays if need be. */
+  if (!(t->variant & OS_VARIANT_LATE_COUNTS) && !t->force_early && !early_counts_fit(&s->dev, t->workgroup))
+    t->variant |= OS_VARIANT_LATE_COUNTS;
   if (h->max_workgroups_x) s->max_groups_x = h->max_workgroups_x;
   fit_tuning(&s->dev, t);
   return true;

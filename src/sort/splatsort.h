@@ -179,11 +179,12 @@ typedef enum splatsort_onesweep_tuning_flag_bits {
   /* Count the lookback's descriptor reads and fallbacks into the internal buffer (words
    * OS_H_STAT_* of src/sort/shaders/onesweep_shared.h; slower, for diagnosis). */
   SPLATSORT_ONESWEEP_STATISTICS_BIT = 1u << 1,
-  /* Early counts in the pass kernel even where the library would not choose them (the default
-   * is early counts on devices with subgroups of 32 or more where every subgroup can have its
-   * own counter array): an error (VK_ERROR_VALIDATION_FAILED_EXT) where the workgroup can
-   * have more than 16 subgroups or their arrays do not fit, or with OS_VARIANT_LATE_COUNTS in
-   * variant. To force late counts, set OS_VARIANT_LATE_COUNTS (32) in variant. */
+  /* Early counts in the pass kernel even where the library would not choose them (its
+   * default is early counts on devices with subgroups of 32 or more where every subgroup can
+   * have its own counter array, of at most 16): where the workgroup may have more subgroups,
+   * consecutive subgroups share an array and rank in turn (correct, not measured for speed).
+   * With OS_VARIANT_LATE_COUNTS in variant an error (VK_ERROR_VALIDATION_FAILED_EXT). To
+   * force late counts, set OS_VARIANT_LATE_COUNTS (32) in variant. */
   SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT = 1u << 2,
 } splatsort_onesweep_tuning_flag_bits;
 

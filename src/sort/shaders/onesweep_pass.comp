@@ -15,8 +15,9 @@
 //   other), then scan the arrays, publish, and add the offsets to every rank.
 //
 // Nothing here assumes a subgroup size: ballots are uvec4 (with a one-word fast path when
-// gl_SubgroupSize <= 32); early counts need gl_NumSubgroups <= ARRAYS, which the host
-// guarantees by setting ARRAYS from the smallest subgroup size the device may use.
+// gl_SubgroupSize <= 32). Both ways work when subgroups share arrays: the subgroups of an
+// array are consecutive and rank one after the other, in input order. Early counts pay off
+// with one array per subgroup, which the host arranges where it chooses them by default.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -246,7 +247,7 @@ void load_keys(uint t) {
   lanes = subgroupBallotBitCount(everyone);
   lane = subgroupBallotExclusiveBitCount(everyone);
   seg = subgroupBroadcastFirst(t) * K;
-  per_array = EARLY_COUNTS ? 1u : (gl_NumSubgroups + ARRAYS - 1u) / ARRAYS;
+  per_array = (gl_NumSubgroups + ARRAYS - 1u) / ARRAYS;
   counters = (gl_SubgroupID / per_array) * OS_RADIX;
   for (uint i = 0; i < K; i++) rk[i] = 0;
   for (uint i = 0; i < K; i++) {
@@ -348,24 +349,25 @@ uvec2 publish_and_stage(uint t, uint desc, out uint total) {
   return offsets;
 }
 
-// Early counts: each subgroup counts its keys (padding included) into its own array, and the
+// Early counts: each subgroup counts its keys (padding included) into its array, and the
 // tile's digit counts are published before ranking, so later tiles' lookbacks can pass this one
 // sooner. Then per digit the arrays are scanned, from the digit's tile-local offset on, so that
-// each array holds its subgroup's first position of the digit in the tile. Returns the
+// each array holds its (first) subgroup's first position of the digit in the tile. Returns the
 // tile-local (x) and global (y) offsets of digit t; *total: digit t's count in the tile.
 uvec2 count_and_publish(uint t, uint desc, out uint total) {
   for (uint i = 0; i < K; i++) atomicAdd(s_region[counters + digit_of(keys[i])], 1u);
   uint gcount = t < OS_RADIX ? data[OS_GLOBAL_HIST + pc.pass * OS_RADIX + t] : 0;
+  uint arrays = (gl_NumSubgroups + per_array - 1u) / per_array;
   barrier();
   total = 0;
   if (t < OS_RADIX) {
-    for (uint a = 0; a < gl_NumSubgroups; a++) total += s_region[a * OS_RADIX + t];
+    for (uint a = 0; a < arrays; a++) total += s_region[a * OS_RADIX + t];
     atomicMax(data[desc], tile == 0 ? OS_FLAG_PREFIX | total : total + 1u);
   }
   uvec2 offsets = scan256(uvec2(total, gcount));
   if (t < OS_RADIX) {
     uint first = offsets.x;
-    for (uint a = 0; a < gl_NumSubgroups; a++) {
+    for (uint a = 0; a < arrays; a++) {
       uint c = s_region[a * OS_RADIX + t];
       s_region[a * OS_RADIX + t] = first;
       first += c;
