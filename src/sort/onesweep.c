@@ -97,10 +97,13 @@ static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
  *
  * Counting (OS_VARIANT_LATE_COUNTS): early counts where every subgroup can have its own
  * counter array (early_counts_fit) and the subgroup is at least 32 wide, as on NVIDIA; late
- * counts elsewhere. Early counts also fit lavapipe's 16-wide subgroups, where the tests force
- * them (SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT); no 16-wide GPU has been measured, so they stay
- * off there by default. Measured on an H100 (issue 22, 16M / 32M keys, 256 x 12): 0.870 /
- * 1.655 ms with late counts and the late header read, 0.812 / 1.545 ms with both changes.
+ * counts elsewhere. Early counts also fit lavapipe's 16-wide subgroups one array each, and
+ * work with shared arrays at 4 and 8, where the tests force them
+ * (SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT); no GPU with subgroups under 32 has been measured, so
+ * they stay off there by default. Measured on an H100 (issue 22, a scratch copy of the
+ * kernel, 16M / 32M keys, 256 x 12): 0.870 / 1.655 ms with late counts and the late header
+ * read, 0.812 / 1.545 ms with both changes; CUB 0.615 / 1.149. Other GPUs with 32- or 64-wide
+ * subgroups get early counts unmeasured.
  *
  * Tile by sort size (large_tile): on NVIDIA with early counts, when the create chain's
  * splatsort_auto_hint says sorts reach OS_LARGE_SORT (1M) keys, 256 x 20 = 5120-key tiles (94
