@@ -36,3 +36,13 @@ splatsort_lavapipe_test(onesweep_cases_early_fallback WIDTHS 512 ENV SPLATSORT_O
 splatsort_lavapipe_test(sort_onesweep_early_variants WIDTHS 128 512
                         ENV SPLATSORT_ONESWEEP_TUNING=early=1,variant=31,wide=1
                         COMMAND test_sort --algo onesweep --suite quick)
+# Two pass kernels chosen per sort by max_count (the default where early counts are, i.e. on
+# NVIDIA; forced here with two=1): at sg 16 the late-counts kernel below 1M keys of max_count and
+# early counts with 256 x 20-key tiles from 1M on, both verified, with one internal buffer shared
+# by sorts that pick different kernels; and the depth-sort stage at both sides of 1M.
+splatsort_lavapipe_test(onesweep_cases_two_kernels WIDTHS 512 ENV SPLATSORT_ONESWEEP_TUNING=two=1
+                        COMMAND test_onesweep)
+splatsort_lavapipe_test(sort_onesweep_two_kernels WIDTHS 512 ENV SPLATSORT_ONESWEEP_TUNING=two=1
+                        COMMAND test_sort --algo onesweep --suite quick)
+splatsort_lavapipe_test(depth_stage_onesweep_two_kernels WIDTHS 512 ENV SPLATSORT_ONESWEEP_TUNING=two=1
+                        COMMAND test_depth --onesweep-tuned)

@@ -110,7 +110,8 @@ bool sort_tuning_parse(const char *text, splatsort_onesweep_tuning *t, char *err
       uint32_t bit;
     } flags[] = {{"wide", SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT},
                  {"stats", SPLATSORT_ONESWEEP_STATISTICS_BIT},
-                 {"early", SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT}};
+                 {"early", SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT},
+                 {"two", SPLATSORT_ONESWEEP_TWO_KERNELS_BIT}};
     for (size_t k = 0; k < sizeof flags / sizeof *flags && !known; k++)
       if (!strcmp(tok, flags[k].key)) {
         t->flags = v ? t->flags | flags[k].bit : t->flags & ~flags[k].bit;
@@ -118,7 +119,7 @@ bool sort_tuning_parse(const char *text, splatsort_onesweep_tuning *t, char *err
       }
     if (!known) {
       snprintf(err, err_size,
-               "tuning: unknown key '%s' (wg, keys, spin, window, hu, hc, sg, wide, stats, early, variant, maxx)", tok);
+               "tuning: unknown key '%s' (wg, keys, spin, window, hu, hc, sg, wide, stats, early, two, variant, maxx)", tok);
       return false;
     }
   }

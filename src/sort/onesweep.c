@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OS_SETUP, OS_HISTOGRAM, OS_PASS, OS_PIPELINES };
+enum { OS_SETUP, OS_HISTOGRAM, OS_PASS, OS_PASS_LARGE, OS_PIPELINES };
 _Static_assert(OS_PIPELINES <= SS_MAX_PIPELINES, "the sorter holds SS_MAX_PIPELINES pipelines");
 
 _Static_assert(OS_DESC >= OS_GLOBAL_HIST + OS_MAX_PASSES * OS_RADIX && OS_DESC % 32 == 0,
@@ -24,7 +24,8 @@ _Static_assert(OS_H_DISPATCH_TILES + 3 <= OS_GLOBAL_HIST, "header overlaps the h
 #define OS_HIST_MIN_KEYS 4096u
 #define OS_HIST_MAX_GROUPS 1024u
 #define OS_MIN_KEYS 4u
-/* Large tiles for large sorts (see default_tuning). */
+/* Two pass kernels: sorts of max_count >= OS_LARGE_SORT take the early-counts kernel, whose
+ * tile at 256 invocations is 256 x OS_LARGE_TILE_KEYS (see default_tuning). */
 #define OS_LARGE_SORT (1u << 20)
 #define OS_LARGE_TILE_KEYS 20u
 
@@ -105,12 +106,17 @@ static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
  * read, 0.812 / 1.545 ms with both changes; CUB 0.615 / 1.149. Other GPUs with 32- or 64-wide
  * subgroups get early counts unmeasured.
  *
- * Tile by sort size (large_tile): on NVIDIA with early counts, when the create chain's
- * splatsort_auto_hint says sorts reach OS_LARGE_SORT (1M) keys, 256 x 20 = 5120-key tiles (94
- * registers, two workgroups per SM: 0.744 / 1.393 ms at 16M / 32M on the H100, but 6-7% slower
- * than 256 x 12 at 64K-256K, hence only for large sorts; 256 x 22 and 256 x 24 fell off
- * register cliffs). Without a hint, or below 1M, 256 x 12. The tile is fixed at create (the
- * internal buffer's size depends on it), so a sort's own count cannot choose it. */
+ * Two kernels, chosen per sort by its max_count (os_create, os_record): where early counts
+ * are the default, the sorter also builds the kernel before issue 22 (late counts and the late
+ * header read, OS_VARIANT_LATE_COUNTS | OS_VARIANT_LATE_HEADER, the tile above) and runs it for
+ * sorts of max_count below OS_LARGE_SORT (1M); from 1M on the early-counts kernel, whose tile at
+ * 256 invocations is 256 x 20 = 5120 keys (large_tile). Measured on an H100 on 2026-11-25
+ * (sortbench --os-variant, medians of 30, ms; docs/sorting.md): early counts pay only with the
+ * large tile (256 x 20, 90 registers, two workgroups per SM: 0.742 / 1.393 at 16M / 32M against
+ * the old kernel's 0.853 / 1.633), are slower than the old kernel at every size at 256 x 12, and
+ * at 64K-256K the old kernel at 256 x 12 is fastest (0.067 / 0.075 against 0.075 / 0.081).
+ * 256 x 22 and 256 x 24 fell off register cliffs. A host tuning that picks the kernel
+ * (workgroup, keys, variant, early counts) gives one kernel for every sort. */
 static os_tuning default_tuning(const ss_device_info *dev) {
   os_tuning t = {.workgroup = 256, .keys = 15, .spin = 1024, .window = 8, .hist_unroll = 8, .hist_copies = 4};
   if (dev->subgroup_size >= 32 && dev->max_workgroup_invocations >= 512) t.workgroup = 512;
@@ -129,13 +135,20 @@ static os_tuning default_tuning(const ss_device_info *dev) {
   return t;
 }
 
+/* The early-counts kernel's tile: 256 x OS_LARGE_TILE_KEYS at 256 invocations unless the host
+ * gave keys_per_invocation (or shared memory is short: fit_tuning lowers it). */
 static void large_tile(const splatsort *s, os_tuning *t) {
   bool host_keys = s->tuning && s->tuning->keys_per_invocation;
-  if (s->dev.vendor_id == 0x10DE && !(t->variant & OS_VARIANT_LATE_COUNTS) && !host_keys &&
-      s->hint_max_count >= OS_LARGE_SORT && t->workgroup == 256) {
+  if (!(t->variant & OS_VARIANT_LATE_COUNTS) && !host_keys && t->workgroup == 256) {
     t->keys = OS_LARGE_TILE_KEYS;
     fit_tuning(&s->dev, t);
   }
+}
+
+/* Whether the host's tuning picks the pass kernel itself: then it runs every sort. */
+static bool host_picks_kernel(const splatsort_onesweep_tuning *h) {
+  return h && (h->workgroup_size || h->keys_per_invocation || h->variant ||
+               (h->flags & SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT));
 }
 
 /* Applies the host's splatsort_onesweep_tuning (chained on the create info's next): every
@@ -157,15 +170,17 @@ static bool host_tuning(splatsort *s, os_tuning *t) {
   t->wide_ballot = (h->flags & SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT) != 0;
   t->stats = (h->flags & SPLATSORT_ONESWEEP_STATISTICS_BIT) != 0;
   const uint32_t known_flags = SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT | SPLATSORT_ONESWEEP_STATISTICS_BIT |
-                               SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT;
+                               SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT | SPLATSORT_ONESWEEP_TWO_KERNELS_BIT;
+  bool two = (h->flags & SPLATSORT_ONESWEEP_TWO_KERNELS_BIT) != 0;
   if (t->workgroup < OS_RADIX || t->workgroup > s->dev.max_workgroup_invocations || t->hist_unroll > 64 ||
       t->keys > 64 || t->window > 64 || t->hist_copies > 32 || (t->hist_copies & (t->hist_copies - 1)) ||
       h->variant > OS_VARIANT_ALL || t->spin > 65536 || t->subgroup_size > 128 || (h->flags & ~known_flags) ||
-      (t->force_early && (h->variant & OS_VARIANT_LATE_COUNTS))) {
+      (t->force_early && (h->variant & OS_VARIANT_LATE_COUNTS)) || (two && host_picks_kernel(h))) {
     ss_log(s, "splatsort_create: onesweep tuning: workgroup_size must be %u..%u; keys_per_invocation, "
               "lookback_window and histogram_unroll <= 64; histogram_copies a power of two <= 32; "
               "lookback_spin <= 65536; variant <= %u, without OS_VARIANT_LATE_COUNTS when early counts "
-              "are forced; known flags only",
+              "are forced; known flags only; two kernels only without workgroup_size, "
+              "keys_per_invocation, variant and early counts",
            OS_RADIX, s->dev.max_workgroup_invocations, OS_VARIANT_ALL);
     return false;
   }
@@ -195,10 +210,37 @@ static const char *os_timestamp_label(uint32_t key_bits, uint32_t index) {
   return index >= 1 && index < os_timestamp_count(key_bits) ? names[index - 1] : "";
 }
 
-static uint32_t max_tiles(const splatsort *s, uint32_t max_count) { return ss_div_up(max_count, s->tile_size); }
+/* The tile a sort of max_count runs with, and its pass pipeline. */
+static bool large_kernel(const splatsort *s, uint32_t max_count) {
+  return s->onesweep_split && max_count >= s->onesweep_split;
+}
+static uint32_t sort_tile(const splatsort *s, uint32_t max_count) {
+  return large_kernel(s, max_count) ? s->onesweep_large_tile : s->tile_size;
+}
 
+/* Sized with the smallest tile (the most tiles), so a buffer sized for max_count also holds
+ * any sort of a smaller max_count, whichever kernel that one selects. */
 static VkDeviceSize os_internal_size(const splatsort *s, uint32_t max_count) {
-  return 4u * ((VkDeviceSize)OS_DESC + 2u * (VkDeviceSize)max_tiles(s, max_count) * OS_RADIX);
+  uint32_t tile = s->tile_size;
+  if (s->onesweep_split && s->onesweep_large_tile < tile) tile = s->onesweep_large_tile;
+  return 4u * ((VkDeviceSize)OS_DESC + 2u * (VkDeviceSize)ss_div_up(max_count, tile) * OS_RADIX);
+}
+
+static VkResult create_pass(splatsort *s, const os_tuning *t, const char *name, VkPipeline *out) {
+  if (pass_shared_bytes(t->workgroup, t->keys, t->arrays, t->max_subgroups) > s->dev.max_shared_memory) {
+    ss_log(s, "OneSweep workgroup %u does not fit in %u bytes of shared memory", t->workgroup,
+           s->dev.max_shared_memory);
+    return VK_ERROR_FEATURE_NOT_PRESENT;
+  }
+  uint32_t force = (s->flags & SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT) != 0;
+  /* Entries i: constant_id i (OS_SPEC_*), the i-th word of the values. */
+  const uint32_t values[] = {t->workgroup,     t->keys,        t->arrays, t->spin,  force,
+                             t->max_subgroups, t->wide_ballot, t->window, t->stats, t->variant};
+  VkSpecializationMapEntry map[10];
+  for (uint32_t i = 0; i < 10; i++) map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
+  VkSpecializationInfo spec = {10, map, sizeof values, values};
+  return ss_create_pipeline(s, sort_spv_onesweep_pass_comp, sort_spv_onesweep_pass_comp_size, &spec,
+                            t->subgroup_size, name, out);
 }
 
 static VkResult os_create(splatsort *s) {
@@ -209,24 +251,29 @@ static VkResult os_create(splatsort *s) {
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
   os_tuning t = default_tuning(&s->dev);
+  bool early_default = !(t.variant & OS_VARIANT_LATE_COUNTS);
   if (!host_tuning(s, &t)) return VK_ERROR_VALIDATION_FAILED_EXT;
-  large_tile(s, &t);
-  if (pass_shared_bytes(t.workgroup, t.keys, t.arrays, t.max_subgroups) > s->dev.max_shared_memory) {
-    ss_log(s, "OneSweep workgroup %u does not fit in %u bytes of shared memory", t.workgroup,
-           s->dev.max_shared_memory);
-    return VK_ERROR_FEATURE_NOT_PRESENT;
+  bool two = (early_default && !host_picks_kernel(s->tuning)) ||
+             (s->tuning && (s->tuning->flags & SPLATSORT_ONESWEEP_TWO_KERNELS_BIT));
+  os_tuning large = t;
+  if (two) {
+    t.variant |= OS_VARIANT_LATE_COUNTS | OS_VARIANT_LATE_HEADER;
+    fit_tuning(&s->dev, &t);
+    large.variant &= ~(OS_VARIANT_LATE_COUNTS | OS_VARIANT_LATE_HEADER);
+    fit_tuning(&s->dev, &large);
+    large_tile(s, &large);
+    s->onesweep_split = OS_LARGE_SORT;
+    s->onesweep_large_tile = large.workgroup * large.keys;
+    s->onesweep_large_variant = large.variant;
+  } else {
+    large_tile(s, &t);
   }
   s->tile_size = t.workgroup * t.keys;
   s->onesweep_variant = t.variant;
 
-  uint32_t force = (s->flags & SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT) != 0;
-  /* Entries i: constant_id i (OS_SPEC_*), the i-th word of the values. */
-  const uint32_t pass_values[] = {t.workgroup,     t.keys,        t.arrays, t.spin,  force,
-                                  t.max_subgroups, t.wide_ballot, t.window, t.stats, t.variant};
   const uint32_t hist_values[] = {OS_HIST_WORKGROUP, t.hist_unroll, t.hist_copies};
-  VkSpecializationMapEntry map[10];
-  for (uint32_t i = 0; i < 10; i++) map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
-  VkSpecializationInfo pass_spec = {10, map, sizeof pass_values, pass_values};
+  VkSpecializationMapEntry map[3];
+  for (uint32_t i = 0; i < 3; i++) map[i] = (VkSpecializationMapEntry){i, 4u * i, 4};
   VkSpecializationInfo hist_spec = {3, map, sizeof hist_values, hist_values};
 
   VkResult r = ss_create_pipeline(s, sort_spv_onesweep_setup_comp, sort_spv_onesweep_setup_comp_size, NULL,
@@ -235,23 +282,26 @@ static VkResult os_create(splatsort *s) {
     r = ss_create_pipeline(s, sort_spv_onesweep_histogram_comp, sort_spv_onesweep_histogram_comp_size,
                            &hist_spec, t.subgroup_size, "splatsort onesweep histogram", &s->pipelines[OS_HISTOGRAM]);
   if (r == VK_SUCCESS)
-    r = ss_create_pipeline(s, sort_spv_onesweep_pass_comp, sort_spv_onesweep_pass_comp_size, &pass_spec,
-                           t.subgroup_size, "splatsort onesweep pass", &s->pipelines[OS_PASS]);
+    r = create_pass(s, &t, two ? "splatsort onesweep pass (small sorts)" : "splatsort onesweep pass",
+                    &s->pipelines[OS_PASS]);
+  if (r == VK_SUCCESS && two)
+    r = create_pass(s, &large, "splatsort onesweep pass (large sorts)", &s->pipelines[OS_PASS_LARGE]);
   return r;
 }
 
 static void os_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, uint32_t key_bits) {
   bool indirect = info->count_buffer.buffer != VK_NULL_HANDLE;
-  uint32_t passes = os_pass_count(key_bits);
+  uint32_t passes = os_pass_count(key_bits), tile = sort_tile(s, info->max_count);
+  VkPipeline pass_pipeline = s->pipelines[large_kernel(s, info->max_count) ? OS_PASS_LARGE : OS_PASS];
   struct os_push pc = {
       .key_bits = key_bits,
       .passes = passes,
-      .desc_stride = max_tiles(s, info->max_count) * OS_RADIX,
+      .desc_stride = ss_div_up(info->max_count, tile) * OS_RADIX,
       .count = info->count,
       .indirect = indirect,
       .count_index = ss_count_index(s, info),
       .max_count = info->max_count,
-      .tile = s->tile_size,
+      .tile = tile,
       .hist_workgroup = OS_HIST_WORKGROUP,
       .hist_min_keys = OS_HIST_MIN_KEYS,
       .hist_max_groups = OS_HIST_MAX_GROUPS,
@@ -276,7 +326,7 @@ static void os_record(const splatsort *s, VkCommandBuffer cmd, const splatsort_s
     static const char *labels[] = {"onesweep pass 0", "onesweep pass 1", "onesweep pass 2", "onesweep pass 3"};
     ssvk_label_begin(&s->vk, cmd, labels[p]);
     pc.pass = p;
-    ss_bind(s, cmd, s->pipelines[OS_PASS], info, p);
+    ss_bind(s, cmd, pass_pipeline, info, p);
     ss_push(s, cmd, &pc, sizeof pc);
     s->vk.fn.vkCmdDispatchIndirect(cmd, info->internal.buffer, args + 4u * OS_H_DISPATCH_TILES);
     ss_barrier(s, cmd);

@@ -53,7 +53,6 @@ struct splatsort {
   uint32_t flags;
   ss_device_info dev;
   const splatsort_onesweep_tuning *tuning; /* the host's chain entry, during create only */
-  uint32_t hint_max_count;                 /* splatsort_auto_hint's max_count at create; 0: none */
   uint32_t max_groups_x;                   /* dispatch split: the device's limit or the tuning's */
 
   VkDescriptorSetLayout set_layout;
@@ -63,7 +62,10 @@ struct splatsort {
   VkPipeline pipelines[SS_MAX_PIPELINES];
   /* Algorithm-chosen tuning, filled by ops->create. */
   uint32_t tile_size;
-  uint32_t onesweep_variant; /* OneSweep: the OS_VARIANT_* bits of its pass kernel */
+  uint32_t onesweep_variant; /* OneSweep: the OS_VARIANT_* bits of its (small-sort) pass kernel */
+  /* OneSweep with two pass kernels: sorts whose max_count is at least onesweep_split run the
+   * second, with these tile and variant; 0: one kernel for every sort. */
+  uint32_t onesweep_split, onesweep_large_tile, onesweep_large_variant;
   ss_self_test_run pending[2]; /* self-tests that timed out (the chosen algorithm's, quaternary's): freed at destroy */
   uint32_t pending_timeout_ms;
 };

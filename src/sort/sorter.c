@@ -396,6 +396,7 @@ static VkResult verify(splatsort *s, const splatsort_self_test *t) {
   }
   s->algorithm = SPLATSORT_ALGORITHM_QUATERNARY;
   s->ops = &ss_quaternary_ops;
+  s->onesweep_split = 0;
   VkResult r = s->ops->create(s);
   if (r != VK_SUCCESS) return r;
   o = ss_self_test(s, t, &error);
@@ -425,7 +426,6 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
                    info->log_user, "splatsort", (info->flags & SPLATSORT_CREATE_DEBUG_UTILS_BIT) != 0);
   s->flags = info->flags;
   s->tuning = chain.tuning;
-  s->hint_max_count = chain.hint ? chain.hint->max_count : 0;
   query_device(&s->vk.fn, info->physical_device, &s->dev);
   s->dev.size_control = (info->enabled_features & SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT) != 0;
   s->max_groups_x = s->dev.max_workgroup_count_x;
@@ -451,8 +451,11 @@ splatsort_algorithm splatsort_get_algorithm(const splatsort *s) { return s ? s->
 
 uint32_t splatsort_get_tile_size(const splatsort *s) { return s ? s->tile_size : 0; }
 
-uint32_t splatsort_get_onesweep_variant(const splatsort *s) {
-  return s && s->algorithm == SPLATSORT_ALGORITHM_ONESWEEP ? s->onesweep_variant : 0;
+uint32_t splatsort_get_onesweep_variant(const splatsort *s, uint32_t max_count, uint32_t *tile) {
+  bool onesweep = s && s->algorithm == SPLATSORT_ALGORITHM_ONESWEEP;
+  bool large = onesweep && s->onesweep_split && max_count >= s->onesweep_split;
+  if (tile) *tile = !onesweep ? 0 : large ? s->onesweep_large_tile : s->tile_size;
+  return !onesweep ? 0 : large ? s->onesweep_large_variant : s->onesweep_variant;
 }
 
 uint32_t splatsort_max_count(const splatsort *s) {

@@ -58,6 +58,7 @@ typedef struct options {
   bool linear_check;            /* --verify check: read-back checked in O(n), no CPU sort */
   bool fresh_host_memory;       /* --host-memory fresh: glibc's default, large blocks go back to the OS */
   uint32_t idle_ms;
+  bool max_count_each;          /* --max-count each: a sort of N gets max_count N, not the largest --n */
   const char *timeline;
   alloc_mode alloc;
   os_variant os_variants[MAX_OS_VARIANTS];
@@ -98,7 +99,7 @@ static void usage(FILE *f) {
           "                 [--lookback-stats] [--pipeline-stats] [--processes K] [--timeline FILE]\n"
           "                 [--idle-ms MS] [--verify check|full|cpu-only|readback-only|none]\n"
           "                 [--staging persistent|transient] [--host-memory keep|fresh]\n"
-          "                 [--os-variant old/new/...]\n"
+          "                 [--os-variant old/new/...] [--max-count largest|each]\n"
           "  sizes take K/M suffixes (binary); distributions: uniform equal sorted reverse few-unique\n"
           "  top-bits bottom-bits float-depth. Times are GPU timestamps around each sort, in ms;\n"
           "  p50/p90/p99/max are over the timed runs (nearest rank). Keys and CPU references of every\n"
@@ -130,9 +131,12 @@ static void usage(FILE *f) {
           "                    header; an error where the device cannot run them), default (the\n"
           "                    library's choice), or a tuning string as in SPLATSORT_ONESWEEP_TUNING,\n"
           "                    optionally after old or new (new,keys=12). Entries start from\n"
-          "                    SPLATSORT_ONESWEEP_TUNING; each sorter's variant and tile go to stderr.\n"
-          "  Explicit algorithms are created with a splatsort_auto_hint of the largest --n, as a\n"
-          "  renderer would: OneSweep's tile on NVIDIA depends on it (AUTO gets no hint).\n");
+          "                    SPLATSORT_ONESWEEP_TUNING; each sorter's kernels go to stderr. Labels\n"
+          "                    have ';' for ',' (CSV); default is labelled default;two-kernels where\n"
+          "                    the sorter picks its kernel per sort by max_count (>= 1M: the large one)\n"
+          "  --max-count M     the sorts' max_count: largest (default: the largest --n, as a renderer\n"
+          "                    sizing its buffers once would) or each (N itself: the OneSweep kernel\n"
+          "                    a host with buffers sized for N gets)\n");
 }
 
 /* The buffers are allocated once per process for the largest size and shared by every run,
@@ -271,7 +275,8 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, cons
     qpi.queryCount = 2 * total;
     VK_CHECK(vkCreateQueryPool(ctx->device, &qpi, NULL, &copy_pool));
   }
-  splatsort_sort_info info = bb->info; /* max_count: the largest size of the run */
+  splatsort_sort_info info = bb->info; /* max_count: the largest size of the run ... */
+  if (o->max_count_each) info.max_count = n ? n : 1; /* ... or this one's (the buffers hold it) */
   info.count = n;
   info.key_bits = key_bits;
   info.query_pool = pool;
@@ -485,6 +490,36 @@ static bool parse_os_variants(options *o, const char *v) {
   return o->n_os_variants > 0;
 }
 
+/* Row label: the algorithm, with --os-variant its entry in brackets, ',' made ';' so that the
+ * CSV stays parseable; "default" says whether the library picks the kernel per sort. */
+static void label_sorter(char *out, size_t size, const splatsort *sorter, const char *entry) {
+  const char *name = splatsort_algorithm_name(splatsort_get_algorithm(sorter));
+  if (!entry) {
+    snprintf(out, size, "%s", name);
+    return;
+  }
+  uint32_t small_tile = 0, large_tile = 0;
+  bool two = splatsort_get_onesweep_variant(sorter, 1, &small_tile) !=
+                 splatsort_get_onesweep_variant(sorter, 1u << 30, &large_tile) ||
+             small_tile != large_tile;
+  snprintf(out, size, "%s[%s%s]", name, entry, !strcmp(entry, "default") && two ? ";two-kernels" : "");
+  for (char *c = out; *c; c++)
+    if (*c == ',') *c = ';';
+}
+
+/* stderr: the pass kernel each size of the run gets (by the max_count its sorts pass). */
+static void print_kernels(const char *label, const splatsort *sorter, const options *o) {
+  uint32_t largest = 1;
+  for (uint32_t si = 0; si < o->nsizes; si++) largest = o->sizes[si] > largest ? o->sizes[si] : largest;
+  for (uint32_t si = 0; si < o->nsizes; si++) {
+    uint32_t max_count = o->max_count_each ? (o->sizes[si] ? o->sizes[si] : 1) : largest, tile = 0;
+    uint32_t v = splatsort_get_onesweep_variant(sorter, max_count, &tile);
+    fprintf(stderr, "%s: n=%u max_count=%u: pass kernel variant %u (%s counts, %s header), tile %u\n", label,
+            o->sizes[si], max_count, v, v & OS_VARIANT_LATE_COUNTS ? "late" : "early",
+            v & OS_VARIANT_LATE_HEADER ? "late" : "early", tile);
+  }
+}
+
 /* --dist uniform,...|all */
 static bool parse_dists(options *o, const char *v) {
   o->ndists = 0;
@@ -506,10 +541,12 @@ static bool parse_dists(options *o, const char *v) {
   return true;
 }
 
+static const char *max_count_names[] = {"largest", "each"};
+
 enum {
   OPT_N = 256, OPT_KEY_BITS, OPT_ALGO, OPT_DIST, OPT_RUNS, OPT_WARMUP, OPT_WARMUP_MS, OPT_PROCESSES, OPT_ALLOC,
   OPT_SEED, OPT_CSV, OPT_JSON, OPT_STAGES, OPT_COPY, OPT_LOOKBACK, OPT_PIPELINE_STATS, OPT_VERIFY, OPT_HOST_MEMORY,
-  OPT_STAGING, OPT_IDLE_MS, OPT_TIMELINE, OPT_OS_VARIANT
+  OPT_STAGING, OPT_IDLE_MS, OPT_TIMELINE, OPT_OS_VARIANT, OPT_MAX_COUNT
 };
 
 static const struct option long_options[] = {
@@ -517,6 +554,7 @@ static const struct option long_options[] = {
     {"key-bits", required_argument, NULL, OPT_KEY_BITS},
     {"algo", required_argument, NULL, OPT_ALGO},
     {"os-variant", required_argument, NULL, OPT_OS_VARIANT},
+    {"max-count", required_argument, NULL, OPT_MAX_COUNT},
     {"dist", required_argument, NULL, OPT_DIST},
     {"runs", required_argument, NULL, OPT_RUNS},
     {"warmup", required_argument, NULL, OPT_WARMUP},
@@ -600,6 +638,10 @@ static bool apply_option(options *o, int c, const char *v) {
   case OPT_IDLE_MS: o->idle_ms = (uint32_t)strtoul(v, NULL, 10); return true;
   case OPT_TIMELINE: o->timeline = v; return true;
   case OPT_OS_VARIANT: return parse_os_variants(o, v);
+  case OPT_MAX_COUNT:
+    k = parse_choice("--max-count", v, max_count_names, 2, "largest or each");
+    o->max_count_each = k == 1;
+    return k >= 0;
   default: return false;
   }
 }
@@ -813,10 +855,7 @@ int main(int argc, char **argv) {
         t = &o.os_variants[vi].tuning;
         if (o.lookback) t->flags |= SPLATSORT_ONESWEEP_STATISTICS_BIT;
       }
-      /* OneSweep's tile on NVIDIA follows the hint's max_count; AUTO keeps its no-hint choice */
-      splatsort_auto_hint hint = {.type = SPLATSORT_STRUCTURE_TYPE_AUTO_HINT, .next = t, .max_count = max_n};
-      const void *chain = o.algos[ai] == SPLATSORT_ALGORITHM_AUTO ? (const void *)t : (const void *)&hint;
-      splatsort_create_info ci = {.next = chain, .physical_device = ctx.physical_device, .device = ctx.device,
+      splatsort_create_info ci = {.next = t, .physical_device = ctx.physical_device, .device = ctx.device,
                                   .algorithm = o.algos[ai], .enabled_features = ctx.sort_features, .log = vkh_sort_log,
                                   .flags = vkh_sort_flags(&ctx) |
                                            (ctx.pipeline_statistics ? SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT : 0)};
@@ -829,17 +868,8 @@ int main(int argc, char **argv) {
         all_ok = false;
         continue;
       }
-      const char *name = splatsort_algorithm_name(splatsort_get_algorithm(sorter));
-      if (variants)
-        snprintf(labels[nsorters], sizeof labels[nsorters], "%s[%s]", name, o.os_variants[vi].label);
-      else
-        snprintf(labels[nsorters], sizeof labels[nsorters], "%s", name);
-      if (splatsort_get_algorithm(sorter) == SPLATSORT_ALGORITHM_ONESWEEP) {
-        uint32_t v = splatsort_get_onesweep_variant(sorter);
-        fprintf(stderr, "%s: pass kernel variant %u (%s counts, %s header), tile %u\n", labels[nsorters], v,
-                v & OS_VARIANT_LATE_COUNTS ? "late" : "early", v & OS_VARIANT_LATE_HEADER ? "late" : "early",
-                splatsort_get_tile_size(sorter));
-      }
+      label_sorter(labels[nsorters], sizeof labels[nsorters], sorter, variants ? o.os_variants[vi].label : NULL);
+      if (splatsort_get_algorithm(sorter) == SPLATSORT_ALGORITHM_ONESWEEP) print_kernels(labels[nsorters], sorter, &o);
       sorters[nsorters++] = sorter;
       splatsort_memory_requirements mr;
       if (max_n > splatsort_max_count(sorter) || splatsort_get_memory_requirements(sorter, max_n, &mr)) {
