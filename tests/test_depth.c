@@ -204,9 +204,31 @@ static void equal_depth_case(const splatsort *sorter, uint32_t n, uint32_t level
   stage_run_destroy(&sr);
 }
 
-int main(void) {
+/* --onesweep-tuned: only a OneSweep sorter with SPLATSORT_ONESWEEP_TUNING (e.g. two=1, two
+ * pass kernels picked by max_count), at counts on both sides of the 1M switch. */
+static int tuned_onesweep(void) {
+  splatsort *s = sort_create_or_die(&ctx, SPLATSORT_ALGORITHM_ONESWEEP, 0);
+  uint64_t seed = 20261125;
+  const uint32_t split = 1u << 20;
+  run_case(s, split - 1, 32, SPLATSORT_DEPTH_KEY_VIEW_DEPTH, false, seed++);
+  run_case(s, split + 3, 32, SPLATSORT_DEPTH_KEY_VIEW_DEPTH, false, seed++);
+  run_case(s, split, 16, SPLATSORT_DEPTH_KEY_RADIAL, true, seed++);
+  splatsort_destroy(s);
+  vkh_destroy(&ctx);
+  CHECK(ctx.validation_messages == 0, "%u validation messages", ctx.validation_messages);
+  return check_report("test_depth");
+}
+
+int main(int argc, char **argv) {
   vkh_options o = vkh_default_options(true);
   vkh_init(&ctx, &o);
+  if (argc > 1) {
+    if (strcmp(argv[1], "--onesweep-tuned")) {
+      fprintf(stderr, "usage: test_depth [--onesweep-tuned]\n");
+      return 2;
+    }
+    return tuned_onesweep();
+  }
   splatsort *sorters[VKH_MAX_SORTERS];
   uint32_t count = vkh_create_sorters(&ctx, sorters);
   uint64_t seed = 20261123;
