@@ -3,7 +3,7 @@
 splatsort_test_executable(test_sort_api SOURCES test_sort_api.c LIBS sort_testlib)
 splatsort_test_executable(test_sort_check SOURCES test_sort_check.c LIBS sort_testlib)
 # src/sort/shaders: the internal-buffer layout, for --lookback-stats.
-splatsort_test_executable(sortbench SOURCES bench/sortbench.c LIBS sort_testlib m
+splatsort_test_executable(sortbench SOURCES bench/sortbench.c LIBS sort_testlib splatsort_gpu_clock m
                           INCLUDES ${PROJECT_SOURCE_DIR}/src/sort/shaders)
 
 splatsort_test(sort_check LABELS cpu COMMAND test_sort_check)
@@ -22,14 +22,17 @@ splatsort_lavapipe_test(sort_self_test COMMAND test_self_test)
 splatsort_test(sort_self_test_misreported GPU LABELS sg8 TIMEOUT 300 ENV LP_NATIVE_VECTOR_WIDTH=2048
                COMMAND test_self_test --trust-device)
 # sortbench itself (1M pairs, verified against the CPU sort) once: it is a tool, and the
-# correctness suites above already cover every subgroup size.
-splatsort_test(sortbench_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256 TIMEOUT 900 COMMAND sortbench --n 1M --algo quaternary --runs 2 --warmup 1)
+# correctness suites above already cover every subgroup size. The 1M run warms up with a fixed
+# count (--warmup-max-ms 0: a settling warm-up is minutes of lavapipe); a small one settles.
+splatsort_test(sortbench_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256 TIMEOUT 900 COMMAND sortbench --n 1M --algo quaternary --runs 2 --warmup 1 --warmup-max-ms 0)
+splatsort_test(sortbench_settle_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256 TIMEOUT 300
+               COMMAND sortbench --n 4K --algo onesweep,radix16 --runs 5 --warmup-ms 0 --warmup-max-ms 2000)
 # The large suite (32M elements: the scan's level boundaries) takes minutes on lavapipe, whose
 # storage range also stops at 2^27 bytes: it is run on the GPU machine (docs/performance.md, "Benchmarks").
 
 # stagebench: the depth-sort stage's time (key pass and sort); a small run so it keeps working.
-splatsort_test_executable(stagebench SOURCES bench/stagebench.c LIBS sort_testlib m)
-splatsort_test(stagebench_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256 TIMEOUT 300 COMMAND stagebench --n 20000 --algo all --key-bits 32,16 --runs 2)
+splatsort_test_executable(stagebench SOURCES bench/stagebench.c LIBS sort_testlib splatsort_gpu_clock m)
+splatsort_test(stagebench_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256 TIMEOUT 300 COMMAND stagebench --n 20000 --algo all --key-bits 32,16 --runs 2 --warmup-max-ms 200)
 
 # The depth-sort stage against a CPU reference: visible set and order, view-depth and radial keys.
 splatsort_test_executable(test_depth SOURCES test_depth.c LIBS sort_testlib m)

@@ -1,6 +1,7 @@
 /* splatview --headless: render offscreen (no window, no display), write a PNG, timings. */
 #include "app.h"
 #include "app_renderer.h"
+#include "gpu_clock.h"
 #include "host_pass.h"
 #include "input.h"
 #include "objects.h"
@@ -32,6 +33,11 @@ typedef struct headless {
   splat_timings last;
   splat_raster_path raster; /* --raster, auto resolved */
   splat_instance instances[SPLAT_MAX_OBJECTS]; /* the objects' places, for the frame */
+  uint32_t warmup_frames;  /* --bench: frames before the measured ones */
+  bool settled;            /* whether their times settled (else a cap ended the warm-up) */
+  gpu_clock *clock;        /* --bench: the SM clock (NULL without NVML) */
+  char clock_note[256];
+  gpu_clock_stats clock_stats; /* read after each measured frame */
 } headless;
 
 static double seconds(void) {
@@ -87,6 +93,7 @@ static int setup_gpu(headless *h) {
   const splatview_options *o = h->o;
   vkh_options vo = vkh_default_options(false);
   vkh_init(&h->ctx, &vo);
+  if (o->bench) h->clock = gpu_clock_open_vk(h->ctx.physical_device, h->clock_note, sizeof h->clock_note);
   app_renderer_create_budget(&h->ctx, 1, vkh_sort_log, NULL,
                              (VkDeviceSize)h->o->memory_budget_mib << 20, &h->ar);
   double t0 = seconds();
@@ -183,17 +190,54 @@ static int render_frame(headless *h, uint32_t frame, bool readback) {
   return 0;
 }
 
-/* o->frames frames, one submission each, waited for: the timings are read after each. The
- * frame written to --out is rendered again when it overflowed the compute raster's pairs (its
- * buffers have grown since), so the image is complete. Returns -1 when a frame fails. */
+/* --bench: the first frame's view again and again until the GPU frame times settle (the median
+ * of the last 10 within 2% of the 10 before, gpu_clock_settled), after at least --warmup frames,
+ * at most BENCH_WARMUP_MAX frames or 10 s. An idle GPU, as during a scene load, drops its clock
+ * and ramps it back in steps (docs/performance.md); frames before that are not the renderer's
+ * speed. The warm-up frames are in --timings and out of the statistics. */
+enum { BENCH_WARMUP_MAX = 1000 };
+
+static int warm_up(headless *h) {
+  const splatview_options *o = h->o;
+  double *times = malloc(sizeof(double) * BENCH_WARMUP_MAX), t0 = seconds();
+  if (!times) return -1;
+  h->stats.skip = UINT32_MAX; /* every frame until the count is known */
+  uint32_t n = 0;
+  while (n < BENCH_WARMUP_MAX && !h->settled && seconds() - t0 < 10.0) {
+    if (render_frame(h, 0, false) != 0) {
+      free(times);
+      return -1;
+    }
+    app_stats_add(&h->stats, &h->last);
+    if (h->csv) app_timings_row(h->csv, n, &h->last);
+    times[n++] = h->last.total_ms;
+    h->settled = n >= o->warmup && gpu_clock_settled(times, n, GPU_CLOCK_SETTLE_WINDOW, GPU_CLOCK_SETTLE_TOLERANCE);
+  }
+  free(times);
+  h->stats.skip = h->warmup_frames = n;
+  if (h->settled)
+    printf("warm-up: %u frames until the GPU frame times settled (median of the last %d within %.0f%% of the %d "
+           "before)\n", n, GPU_CLOCK_SETTLE_WINDOW, 100 * GPU_CLOCK_SETTLE_TOLERANCE, GPU_CLOCK_SETTLE_WINDOW);
+  else
+    printf("warning: warm-up: the GPU frame times had not settled after %u frames (%.1f s); measuring anyway\n", n,
+           seconds() - t0);
+  return 0;
+}
+
+/* o->frames frames, one submission each, waited for: the timings are read after each (with
+ * --bench after the warm-up, and the SM clock too). The frame written to --out is rendered again
+ * when it overflowed the compute raster's pairs (its buffers have grown since), so the image is
+ * complete. Returns -1 when a frame fails. */
 static int render_frames(headless *h) {
   const splatview_options *o = h->o;
   h->stats.skip = o->warmup;
+  if (o->bench && warm_up(h) != 0) return -1;
   for (uint32_t frame = 0; frame < o->frames; frame++) {
     bool out = o->out && frame + 1 == o->frames;
     if (render_frame(h, frame, out) != 0) return -1;
+    if (o->bench) gpu_clock_stats_add(h->clock, &h->clock_stats);
     app_stats_add(&h->stats, &h->last);
-    if (h->csv) app_timings_row(h->csv, frame, &h->last);
+    if (h->csv) app_timings_row(h->csv, h->warmup_frames + frame, &h->last);
     if (out && app_overflowed(&h->last)) {
       printf("frame %u needed %u pairs, more than the %u it had: rendered again for %s\n", frame, h->last.pairs,
              h->last.pair_capacity, o->out);
@@ -201,6 +245,20 @@ static int render_frames(headless *h) {
     }
   }
   return 0;
+}
+
+/* --bench: the SM clock over the measured frames, and a warning when it was below its maximum. */
+static void report_clock(headless *h) {
+  char text[160];
+  if (!h->clock) {
+    printf("  clock: %s\n", h->clock_note);
+    return;
+  }
+  printf("  clock: %s (read after each frame; NVML%s%s)\n", gpu_clock_stats_text(&h->clock_stats, text, sizeof text),
+         h->clock_note[0] ? ", " : "", h->clock_note);
+  if (h->clock_stats.below)
+    printf("warning: the SM clock was below its maximum after %u of %u frames: these times are not at full clock\n",
+           h->clock_stats.below, h->clock_stats.samples);
 }
 
 /* The summary line, the statistics and the PNG. Returns 0, or 1 when the PNG was not written. */
@@ -218,6 +276,7 @@ static int report(headless *h) {
          viewer_raster_name(t->raster), h->ctx.props.deviceName);
   app_print_overflow(stdout, t);
   if (o->frames > 1 || o->bench) app_stats_print(&h->stats, stdout, o->bench ? "benchmark" : "frame times");
+  if (o->bench) report_clock(h);
   if (!o->out) return 0;
   char err[1024];
   if (app_write_png_rgba16f(o->out, h->width, h->height, h->readback.mapped, err, sizeof err) != 0) {
@@ -236,6 +295,7 @@ static int headless_destroy(headless *h, int status) {
   app_stats_free(&h->stats);
   viewer_host_pass_destroy(&h->hp);
   app_renderer_destroy(&h->ar);
+  gpu_clock_close(h->clock);
   vkh_destroy(&h->ctx);
   splat_cameras_free(h->cams);
   for (uint32_t i = 0; i < SPLATVIEW_MAX_SCENES; i++) splat_scene_free(&h->scenes[i]);

@@ -18,16 +18,23 @@ RUNS=${RUNS:-30}
 ROUNDS=${ROUNDS:-2}
 VARIANTS=${VARIANTS:-"- variant=7"}
 mkdir -p "$out"
+# nvidia-smi's clocks beside each run (OUTDIR/clocks_ENTRY_ROUND.csv), summaries in OUTDIR/clocks.txt
+. "$(dirname "$0")/clocks.sh"
+trap clocks_stop EXIT
+rm -f "$out/clocks.txt"
 csv="$out/ab.csv"
-echo "entry,round,device,n,algo,key_bits,dist,median_ms,min_ms,max_ms,mpairs_per_s,verified,p90_ms,p99_ms,copy_median_ms,copy_p99_ms,copy_gb_per_s,alloc,lookback_steps,lookback_fallbacks" > "$csv"
+echo "entry,round,device,n,algo,key_bits,dist,median_ms,min_ms,max_ms,mpairs_per_s,verified,p90_ms,p99_ms,copy_median_ms,copy_p99_ms,copy_gb_per_s,alloc,lookback_steps,lookback_fallbacks,warmup_runs,warmup_settled,sm_clock_min_mhz,sm_clock_max_mhz" > "$csv"
 
 for round in $(seq 1 "$ROUNDS"); do
   entries="$VARIANTS"
   [ -n "${BASELINE:-}" ] && entries="baseline $entries"
   for v in $entries; do
+    tag=${v//[^a-z0-9=,]/_}_$round
+    clocks_start "$out/clocks_$tag.csv"
     if [ "$v" = baseline ]; then
       "$BASELINE" --n "$N" --algo onesweep --key-bits "$BITS" --runs "$RUNS" --warmup 5 --csv 2> "$out/err_baseline_$round.txt" |
         grep -v '^device' | sed "s/^/baseline,$round,/" >> "$csv"
+      clocks_stop >> "$out/clocks.txt"
       continue
     fi
     tuning=$v
@@ -35,6 +42,7 @@ for round in $(seq 1 "$ROUNDS"); do
     SPLATSORT_ONESWEEP_TUNING=$tuning "$build/tests/sortbench" --n "$N" --algo onesweep --key-bits "$BITS" \
       --runs "$RUNS" --warmup 5 --csv --pipeline-stats 2> "$out/err_${v//[^a-z0-9=,]/_}_$round.txt" |
       grep -v '^device' | sed "s/^/\"$v\",$round,/" >> "$csv"
+    clocks_stop >> "$out/clocks.txt"
   done
 done
 
@@ -60,3 +68,4 @@ for e in entries:
         cells.append(f"{statistics.median(ms):>9.4f}{'!' if bad else ' '}" if ms else f"{'-':>10}")
     print(f"{e:<28} {regs.get(e, '-'):>4} " + " ".join(cells))
 EOF
+if [ -s "$out/clocks.txt" ]; then cat "$out/clocks.txt"; fi

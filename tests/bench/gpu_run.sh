@@ -13,6 +13,10 @@ here=$(dirname "$0")
 mkdir -p "$out"
 has() { case " $steps " in *" $1 "*) return 0;; esac; return 1; }
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
+# nvidia-smi's clocks every 20 ms beside each timed step, OUTDIR/clocks_STEP.csv, and a one-line
+# summary (compare_cub.sh and slowmode.sh sample their own runs)
+. "$here/clocks.sh"
+trap clocks_stop EXIT
 
 {
   date -u +"date %Y-%m-%dT%H:%M:%SZ"
@@ -29,16 +33,22 @@ fi
 
 if has spread; then
   log "spread over 8 fresh processes x 50 runs, 16M and 32M"
+  clocks_start "$out/clocks_spread.csv"
   "$build/tests/sortbench" --n 16M,32M --algo onesweep,quaternary --runs 50 --processes 8 --csv \
     > "$out/spread.csv" 2> "$out/spread.err"
+  clocks_stop | tee -a "$out/summary.txt"
   python3 "$here/spread.py" "$out/spread.csv" | tee -a "$out/summary.txt"
   log "the same with --verify full (a CPU reference sort of every configuration before measuring)"
+  clocks_start "$out/clocks_spread_full.csv"
   "$build/tests/sortbench" --n 16M,32M --algo onesweep,quaternary --runs 50 --processes 8 --csv --verify full \
     > "$out/spread_full.csv" 2> "$out/spread_full.err"
+  clocks_stop | tee -a "$out/summary.txt"
   python3 "$here/spread.py" "$out/spread_full.csv" | tee -a "$out/summary.txt"
   log "per-stage medians"
+  clocks_start "$out/clocks_stages.csv"
   "$build/tests/sortbench" --n 64K,256K,1M,3M,6M,16M,32M --algo onesweep,quaternary --runs 50 --stages --copy \
     --pipeline-stats 2>&1 | tee "$out/stages.txt" >> "$out/summary.txt"
+  clocks_stop | tee -a "$out/summary.txt"
 fi
 
 if has render; then
@@ -46,8 +56,10 @@ if has render; then
   "$build/tests/gen_scene" --count 6000000 --sh-degree 3 --seed 7 --out /tmp/scene_6M.ply > /dev/null
   for p in 1 2 3 4; do
     echo "-- process $p" | tee -a "$out/summary.txt"
+    clocks_start "$out/clocks_render_6M_$p.csv"
     timeout 150 "$build/viewer/splatview" --headless /tmp/scene_6M.ply --bench --frames 30 --size 1920x1080 \
       --sort onesweep --key-bits 32 --timings "$out/render_6M_$p.csv" 2>&1 | tee -a "$out/summary.txt"
+    clocks_stop | tee -a "$out/summary.txt"
   done
 fi
 

@@ -25,7 +25,8 @@ mkdir -p "$out"
 # GPU memory in use, every 0.2 s, while the steps below run
 nvidia-smi --query-gpu=timestamp,memory.used --format=csv,noheader,nounits -lms 200 > "$out/gpu_memory.csv" &
 smi=$!
-trap 'kill $smi 2>/dev/null' EXIT
+. "$(dirname "$0")/clocks.sh" # and the clocks beside each timed run, every 20 ms
+trap 'kill $smi 2>/dev/null; clocks_stop' EXIT
 
 echo "== gen_scene $n splats, SH degree 3" | tee -a "$out/summary.txt"
 t0=$(date +%s.%N)
@@ -35,9 +36,11 @@ echo "generated $(stat -c %s "$scene") bytes in $(python3 -c "print(round($t1 - 
 
 echo "== splatview --headless --bench, $size, $frames frames" | tee -a "$out/summary.txt"
 base=$(awk -F', ' 'NR==1{print $2}' "$out/gpu_memory.csv")
+clocks_start "$out/clocks_splatview.csv"
 /usr/bin/time -v "$build/viewer/splatview" --headless "$scene" --bench --frames "$frames" --warmup 1 --size "$size" \
   --timings "$out/timings.csv" > "$out/splatview.txt" 2> "$out/splatview.err"
 echo "exit $?" >> "$out/splatview.txt"
+clocks_stop >> "$out/splatview.txt"
 cat "$out/splatview.txt" | tee -a "$out/summary.txt"
 grep -E "Maximum resident|Elapsed" "$out/splatview.err" | tee -a "$out/summary.txt"
 grep -v -E "^\s" "$out/splatview.err" | head -5
@@ -50,7 +53,9 @@ range=$(vulkaninfo 2>/dev/null | awk '/maxStorageBufferRange/ {print $NF; exit}'
 alloc=$(vulkaninfo 2>/dev/null | awk '/maxMemoryAllocationSize/ {print $NF; exit}')
 max=$(python3 -c "r=int('$range' or '0',0) or 1<<62; a=int('$alloc' or '0',0) or 1<<62; print(min(1<<30, r//4, a//4))")
 echo "maxStorageBufferRange $range, maxMemoryAllocationSize $alloc: largest count $max" | tee -a "$out/summary.txt"
+clocks_start "$out/clocks_sort_max.csv"
 "$build/tests/sortbench" --n "$max" --algo onesweep,quaternary --runs 5 --warmup 1 --warmup-ms 0 --alloc separate \
   > "$out/sort_max.txt" 2>&1
 echo "exit $?" >> "$out/sort_max.txt"
+clocks_stop >> "$out/sort_max.txt"
 cat "$out/sort_max.txt" | tee -a "$out/summary.txt"

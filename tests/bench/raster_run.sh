@@ -6,7 +6,8 @@
 # Usage on the GPU machine, from the repository root, after `. .gl/setup.sh`:
 #   tests/bench/raster_run.sh OUTDIR [BUILD_DIR]
 # Env: RASTER_N (default "1000000 6000000"), RASTER_SIZES (default "1920x1080 1280x720"),
-#      RASTER_FRAMES (default 60, after 5 warm-up frames), RASTER_PATHS (default "compute graphics").
+#      RASTER_FRAMES (default 60, after at least 5 warm-up frames and until the frame times settle),
+#      RASTER_PATHS (default "compute graphics"). nvidia-smi's clocks beside each run: OUTDIR/TAG.clocks.csv.
 set -u
 out=${1:?usage: raster_run.sh OUTDIR [BUILD_DIR]}
 build=${2:-build-gpu}
@@ -15,6 +16,8 @@ sizes=${RASTER_SIZES:-"1920x1080 1280x720"}
 frames=${RASTER_FRAMES:-60}
 paths=${RASTER_PATHS:-"compute graphics"}
 mkdir -p "$out"
+. "$(dirname "$0")/clocks.sh"
+trap clocks_stop EXIT
 {
   date -u +"date %Y-%m-%dT%H:%M:%SZ"
   echo "commit $(cat "$build/COMMIT" 2>/dev/null)"
@@ -29,10 +32,12 @@ for n in $counts; do
     for path in $paths; do
       tag=${n}_${size}_${path}
       echo "== $n splats, $size, raster $path" | tee -a "$out/summary.txt"
-      timeout 300 "$build/viewer/splatview" --headless "$scene" --bench --frames $((frames + 5)) --warmup 5 \
+      clocks_start "$out/$tag.clocks.csv"
+      timeout 300 "$build/viewer/splatview" --headless "$scene" --bench --frames "$frames" --warmup 5 \
         --size "$size" --sort onesweep --key-bits 32 --raster "$path" --timings "$out/$tag.csv" \
         --out "$out/$tag.png" > "$out/$tag.txt" 2>&1
       echo "exit $?" >> "$out/$tag.txt"
+      clocks_stop >> "$out/$tag.txt"
       grep -v -E "^\s*$" "$out/$tag.txt" | tee -a "$out/summary.txt"
     done
   done

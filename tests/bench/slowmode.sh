@@ -2,9 +2,12 @@
 # The "slow mode" experiment (issue 8): why does a sort sometimes run 2-3x slower than the
 # same sort in another process or configuration? Each step runs fresh processes and records
 # every run's times (--timeline: sort, the copy that restores the input in the same command
-# buffer, each stage), so that a slowdown can be placed in time and told apart: a copy that
-# slows with the sort means memory, not our kernels; lookback step counts that stay put mean
-# not OneSweep's own state. nvidia-smi samples clocks and throttle reasons beside it.
+# buffer, each stage), so that a slowdown can be placed in time. The answer (issue 22): the GPU's
+# clock. An idle GPU (here: during the CPU reference sort between measurements) drops its SM
+# clock and ramps it back in steps; nvidia-smi, sampling beside it every 20 ms, shows it (the
+# first study sampled every 100 ms, missed it and blamed host memory traffic through the
+# virtualisation layer: docs/performance.md, "Steady timings"). The host-memory steps below
+# (fresh, transient, ...) are kept to reproduce that study.
 #
 # On the GPU machine, from the project root, after `. .gl/setup.sh`:
 #   tests/bench/slowmode.sh OUTDIR [BUILD_DIR]
@@ -23,7 +26,7 @@ has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 
 if command -v nvidia-smi > /dev/null; then
   nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,utilization.memory,memory.used,clocks_event_reasons.active \
-    --format=csv -lms 100 > "$out/smi.csv" 2>&1 &
+    --format=csv -lms 20 > "$out/smi.csv" 2>&1 &
   smi=$!
 fi
 

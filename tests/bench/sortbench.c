@@ -4,6 +4,7 @@
  * times (median, p90, p99, max) as a table, CSV or JSON. --processes K repeats the whole
  * measurement in K fresh processes and reports the spread of their medians. Exit status 1 if
  * any result is wrong or the validation layer reported anything. */
+#include "gpu_clock.h"
 #include "sort_harness.h"
 #include "onesweep_shared.h"
 
@@ -38,6 +39,9 @@ typedef struct row {
   uint32_t stages;
   uint32_t lookback_steps, lookback_fallbacks; /* last run, OneSweep with --lookback-stats */
   bool verified, skipped, has_copy, has_lookback;
+  uint32_t warmup_runs; /* warm-up sorts, until the times settled (settled) or a cap */
+  bool settled;
+  gpu_clock_stats clock; /* SM clock readings before and after the timed runs */
 } row;
 
 typedef enum alloc_mode { ALLOC_ONE, ALLOC_SEPARATE, ALLOC_DEDICATED } alloc_mode;
@@ -51,7 +55,7 @@ typedef struct options {
   splatsort_algorithm algos[MAX_ALGOS];
   uint32_t nalgos;
   uint32_t runs, warmup, processes;
-  double warmup_ms;
+  double warmup_ms, warmup_max_ms;
   uint64_t seed;
   bool csv, json, stages, copy, lookback, pipeline_stats, transient_staging;
   bool cpu_reference, readback; /* --verify: full = both, cpu-only, readback-only, none */
@@ -94,7 +98,8 @@ static spread summarise(double *v, uint32_t n) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: sortbench [--n 1M,4M,16M] [--algo quaternary,onesweep,radix16,merge,auto|all] [--key-bits 32,24,16]\n"
-          "                 [--dist uniform,...|all] [--runs 50] [--warmup 5] [--warmup-ms 200] [--seed S]\n"
+          "                 [--dist uniform,...|all] [--runs 50] [--warmup 5] [--warmup-ms 200] [--warmup-max-ms 10000]\n"
+          "                 [--seed S]\n"
           "                 [--csv | --json] [--stages] [--copy] [--alloc one|separate|dedicated]\n"
           "                 [--lookback-stats] [--pipeline-stats] [--processes K] [--timeline FILE]\n"
           "                 [--idle-ms MS] [--verify check|full|cpu-only|readback-only|none]\n"
@@ -104,7 +109,11 @@ static void usage(FILE *f) {
           "  top-bits bottom-bits float-depth. Times are GPU timestamps around each sort, in ms;\n"
           "  p50/p90/p99/max are over the timed runs (nearest rank). Keys and CPU references of every\n"
           "  configuration are made before the first measurement; each configuration is warmed up\n"
-          "  with --warmup sorts and then until --warmup-ms of GPU time have passed.\n"
+          "  with at least --warmup sorts and --warmup-ms of GPU time, then until the times settle\n"
+          "  (the median of the last 10 sorts within 2%% of the 10 before; at most 2000 sorts or\n"
+          "  --warmup-max-ms of GPU time; 0: no settling). The SM clock is read (NVML, where the\n"
+          "  driver has it) before and after each configuration's timed runs; a reading below the\n"
+          "  maximum is marked in the SM MHz column and warned about on stderr.\n"
           "  --copy            also time the copy that restores the input before each sort (same bytes,\n"
           "                    same command buffer): tells memory slowdowns from kernel slowdowns\n"
           "  --alloc           one buffer with four regions (default, as a renderer does), four buffers\n"
@@ -118,6 +127,9 @@ static void usage(FILE *f) {
           "                    the stable sort) without sorting on the CPU; full: compared with a\n"
           "                    CPU reference sort made before measuring; the others leave out one\n"
           "                    or both (the result is reported as 'skip')\n"
+          );
+  /* two strings: one would pass the 4,095 characters C99 promises */
+  fprintf(f,
           "  --staging MODE    uploads and read-backs through one kept host-visible buffer (default)\n"
           "                    or a fresh one per copy (transient; slow-mode experiment)\n"
           "  --host-memory     keep (default): host memory freed between configurations stays in the\n"
@@ -228,34 +240,68 @@ static void record_sort_run(VkCommandBuffer cmd, splatsort *sorter, bench_buffer
                        NULL, 0, NULL);
 }
 
-/* Warm-up: `warmup` sorts, then more submissions until at least warmup_ms of GPU time have
- * passed (a slowdown after host work was seen to last up to ~0.2 s of GPU work). */
-static void warm_up(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, const options *o, splatsort_sort_info info,
-                    uint32_t n) {
+/* Warm-up: batches of sorts, each timed, until at least --warmup sorts and --warmup-ms of GPU
+ * time have run and the times have settled (gpu_clock_settled), or a cap. An idle GPU drops its
+ * clock and ramps it back in steps under load (docs/performance.md), so a fixed count was not
+ * enough. Returns the number of sorts; *settled whether the rule was met. */
+enum { WARMUP_MAX_RUNS = 2000, WARMUP_BATCH = GPU_CLOCK_SETTLE_WINDOW };
+
+static uint32_t warm_up(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, const options *o,
+                        splatsort_sort_info info, uint32_t n, bool *settled) {
   VkQueryPool pool;
   VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                               .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
+                               .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2 * WARMUP_MAX_RUNS};
   VK_CHECK(vkCreateQueryPool(ctx->device, &qpi, NULL, &pool));
   info.query_pool = VK_NULL_HANDLE;
   double elapsed = 0, period = ctx->props.limits.timestampPeriod * 1e-6;
-  uint32_t reps = o->warmup;
-  for (uint32_t round = 0; round < 20 && reps; round++) {
+  double *times = malloc(sizeof(double) * WARMUP_MAX_RUNS);
+  uint64_t *ts = malloc(sizeof(uint64_t) * 2 * WARMUP_MAX_RUNS);
+  bool settle = o->warmup_max_ms > 0;
+  uint32_t count = 0, reps = o->warmup > WARMUP_BATCH || !settle ? o->warmup : WARMUP_BATCH;
+  if (reps > WARMUP_MAX_RUNS) reps = WARMUP_MAX_RUNS;
+  *settled = false;
+  while (reps && count + reps <= WARMUP_MAX_RUNS) {
     VkCommandBuffer cmd = vkh_begin(ctx);
-    vkCmdResetQueryPool(cmd, pool, 0, 2);
-    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pool, 0);
-    for (uint32_t r = 0; r < reps; r++) record_sort_run(cmd, sorter, bb, &info, n, VK_NULL_HANDLE, 0);
-    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 1);
+    vkCmdResetQueryPool(cmd, pool, 0, 2 * reps);
+    for (uint32_t r = 0; r < reps; r++) {
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pool, 2 * r);
+      record_sort_run(cmd, sorter, bb, &info, n, VK_NULL_HANDLE, 0);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * r + 1);
+    }
     vkh_submit_wait(ctx, cmd);
-    uint64_t ts[2];
-    VK_CHECK(vkGetQueryPoolResults(ctx->device, pool, 0, 2, sizeof ts, ts, 8,
+    VK_CHECK(vkGetQueryPoolResults(ctx->device, pool, 0, 2 * reps, sizeof(uint64_t) * 2 * reps, ts, 8,
                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
-    double ms = (double)(ts[1] - ts[0]) * period;
-    elapsed += ms;
-    if (elapsed >= o->warmup_ms || ms <= 0) break;
-    double per = ms / reps, want = (o->warmup_ms - elapsed) / per + 1;
-    reps = want > 2000 ? 2000 : (uint32_t)want;
+    double ms = 0;
+    for (uint32_t r = 0; r < reps; r++) ms += times[count + r] = (double)(ts[2 * r + 1] - ts[2 * r]) * period;
+    count += reps, elapsed += ms;
+    bool minimum = count >= o->warmup && elapsed >= o->warmup_ms;
+    if (minimum && settle)
+      *settled = gpu_clock_settled(times, count, GPU_CLOCK_SETTLE_WINDOW, GPU_CLOCK_SETTLE_TOLERANCE);
+    if ((minimum && (!settle || *settled)) || (settle && elapsed >= o->warmup_max_ms) || ms <= 0) break;
+    /* the rest of --warmup-ms in one batch where that is more (a slowdown outlasts few short sorts) */
+    double want = elapsed < o->warmup_ms ? (o->warmup_ms - elapsed) / (ms / reps) + 1 : 0;
+    reps = want > WARMUP_BATCH ? (want > WARMUP_MAX_RUNS ? WARMUP_MAX_RUNS : (uint32_t)want) : WARMUP_BATCH;
+    if (count + reps > WARMUP_MAX_RUNS) reps = WARMUP_MAX_RUNS - count;
   }
+  free(ts);
+  free(times);
   vkDestroyQueryPool(ctx->device, pool, NULL);
+  return count;
+}
+
+/* The SM clock, read beside the measurements (NULL: no NVML here). */
+static gpu_clock *clock_reader;
+
+/* A warning on stderr when a configuration's clock readings were below the maximum, or its
+ * warm-up never settled: its times are then not those of a steady, full-clock GPU. */
+static void warn_unsteady(const row *rw) {
+  char text[160];
+  if (rw->clock.below)
+    fprintf(stderr, "sortbench: warning: n=%u %s %u-bit %s: %s; the times are not at full clock\n", rw->n, rw->algo,
+            rw->key_bits, rw->dist, gpu_clock_stats_text(&rw->clock, text, sizeof text));
+  if (!rw->settled && rw->warmup_runs)
+    fprintf(stderr, "sortbench: warning: n=%u %s %u-bit %s: the warm-up times had not settled after %u sorts\n",
+            rw->n, rw->algo, rw->key_bits, rw->dist, rw->warmup_runs);
 }
 
 static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, const options *o, uint32_t n,
@@ -282,7 +328,7 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, cons
   info.query_pool = pool;
   splatsort_result where = splatsort_result_location(sorter, &info);
 
-  warm_up(ctx, sorter, bb, o, info, n);
+  out->warmup_runs = warm_up(ctx, sorter, bb, o, info, n, &out->settled);
   VkCommandBuffer cmd = vkh_begin(ctx);
   if (copy_pool) vkCmdResetQueryPool(cmd, copy_pool, 0, 2 * total);
   for (uint32_t r = 0; r < total; r++) {
@@ -290,7 +336,9 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, cons
     record_sort_run(cmd, sorter, bb, &info, n, copy_pool, 2 * r);
   }
   if (o->idle_ms) usleep(1000u * o->idle_ms);
+  gpu_clock_stats_add(clock_reader, &out->clock);
   vkh_submit_wait(ctx, cmd);
+  gpu_clock_stats_add(clock_reader, &out->clock);
 
   uint64_t *ts = malloc(sizeof(uint64_t) * tc * total);
   VK_CHECK(vkGetQueryPoolResults(ctx->device, pool, 0, tc * total, sizeof(uint64_t) * tc * total, ts, 8,
@@ -364,9 +412,32 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, cons
 
 static const char *csv_header =
     "device,n,algo,key_bits,dist,median_ms,min_ms,max_ms,mpairs_per_s,verified,p90_ms,p99_ms,copy_median_ms,"
-    "copy_p99_ms,copy_gb_per_s,alloc,lookback_steps,lookback_fallbacks";
+    "copy_p99_ms,copy_gb_per_s,alloc,lookback_steps,lookback_fallbacks,warmup_runs,warmup_settled,sm_clock_min_mhz,"
+    "sm_clock_max_mhz";
 
 static const char *verdict(const row *rw) { return rw->skipped ? "skip" : rw->verified ? "yes" : "NO"; }
+
+/* The warm-up and clock columns, after the others (the CSV's last four). */
+static void print_clock_csv(const row *rw) {
+  printf(",%u,%s,", rw->warmup_runs, rw->settled ? "yes" : "no");
+  if (rw->clock.samples) printf("%u,%u", rw->clock.min_sm, rw->clock.max_clock);
+  else printf(",");
+  printf("\n");
+}
+
+static void print_clock_json(const row *rw) {
+  printf(", \"warmup_runs\": %u, \"warmup_settled\": %s", rw->warmup_runs, rw->settled ? "true" : "false");
+  if (rw->clock.samples)
+    printf(", \"sm_clock_min_mhz\": %u, \"sm_clock_max_mhz\": %u", rw->clock.min_sm, rw->clock.max_clock);
+}
+
+/* "warm-up": sorts until the times settled ("!" when they had not by the cap); "SM MHz": the
+ * lowest reading, with the maximum after "<" when it was below (gpu_clock_stats_cell). */
+static void print_clock_cells(const row *rw) {
+  char cell[32];
+  printf("  %6u%s  %-*s", rw->warmup_runs, rw->settled ? " " : "!", rw->has_copy || rw->has_lookback ? 9 : 0,
+         gpu_clock_stats_cell(&rw->clock, cell, sizeof cell));
+}
 
 static void print_row(const vkh_context *ctx, const options *o, splatsort *sorter, const row *rw, bool first) {
   double mps = rw->total.p50 > 0 ? rw->n / (rw->total.p50 * 1e3) : 0;
@@ -382,9 +453,10 @@ static void print_row(const vkh_context *ctx, const options *o, splatsort *sorte
       printf(",,,");
     printf("%s,", alloc_names[o->alloc]);
     if (rw->has_lookback)
-      printf("%u,%u\n", rw->lookback_steps, rw->lookback_fallbacks);
+      printf("%u,%u", rw->lookback_steps, rw->lookback_fallbacks);
     else
-      printf(",\n");
+      printf(",");
+    print_clock_csv(rw);
   } else if (o->json) {
     printf("%s  {\"device\": \"%s\", \"n\": %u, \"algo\": \"%s\", \"key_bits\": %u, \"dist\": \"%s\", "
            "\"median_ms\": %.4f, \"p90_ms\": %.4f, \"p99_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
@@ -398,6 +470,7 @@ static void print_row(const vkh_context *ctx, const options *o, splatsort *sorte
              gbs);
     if (rw->has_lookback)
       printf(", \"lookback_steps\": %u, \"lookback_fallbacks\": %u", rw->lookback_steps, rw->lookback_fallbacks);
+    print_clock_json(rw);
     if (o->stages) {
       printf(", \"stages\": {");
       for (uint32_t s = 0; s < rw->stages; s++)
@@ -407,8 +480,9 @@ static void print_row(const vkh_context *ctx, const options *o, splatsort *sorte
     }
     printf("}");
   } else {
-    printf("%10u  %-10s  %4u  %-11s  %8.4f  %8.4f  %8.4f  %8.4f  %9.1f  %s", rw->n, rw->algo, rw->key_bits, rw->dist,
+    printf("%10u  %-10s  %4u  %-11s  %8.4f  %8.4f  %8.4f  %8.4f  %9.1f  %-8s", rw->n, rw->algo, rw->key_bits, rw->dist,
            rw->total.p50, rw->total.p90, rw->total.p99, rw->total.max, mps, verdict(rw));
+    print_clock_cells(rw);
     if (rw->has_copy) printf("  copy %.4f ms (p99 %.4f, %.0f GB/s)", rw->copy.p50, rw->copy.p99, gbs);
     if (rw->has_lookback) printf("  lookback %u steps, %u fallbacks", rw->lookback_steps, rw->lookback_fallbacks);
     printf("\n");
@@ -420,6 +494,7 @@ static void print_row(const vkh_context *ctx, const options *o, splatsort *sorte
     }
   }
   fflush(stdout);
+  warn_unsteady(rw);
 }
 
 /* The index of v among names, or -1 after a message that names the option and the choices. */
@@ -546,7 +621,7 @@ static const char *max_count_names[] = {"largest", "each"};
 enum {
   OPT_N = 256, OPT_KEY_BITS, OPT_ALGO, OPT_DIST, OPT_RUNS, OPT_WARMUP, OPT_WARMUP_MS, OPT_PROCESSES, OPT_ALLOC,
   OPT_SEED, OPT_CSV, OPT_JSON, OPT_STAGES, OPT_COPY, OPT_LOOKBACK, OPT_PIPELINE_STATS, OPT_VERIFY, OPT_HOST_MEMORY,
-  OPT_STAGING, OPT_IDLE_MS, OPT_TIMELINE, OPT_OS_VARIANT, OPT_MAX_COUNT
+  OPT_STAGING, OPT_IDLE_MS, OPT_TIMELINE, OPT_OS_VARIANT, OPT_MAX_COUNT, OPT_WARMUP_MAX_MS
 };
 
 static const struct option long_options[] = {
@@ -559,6 +634,7 @@ static const struct option long_options[] = {
     {"runs", required_argument, NULL, OPT_RUNS},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"warmup-ms", required_argument, NULL, OPT_WARMUP_MS},
+    {"warmup-max-ms", required_argument, NULL, OPT_WARMUP_MAX_MS},
     {"processes", required_argument, NULL, OPT_PROCESSES},
     {"alloc", required_argument, NULL, OPT_ALLOC},
     {"seed", required_argument, NULL, OPT_SEED},
@@ -605,6 +681,7 @@ static bool apply_option(options *o, int c, const char *v) {
     return o->runs >= 1 && o->runs <= 10000;
   case OPT_WARMUP: o->warmup = (uint32_t)strtoul(v, NULL, 10); return true;
   case OPT_WARMUP_MS: o->warmup_ms = strtod(v, NULL); return true;
+  case OPT_WARMUP_MAX_MS: o->warmup_max_ms = strtod(v, NULL); return true;
   case OPT_PROCESSES:
     o->processes = (uint32_t)strtoul(v, NULL, 10);
     if (o->processes < 1 || o->processes > 100) fprintf(stderr, "sortbench: --processes must be 1..100\n");
@@ -651,7 +728,7 @@ static bool apply_option(options *o, int c, const char *v) {
 static bool parse_args(int argc, char **argv, options *o, int *status) {
   *o = (options){.sizes = {1u << 20}, .nsizes = 1, .bits = {32}, .nbits = 1, .dists = {DIST_UNIFORM}, .ndists = 1,
                  .algos = {SPLATSORT_ALGORITHM_QUATERNARY, SPLATSORT_ALGORITHM_ONESWEEP}, .nalgos = 2, .runs = 50,
-                 .warmup = 5, .warmup_ms = 200, .seed = 1, .linear_check = true, .readback = true};
+                 .warmup = 5, .warmup_ms = 200, .warmup_max_ms = 10000, .seed = 1, .linear_check = true, .readback = true};
   o->parent_only = calloc((size_t)argc + 1, sizeof *o->parent_only);
   *status = 2;
   opterr = 0; /* our own messages, which name the argument */
@@ -796,6 +873,23 @@ static int run_processes(int argc, char **argv, const options *o) {
   return status;
 }
 
+/* The warm-up rule, and the clock reader opened (clock_reader) and described, on stderr. */
+static void print_warmup_and_clock(const vkh_context *ctx, const options *o) {
+  if (o->warmup_max_ms > 0)
+    fprintf(stderr, "warm-up: at least %u sorts and %.0f ms, then until the times settle (median of the last %d "
+                    "within %.0f%% of the %d before; at most %d sorts or %.0f ms)\n", o->warmup, o->warmup_ms,
+            GPU_CLOCK_SETTLE_WINDOW, 100 * GPU_CLOCK_SETTLE_TOLERANCE, GPU_CLOCK_SETTLE_WINDOW, WARMUP_MAX_RUNS,
+            o->warmup_max_ms);
+  else
+    fprintf(stderr, "warm-up: %u sorts and %.0f ms (--warmup-max-ms 0: no settling)\n", o->warmup, o->warmup_ms);
+  char note[256];
+  clock_reader = gpu_clock_open_vk(ctx->physical_device, note, sizeof note);
+  if (clock_reader)
+    fprintf(stderr, "clock: SM maximum %u MHz (NVML)%s%s\n", gpu_clock_max_sm(clock_reader), note[0] ? "; " : "", note);
+  else
+    fprintf(stderr, "clock: %s\n", note);
+}
+
 int main(int argc, char **argv) {
   options o;
   int status;
@@ -830,14 +924,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "sortbench: the device does not support timestamps on its queue\n");
     return 1;
   }
-  fprintf(stderr, "device: %s (subgroup %u), validation %s, %u warm-up + %u timed runs, alloc %s\n",
-          ctx.props.deviceName, ctx.subgroup_size, ctx.validation ? "on" : "off", o.warmup, o.runs,
-          alloc_names[o.alloc]);
+  fprintf(stderr, "device: %s (subgroup %u), validation %s, %u timed runs, alloc %s\n", ctx.props.deviceName,
+          ctx.subgroup_size, ctx.validation ? "on" : "off", o.runs, alloc_names[o.alloc]);
+  print_warmup_and_clock(&ctx, &o);
   if (o.csv) printf("%s\n", csv_header);
   if (o.json) printf("[\n");
   if (!o.csv && !o.json)
-    printf("%10s  %-10s  %4s  %-11s  %8s  %8s  %8s  %8s  %9s  %s\n", "N", "algorithm", "bits", "keys", "p50 ms",
-           "p90 ms", "p99 ms", "max ms", "Mpairs/s", "verified");
+    printf("%10s  %-10s  %4s  %-11s  %8s  %8s  %8s  %8s  %9s  %-8s  %7s  %s\n", "N", "algorithm", "bits", "keys",
+           "p50 ms", "p90 ms", "p99 ms", "max ms", "Mpairs/s", "verified", "warm-up", "SM MHz");
   bool all_ok = true, first = true;
   /* One sorter per algorithm; OneSweep with --os-variant: one per entry. */
   splatsort *sorters[MAX_SORTERS] = {NULL};
@@ -905,6 +999,7 @@ int main(int argc, char **argv) {
   for (uint32_t i = 0; i < o.nsizes * o.nbits * o.ndists; i++) free(prep[i].keys);
   free(prep);
   if (largest) bench_buffers_destroy(&ctx, &bb);
+  gpu_clock_close(clock_reader);
   vkh_destroy(&ctx);
   if (ctx.validation_messages) {
     fprintf(stderr, "sortbench: %u validation messages\n", ctx.validation_messages);

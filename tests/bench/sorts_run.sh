@@ -32,7 +32,10 @@ echo "test_depth: rc $?"
 "$build/tests/test_render" sortpaths --out "$out/sortpaths" --scene assets/*.ply > "$out/test_render_sortpaths.txt" 2>&1
 echo "test_render sortpaths: rc $? ($(grep -c 'bit-identical.*yes' "$out/test_render_sortpaths.txt") views all bit-identical)"
 unset VK_INSTANCE_LAYERS
+. "$(dirname "$0")/clocks.sh"
+clocks_start "$out/clocks_sortbench.csv"
 "$build/tests/sortbench" --n "$sizes" --algo all --key-bits 32,16 --runs 30 --warmup 5 --processes 3 \
   > "$out/sortbench.txt" 2>&1
 echo "sortbench: rc $?"
+clocks_stop
 cat "$out/sortbench.txt"
