@@ -2,7 +2,10 @@
  * frustum with margin, opacity) and the back-to-front order, for view-depth and radial keys,
  * 32-bit and quantised, direct and indirect counts, with every sorter the device has; the
  * promised input order among equal depths; the timestamps in order. Points are kept clear of
- * the cull boundaries, so float rounding cannot decide a case. */
+ * the cull boundaries, so float rounding cannot decide a case.
+ *
+ * usage: test_depth [--three-pass | --force-fallback]: the key pass as three dispatches, or in
+ * one with every lookback falling back to counting its predecessors (default: one pass). */
 #include "check.h"
 #include "sort_harness.h"
 #include "splatsort_depth.h"
@@ -12,6 +15,7 @@
 #include <string.h>
 
 static vkh_context ctx;
+static uint32_t stage_flags; /* splatsort_depth_create_info::flags beside the harness's */
 
 /* A camera at `eye` looking down +z: clip = (1.5 (x - ex), 1.5 (y - ey), 0, z - ez). */
 static void view_proj(const float eye[3], float m[16]) {
@@ -57,7 +61,7 @@ typedef struct stage_run {
 } stage_run;
 
 static void stage_run_create(stage_run *sr, const splatsort *sorter, uint32_t max_count, uint32_t bits) {
-  splatsort_depth_create_info dci = {.sorter = sorter, .flags = vkh_sort_flags(&ctx), .log = vkh_sort_log};
+  splatsort_depth_create_info dci = {.sorter = sorter, .flags = vkh_sort_flags(&ctx) | stage_flags, .log = vkh_sort_log};
   VK_CHECK(splatsort_depth_create(&dci, &sr->stage));
   sr->max_count = max_count;
   VK_CHECK(splatsort_depth_get_memory_requirements(sr->stage, max_count, &sr->mr));
@@ -204,7 +208,17 @@ static void equal_depth_case(const splatsort *sorter, uint32_t n, uint32_t level
   stage_run_destroy(&sr);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  for (int a = 1; a < argc; a++) {
+    if (!strcmp(argv[a], "--three-pass"))
+      stage_flags |= SPLATSORT_DEPTH_CREATE_THREE_PASS_KEYS_BIT;
+    else if (!strcmp(argv[a], "--force-fallback"))
+      stage_flags |= SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT;
+    else {
+      fprintf(stderr, "usage: test_depth [--three-pass | --force-fallback]\n");
+      return 2;
+    }
+  }
   vkh_options o = vkh_default_options(true);
   vkh_init(&ctx, &o);
   splatsort *sorters[VKH_MAX_SORTERS];
@@ -215,6 +229,7 @@ int main(void) {
       splatsort_depth_key_mode m = (splatsort_depth_key_mode)mode;
       run_case(sorters[s], 0, 32, m, false, seed++);
       run_case(sorters[s], 3000, 32, m, false, seed++);
+      for (uint32_t n = 2047; n <= 2049; n++) run_case(sorters[s], n, 32, m, n == 2049, seed++); /* one-pass tile */
       run_case(sorters[s], 40000, 32, m, false, seed++);
       run_case(sorters[s], 40000, 16, m, false, seed++);
       run_case(sorters[s], 20000, 24, m, false, seed++);
