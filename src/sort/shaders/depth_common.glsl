@@ -23,10 +23,9 @@ vec4 load_center(uint i) {
   return vec4(uintBitsToFloat(centers[at]), uintBitsToFloat(centers[at + 1]), uintBitsToFloat(centers[at + 2]), o);
 }
 
-// The key value (clip w, or the distance to the camera) of a visible splat, or 0 when it is
-// culled.
-float visible_w(uint i) {
-  vec4 c = load_center(i);
+// The key value (clip w, or the distance to the camera) of a visible splat with centre
+// record c (load_center), or 0 when it is culled.
+float centre_w(vec4 c) {
   vec4 p = vec4(c.xyz, 1.0);
   if ((pc.flags & DS_FLAG_OPACITY_CULL) != 0 && !(c.w >= 1.0 / 255.0)) return 0.0;
   // Column by column without fused multiply-adds (precise): a host that computes its own view
@@ -38,6 +37,8 @@ float visible_w(uint i) {
   if ((pc.flags & DS_FLAG_RADIAL) == 0) return clip.w;
   return max(length(p.xyz - vec3(pc.cam_x, pc.cam_y, pc.cam_z)), 1e-30); // > 0: still visible
 }
+
+float visible_w(uint i) { return centre_w(load_center(i)); }
 
 #endif
 

@@ -124,13 +124,19 @@ void main() {
   uint base = tile * DS_TILE + subgroup_prefix().x * DS_ITEMS;
   barrier();
 
-  // Coalesced: item m of the subgroup is one contiguous row of `lanes` splats.
+  // Coalesced: item m of the subgroup is one contiguous row of `lanes` splats. Every load is
+  // issued before the first is used.
+  vec4 c[DS_ITEMS];
+  for (uint m = 0u; m < DS_ITEMS; m++) {
+    uint i = base + m * lanes + lane;
+    c[m] = i < n ? load_center(i) : vec4(0.0);
+  }
   float w[DS_ITEMS];
   uint rank[DS_ITEMS];
   uint visible = 0u;
   for (uint m = 0u; m < DS_ITEMS; m++) {
     uint i = base + m * lanes + lane;
-    w[m] = i < n ? visible_w(i) : 0.0;
+    w[m] = i < n ? centre_w(c[m]) : 0.0;
     uvec4 vis = subgroupBallot(w[m] > 0.0);
     rank[m] = visible + subgroupBallotExclusiveBitCount(vis);
     visible += subgroupBallotBitCount(vis);
