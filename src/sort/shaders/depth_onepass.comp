@@ -70,14 +70,14 @@ void lookback(uint lane, uint lanes, inout int pos, inout uint excl, inout bool 
 }
 
 // The visible count of every tile before `tile`; every invocation of the workgroup calls it.
-uint tiles_before(uint tile, uint n, uint lane, uint lanes, uint t) {
+uint tiles_before(uint tile, uint n, uint lane, uint lanes, uint t) { // t: local invocation index
   int pos = int(tile) - 1;
   uint excl = 0u;
   bool needs = tile > 0u;
   for (;;) {
     if (gl_SubgroupID == 0u) {
       lookback(lane, lanes, pos, excl, needs);
-      if (t == 0u) {
+      if (subgroupElect()) { // subgroup 0 need not hold invocation 0
         s_state = needs ? STATE_STALLED : STATE_DONE;
         s_stall = uint(pos);
         s_excl = excl;
@@ -98,7 +98,7 @@ uint tiles_before(uint tile, uint n, uint lane, uint lanes, uint t) {
     barrier();
     if (gl_SubgroupID == 0u) {
       c = s_count;
-      if (t == 0u) atomicMax(desc[stall], c + 1u);
+      if (subgroupElect()) atomicMax(desc[stall], c + 1u);
       excl += c;
       needs = --pos >= 0;
     }
