@@ -105,14 +105,21 @@ bool sort_tuning_parse(const char *text, splatsort_onesweep_tuning *t, char *err
         *(uint32_t *)((char *)t + keys[k].offset) = (uint32_t)v;
         known = true;
       }
-    if (!strcmp(tok, "wide") || !strcmp(tok, "stats")) {
-      uint32_t bit = tok[0] == 'w' ? SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT : SPLATSORT_ONESWEEP_STATISTICS_BIT;
-      t->flags = v ? t->flags | bit : t->flags & ~bit;
-      known = true;
-    }
+    static const struct {
+      const char *key;
+      uint32_t bit;
+    } flags[] = {{"wide", SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT},
+                 {"stats", SPLATSORT_ONESWEEP_STATISTICS_BIT},
+                 {"early", SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT},
+                 {"two", SPLATSORT_ONESWEEP_TWO_KERNELS_BIT}};
+    for (size_t k = 0; k < sizeof flags / sizeof *flags && !known; k++)
+      if (!strcmp(tok, flags[k].key)) {
+        t->flags = v ? t->flags | flags[k].bit : t->flags & ~flags[k].bit;
+        known = true;
+      }
     if (!known) {
-      snprintf(err, err_size, "tuning: unknown key '%s' (wg, keys, spin, window, hu, hc, sg, wide, stats, variant, maxx)",
-               tok);
+      snprintf(err, err_size,
+               "tuning: unknown key '%s' (wg, keys, spin, window, hu, hc, sg, wide, stats, early, two, variant, maxx)", tok);
       return false;
     }
   }

@@ -63,8 +63,8 @@ void sort_buffers_destroy(vkh_context *ctx, sort_buffers *b);
 /* Byte offset of region r (0 keys, 1 values, 2 tmp keys, 3 tmp values) in keyvals. */
 VkDeviceSize sort_region(const sort_buffers *b, uint32_t r);
 
-/* Parses a tuning string "wg=256,keys=12,spin=1024,window=4,hu=8,hc=1,sg=32,wide=1,stats=1,
- * variant=N,maxx=N" into *t (type set, unnamed fields 0). Returns false with a message in err. */
+/* Parses a tuning string "wg=256,keys=12,spin=1024,window=4,hu=8,hc=1,sg=32,wide=1,stats=1,early=1,
+ * two=1,variant=N,maxx=N" into *t (type set, unnamed fields 0). Returns false with a message in err. */
 bool sort_tuning_parse(const char *text, splatsort_onesweep_tuning *t, char *err, size_t err_size);
 /* The tuning in SPLATSORT_ONESWEEP_TUNING (tests/bench/ab_onesweep.sh sets it), or NULL when
  * unset; a bad string exits with its message. */

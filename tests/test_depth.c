@@ -4,8 +4,9 @@
  * promised input order among equal depths; the timestamps in order. Points are kept clear of
  * the cull boundaries, so float rounding cannot decide a case.
  *
- * usage: test_depth [--three-pass | --force-fallback]: the key pass as three dispatches, or in
- * one with every lookback falling back to counting its predecessors (default: one pass). */
+ * usage: test_depth [--three-pass | --force-fallback] [--onesweep-tuned]: the key pass as three
+ * dispatches, or in one with every lookback falling back to counting its predecessors
+ * (default: one pass); --onesweep-tuned: see tuned_onesweep(). */
 #include "check.h"
 #include "sort_harness.h"
 #include "splatsort_depth.h"
@@ -228,19 +229,38 @@ static void equal_depth_case(const splatsort *sorter, uint32_t n, uint32_t level
   stage_run_destroy(&sr);
 }
 
+/* --onesweep-tuned: only a OneSweep sorter with SPLATSORT_ONESWEEP_TUNING (e.g. two=1, two
+ * pass kernels picked by max_count), at counts on both sides of the 1M switch. */
+static int tuned_onesweep(void) {
+  splatsort *s = sort_create_or_die(&ctx, SPLATSORT_ALGORITHM_ONESWEEP, 0);
+  uint64_t seed = 20261125;
+  const uint32_t split = 1u << 20;
+  run_case(s, split - 1, 32, SPLATSORT_DEPTH_KEY_VIEW_DEPTH, false, seed++);
+  run_case(s, split + 3, 32, SPLATSORT_DEPTH_KEY_VIEW_DEPTH, false, seed++);
+  run_case(s, split, 16, SPLATSORT_DEPTH_KEY_RADIAL, true, seed++);
+  splatsort_destroy(s);
+  vkh_destroy(&ctx);
+  CHECK(ctx.validation_messages == 0, "%u validation messages", ctx.validation_messages);
+  return check_report("test_depth");
+}
+
 int main(int argc, char **argv) {
+  bool tuned = false;
   for (int a = 1; a < argc; a++) {
     if (!strcmp(argv[a], "--three-pass"))
       stage_flags |= SPLATSORT_DEPTH_CREATE_THREE_PASS_KEYS_BIT;
     else if (!strcmp(argv[a], "--force-fallback"))
       stage_flags |= SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT;
+    else if (!strcmp(argv[a], "--onesweep-tuned"))
+      tuned = true;
     else {
-      fprintf(stderr, "usage: test_depth [--three-pass | --force-fallback]\n");
+      fprintf(stderr, "usage: test_depth [--three-pass | --force-fallback] [--onesweep-tuned]\n");
       return 2;
     }
   }
   vkh_options o = vkh_default_options(true);
   vkh_init(&ctx, &o);
+  if (tuned) return tuned_onesweep();
   splatsort *sorters[VKH_MAX_SORTERS];
   uint32_t count = vkh_create_sorters(&ctx, sorters);
   uint64_t seed = 20261123;

@@ -1,12 +1,15 @@
 /* OneSweep-specific sort tests, on top of test_sort's general suite: sizes at the sorter's own
  * tile boundaries, every pass count and partial last digits, indirect counts, two sorts in one
  * command buffer sharing one internal buffer, a dispatch split over x and y, and output
- * identical to the quaternary path. Every result is compared with the stable CPU reference
+ * identical to the quaternary path; where the sorter has two pass kernels (chosen per sort by
+ * max_count), both, at the large kernel's tile boundaries and with one internal buffer shared by
+ * sorts that pick different kernels. Every result is compared with the stable CPU reference
  * (keys and payloads), nothing beyond the count may be written, and the validation layer must
  * stay silent.
  *
  * usage: test_onesweep [--force-fallback] [--seed S] */
 #include "check.h"
+#include "onesweep_shared.h"
 #include "sort_harness.h"
 
 #include <string.h>
@@ -17,6 +20,8 @@ static uint32_t tile;
 static uint64_t base_seed = 777;
 static uint32_t passed; /* cases; a failed case counts in check.h's failures */
 static const uint32_t SENTINEL = 0xDEADBEEFu;
+/* Where a sorter with two pass kernels switches to the large-sort one (onesweep.c). */
+static const uint32_t SPLIT = 1u << 20;
 
 typedef struct job {
   uint32_t n;          /* elements sorted (after clamping) */
@@ -156,7 +161,9 @@ static void run_shared_scratch(job a, job b2) {
   prepared p, q;
   prepare(&p, &a);
   prepare(&q, &b2);
-  q.info.internal = p.info.internal; /* same max_count, so the same internal size */
+  /* the internal buffer sized for the larger max_count holds the other's sort too */
+  splatsort_buffer internal = a.max_count >= b2.max_count ? p.info.internal : q.info.internal;
+  p.info.internal = q.info.internal = internal;
   uint32_t before = ctx.validation_messages;
   VkCommandBuffer cmd = vkh_begin(&ctx);
   VK_CHECK(splatsort_cmd_sort(onesweep, cmd, &p.info, NULL));
@@ -202,9 +209,15 @@ int main(int argc, char **argv) {
   quaternary = sort_create_or_die(&ctx, SPLATSORT_ALGORITHM_QUATERNARY, 0);
   tile = splatsort_get_tile_size(onesweep);
   const uint32_t T = tile;
-  printf("device: %s, subgroup size %u, onesweep tile %u%s, seed %llu\n", ctx.props.deviceName,
-         ctx.subgroup_size, T, flags ? ", forced fallback" : "",
-         (unsigned long long)base_seed);
+  uint32_t variant = splatsort_get_onesweep_variant(onesweep, 1, NULL), L = 0;
+  uint32_t large_variant = splatsort_get_onesweep_variant(onesweep, SPLIT, &L);
+  bool two = L != T || large_variant != variant;
+  printf("device: %s, subgroup size %u, onesweep tile %u, %s counts (variant %u)%s, seed %llu\n",
+         ctx.props.deviceName, ctx.subgroup_size, T, variant & OS_VARIANT_LATE_COUNTS ? "late" : "early", variant,
+         flags ? ", forced fallback" : "", (unsigned long long)base_seed);
+  if (two)
+    printf("from max_count %u: tile %u, %s counts (variant %u)\n", SPLIT, L,
+           large_variant & OS_VARIANT_LATE_COUNTS ? "late" : "early", large_variant);
 
   /* Tile boundaries: the last tile full, one short, one key into a new tile. */
   const uint32_t sizes[] = {1, 2, T - 1, T, T + 1, 2 * T - 1, 2 * T, 2 * T + 1, 7 * T + 3};
@@ -238,6 +251,23 @@ int main(int argc, char **argv) {
   run("same as quaternary", (job){.n = 2 * T - 5, .key_bits = 13, .dist = DIST_FEW_UNIQUE}, true);
   run("same as quaternary", (job){.n = 3 * T, .key_bits = 24, .dist = DIST_BOTTOM_BITS}, true);
 
+  /* Two kernels: the sort's max_count picks one, whatever its count. */
+  if (two) {
+    const uint32_t sizes2[] = {1, L - 1, L, L + 1, 2 * L + 1, 7 * L + 3};
+    for (size_t i = 0; i < sizeof sizes2 / sizeof *sizes2; i++)
+      run("large kernel", (job){.n = sizes2[i], .max_count = SPLIT, .dist = DIST_UNIFORM}, false);
+    run("large kernel", (job){.n = 3 * L + 17, .max_count = SPLIT + 1, .key_bits = 16, .dist = DIST_FEW_UNIQUE}, false);
+    run("large kernel", (job){.n = 2 * L, .max_count = SPLIT, .indirect = true, .indirect_value = 2 * L}, false);
+    run("small kernel", (job){.n = 7 * T + 3, .max_count = SPLIT - 1, .dist = DIST_UNIFORM}, false);
+    run("small kernel", (job){.n = T + 1, .max_count = SPLIT - 1, .indirect = true, .indirect_value = T + 1}, false);
+    run("large kernel, full", (job){.n = SPLIT + 3, .dist = DIST_FLOAT_DEPTH}, false);
+    /* one internal buffer (sized for the larger max_count) for both kernels, either order */
+    run_shared_scratch((job){.n = 3 * L + 5, .max_count = SPLIT + 5, .key_bits = 32, .dist = DIST_UNIFORM},
+                       (job){.n = 2 * T + 1, .max_count = SPLIT - 1, .key_bits = 32, .dist = DIST_FEW_UNIQUE});
+    run_shared_scratch((job){.n = 5 * T + 7, .max_count = SPLIT - 1, .key_bits = 24, .dist = DIST_UNIFORM},
+                       (job){.n = 4 * L + 1, .max_count = SPLIT, .key_bits = 32, .dist = DIST_UNIFORM});
+  }
+
   /* Dispatches split over x and y: pretend the device allows 2 workgroups in x (the shader
    * takes tiles from a counter, so extra workgroups must find nothing to do). */
   splatsort_onesweep_tuning narrow = {.type = SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING, .max_workgroups_x = 2};
@@ -250,6 +280,7 @@ int main(int argc, char **argv) {
   onesweep = sort_create_tuned_or_die(&ctx, SPLATSORT_ALGORITHM_ONESWEEP, flags, &narrow);
   run("2D dispatch", (job){.n = 8 * T + 1, .dist = DIST_UNIFORM}, false);
   run("2D dispatch", (job){.n = 9 * T, .key_bits = 20, .dist = DIST_UNIFORM}, false);
+  if (two) run("2D dispatch, large", (job){.n = 3 * L + 1, .max_count = SPLIT, .dist = DIST_UNIFORM}, false);
   splatsort_destroy(onesweep);
   onesweep = wide_sorter;
 

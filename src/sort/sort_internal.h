@@ -62,6 +62,10 @@ struct splatsort {
   VkPipeline pipelines[SS_MAX_PIPELINES];
   /* Algorithm-chosen tuning, filled by ops->create. */
   uint32_t tile_size;
+  uint32_t onesweep_variant; /* OneSweep: the OS_VARIANT_* bits of its (small-sort) pass kernel */
+  /* OneSweep with two pass kernels: sorts whose max_count is at least onesweep_split run the
+   * second, with these tile and variant; 0: one kernel for every sort. */
+  uint32_t onesweep_split, onesweep_large_tile, onesweep_large_variant;
   ss_self_test_run pending[2]; /* self-tests that timed out (the chosen algorithm's, quaternary's): freed at destroy */
   uint32_t pending_timeout_ms;
 };

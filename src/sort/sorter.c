@@ -396,6 +396,7 @@ static VkResult verify(splatsort *s, const splatsort_self_test *t) {
   }
   s->algorithm = SPLATSORT_ALGORITHM_QUATERNARY;
   s->ops = &ss_quaternary_ops;
+  s->onesweep_split = 0;
   VkResult r = s->ops->create(s);
   if (r != VK_SUCCESS) return r;
   o = ss_self_test(s, t, &error);
@@ -449,6 +450,13 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
 splatsort_algorithm splatsort_get_algorithm(const splatsort *s) { return s ? s->algorithm : SPLATSORT_ALGORITHM_AUTO; }
 
 uint32_t splatsort_get_tile_size(const splatsort *s) { return s ? s->tile_size : 0; }
+
+uint32_t splatsort_get_onesweep_variant(const splatsort *s, uint32_t max_count, uint32_t *tile) {
+  bool onesweep = s && s->algorithm == SPLATSORT_ALGORITHM_ONESWEEP;
+  bool large = onesweep && s->onesweep_split && max_count >= s->onesweep_split;
+  if (tile) *tile = !onesweep ? 0 : large ? s->onesweep_large_tile : s->tile_size;
+  return !onesweep ? 0 : large ? s->onesweep_large_variant : s->onesweep_variant;
+}
 
 uint32_t splatsort_max_count(const splatsort *s) {
   if (!s) return 0;

@@ -132,6 +132,8 @@ typedef struct splatsort_auto_hint {
   uint32_t max_count;            /* the most keys one sort will have; 0: unknown */
   uint32_t key_bits;             /* 1..32; 0: 32 */
 } splatsort_auto_hint;
+/* OneSweep does not read it: where it has two pass kernels it picks one per sort from the sort
+ * info's max_count (see splatsort_get_onesweep_variant). */
 
 typedef enum splatsort_self_test_flag_bits {
   /* Testing only: the self-test sorts by 31 bits where it checks 32 (any algorithm but
@@ -176,6 +178,19 @@ typedef enum splatsort_onesweep_tuning_flag_bits {
   /* Count the lookback's descriptor reads and fallbacks into the internal buffer (words
    * OS_H_STAT_* of src/sort/shaders/onesweep_shared.h; slower, for diagnosis). */
   SPLATSORT_ONESWEEP_STATISTICS_BIT = 1u << 1,
+  /* Early counts in the pass kernel even where the library would not choose them (its
+   * default is early counts on devices with subgroups of 32 or more where every subgroup can
+   * have its own counter array, of at most 16): where the workgroup may have more subgroups,
+   * consecutive subgroups share an array and rank in turn (correct, not measured for speed).
+   * With OS_VARIANT_LATE_COUNTS in variant an error (VK_ERROR_VALIDATION_FAILED_EXT). To
+   * force late counts, set OS_VARIANT_LATE_COUNTS (32) in variant. Like workgroup_size,
+   * keys_per_invocation and variant, it makes the sorter build one pass kernel for every sort. */
+  SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT = 1u << 2,
+  /* Testing only: the two pass kernels chosen per sort by max_count (see
+   * splatsort_get_onesweep_variant) on any device, as where early counts are the default.
+   * With workgroup_size, keys_per_invocation, variant or SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT
+   * an error (VK_ERROR_VALIDATION_FAILED_EXT). */
+  SPLATSORT_ONESWEEP_TWO_KERNELS_BIT = 1u << 3,
 } splatsort_onesweep_tuning_flag_bits;
 
 /* Optional OneSweep tuning, chained on splatsort_create_info::next (ignored by the quaternary
@@ -193,7 +208,7 @@ typedef struct splatsort_onesweep_tuning {
   uint32_t histogram_unroll;      /* histogram kernel: keys in flight per invocation; <= 64 */
   uint32_t histogram_copies;      /* histogram kernel: shared counter copies, power of two <= 32 */
   uint32_t required_subgroup_size;/* where the host enabled subgroup size control */
-  uint32_t variant;               /* OS_VARIANT_* bits: earlier pass-kernel designs (A/B); <= 15 */
+  uint32_t variant;               /* OS_VARIANT_* bits: earlier pass-kernel designs (A/B); <= 63 */
   uint32_t max_workgroups_x;      /* testing: split dispatches over y beyond this many in x */
   uint32_t flags;                 /* splatsort_onesweep_tuning_flag_bits */
 } splatsort_onesweep_tuning;
@@ -293,11 +308,31 @@ SPLATSORT_API splatsort_algorithm splatsort_choose_algorithm(const splatsort *so
 
 /* Keys per tile of the sorter's main pass (OneSweep and radix16: workgroup size x keys per
  * invocation; quaternary: its 512-key chunk; merge: the keys one workgroup sorts in shared
- * memory). Sizes at tile boundaries are where sorts go
+ * memory; OneSweep with two pass kernels: the small-sort kernel's, see
+ * splatsort_get_onesweep_variant). Sizes at tile boundaries are where sorts go
  * wrong, so tests and tuning runs use it; hosts need not. 0 for NULL. */
 SPLATSORT_API uint32_t splatsort_get_tile_size(const splatsort *sorter);
 
-/* Buffers the caller must provide to sort up to max_count pairs. Every buffer is bound as a
+/* The OneSweep pass kernel that a sort whose splatsort_sort_info::max_count is max_count runs:
+ * its OS_VARIANT_* bits (src/sort/shaders/onesweep_shared.h); *tile (optional, may be NULL):
+ * its keys per tile. OS_VARIANT_LATE_COUNTS (32) set: the late-counts path, clear: early counts.
+ *
+ * Where early counts are the device's default (subgroups of 32 or more, every subgroup its own
+ * counter array) and the host's splatsort_onesweep_tuning chooses no kernel (no
+ * workgroup_size, keys_per_invocation, variant or SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT), the
+ * sorter has two pass kernels and each sort takes one by its max_count: below 1M (2^20) keys
+ * the kernel before issue 22 (late counts, late header read: OS_VARIANT_LATE_COUNTS |
+ * OS_VARIANT_LATE_HEADER, the device's tile, on NVIDIA 256 x 12), from 1M on early counts with
+ * 256 x 20-key tiles (docs/sorting.md has the H100 measurement behind the rule). Elsewhere,
+ * and with such a tuning, one kernel runs every sort and max_count does not matter.
+ * For tests and A/B measurements; hosts need not. 0 (and *tile 0) for NULL or another
+ * algorithm (after a self-test fallback too). */
+SPLATSORT_API uint32_t splatsort_get_onesweep_variant(const splatsort *sorter, uint32_t max_count, uint32_t *tile);
+
+/* Buffers the caller must provide to sort up to max_count pairs. A sort may then give any
+ * max_count up to this one in its splatsort_sort_info (OneSweep's internal size is that of its
+ * smallest tile, so the buffers fit whichever pass kernel a smaller max_count selects). Every
+ * buffer is bound as a
  * storage buffer with the given offset and the size below; offsets must be multiples of
  * `alignment`. keys, values, tmp_keys and tmp_values: keyval_size bytes each, usage
  * keyval_usage. internal: internal_size bytes, usage internal_usage (the library writes
@@ -341,7 +376,10 @@ typedef struct splatsort_buffer {
 
 typedef struct splatsort_sort_info {
   const void *next;               /* reserved: must be NULL */
-  uint32_t max_count;             /* the max_count the buffers were sized for (> 0) */
+  /* The max_count the buffers were sized for (> 0), or less: every buffer must hold what this
+   * max_count needs (checked where its size is given). OneSweep with two pass kernels picks
+   * one by it (splatsort_get_onesweep_variant). */
+  uint32_t max_count;
   /* Direct count: number of pairs, 0..max_count. Used when count_buffer.buffer is VK_NULL_HANDLE. */
   uint32_t count;
   /* Indirect count: a uint32 at count_buffer.offset (a multiple of 4; size >= 4), read on

@@ -17,6 +17,14 @@
 #define MAX_LIST 32
 #define MAX_ALGOS 8
 #define MAX_STAGES 20
+#define MAX_OS_VARIANTS 8
+#define MAX_SORTERS (MAX_ALGOS + MAX_OS_VARIANTS)
+
+/* --os-variant: one OneSweep sorter per entry, each with its own tuning. */
+typedef struct os_variant {
+  char label[64]; /* the entry as given: rows say "onesweep[<label>]" */
+  splatsort_onesweep_tuning tuning;
+} os_variant;
 
 typedef struct spread {
   double p50, p90, p99, min, max;
@@ -50,8 +58,11 @@ typedef struct options {
   bool linear_check;            /* --verify check: read-back checked in O(n), no CPU sort */
   bool fresh_host_memory;       /* --host-memory fresh: glibc's default, large blocks go back to the OS */
   uint32_t idle_ms;
+  bool max_count_each;          /* --max-count each: a sort of N gets max_count N, not the largest --n */
   const char *timeline;
   alloc_mode alloc;
+  os_variant os_variants[MAX_OS_VARIANTS];
+  uint32_t n_os_variants;
   bool *parent_only; /* argv entries the --processes children leave out */
 } options;
 
@@ -88,6 +99,7 @@ static void usage(FILE *f) {
           "                 [--lookback-stats] [--pipeline-stats] [--processes K] [--timeline FILE]\n"
           "                 [--idle-ms MS] [--verify check|full|cpu-only|readback-only|none]\n"
           "                 [--staging persistent|transient] [--host-memory keep|fresh]\n"
+          "                 [--os-variant old/new/...] [--max-count largest|each]\n"
           "  sizes take K/M suffixes (binary); distributions: uniform equal sorted reverse few-unique\n"
           "  top-bits bottom-bits float-depth. Times are GPU timestamps around each sort, in ms;\n"
           "  p50/p90/p99/max are over the timed runs (nearest rank). Keys and CPU references of every\n"
@@ -112,7 +124,19 @@ static void usage(FILE *f) {
           "                    process and is reused; fresh: glibc's default, large blocks are\n"
           "                    returned to the OS and faulted in anew (slow-mode experiment)\n"
           "  --processes K     run everything in K fresh processes; print each configuration's\n"
-          "                    per-process medians and their spread (with --csv: every child row)\n");
+          "                    per-process medians and their spread (with --csv: every child row)\n"
+          "  --os-variant L    '/'-separated OneSweep pass kernels, each its own sorter in this process,\n"
+          "                    its rows labelled onesweep[entry]: old (variant=48: late counts and late\n"
+          "                    header, the kernel before issue 22), new (early=1: early counts, early\n"
+          "                    header; an error where the device cannot run them), default (the\n"
+          "                    library's choice), or a tuning string as in SPLATSORT_ONESWEEP_TUNING,\n"
+          "                    optionally after old or new (new,keys=12). Entries start from\n"
+          "                    SPLATSORT_ONESWEEP_TUNING; each sorter's kernels go to stderr. Labels\n"
+          "                    have ';' for ',' (CSV); default is labelled default;two-kernels where\n"
+          "                    the sorter picks its kernel per sort by max_count (>= 1M: the large one)\n"
+          "  --max-count M     the sorts' max_count: largest (default: the largest --n, as a renderer\n"
+          "                    sizing its buffers once would) or each (N itself: the OneSweep kernel\n"
+          "                    a host with buffers sized for N gets)\n");
 }
 
 /* The buffers are allocated once per process for the largest size and shared by every run,
@@ -251,7 +275,8 @@ static bool run_one(vkh_context *ctx, splatsort *sorter, bench_buffers *bb, cons
     qpi.queryCount = 2 * total;
     VK_CHECK(vkCreateQueryPool(ctx->device, &qpi, NULL, &copy_pool));
   }
-  splatsort_sort_info info = bb->info; /* max_count: the largest size of the run */
+  splatsort_sort_info info = bb->info; /* max_count: the largest size of the run ... */
+  if (o->max_count_each) info.max_count = n ? n : 1; /* ... or this one's (the buffers hold it) */
   info.count = n;
   info.key_bits = key_bits;
   info.query_pool = pool;
@@ -411,6 +436,90 @@ static bool parse_algos(options *o, const char *v) {
   return o->nalgos > 0;
 }
 
+/* --os-variant old/new/default/new,keys=12/variant=3,... */
+static bool parse_os_variants(options *o, const char *v) {
+  const splatsort_onesweep_tuning *env = sort_tuning_from_env();
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", v);
+  o->n_os_variants = 0;
+  for (char *save = NULL, *e = strtok_r(buf, "/", &save); e; e = strtok_r(NULL, "/", &save)) {
+    if (o->n_os_variants == MAX_OS_VARIANTS) {
+      fprintf(stderr, "sortbench: --os-variant: at most %u entries\n", MAX_OS_VARIANTS);
+      return false;
+    }
+    os_variant *ov = &o->os_variants[o->n_os_variants++];
+    snprintf(ov->label, sizeof ov->label, "%s", e);
+    splatsort_onesweep_tuning *t = &ov->tuning;
+    if (env)
+      *t = *env;
+    else
+      *t = (splatsort_onesweep_tuning){.type = SPLATSORT_STRUCTURE_TYPE_ONESWEEP_TUNING};
+    const char *rest = e;
+    size_t len = strcspn(e, ",");
+    if (!strncmp(e, "old", len) && len == 3) {
+      t->variant |= OS_VARIANT_LATE_COUNTS | OS_VARIANT_LATE_HEADER;
+      t->flags &= ~(uint32_t)SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT;
+    } else if (!strncmp(e, "new", len) && len == 3) {
+      t->variant &= ~(uint32_t)(OS_VARIANT_LATE_COUNTS | OS_VARIANT_LATE_HEADER);
+      t->flags |= SPLATSORT_ONESWEEP_EARLY_COUNTS_BIT;
+    } else if (strncmp(e, "default", len) || len != 7) {
+      len = 0; /* the whole entry is a tuning string */
+    }
+    rest = e + len + (e[len] == ',');
+    if (!*rest) continue;
+    splatsort_onesweep_tuning extra;
+    char err[256];
+    if (!sort_tuning_parse(rest, &extra, err, sizeof err)) {
+      fprintf(stderr, "sortbench: --os-variant '%s': %s\n", e, err);
+      return false;
+    }
+    /* the entry's own fields replace the base's; variant bits and flags join them */
+#define TAKE(field) t->field = extra.field ? extra.field : t->field
+    TAKE(workgroup_size);
+    TAKE(keys_per_invocation);
+    TAKE(lookback_spin);
+    TAKE(lookback_window);
+    TAKE(histogram_unroll);
+    TAKE(histogram_copies);
+    TAKE(required_subgroup_size);
+    TAKE(max_workgroups_x);
+#undef TAKE
+    t->variant |= extra.variant;
+    t->flags |= extra.flags;
+  }
+  return o->n_os_variants > 0;
+}
+
+/* Row label: the algorithm, with --os-variant its entry in brackets, ',' made ';' so that the
+ * CSV stays parseable; "default" says whether the library picks the kernel per sort. */
+static void label_sorter(char *out, size_t size, const splatsort *sorter, const char *entry) {
+  const char *name = splatsort_algorithm_name(splatsort_get_algorithm(sorter));
+  if (!entry) {
+    snprintf(out, size, "%s", name);
+    return;
+  }
+  uint32_t small_tile = 0, large_tile = 0;
+  bool two = splatsort_get_onesweep_variant(sorter, 1, &small_tile) !=
+                 splatsort_get_onesweep_variant(sorter, 1u << 30, &large_tile) ||
+             small_tile != large_tile;
+  snprintf(out, size, "%s[%s%s]", name, entry, !strcmp(entry, "default") && two ? ";two-kernels" : "");
+  for (char *c = out; *c; c++)
+    if (*c == ',') *c = ';';
+}
+
+/* stderr: the pass kernel each size of the run gets (by the max_count its sorts pass). */
+static void print_kernels(const char *label, const splatsort *sorter, const options *o) {
+  uint32_t largest = 1;
+  for (uint32_t si = 0; si < o->nsizes; si++) largest = o->sizes[si] > largest ? o->sizes[si] : largest;
+  for (uint32_t si = 0; si < o->nsizes; si++) {
+    uint32_t max_count = o->max_count_each ? (o->sizes[si] ? o->sizes[si] : 1) : largest, tile = 0;
+    uint32_t v = splatsort_get_onesweep_variant(sorter, max_count, &tile);
+    fprintf(stderr, "%s: n=%u max_count=%u: pass kernel variant %u (%s counts, %s header), tile %u\n", label,
+            o->sizes[si], max_count, v, v & OS_VARIANT_LATE_COUNTS ? "late" : "early",
+            v & OS_VARIANT_LATE_HEADER ? "late" : "early", tile);
+  }
+}
+
 /* --dist uniform,...|all */
 static bool parse_dists(options *o, const char *v) {
   o->ndists = 0;
@@ -432,16 +541,20 @@ static bool parse_dists(options *o, const char *v) {
   return true;
 }
 
+static const char *max_count_names[] = {"largest", "each"};
+
 enum {
   OPT_N = 256, OPT_KEY_BITS, OPT_ALGO, OPT_DIST, OPT_RUNS, OPT_WARMUP, OPT_WARMUP_MS, OPT_PROCESSES, OPT_ALLOC,
   OPT_SEED, OPT_CSV, OPT_JSON, OPT_STAGES, OPT_COPY, OPT_LOOKBACK, OPT_PIPELINE_STATS, OPT_VERIFY, OPT_HOST_MEMORY,
-  OPT_STAGING, OPT_IDLE_MS, OPT_TIMELINE
+  OPT_STAGING, OPT_IDLE_MS, OPT_TIMELINE, OPT_OS_VARIANT, OPT_MAX_COUNT
 };
 
 static const struct option long_options[] = {
     {"n", required_argument, NULL, OPT_N},
     {"key-bits", required_argument, NULL, OPT_KEY_BITS},
     {"algo", required_argument, NULL, OPT_ALGO},
+    {"os-variant", required_argument, NULL, OPT_OS_VARIANT},
+    {"max-count", required_argument, NULL, OPT_MAX_COUNT},
     {"dist", required_argument, NULL, OPT_DIST},
     {"runs", required_argument, NULL, OPT_RUNS},
     {"warmup", required_argument, NULL, OPT_WARMUP},
@@ -524,6 +637,11 @@ static bool apply_option(options *o, int c, const char *v) {
     return k >= 0;
   case OPT_IDLE_MS: o->idle_ms = (uint32_t)strtoul(v, NULL, 10); return true;
   case OPT_TIMELINE: o->timeline = v; return true;
+  case OPT_OS_VARIANT: return parse_os_variants(o, v);
+  case OPT_MAX_COUNT:
+    k = parse_choice("--max-count", v, max_count_names, 2, "largest or each");
+    o->max_count_each = k == 1;
+    return k >= 0;
   default: return false;
   }
 }
@@ -721,29 +839,45 @@ int main(int argc, char **argv) {
     printf("%10s  %-10s  %4s  %-11s  %8s  %8s  %8s  %8s  %9s  %s\n", "N", "algorithm", "bits", "keys", "p50 ms",
            "p90 ms", "p99 ms", "max ms", "Mpairs/s", "verified");
   bool all_ok = true, first = true;
-  splatsort *sorters[4] = {NULL};
+  /* One sorter per algorithm; OneSweep with --os-variant: one per entry. */
+  splatsort *sorters[MAX_SORTERS] = {NULL};
+  char labels[MAX_SORTERS][80];
+  uint32_t nsorters = 0;
   splatsort *largest = NULL; /* the sorter that needs the largest internal buffer */
   uint32_t max_n = 1;
   for (uint32_t si = 0; si < o.nsizes; si++) max_n = o.sizes[si] > max_n ? o.sizes[si] : max_n;
   VkDeviceSize largest_internal = 0;
   for (uint32_t ai = 0; ai < o.nalgos; ai++) {
-    splatsort_create_info ci = {.next = tuning, .physical_device = ctx.physical_device, .device = ctx.device,
-                                .algorithm = o.algos[ai], .enabled_features = ctx.sort_features, .log = vkh_sort_log,
-                                .flags = vkh_sort_flags(&ctx) |
-                                         (ctx.pipeline_statistics ? SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT : 0)};
-    VkResult r = splatsort_create(&ci, &sorters[ai]);
-    if (r != VK_SUCCESS) {
-      fprintf(stderr, "sortbench: %s is not available on this device (%s)\n", splatsort_algorithm_name(o.algos[ai]),
-              vkh_result_name(r));
-      all_ok = false;
-      continue;
+    bool variants = o.algos[ai] == SPLATSORT_ALGORITHM_ONESWEEP && o.n_os_variants;
+    for (uint32_t vi = 0; vi < (variants ? o.n_os_variants : 1) && nsorters < MAX_SORTERS; vi++) {
+      splatsort_onesweep_tuning *t = tuning;
+      if (variants) {
+        t = &o.os_variants[vi].tuning;
+        if (o.lookback) t->flags |= SPLATSORT_ONESWEEP_STATISTICS_BIT;
+      }
+      splatsort_create_info ci = {.next = t, .physical_device = ctx.physical_device, .device = ctx.device,
+                                  .algorithm = o.algos[ai], .enabled_features = ctx.sort_features, .log = vkh_sort_log,
+                                  .flags = vkh_sort_flags(&ctx) |
+                                           (ctx.pipeline_statistics ? SPLATSORT_CREATE_LOG_PIPELINE_STATISTICS_BIT : 0)};
+      splatsort *sorter = NULL;
+      VkResult r = splatsort_create(&ci, &sorter);
+      if (r != VK_SUCCESS) {
+        fprintf(stderr, "sortbench: %s%s%s%s is not available on this device (%s)\n",
+                splatsort_algorithm_name(o.algos[ai]), variants ? " [" : "", variants ? o.os_variants[vi].label : "",
+                variants ? "]" : "", vkh_result_name(r));
+        all_ok = false;
+        continue;
+      }
+      label_sorter(labels[nsorters], sizeof labels[nsorters], sorter, variants ? o.os_variants[vi].label : NULL);
+      if (splatsort_get_algorithm(sorter) == SPLATSORT_ALGORITHM_ONESWEEP) print_kernels(labels[nsorters], sorter, &o);
+      sorters[nsorters++] = sorter;
+      splatsort_memory_requirements mr;
+      if (max_n > splatsort_max_count(sorter) || splatsort_get_memory_requirements(sorter, max_n, &mr)) {
+        fprintf(stderr, "sortbench: n=%u is above this device's maximum %u\n", max_n, splatsort_max_count(sorter));
+        return 1;
+      }
+      if (mr.internal_size >= largest_internal) largest_internal = mr.internal_size, largest = sorter;
     }
-    splatsort_memory_requirements mr;
-    if (max_n > splatsort_max_count(sorters[ai]) || splatsort_get_memory_requirements(sorters[ai], max_n, &mr)) {
-      fprintf(stderr, "sortbench: n=%u is above this device's maximum %u\n", max_n, splatsort_max_count(sorters[ai]));
-      return 1;
-    }
-    if (mr.internal_size >= largest_internal) largest_internal = mr.internal_size, largest = sorters[ai];
   }
   bench_buffers bb = {0};
   if (largest) bench_buffers_create(&ctx, largest, max_n, o.alloc, &bb);
@@ -753,10 +887,9 @@ int main(int argc, char **argv) {
       for (uint32_t di = 0; di < o.ndists; di++)
         prepare(&o, o.sizes[si], o.bits[bi], o.dists[di], o.seed + si * 31 + di,
                 &prep[(si * o.nbits + bi) * o.ndists + di]);
-  for (uint32_t ai = 0; ai < o.nalgos; ai++) {
+  for (uint32_t ai = 0; ai < nsorters; ai++) {
     splatsort *sorter = sorters[ai];
-    if (!sorter) continue;
-    const char *aname = splatsort_algorithm_name(splatsort_get_algorithm(sorter));
+    const char *aname = labels[ai];
     for (uint32_t si = 0; si < o.nsizes; si++)
       for (uint32_t bi = 0; bi < o.nbits; bi++)
         for (uint32_t di = 0; di < o.ndists; di++) {

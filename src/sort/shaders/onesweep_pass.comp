@@ -1,13 +1,23 @@
 #version 450
 // OneSweep sort, one 8-bit digit pass. A workgroup takes the next tile in launch order,
-// ranks its keys by digit with subgroup ballots (multisplit), publishes the tile's digit
-// counts, finds its global offsets by a decoupled lookback over the earlier tiles' partition
-// descriptors (computing a predecessor's counts itself when they do not arrive), stages keys
-// and then payloads in shared memory in digit order, and writes both out coalesced.
+// counts its digits and publishes the counts, ranks its keys by digit with subgroup ballots
+// (multisplit), finds its global offsets by a decoupled lookback over the earlier tiles'
+// partition descriptors (computing a predecessor's counts itself when they do not arrive),
+// stages keys and then payloads in shared memory in digit order, and writes both out
+// coalesced.
+//
+// Two ways to count (OS_VARIANT_LATE_COUNTS, chosen by the host at create time):
+// - early counts (default where each subgroup gets its own counter array): every subgroup
+//   counts its keys into its array, the tile's counts are published at once, and a scan over
+//   the arrays leaves in each the subgroup's first position per digit, so ranking returns
+//   final tile-local positions (CUB's order);
+// - late counts: rank first (several subgroups may share an array and rank one after the
+//   other), then scan the arrays, publish, and add the offsets to every rank.
 //
 // Nothing here assumes a subgroup size: ballots are uvec4 (with a one-word fast path when
-// gl_SubgroupSize <= 32), and when there are more subgroups than counter arrays, several
-// subgroups share an array and rank one after the other.
+// gl_SubgroupSize <= 32). Both ways work when subgroups share arrays: the subgroups of an
+// array are consecutive and rank one after the other, in input order. Early counts pay off
+// with one array per subgroup, which the host arranges where it chooses them by default.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -39,6 +49,8 @@ const bool STEP_LOOKBACK = (VARIANT & OS_VARIANT_STEP_LOOKBACK) != 0;
 const bool EARLY_VALUES = (VARIANT & OS_VARIANT_EARLY_VALUES) != 0;
 const bool PLAIN_COUNTERS = (VARIANT & OS_VARIANT_PLAIN_COUNTERS) != 0;
 const bool WIDE_RANKS = (VARIANT & OS_VARIANT_WIDE_RANKS) != 0;
+const bool LATE_HEADER = (VARIANT & OS_VARIANT_LATE_HEADER) != 0;
+const bool EARLY_COUNTS = (VARIANT & OS_VARIANT_LATE_COUNTS) == 0;
 
 // Ranks are below TILE <= 65536: two to a register (fewer registers, more workgroups per SM),
 // or one each (WIDE_RANKS). Indices are constants once the loops are unrolled.
@@ -59,6 +71,7 @@ shared uint s_digit[OS_RADIX];
 shared uint s_fallback[OS_RADIX];
 shared uvec2 s_partial[MAX_SG];
 shared uint s_tile;
+shared uvec2 s_header; // OS_H_TILES, OS_H_COUNT (unless LATE_HEADER)
 shared uint s_vote[3];
 shared uint s_stall[3];
 
@@ -200,10 +213,13 @@ uint tile, tile_base, valid_n;
 uint seg, lanes, lane, counters, per_array;
 uvec4 everyone;
 
-// Takes the next tile in launch order and clears the counters; false when there is none.
+// Takes the next tile in launch order and clears the counters; false when there is none. The
+// invocation that takes the tile also reads the header, so its latency overlaps the atomic's
+// instead of following the barrier (LATE_HEADER: every invocation reads it after).
 bool start_tile(uint t) {
   if (t == 0) {
     s_tile = atomicAdd(data[OS_H_TILE_COUNTER + pc.pass], 1u);
+    if (!LATE_HEADER) s_header = uvec2(data[OS_H_TILES], data[OS_H_COUNT]);
     s_vote[0] = 0;
     s_vote[1] = 0;
     s_stall[0] = 0;
@@ -212,11 +228,12 @@ bool start_tile(uint t) {
   for (uint i = t; i < ARRAYS * OS_RADIX; i += WG) s_region[i] = 0;
   barrier();
   tile = s_tile;
-  if (tile >= data[OS_H_TILES]) return false;
+  uvec2 header = LATE_HEADER ? uvec2(data[OS_H_TILES], data[OS_H_COUNT]) : s_header;
+  if (tile >= header.x) return false;
   shift = 8u * pc.pass;
   digit_mask = pc.key_bits - shift >= 8 ? 255u : (1u << (pc.key_bits - shift)) - 1u;
   tile_base = tile * TILE;
-  valid_n = min(TILE, data[OS_H_COUNT] - tile_base);
+  valid_n = min(TILE, header.y - tile_base);
   return true;
 }
 
@@ -287,8 +304,8 @@ uint rank_wide(uint d) {
   return subgroupShuffle(bump(below, d, subgroupBallotBitCount(peers)), subgroupBallotFindLSB(peers)) + below;
 }
 
-// rank i = earlier keys of the same digit in this subgroup's counter array; subgroups that
-// share an array take turns.
+// rank i = earlier keys of the same digit in this subgroup's counter array plus the array's
+// value for the digit before ranking; subgroups that share an array take turns.
 void rank_keys() {
   bool narrow = WIDE_BALLOT == 0 && gl_SubgroupSize <= 32;
   for (uint phase = 0; phase < per_array; phase++) {
@@ -332,6 +349,34 @@ uvec2 publish_and_stage(uint t, uint desc, out uint total) {
   return offsets;
 }
 
+// Early counts: each subgroup counts its keys (padding included) into its array, and the
+// tile's digit counts are published before ranking, so later tiles' lookbacks can pass this one
+// sooner. Then per digit the arrays are scanned, from the digit's tile-local offset on, so that
+// each array holds its (first) subgroup's first position of the digit in the tile. Returns the
+// tile-local (x) and global (y) offsets of digit t; *total: digit t's count in the tile.
+uvec2 count_and_publish(uint t, uint desc, out uint total) {
+  for (uint i = 0; i < K; i++) atomicAdd(s_region[counters + digit_of(keys[i])], 1u);
+  uint gcount = t < OS_RADIX ? data[OS_GLOBAL_HIST + pc.pass * OS_RADIX + t] : 0;
+  uint arrays = (gl_NumSubgroups + per_array - 1u) / per_array;
+  barrier();
+  total = 0;
+  if (t < OS_RADIX) {
+    for (uint a = 0; a < arrays; a++) total += s_region[a * OS_RADIX + t];
+    atomicMax(data[desc], tile == 0 ? OS_FLAG_PREFIX | total : total + 1u);
+  }
+  uvec2 offsets = scan256(uvec2(total, gcount));
+  if (t < OS_RADIX) {
+    uint first = offsets.x;
+    for (uint a = 0; a < arrays; a++) {
+      uint c = s_region[a * OS_RADIX + t];
+      s_region[a * OS_RADIX + t] = first;
+      first += c;
+    }
+  }
+  barrier();
+  return offsets;
+}
+
 // Keys, then payloads, out of shared memory in digit order (coalesced per digit run).
 void scatter(uint t) {
   // Digits of the slots this invocation writes, four to a word: fewer registers than
@@ -361,10 +406,17 @@ void main() {
   if (pc.pass + 1 < pc.passes && t < OS_RADIX)
     data[OS_DESC + ((pc.pass + 1u) & 1u) * pc.desc_stride + tile * OS_RADIX + t] = 0;
   load_keys(t);
-  rank_keys();
   uint desc = OS_DESC + (pc.pass & 1u) * pc.desc_stride + tile * OS_RADIX + t;
   uint total;
-  uvec2 offsets = publish_and_stage(t, desc, total);
+  uvec2 offsets;
+  if (EARLY_COUNTS) {
+    offsets = count_and_publish(t, desc, total);
+    rank_keys(); // ranks are final positions; its closing barrier frees the arrays
+    for (uint i = 0; i < K; i++) s_region[RANK_GET(i)] = keys[i];
+  } else {
+    rank_keys();
+    offsets = publish_and_stage(t, desc, total);
+  }
 
   // EARLY_VALUES: the payloads load while the lookback waits on other workgroups (more
   // registers live across it); by default they load while the keys go out.

@@ -54,6 +54,14 @@
 #define OS_VARIANT_EARLY_VALUES 2u    /* payloads loaded before the lookback (live across it) */
 #define OS_VARIANT_PLAIN_COUNTERS 4u  /* ranking counters read and written, subgroup barrier per key */
 #define OS_VARIANT_WIDE_RANKS 8u      /* one rank per register instead of two */
+#define OS_VARIANT_LATE_HEADER 16u    /* tile header (count, tiles) read after the first barrier */
+/* Counts after ranking, then a fix-up of every rank; without it (early counts) each subgroup
+ * counts into its array first, the tile's counts are published before ranking and ranks come
+ * out final. By default the host sets it unless every subgroup gets its own array and
+ * subgroups are 32 wide or more (onesweep.c, default_tuning). */
+#define OS_VARIANT_LATE_COUNTS 32u
+#define OS_VARIANT_ALL 63u
+#define OS_MAX_ARRAYS 16u             /* counter arrays at most (OS_SPEC_ARRAYS) */
 #define OS_SPEC_HIST_WORKGROUP 0u /* histogram kernel: invocations per workgroup */
 #define OS_SPEC_HIST_UNROLL 1u    /* histogram kernel: keys loaded per invocation per step */
 #define OS_SPEC_HIST_COPIES 2u    /* histogram kernel: copies of each counter (power of two) */
