@@ -32,8 +32,12 @@ splatsort_test(sortbench_settle_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WID
 
 # stagebench: the depth-sort stage's time (key pass and sort); a small run so it keeps working.
 splatsort_test_executable(stagebench SOURCES bench/stagebench.c LIBS sort_testlib splatsort_gpu_clock m)
-splatsort_test(stagebench_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256 TIMEOUT 300 COMMAND stagebench --n 20000 --algo all --key-bits 32,16 --runs 2 --warmup-max-ms 200)
+splatsort_test(stagebench_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256 TIMEOUT 300 COMMAND stagebench --n 20000 --algo all --key-bits 32,16 --runs 2 --warmup-max-ms 200 --key-pass one,three)
 
 # The depth-sort stage against a CPU reference: visible set and order, view-depth and radial keys.
 splatsort_test_executable(test_depth SOURCES test_depth.c LIBS sort_testlib m)
 splatsort_lavapipe_test(depth_stage COMMAND test_depth)
+# The same suite with the key pass's other forms: the three-dispatch one (kept for A/B), and the
+# one-pass lookback's forward-progress fallback on every tile.
+splatsort_lavapipe_test(depth_stage_three_pass COMMAND test_depth --three-pass)
+splatsort_lavapipe_test(depth_stage_fallback COMMAND test_depth --force-fallback)

@@ -2,7 +2,11 @@
  * frustum with margin, opacity) and the back-to-front order, for view-depth and radial keys,
  * 32-bit and quantised, direct and indirect counts, with every sorter the device has; the
  * promised input order among equal depths; the timestamps in order. Points are kept clear of
- * the cull boundaries, so float rounding cannot decide a case. */
+ * the cull boundaries, so float rounding cannot decide a case.
+ *
+ * usage: test_depth [--three-pass | --force-fallback] [--onesweep-tuned]: the key pass as three
+ * dispatches, or in one with every lookback falling back to counting its predecessors
+ * (default: one pass); --onesweep-tuned: see tuned_onesweep(). */
 #include "check.h"
 #include "sort_harness.h"
 #include "splatsort_depth.h"
@@ -12,6 +16,7 @@
 #include <string.h>
 
 static vkh_context ctx;
+static uint32_t stage_flags; /* splatsort_depth_create_info::flags beside the harness's */
 
 /* A camera at `eye` looking down +z: clip = (1.5 (x - ex), 1.5 (y - ey), 0, z - ez). */
 static void view_proj(const float eye[3], float m[16]) {
@@ -27,7 +32,7 @@ typedef struct reference {
   float lo, hi;   /* key range of the visible */
 } reference;
 
-static void make_points(float *c, uint32_t n, const float eye[3], uint64_t seed, reference *ref) {
+static void make_points(float *c, uint32_t n, const float eye[3], uint64_t seed, bool opaque, reference *ref) {
   ref->count = 0, ref->lo = INFINITY, ref->hi = 0;
   for (uint32_t i = 0; i < n; i++) {
     float x, y, z, w, lim;
@@ -38,7 +43,7 @@ static void make_points(float *c, uint32_t n, const float eye[3], uint64_t seed,
       w = z - eye[2], lim = 1.3f * w;
     } while (fabsf(w - 0.2f) < 1e-2f || fabsf(fabsf(1.5f * (x - eye[0])) - lim) < 1e-2f ||
              fabsf(fabsf(1.5f * (y - eye[1])) - lim) < 1e-2f);
-    float opacity = i % 5 == 0 ? 0.002f : 0.8f;
+    float opacity = i % 5 == 0 && !opaque ? 0.002f : 0.8f;
     c[4 * i] = x, c[4 * i + 1] = y, c[4 * i + 2] = z, c[4 * i + 3] = opacity;
     ref->visible[i] = w > 0.2f && fabsf(1.5f * (x - eye[0])) <= lim && fabsf(1.5f * (y - eye[1])) <= lim &&
                       opacity >= 1.0f / 255.0f;
@@ -54,12 +59,14 @@ typedef struct stage_run {
   vkh_buffer centres, scratch, indices, draw, count;
   VkQueryPool pool;
   uint32_t queries;
+  VkDeviceSize centres_range; /* bound for the stage; 0: the whole buffer */
 } stage_run;
 
 static void stage_run_create(stage_run *sr, const splatsort *sorter, uint32_t max_count, uint32_t bits) {
-  splatsort_depth_create_info dci = {.sorter = sorter, .flags = vkh_sort_flags(&ctx), .log = vkh_sort_log};
+  splatsort_depth_create_info dci = {.sorter = sorter, .flags = vkh_sort_flags(&ctx) | stage_flags, .log = vkh_sort_log};
   VK_CHECK(splatsort_depth_create(&dci, &sr->stage));
   sr->max_count = max_count;
+  sr->centres_range = 0;
   VK_CHECK(splatsort_depth_get_memory_requirements(sr->stage, max_count, &sr->mr));
   sr->centres = vkh_buffer_create(&ctx, 16ull * max_count, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, "c");
   sr->scratch = vkh_buffer_create(&ctx, sr->mr.scratch_size, sr->mr.scratch_usage, false, "scratch");
@@ -84,7 +91,7 @@ static void stage_run_destroy(stage_run *sr) {
  * (at query 3 on) are in order. Returns the visible count the stage wrote. */
 static uint32_t stage_run_sort(stage_run *sr, splatsort_depth_info *di, bool indirect, uint32_t count) {
   di->max_count = sr->max_count;
-  di->centers = (splatsort_buffer){sr->centres.buffer, 0, sr->centres.size};
+  di->centers = (splatsort_buffer){sr->centres.buffer, 0, sr->centres_range ? sr->centres_range : sr->centres.size};
   di->scratch = (splatsort_buffer){sr->scratch.buffer, 0, sr->mr.scratch_size};
   di->indices = (splatsort_buffer){sr->indices.buffer, 0, sr->mr.indices_size};
   di->draw_count = (splatsort_buffer){sr->draw.buffer, 4, 4};
@@ -113,24 +120,36 @@ static uint32_t stage_run_sort(stage_run *sr, splatsort_depth_info *di, bool ind
   return ((const uint32_t *)sr->draw.mapped)[1];
 }
 
+/* How the centres lie: x, y, z, opacity records (the opacity culls); x, y, z in 16-byte
+ * records with the range ending after the last z; packed x, y, z (stride 12). */
+typedef enum centre_layout { XYZO_16, XYZ_16_SHORT, XYZ_12 } centre_layout;
+
 /* One run of the stage; checks count, set and order against the CPU. */
-static void run_case(const splatsort *sorter, uint32_t n, uint32_t bits, splatsort_depth_key_mode mode,
-                     bool indirect, uint64_t seed) {
+static void run_case_in(const splatsort *sorter, uint32_t n, uint32_t bits, splatsort_depth_key_mode mode,
+                        bool indirect, uint64_t seed, centre_layout layout) {
   stage_run sr;
   uint32_t max_count = n ? n : 1;
+  if (layout == XYZ_12) max_count = n + 5000; /* room for more tiles than the count fills */
   stage_run_create(&sr, sorter, max_count, bits);
   const float eye[3] = {0.5f, -0.25f, -4.0f};
   reference ref = {.visible = calloc(max_count, 1), .key = calloc(max_count, sizeof(float))};
-  make_points(sr.centres.mapped, n, eye, seed, &ref);
-  const float *c = sr.centres.mapped;
+  make_points(sr.centres.mapped, n, eye, seed, layout != XYZO_16, &ref);
+  float *c = sr.centres.mapped;
   for (uint32_t i = 0; i < n; i++) {
     if (!ref.visible[i]) continue;
     float dx = c[4 * i] - eye[0], dy = c[4 * i + 1] - eye[1], dz = c[4 * i + 2] - eye[2];
     ref.key[i] = mode == SPLATSORT_DEPTH_KEY_RADIAL ? sqrtf(dx * dx + dy * dy + dz * dz) : dz;
     ref.count++, ref.lo = fminf(ref.lo, ref.key[i]), ref.hi = fmaxf(ref.hi, ref.key[i]);
   }
-  splatsort_depth_info di = {.center_stride = 16, .opacity_cull = 1, .near_w = 0.2f, .key_bits = bits,
-                             .key_mode = mode, .camera_position = {eye[0], eye[1], eye[2]}};
+  splatsort_depth_info di = {.center_stride = layout == XYZ_12 ? 12 : 16, .opacity_cull = layout == XYZO_16,
+                             .near_w = 0.2f, .key_bits = bits, .key_mode = mode,
+                             .camera_position = {eye[0], eye[1], eye[2]}};
+  if (layout == XYZ_16_SHORT) sr.centres_range = 16ull * (max_count - 1) + 12;
+  if (layout == XYZ_12) {
+    for (uint32_t i = 0; i < n; i++) /* in place: the packed copy never overtakes its source */
+      for (int k = 0; k < 3; k++) c[3 * i + k] = c[4 * i + k];
+    sr.centres_range = 12ull * max_count;
+  }
   view_proj(eye, di.view_proj);
   uint32_t got = stage_run_sort(&sr, &di, indirect, n);
 
@@ -149,12 +168,18 @@ static void run_case(const splatsort *sorter, uint32_t n, uint32_t bits, splatso
     if (i < n) ref.visible[i] = 2;
     if (!ok && bad++ < 3) fprintf(stderr, "  %s %s %u-bit: index %u at %u out of place\n", sname, mname, bits, i, k);
   }
-  CHECK(bad == 0, "%s %s %u-bit %s n=%u: %u misplaced", sname, mname, bits, cname, n, bad);
-  printf("%s %s keys, %u bits, %s count, %u splats: %u visible%s\n", sname, mname, bits, cname, n, got,
-         bad ? " FAIL" : "");
+  static const char *const lname[] = {"x,y,z,opacity", "x,y,z,pad short range", "x,y,z packed"};
+  CHECK(bad == 0, "%s %s %u-bit %s n=%u %s: %u misplaced", sname, mname, bits, cname, n, lname[layout], bad);
+  printf("%s %s keys, %u bits, %s count, %s, %u splats: %u visible%s\n", sname, mname, bits, cname, lname[layout], n,
+         got, bad ? " FAIL" : "");
   free(ref.visible);
   free(ref.key);
   stage_run_destroy(&sr);
+}
+
+static void run_case(const splatsort *sorter, uint32_t n, uint32_t bits, splatsort_depth_key_mode mode,
+                     bool indirect, uint64_t seed) {
+  run_case_in(sorter, n, bits, mode, indirect, seed, XYZO_16);
 }
 
 /* The header's promise: splats of equal key come out in input order. n splats on `levels`
@@ -220,15 +245,22 @@ static int tuned_onesweep(void) {
 }
 
 int main(int argc, char **argv) {
-  vkh_options o = vkh_default_options(true);
-  vkh_init(&ctx, &o);
-  if (argc > 1) {
-    if (strcmp(argv[1], "--onesweep-tuned")) {
-      fprintf(stderr, "usage: test_depth [--onesweep-tuned]\n");
+  bool tuned = false;
+  for (int a = 1; a < argc; a++) {
+    if (!strcmp(argv[a], "--three-pass"))
+      stage_flags |= SPLATSORT_DEPTH_CREATE_THREE_PASS_KEYS_BIT;
+    else if (!strcmp(argv[a], "--force-fallback"))
+      stage_flags |= SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT;
+    else if (!strcmp(argv[a], "--onesweep-tuned"))
+      tuned = true;
+    else {
+      fprintf(stderr, "usage: test_depth [--three-pass | --force-fallback] [--onesweep-tuned]\n");
       return 2;
     }
-    return tuned_onesweep();
   }
+  vkh_options o = vkh_default_options(true);
+  vkh_init(&ctx, &o);
+  if (tuned) return tuned_onesweep();
   splatsort *sorters[VKH_MAX_SORTERS];
   uint32_t count = vkh_create_sorters(&ctx, sorters);
   uint64_t seed = 20261123;
@@ -237,12 +269,16 @@ int main(int argc, char **argv) {
       splatsort_depth_key_mode m = (splatsort_depth_key_mode)mode;
       run_case(sorters[s], 0, 32, m, false, seed++);
       run_case(sorters[s], 3000, 32, m, false, seed++);
+      for (uint32_t n = 2047; n <= 2049; n++) run_case(sorters[s], n, 32, m, n == 2049, seed++); /* one-pass tile */
       run_case(sorters[s], 40000, 32, m, false, seed++);
       run_case(sorters[s], 40000, 16, m, false, seed++);
       run_case(sorters[s], 20000, 24, m, false, seed++);
       run_case(sorters[s], 3000, 32, m, true, seed++);
       run_case(sorters[s], 20000, 16, m, true, seed++);
     }
+    /* the centres read as words rather than vec4 (all but the last, where the range ends early) */
+    run_case_in(sorters[s], 5000, 32, SPLATSORT_DEPTH_KEY_VIEW_DEPTH, false, seed++, XYZ_16_SHORT);
+    run_case_in(sorters[s], 5000, 32, SPLATSORT_DEPTH_KEY_VIEW_DEPTH, true, seed++, XYZ_12);
     equal_depth_case(sorters[s], 5000, 1, 32, seed++);
     equal_depth_case(sorters[s], 5000, 1, 16, seed++);
     equal_depth_case(sorters[s], 20000, 4, 32, seed++);

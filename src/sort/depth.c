@@ -1,5 +1,6 @@
-/* The depth-sort stage (splatsort_depth.h): key pass, ordered compaction, then the host's
- * sorter, all on the sorter's device and Vulkan functions. */
+/* The depth-sort stage (splatsort_depth.h): the key pass (cull, keys and an ordered compaction:
+ * one dispatch with a decoupled lookback, or the three-dispatch form), then the host's sorter,
+ * all on the sorter's device and Vulkan functions. */
 #include "depth_shared.h"
 #include "sort_internal.h"
 #include "splatsort_depth.h"
@@ -8,11 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { DS_KEYS, DS_SCAN, DS_COMPACT, DS_PIPELINES };
+/* The three-dispatch key pass (keys, scan, compact), then the one-pass form and its quantiser;
+ * a stage creates the pipelines of the form it uses. */
+enum { DS_KEYS, DS_SCAN, DS_COMPACT, DS_ONEPASS, DS_QUANTISE, DS_PIPELINES };
+
+static const VkSubgroupFeatureFlags ds_onepass_ops =
+    VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
 
 struct splatsort_depth {
   ssvk_device vk;
   const splatsort *sorter;
+  bool three_pass;     /* the host asked for it, or the device lacks ds_onepass_ops */
+  bool force_fallback; /* testing: the one-pass lookback counts every predecessor itself */
   VkDescriptorSetLayout set_layout;
   VkPipelineLayout layout;
   VkPipeline pipelines[DS_PIPELINES];
@@ -36,7 +44,9 @@ void splatsort_depth_destroy(splatsort_depth *d) {
 VkResult splatsort_depth_create(const splatsort_depth_create_info *info, splatsort_depth **out) {
   if (out) *out = NULL;
   if (!info || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
-  if (!info->sorter || info->next || info->flags & ~(uint32_t)SPLATSORT_CREATE_DEBUG_UTILS_BIT) {
+  const uint32_t known = SPLATSORT_CREATE_DEBUG_UTILS_BIT | SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT |
+                         SPLATSORT_DEPTH_CREATE_THREE_PASS_KEYS_BIT;
+  if (!info->sorter || info->next || info->flags & ~known) {
     ssvk_log_to(info->log, info->log_user, "splatsort_depth_create: %s",
                 !info->sorter ? "sorter is required" : info->next ? "next must be NULL" : "unknown flags");
     return VK_ERROR_VALIDATION_FAILED_EXT;
@@ -51,6 +61,9 @@ VkResult splatsort_depth_create(const splatsort_depth_create_info *info, splatso
   ssvk_device_init(&d->vk, &sv->fn, sv->physical_device, sv->device, a, info->pipeline_cache, info->log,
                    info->log_user, "splatsort_depth", (info->flags & SPLATSORT_CREATE_DEBUG_UTILS_BIT) != 0);
   d->sorter = info->sorter;
+  d->three_pass = (info->flags & SPLATSORT_DEPTH_CREATE_THREE_PASS_KEYS_BIT) ||
+                  (info->sorter->dev.subgroup_ops & ds_onepass_ops) != ds_onepass_ops;
+  d->force_fallback = (info->flags & SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT) != 0;
   VkResult r = ssvk_push_layout(&d->vk, DS_BINDINGS, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(struct ds_push),
                                 VK_SHADER_STAGE_COMPUTE_BIT, "splatsort depth layout", &d->set_layout, &d->layout);
   static const struct {
@@ -62,8 +75,13 @@ VkResult splatsort_depth_create(const splatsort_depth_create_info *info, splatso
       [DS_SCAN] = {sort_spv_depth_scan_comp, &sort_spv_depth_scan_comp_size, "splatsort depth scan"},
       [DS_COMPACT] = {sort_spv_depth_compact_comp, &sort_spv_depth_compact_comp_size,
                       "splatsort depth compact"},
+      [DS_ONEPASS] = {sort_spv_depth_onepass_comp, &sort_spv_depth_onepass_comp_size,
+                      "splatsort depth one-pass keys"},
+      [DS_QUANTISE] = {sort_spv_depth_quantise_comp, &sort_spv_depth_quantise_comp_size,
+                       "splatsort depth quantise"},
   };
-  for (int i = 0; i < DS_PIPELINES && r == VK_SUCCESS; i++) {
+  int first = d->three_pass ? DS_KEYS : DS_ONEPASS, end = d->three_pass ? DS_ONEPASS : DS_PIPELINES;
+  for (int i = first; i < end && r == VK_SUCCESS; i++) {
     ssvk_compute_desc cd = {.code = shaders[i].code, .code_size = *shaders[i].size, .layout = d->layout,
                             .name = shaders[i].name};
     r = ssvk_compute_pipeline(&d->vk, &cd, &d->pipelines[i]);
@@ -195,7 +213,32 @@ static void compute_barrier(const splatsort_depth *d, VkCommandBuffer cmd) {
                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
-/* Key pass, scan and compaction into the sort's input (keys, and values in `values`). */
+/* The one-pass key pass: a tile descriptor per DS_TILE splats in the tmp_keys region (the sort
+ * writes it only later), zeroed with the header; then, for key_bits < 32, the quantiser. */
+static void record_onepass(const splatsort_depth *d, VkCommandBuffer cmd, const splatsort_depth_info *in,
+                           const ds_layout *l, const struct ds_push *pc, VkDescriptorBufferInfo *bi) {
+  VkBuffer sb = in->scratch.buffer;
+  VkDeviceSize so = in->scratch.offset;
+  uint32_t tiles = (in->max_count + DS_TILE - 1) / DS_TILE;
+  bi[DS_BIND_GROUPS] = (VkDescriptorBufferInfo){sb, so + l->tmp_keys, 4ull * tiles};
+  d->vk.fn.vkCmdFillBuffer(cmd, sb, so + l->tmp_keys, 4ull * tiles, 0);
+  compute_barrier(d, cmd);
+  ssvk_push_buffers(&d->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, bi, DS_BINDINGS);
+  d->vk.fn.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *pc, pc);
+  /* a direct count needs only its tiles; at least one runs, to write the visible count */
+  uint32_t n = in->count_buffer.buffer ? in->max_count : in->count;
+  uint32_t groups = n ? (n + DS_TILE - 1) / DS_TILE : 1;
+  d->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipelines[DS_ONEPASS]);
+  dispatch_groups(d, cmd, groups, pc->max_groups_x);
+  compute_barrier(d, cmd);
+  if (pc->key_bits < 32) {
+    d->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipelines[DS_QUANTISE]);
+    dispatch_groups(d, cmd, (n + DS_WORKGROUP - 1) / DS_WORKGROUP, pc->max_groups_x);
+    compute_barrier(d, cmd);
+  }
+}
+
+/* Key pass and compaction into the sort's input (keys, and values in `values`). */
 static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const splatsort_depth_info *in,
                         const ds_layout *l, splatsort_buffer values, splatsort_buffer tmp_values, uint32_t bits) {
   VkBuffer sb = in->scratch.buffer;
@@ -206,6 +249,8 @@ static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const spl
                        .margin = in->frustum_margin > 0.0f ? in->frustum_margin : 1.3f, .near = in->near_w};
   memcpy(pc.view_proj.m, in->view_proj, sizeof pc.view_proj.m);
   if (in->opacity_cull) pc.flags |= DS_FLAG_OPACITY_CULL;
+  if (in->center_stride == 16 && in->centers.offset % 16 == 0) pc.flags |= DS_FLAG_VEC4;
+  if (d->force_fallback) pc.flags |= DS_FLAG_FORCE_FALLBACK;
   if (in->key_mode == SPLATSORT_DEPTH_KEY_RADIAL) {
     pc.flags |= DS_FLAG_RADIAL;
     pc.cam_x = in->camera_position[0], pc.cam_y = in->camera_position[1], pc.cam_z = in->camera_position[2];
@@ -220,6 +265,7 @@ static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const spl
       [DS_BIND_KEYS] = {sb, so + l->keys, region},
       [DS_BIND_VALUES] = {values.buffer, values.offset, region},
       [DS_BIND_DRAW] = header,
+      [DS_BIND_CENTERS4] = {in->centers.buffer, in->centers.offset, in->centers.size},
   };
   if (in->count_buffer.buffer) {
     bi[DS_BIND_COUNT] = word_range(d, in->count_buffer, &pc.count_index);
@@ -229,8 +275,12 @@ static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const spl
     bi[DS_BIND_DRAW] = word_range(d, in->draw_count, &pc.draw_index);
     pc.flags |= DS_FLAG_DRAW;
   }
-  const uint32_t init[DS_H_WORDS] = {0, 0x7F7FFFFFu, 0, 0}; /* visible, zmin = FLT_MAX, zmax = 0 */
+  const uint32_t init[DS_H_WORDS] = {0, 0x7F7FFFFFu, 0, 0}; /* visible, zmin = FLT_MAX, zmax, tiles taken */
   d->vk.fn.vkCmdUpdateBuffer(cmd, sb, so + l->header, sizeof init, init);
+  if (!d->three_pass) {
+    record_onepass(d, cmd, in, l, &pc, bi);
+    return;
+  }
   compute_barrier(d, cmd);
   ssvk_push_buffers(&d->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->layout, bi, DS_BINDINGS);
   d->vk.fn.vkCmdPushConstants(cmd, d->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);

@@ -25,12 +25,23 @@ extern "C" {
 
 typedef struct splatsort_depth splatsort_depth;
 
+/* splatsort_depth_create_info::flags, beside SPLATSORT_CREATE_DEBUG_UTILS_BIT and (testing)
+ * SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT: the one-pass key pass treats every
+ * predecessor tile as stalled and counts its splats itself (correct, slow). */
+typedef enum splatsort_depth_create_flag_bits {
+  /* The key pass as three dispatches (keys, a scan of per-workgroup counts, an ordered
+   * compaction) instead of one with a decoupled lookback: the same results, more memory
+   * traffic; for A/B measurements. Also the form a device gets without subgroup basic,
+   * ballot and arithmetic operations in compute shaders. */
+  SPLATSORT_DEPTH_CREATE_THREE_PASS_KEYS_BIT = 1u << 8,
+} splatsort_depth_create_flag_bits;
+
 typedef struct splatsort_depth_create_info {
   const void *next;              /* reserved: must be NULL */
   const splatsort *sorter;       /* required; the stage records with it and it must outlive the stage */
   VkPipelineCache pipeline_cache; /* optional */
   const VkAllocationCallbacks *allocator; /* optional; also used at destroy */
-  uint32_t flags;                /* SPLATSORT_CREATE_DEBUG_UTILS_BIT */
+  uint32_t flags;                /* SPLATSORT_CREATE_DEBUG_UTILS_BIT, splatsort_depth_create_flag_bits */
   splatsort_log_fn log;          /* optional */
   void *log_user;
 } splatsort_depth_create_info;

@@ -31,6 +31,7 @@ typedef void (*ssvk_log_fn)(void *user, const char *message);
   X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory)      \
   X(vkMapMemory) X(vkCmdPipelineBarrier) X(vkCmdBindPipeline) X(vkCmdPushConstants) X(vkCmdDispatch) \
   X(vkCmdDispatchIndirect) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp) X(vkCmdUpdateBuffer)      \
+  X(vkCmdFillBuffer)                                                                              \
   X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkAllocateCommandBuffers) X(vkBeginCommandBuffer) \
   X(vkEndCommandBuffer) X(vkQueueSubmit) X(vkCreateFence) X(vkDestroyFence) X(vkWaitForFences)     \
   X(vkCreateEvent) X(vkDestroyEvent) X(vkSetEvent) X(vkCmdWaitEvents)

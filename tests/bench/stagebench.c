@@ -5,7 +5,9 @@
  * camera, all visible; the visible count the stage writes is checked against N.
  *
  * usage: stagebench [--n 1M,6M] [--algo quaternary,onesweep,radix16,merge|all] [--key-bits 32,16] [--runs 30]
- *                   [--warmup 10] [--warmup-max-ms 10000] */
+ *                   [--warmup 10] [--warmup-max-ms 10000] [--key-pass one,three]
+ * --key-pass: the key pass in one dispatch (the default) and/or as three
+ * (SPLATSORT_DEPTH_CREATE_THREE_PASS_KEYS_BIT), one row each, for an A/B in one process. */
 #include "gpu_clock.h"
 #include "sort_harness.h"
 #include "splatsort_depth.h"
@@ -88,8 +90,9 @@ static uint32_t warm_up(vkh_context *ctx, splatsort_depth *stage, const splatsor
 
 /* One size, one sorter: returns false when the visible count is wrong. */
 static bool bench(vkh_context *ctx, const splatsort *sorter, uint32_t n, uint32_t bits, uint32_t runs,
-                  uint32_t min_warmup) {
+                  uint32_t min_warmup, bool three_pass) {
   splatsort_depth_create_info dci = {.sorter = sorter, .flags = vkh_sort_flags(ctx), .log = vkh_sort_log};
+  if (three_pass) dci.flags |= SPLATSORT_DEPTH_CREATE_THREE_PASS_KEYS_BIT;
   splatsort_depth *stage;
   VK_CHECK(splatsort_depth_create(&dci, &stage));
   splatsort_depth_memory_requirements mr;
@@ -140,9 +143,9 @@ static bool bench(vkh_context *ctx, const splatsort *sorter, uint32_t n, uint32_
   uint32_t visible = ((const uint32_t *)draw.mapped)[1];
   char cell[32], text[160];
   const char *name = splatsort_algorithm_name(splatsort_get_algorithm(sorter));
-  printf("%10u  %-10s  %4u  %9.4f  %9.4f  %9.4f  %9.1f  %-8s  %6u%s  %s\n", n, name, bits, median(total, runs),
-         median(keys, runs), median(sort, runs), n / (median(total, runs) * 1e3), visible == n ? "yes" : "NO", warmup,
-         settled ? " " : "!", gpu_clock_stats_cell(&clock, cell, sizeof cell));
+  printf("%10u  %-10s  %-8s  %4u  %9.4f  %9.4f  %9.4f  %9.1f  %-8s  %6u%s  %s\n", n, name, three_pass ? "three" : "one",
+         bits, median(total, runs), median(keys, runs), median(sort, runs), n / (median(total, runs) * 1e3),
+         visible == n ? "yes" : "NO", warmup, settled ? " " : "!", gpu_clock_stats_cell(&clock, cell, sizeof cell));
   fflush(stdout);
   if (clock.below)
     fprintf(stderr, "stagebench: warning: n=%u %s %u-bit: %s; the times are not at full clock\n", n, name, bits,
@@ -171,12 +174,14 @@ static bool parse_algos(const char *text, bool want[SPLATSORT_ALGORITHM_COUNT]) 
 int main(int argc, char **argv) {
   uint32_t sizes[16] = {1u << 20}, nsizes = 1, bits[4] = {32}, nbits = 1, runs = 30, min_warmup = 10;
   bool want[SPLATSORT_ALGORITHM_COUNT] = {false, true, true}; /* by splatsort_algorithm: quaternary, onesweep */
+  bool want_pass[2] = {true, false};                           /* key pass: one dispatch, three */
   static const struct option opts[] = {{"n", required_argument, NULL, 'n'},
                                        {"algo", required_argument, NULL, 'a'},
                                        {"key-bits", required_argument, NULL, 'b'},
                                        {"runs", required_argument, NULL, 'r'},
                                        {"warmup", required_argument, NULL, 'w'},
                                        {"warmup-max-ms", required_argument, NULL, 'm'},
+                                       {"key-pass", required_argument, NULL, 'k'},
                                        {NULL, 0, NULL, 0}};
   for (int ch; (ch = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
     bool ok = true;
@@ -185,13 +190,16 @@ int main(int argc, char **argv) {
     else if (ch == 'r') ok = (runs = (uint32_t)strtoul(optarg, NULL, 10)) >= 1 && runs <= 1000;
     else if (ch == 'm') ok = (warmup_max_ms = strtod(optarg, NULL)) >= 0;
     else if (ch == 'w') ok = (min_warmup = (uint32_t)strtoul(optarg, NULL, 10)) <= WARMUP_MAX_RUNS;
-    else if (ch == 'a') {
+    else if (ch == 'k') {
+      want_pass[0] = strstr(optarg, "one") != NULL, want_pass[1] = strstr(optarg, "three") != NULL;
+      ok = want_pass[0] || want_pass[1];
+    } else if (ch == 'a') {
       ok = parse_algos(optarg, want);
     } else ok = false;
     for (uint32_t b = 0; b < nbits && ok; b++) ok = bits[b] >= 16 && bits[b] <= 32;
     if (!ok) {
       fprintf(stderr, "usage: stagebench [--n 1M,6M] [--algo quaternary,onesweep,radix16,merge|all] [--key-bits 32,16 (16..32)] "
-                      "[--runs 1..1000] [--warmup 0..2000] [--warmup-max-ms 10000]\n");
+                      "[--runs 1..1000] [--warmup 0..2000] [--warmup-max-ms 10000] [--key-pass one,three]\n");
       return 2;
     }
   }
@@ -208,14 +216,16 @@ int main(int argc, char **argv) {
     printf("clock: SM maximum %u MHz (NVML)%s%s\n", gpu_clock_max_sm(clock_reader), note[0] ? "; " : "", note);
   else
     printf("clock: %s\n", note);
-  printf("%10s  %-10s  %4s  %9s  %9s  %9s  %9s  %-8s  %7s  %s\n", "N", "sorter", "bits", "stage", "keys", "sort",
-         "Msplats/s", "count ok", "warm-up", "SM MHz");
+  printf("%10s  %-10s  %-8s  %4s  %9s  %9s  %9s  %9s  %-8s  %7s  %s\n", "N", "sorter", "key pass", "bits", "stage",
+         "keys", "sort", "Msplats/s", "count ok", "warm-up", "SM MHz");
   bool ok = true;
   for (int a = 1; a < SPLATSORT_ALGORITHM_COUNT; a++) {
     if (!want[a]) continue;
     splatsort *sorter = sort_create_or_die(&ctx, (splatsort_algorithm)a, 0);
     for (uint32_t s = 0; s < nsizes; s++)
-      for (uint32_t b = 0; b < nbits; b++) ok &= bench(&ctx, sorter, sizes[s], bits[b], runs, min_warmup);
+      for (uint32_t b = 0; b < nbits; b++)
+        for (int p = 0; p < 2; p++)
+          if (want_pass[p]) ok &= bench(&ctx, sorter, sizes[s], bits[b], runs, min_warmup, p == 1);
     splatsort_destroy(sorter);
   }
   gpu_clock_close(clock_reader);

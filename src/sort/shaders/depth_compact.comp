@@ -2,9 +2,7 @@
 // Depth-sort stage, step 3: each visible splat writes its key and index at its workgroup's
 // first slot plus its rank among the workgroup's visible splats, so the sort's input is in
 // splat index order (deterministic; the stable sort then breaks key ties by index).
-// Narrower keys are quantised over the visible depth range [zmin, zmax]:
-// key = min(round((1 - (w - zmin)/(zmax - zmin)) * (2^bits - 1)), 2^bits - 1): ascending
-// order stays back to front and the sort needs fewer passes.
+// Narrower keys are quantised over the visible depth range (quantise_key).
 #extension GL_GOOGLE_include_directive : require
 #include "depth_shared.h"
 layout(local_size_x = DS_WORKGROUP) in;
@@ -14,6 +12,8 @@ layout(std430, binding = DS_BIND_GROUPS) readonly buffer Groups { uint group_off
 layout(std430, binding = DS_BIND_KEYS) writeonly buffer Keys { uint keys[]; };
 layout(std430, binding = DS_BIND_VALUES) writeonly buffer Values { uint values[]; };
 layout(push_constant) uniform Push { ds_push pc; };
+#define DS_COMMON_QUANTISE_ONLY
+#include "depth_common.glsl"
 
 shared uint rank[DS_WORKGROUP];
 
@@ -32,13 +32,8 @@ void main() {
     barrier();
   }
   if (visible == 0u) return;
-  if (pc.key_bits < 32) {
-    float zmin = uintBitsToFloat(header[DS_H_ZMIN]), zmax = uintBitsToFloat(header[DS_H_ZMAX]);
-    float w = uintBitsToFloat(~key);
-    float u = zmax > zmin ? clamp((w - zmin) / (zmax - zmin), 0.0, 1.0) : 0.0;
-    uint top = (1u << pc.key_bits) - 1u;
-    key = min(uint((1.0 - u) * float(top) + 0.5), top); // top + 0.5 rounds up at 24 bits
-  }
+  if (pc.key_bits < 32)
+    key = quantise_key(key, uintBitsToFloat(header[DS_H_ZMIN]), uintBitsToFloat(header[DS_H_ZMAX]), pc.key_bits);
   uint slot = group_offsets[group] + rank[t] - 1u;
   keys[slot] = key;
   values[slot] = i;

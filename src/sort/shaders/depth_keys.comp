@@ -16,26 +16,7 @@ layout(push_constant) uniform Push { ds_push pc; };
 
 shared uint wg_visible, wg_zmin, wg_zmax;
 
-uint splat_count() {
-  uint n = (pc.flags & DS_FLAG_INDIRECT) != 0 ? count_buf[pc.count_index] : pc.count;
-  return min(n, pc.max_count);
-}
-
-// The key value (clip w, or the distance to the camera) of a visible splat, or 0 when it is
-// culled.
-float visible_w(uint i) {
-  uint at = i * pc.stride;
-  vec4 p = vec4(uintBitsToFloat(centers[at]), uintBitsToFloat(centers[at + 1]), uintBitsToFloat(centers[at + 2]), 1.0);
-  if ((pc.flags & DS_FLAG_OPACITY_CULL) != 0 && !(uintBitsToFloat(centers[at + 3]) >= 1.0 / 255.0)) return 0.0;
-  // Column by column without fused multiply-adds (precise): a host that computes its own view
-  // depth in this order (as the splat renderer's projection does) gets bit-identical keys.
-  precise vec4 clip = pc.view_proj[0] * p.x + pc.view_proj[1] * p.y + pc.view_proj[2] * p.z + pc.view_proj[3];
-  float lim = pc.margin * clip.w;
-  bool inside = clip.w > pc.near && abs(clip.x) <= lim && abs(clip.y) <= lim; // false for NaN
-  if (!inside) return 0.0;
-  if ((pc.flags & DS_FLAG_RADIAL) == 0) return clip.w;
-  return max(length(p.xyz - vec3(pc.cam_x, pc.cam_y, pc.cam_z)), 1e-30); // > 0: still visible
-}
+#include "depth_common.glsl"
 
 void main() {
   uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
