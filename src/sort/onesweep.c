@@ -110,7 +110,7 @@ static void fit_tuning(const ss_device_info *dev, os_tuning *t) {
  * are the default, the sorter also builds the kernel before issue 22 (late counts and the late
  * header read, OS_VARIANT_LATE_COUNTS | OS_VARIANT_LATE_HEADER, the tile above) and runs it for
  * sorts of max_count below OS_LARGE_SORT (1M); from 1M on the early-counts kernel, whose tile at
- * 256 invocations is 256 x 20 = 5120 keys (large_tile). Measured on an H100 on 2026-11-25
+ * 256 invocations is 256 x 20 = 5120 keys (large_tile; 512 x 10 on NVIDIA). Measured on an H100 on 2026-11-25
  * (sortbench --os-variant, medians of 30, ms; docs/sorting.md): early counts pay only with the
  * large tile (256 x 20, 90 registers, two workgroups per SM: 0.742 / 1.393 at 16M / 32M against
  * the old kernel's 0.853 / 1.633), are slower than the old kernel at every size at 256 x 12, and
@@ -136,11 +136,22 @@ static os_tuning default_tuning(const ss_device_info *dev) {
 }
 
 /* The early-counts kernel's tile: 256 x OS_LARGE_TILE_KEYS at 256 invocations unless the host
- * gave keys_per_invocation (or shared memory is short: fit_tuning lowers it). */
+ * gave keys_per_invocation (or shared memory is short: fit_tuning lowers it). On NVIDIA with
+ * 32-wide subgroups, 512 x 10 instead (the same 5120 keys, one counter array for each of the 16
+ * subgroups): 64 registers against 90, measured on an H100 on 2026-11-25 (sortbench
+ * --os-variant, medians of 30; bench/results/2026-11-25-h100-tile512): 0.3223 / 0.7267 /
+ * 1.3785 ms at 6M / 16M / 32M keys against 256 x 20's 0.3400 / 0.7402 / 1.3876, the same at
+ * 1M; 512 x 12 (80 registers, one workgroup per SM) and 384 x 16 were much slower. */
 static void large_tile(const splatsort *s, os_tuning *t) {
   bool host_keys = s->tuning && s->tuning->keys_per_invocation;
+  bool host_workgroup = s->tuning && s->tuning->workgroup_size;
   if (!(t->variant & OS_VARIANT_LATE_COUNTS) && !host_keys && t->workgroup == 256) {
     t->keys = OS_LARGE_TILE_KEYS;
+    if (!host_workgroup && s->dev.vendor_id == 0x10DE && s->dev.subgroup_size == 32 &&
+        s->dev.max_workgroup_invocations >= 512 && early_counts_fit(&s->dev, 512)) {
+      t->workgroup = 512;
+      t->keys = OS_LARGE_TILE_KEYS / 2;
+    }
     fit_tuning(&s->dev, t);
   }
 }

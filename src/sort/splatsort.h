@@ -323,7 +323,8 @@ SPLATSORT_API uint32_t splatsort_get_tile_size(const splatsort *sorter);
  * sorter has two pass kernels and each sort takes one by its max_count: below 1M (2^20) keys
  * the kernel before issue 22 (late counts, late header read: OS_VARIANT_LATE_COUNTS |
  * OS_VARIANT_LATE_HEADER, the device's tile, on NVIDIA 256 x 12), from 1M on early counts with
- * 256 x 20-key tiles (docs/sorting.md has the H100 measurement behind the rule). Elsewhere,
+ * 5120-key tiles, 512 x 10 on NVIDIA, 256 x 20 elsewhere (docs/sorting.md has the H100
+ * measurements behind the rule). Elsewhere,
  * and with such a tuning, one kernel runs every sort and max_count does not matter.
  * For tests and A/B measurements; hosts need not. 0 (and *tile 0) for NULL or another
  * algorithm (after a self-test fallback too). */
