@@ -21,6 +21,7 @@
  * amplified diff are written to DIR as PNGs. */
 #include "app_renderer.h"
 #include "check.h"
+#include "host_image.h"
 #include "image.h"
 #include "refrender.h"
 #include "splat_project.h"
@@ -123,49 +124,6 @@ static float view_z(const splat_camera *cam, const float *p) {
 
 /* ---- images --------------------------------------------------------------------------------- */
 
-typedef struct host_image {
-  VkImage image;
-  VkDeviceMemory memory;
-  VkImageView view;
-} host_image;
-
-static host_image host_image_create(VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect, uint32_t w,
-                                    uint32_t h, uint32_t layers) {
-  host_image hi;
-  VkImageCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
-                           .format = format, .extent = {w, h, 1}, .mipLevels = 1, .arrayLayers = layers,
-                           .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL, .usage = usage};
-  VK_CHECK(vkCreateImage(ctx.device, &ici, NULL, &hi.image));
-  VkMemoryRequirements mr;
-  vkGetImageMemoryRequirements(ctx.device, hi.image, &mr);
-  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
-                              .memoryTypeIndex = vkh_memory_type(&ctx, mr.memoryTypeBits,
-                                                                 VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
-  VK_CHECK(vkAllocateMemory(ctx.device, &mai, NULL, &hi.memory));
-  VK_CHECK(vkBindImageMemory(ctx.device, hi.image, hi.memory, 0));
-  VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = hi.image,
-                               .viewType = layers > 1 ? VK_IMAGE_VIEW_TYPE_2D_ARRAY : VK_IMAGE_VIEW_TYPE_2D,
-                               .format = format, .subresourceRange = {aspect, 0, 1, 0, layers}};
-  VK_CHECK(vkCreateImageView(ctx.device, &vci, NULL, &hi.view));
-  return hi;
-}
-
-static void host_image_destroy(host_image *hi) {
-  vkDestroyImageView(ctx.device, hi->view, NULL);
-  vkDestroyImage(ctx.device, hi->image, NULL);
-  vkFreeMemory(ctx.device, hi->memory, NULL);
-}
-
-static void layout_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, uint32_t layers,
-                           VkImageLayout from, VkImageLayout to, VkPipelineStageFlags src, VkAccessFlags src_access,
-                           VkPipelineStageFlags dst, VkAccessFlags dst_access) {
-  VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = src_access,
-                            .dstAccessMask = dst_access, .oldLayout = from, .newLayout = to,
-                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                            .image = image, .subresourceRange = {aspect, 0, 1, 0, layers}};
-  vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
-}
-
 static uint32_t format_bytes(VkFormat f) {
   return f == VK_FORMAT_R8G8B8A8_UNORM ? 4u : f == VK_FORMAT_R16G16B16A16_SFLOAT ? 8u : 16u;
 }
@@ -219,12 +177,12 @@ static void render_host(splat_renderer *r, const splat_frame *f, const host_fram
                         host_path path, float *out) {
   uint32_t w = hf->w, h = hf->h;
   size_t npx = (size_t)w * h, cbytes = npx * format_bytes(color_format);
-  host_image color = host_image_create(color_format,
+  host_image color = host_image_create(&ctx, color_format,
                                        VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                            VK_IMAGE_USAGE_TRANSFER_DST_BIT |
                                            (path == VIA_GRAPHICS ? VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT : 0),
                                        VK_IMAGE_ASPECT_COLOR_BIT, w, h, 1);
-  host_image depth = host_image_create(VK_FORMAT_D32_SFLOAT,
+  host_image depth = host_image_create(&ctx, VK_FORMAT_D32_SFLOAT,
                                        VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
                                            VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                                        VK_IMAGE_ASPECT_DEPTH_BIT, w, h, 1);
@@ -235,10 +193,10 @@ static void render_host(splat_renderer *r, const splat_frame *f, const host_fram
 
   VkCommandBuffer cmd = vkh_begin(&ctx);
   VK_CHECK(splat_renderer_cmd_prepare(r, cmd, f));
-  layout_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_UNDEFINED,
+  host_image_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_UNDEFINED,
                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
-  layout_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 1, VK_IMAGE_LAYOUT_UNDEFINED,
+  host_image_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 1, VK_IMAGE_LAYOUT_UNDEFINED,
                  VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
   VkBufferImageCopy cc = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {w, h, 1}};
@@ -248,25 +206,25 @@ static void render_host(splat_renderer *r, const splat_frame *f, const host_fram
   vkCmdCopyBufferToImage(cmd, up.buffer, depth.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &dc);
   if (path == VIA_COMPUTE) {
     /* the contract of splat_renderer_cmd_render_into */
-    layout_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+    host_image_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                    VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    layout_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+    host_image_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                    VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
                    VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
     splat_host_target t = {.color_view = color.view, .color_format = color_format, .depth_view = depth.view,
                            .depth_format = VK_FORMAT_D32_SFLOAT,
                            .depth_layout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL};
     VK_CHECK(splat_renderer_cmd_render_into(r, cmd, f, &t));
-    layout_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_GENERAL,
+    host_image_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_GENERAL,
                    VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                    VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   } else {
-    layout_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+    host_image_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                    VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
                    VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                    VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-    layout_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+    host_image_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                    VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
                    VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
@@ -282,7 +240,7 @@ static void render_host(splat_renderer *r, const splat_frame *f, const host_fram
     vkCmdBeginRendering(cmd, &ri);
     VK_CHECK(splat_renderer_cmd_draw(r, cmd, f));
     vkCmdEndRendering(cmd);
-    layout_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+    host_image_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                    VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                    VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   }
@@ -294,8 +252,8 @@ static void render_host(splat_renderer *r, const splat_frame *f, const host_fram
   unpack(color_format, rb.mapped, npx * 4, out);
   vkh_buffer_destroy(&ctx, &up);
   vkh_buffer_destroy(&ctx, &rb);
-  host_image_destroy(&color);
-  host_image_destroy(&depth);
+  host_image_destroy(&ctx, &color);
+  host_image_destroy(&ctx, &depth);
 }
 
 static void to_rgba8(const float *rgba, size_t npx, uint8_t *out) {
@@ -490,9 +448,9 @@ static void into_case_run(into_case *c, int reverse) {
 static void into_misuse(into_case *c) {
   splat_renderer *r = app.renderer;
   splat_frame f = {.camera = &c->cam, .key_bits = 32, .sh_degree = -1};
-  host_image color = host_image_create(VK_FORMAT_R16G16B16A16_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT,
+  host_image color = host_image_create(&ctx, VK_FORMAT_R16G16B16A16_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT,
                                        VK_IMAGE_ASPECT_COLOR_BIT, 16, 16, 1);
-  host_image depth = host_image_create(VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
+  host_image depth = host_image_create(&ctx, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
                                        16, 16, 1);
   splat_host_target good = {.color_view = color.view, .color_format = VK_FORMAT_R16G16B16A16_SFLOAT,
                             .depth_view = depth.view, .depth_format = VK_FORMAT_D32_SFLOAT,
@@ -524,8 +482,8 @@ static void into_misuse(into_case *c) {
   CHECK(splat_renderer_cmd_render_into(r, cmd, &f, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL target");
   CHECK(splat_renderer_cmd_render_into(NULL, cmd, &f, &good) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL renderer");
   vkh_submit_wait(&ctx, cmd); /* nothing was recorded */
-  host_image_destroy(&color);
-  host_image_destroy(&depth);
+  host_image_destroy(&ctx, &color);
+  host_image_destroy(&ctx, &depth);
 }
 
 static void test_into(void) {
@@ -697,9 +655,9 @@ static void render_stereo_layers(splat_renderer *r, const splat_frame *f0, int m
                                  const float plane[3], uint8_t *rgba8) {
   uint32_t w = f0->camera->width, h = f0->camera->height;
   const VkFormat cf = VK_FORMAT_R16G16B16A16_SFLOAT, df = VK_FORMAT_D32_SFLOAT;
-  host_image color = host_image_create(cf, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+  host_image color = host_image_create(&ctx, cf, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                        VK_IMAGE_ASPECT_COLOR_BIT, w, h, 2);
-  host_image depth = host_image_create(df, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
+  host_image depth = host_image_create(&ctx, df, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
                                        w, h, 2);
   VkImageView cl[2], dl[2];
   for (uint32_t e = 0; e < 2; e++) {
@@ -711,10 +669,10 @@ static void render_stereo_layers(splat_renderer *r, const splat_frame *f0, int m
   float n = f0->znear, fa = f0->zfar;
   VkCommandBuffer cmd = vkh_begin(&ctx);
   VK_CHECK(splat_renderer_cmd_prepare(r, cmd, f0));
-  layout_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 2, VK_IMAGE_LAYOUT_UNDEFINED,
+  host_image_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 2, VK_IMAGE_LAYOUT_UNDEFINED,
                  VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-  layout_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 2, VK_IMAGE_LAYOUT_UNDEFINED,
+  host_image_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 2, VK_IMAGE_LAYOUT_UNDEFINED,
                  VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
                  VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
                  VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
@@ -739,13 +697,13 @@ static void render_stereo_layers(splat_renderer *r, const splat_frame *f0, int m
     VK_CHECK(splat_renderer_cmd_draw(r, cmd, &f));
     vkCmdEndRendering(cmd);
     if (!multiview && e == 0) /* the second pass writes the other layer; order the two passes' depth use */
-      layout_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 2, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
+      host_image_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 2, VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL,
                      VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
                      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
                      VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
                      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
   }
-  layout_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+  host_image_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 2, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                  VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                  VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 2}, .imageExtent = {w, h, 1}};
@@ -763,8 +721,8 @@ static void render_stereo_layers(splat_renderer *r, const splat_frame *f0, int m
     vkDestroyImageView(ctx.device, cl[e], NULL);
     vkDestroyImageView(ctx.device, dl[e], NULL);
   }
-  host_image_destroy(&color);
-  host_image_destroy(&depth);
+  host_image_destroy(&ctx, &color);
+  host_image_destroy(&ctx, &depth);
 }
 
 static void test_multiview(void) {

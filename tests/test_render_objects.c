@@ -4,6 +4,7 @@
  * table is in test_render.c). */
 #include "render_common.h"
 
+#include "host_image.h"
 #include "image.h"
 #include "refrender.h"
 
@@ -14,69 +15,25 @@
 
 /* ---- drawing into the host's pass ------------------------------------------------------------ */
 
-typedef struct host_image {
-  VkImage image;
-  VkDeviceMemory memory;
-  VkImageView view;
-} host_image;
-
-
-static host_image host_image_create(VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect, uint32_t w,
-                                    uint32_t h) {
-  host_image hi;
-  VkImageCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
-                           .format = format, .extent = {w, h, 1}, .mipLevels = 1, .arrayLayers = 1,
-                           .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL, .usage = usage};
-  VK_CHECK(vkCreateImage(ctx.device, &ici, NULL, &hi.image));
-  VkMemoryRequirements mr;
-  vkGetImageMemoryRequirements(ctx.device, hi.image, &mr);
-  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
-                              .memoryTypeIndex = vkh_memory_type(&ctx, mr.memoryTypeBits,
-                                                                 VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
-  VK_CHECK(vkAllocateMemory(ctx.device, &mai, NULL, &hi.memory));
-  VK_CHECK(vkBindImageMemory(ctx.device, hi.image, hi.memory, 0));
-  VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = hi.image,
-                               .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = format,
-                               .subresourceRange = {aspect, 0, 1, 0, 1}};
-  VK_CHECK(vkCreateImageView(ctx.device, &vci, NULL, &hi.view));
-  return hi;
-}
-
-static void host_image_destroy(host_image *hi) {
-  vkDestroyImageView(ctx.device, hi->view, NULL);
-  vkDestroyImage(ctx.device, hi->image, NULL);
-  vkFreeMemory(ctx.device, hi->memory, NULL);
-}
-
-static void layout_barrier(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout from,
-                           VkImageLayout to, VkPipelineStageFlags src, VkAccessFlags src_access,
-                           VkPipelineStageFlags dst, VkAccessFlags dst_access) {
-  VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = src_access,
-                            .dstAccessMask = dst_access, .oldLayout = from, .newLayout = to,
-                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                            .image = image, .subresourceRange = {aspect, 0, 1, 0, 1}};
-  vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
-}
-
 /* A host's frame: its own colour and depth (an opaque plane at camera depth zp, cleared), the
  * splats prepared, then drawn inside its pass. Reads the colour back as 8-bit RGBA. */
 static void render_into_host_pass(splat_renderer *hr, const splat_camera *cam, float zp, const float plane[3],
                                   uint8_t *rgba8) {
   uint32_t w = cam->width, h = cam->height;
-  host_image color = host_image_create(SPLAT_TARGET_FORMAT, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+  host_image color = host_image_create(&ctx, SPLAT_TARGET_FORMAT, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
                                                                VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                       VK_IMAGE_ASPECT_COLOR_BIT, w, h);
-  host_image depth = host_image_create(VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
-                                       VK_IMAGE_ASPECT_DEPTH_BIT, w, h);
+                                       VK_IMAGE_ASPECT_COLOR_BIT, w, h, 1);
+  host_image depth = host_image_create(&ctx, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                                       VK_IMAGE_ASPECT_DEPTH_BIT, w, h, 1);
   vkh_buffer rb = vkh_buffer_create(&ctx, (VkDeviceSize)w * h * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "host rb");
   splat_frame f = {.camera = cam, .sort = SPLATSORT_ALGORITHM_AUTO, .key_bits = 32, .sh_degree = -1,
                    .znear = 0.01f, .zfar = 1000.0f};
   VkCommandBuffer cmd = vkh_begin(&ctx);
   VK_CHECK(splat_renderer_cmd_prepare(hr, cmd, &f));
-  layout_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+  host_image_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_UNDEFINED,
                  VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-  layout_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+  host_image_barrier(cmd, depth.image, VK_IMAGE_ASPECT_DEPTH_BIT, 1, VK_IMAGE_LAYOUT_UNDEFINED,
                  VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
                  VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
                  VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT);
@@ -95,14 +52,14 @@ static void render_into_host_pass(splat_renderer *hr, const splat_camera *cam, f
   vkCmdBeginRendering(cmd, &ri);
   VK_CHECK(splat_renderer_cmd_draw(hr, cmd, &f));
   vkCmdEndRendering(cmd);
-  layout_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+  host_image_barrier(cmd, color.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                  VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                  VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   copy_target(cmd, color.image, w, h, rb.buffer);
   vkh_submit_wait(&ctx, cmd);
   halves_to_rgba8(&rb, w, h, rgba8);
-  host_image_destroy(&color);
-  host_image_destroy(&depth);
+  host_image_destroy(&ctx, &color);
+  host_image_destroy(&ctx, &depth);
 }
 
 /* The same host frame on a VkRenderPass (a host not on dynamic rendering): renderer `hr` was
@@ -138,11 +95,11 @@ static VkRenderPass host_render_pass_create(void) {
 static void render_into_host_render_pass(splat_renderer *hr, VkRenderPass pass, const splat_camera *cam, float zp,
                                          const float plane[3], uint8_t *rgba8) {
   uint32_t w = cam->width, h = cam->height;
-  host_image color = host_image_create(SPLAT_TARGET_FORMAT, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+  host_image color = host_image_create(&ctx, SPLAT_TARGET_FORMAT, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
                                                                VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                       VK_IMAGE_ASPECT_COLOR_BIT, w, h);
-  host_image depth = host_image_create(VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
-                                       VK_IMAGE_ASPECT_DEPTH_BIT, w, h);
+                                       VK_IMAGE_ASPECT_COLOR_BIT, w, h, 1);
+  host_image depth = host_image_create(&ctx, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                                       VK_IMAGE_ASPECT_DEPTH_BIT, w, h, 1);
   VkImageView views[2] = {color.view, depth.view};
   VkFramebufferCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO, .renderPass = pass,
                                  .attachmentCount = 2, .pAttachments = views, .width = w, .height = h, .layers = 1};
@@ -166,8 +123,8 @@ static void render_into_host_render_pass(splat_renderer *hr, VkRenderPass pass, 
   vkh_submit_wait(&ctx, cmd);
   halves_to_rgba8(&rb, w, h, rgba8);
   vkDestroyFramebuffer(ctx.device, fb, NULL);
-  host_image_destroy(&color);
-  host_image_destroy(&depth);
+  host_image_destroy(&ctx, &color);
+  host_image_destroy(&ctx, &depth);
 }
 
 /* Splats drawn into a host's pass over an opaque plane at a known depth: the ones behind it
@@ -272,12 +229,12 @@ void render_test_depth_output(const render_args *args) {
   splat_renderer *dr;
   VK_CHECK(splat_renderer_create(&ci, &dr));
   VK_CHECK(splat_renderer_set_scene(dr, &a));
-  host_image color = host_image_create(SPLAT_TARGET_FORMAT, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+  host_image color = host_image_create(&ctx, SPLAT_TARGET_FORMAT, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
                                                                VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                       VK_IMAGE_ASPECT_COLOR_BIT, w, h);
-  host_image depth = host_image_create(VK_FORMAT_R32G32B32A32_SFLOAT, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                       VK_IMAGE_ASPECT_COLOR_BIT, w, h, 1);
+  host_image depth = host_image_create(&ctx, VK_FORMAT_R32G32B32A32_SFLOAT, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
                                                                          VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                       VK_IMAGE_ASPECT_COLOR_BIT, w, h);
+                                       VK_IMAGE_ASPECT_COLOR_BIT, w, h, 1);
   vkh_buffer rb = vkh_buffer_create(&ctx, (VkDeviceSize)w * h * 16, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "wd");
   splat_frame f = {.camera = cam, .key_bits = 32, .sh_degree = -1};
   VkCommandBuffer cmd = vkh_begin(&ctx);
@@ -285,7 +242,7 @@ void render_test_depth_output(const render_args *args) {
   host_image *imgs[2] = {&color, &depth};
   VkRenderingAttachmentInfo att[2];
   for (int i = 0; i < 2; i++) {
-    layout_barrier(cmd, imgs[i]->image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+    host_image_barrier(cmd, imgs[i]->image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_UNDEFINED,
                    VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
                    VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
     att[i] = (VkRenderingAttachmentInfo){.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO,
@@ -299,7 +256,7 @@ void render_test_depth_output(const render_args *args) {
   vkCmdBeginRendering(cmd, &ri);
   VK_CHECK(splat_renderer_cmd_draw(dr, cmd, &f));
   vkCmdEndRendering(cmd);
-  layout_barrier(cmd, depth.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+  host_image_barrier(cmd, depth.image, VK_IMAGE_ASPECT_COLOR_BIT, 1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                  VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                  VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   copy_target(cmd, depth.image, w, h, rb.buffer);
@@ -320,8 +277,8 @@ void render_test_depth_output(const render_args *args) {
         covered);
   vkDeviceWaitIdle(ctx.device);
   vkh_buffer_destroy(&ctx, &rb);
-  host_image_destroy(&color);
-  host_image_destroy(&depth);
+  host_image_destroy(&ctx, &color);
+  host_image_destroy(&ctx, &depth);
   splat_renderer_destroy(dr);
   splat_scene_free(&a);
 }
