@@ -1,6 +1,7 @@
 # The soak test (tests/test_soak.c): thousands of headless frames on lavapipe while sort paths,
 # key widths and modes, scenes, objects and failed loads keep changing; the device's live
-# allocations must come back to the warm-up level exactly, and the host heap must not grow.
+# allocations must come back to the warm-up level exactly, and the host heap must not grow from one
+# cycle to the next (the median change, test_soak.c says why).
 # Its two small scenes are made by gen_scene (tests/CMakeLists.txt).
 splatsort_test_executable(test_soak SOURCES test_soak.c renderer_debug.c LIBS splatsort_tools splatsort_vkh m
                           INCLUDES ${PROJECT_SOURCE_DIR}/shaders/render ${PROJECT_SOURCE_DIR}/src/sort/shaders)
