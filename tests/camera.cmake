@@ -11,6 +11,8 @@ splatsort_test_executable(test_project SOURCES test_project.c LIBS splatsort_ren
 splatsort_test(project LABELS cpu COMMAND test_project)
 
 splatsort_test_executable(test_refrender SOURCES test_refrender.c LIBS splat_refrender m)
+# The pairs a scene file needs with the bins and with the square binning (not a test: a tool).
+splatsort_test_executable(refrender_pairs SOURCES refrender_pairs.c LIBS splat_refrender m)
 splatsort_test(refrender LABELS cpu COMMAND test_refrender ${camera_test_dir})
 
 # Real scenes (skipped when ../shared/scenes is absent): render, check, write a PNG.

@@ -30,6 +30,68 @@ static int span(float m, float r, uint32_t n, int64_t *i0, int64_t *i1) {
   return 1;
 }
 
+/* craster_common.glsl's bins, float for float (see there for the rule and its margins): the
+ * GPU and this reference must bin alike, or their pair counts and capped images differ. */
+#define BIN_PAD (1.0f / 32.0f)
+
+/* Pixels whose centres lie in [m - e, m + e] (BIN_PAD wider), within [*lo, *hi]. */
+static void ellipse_span(float m, float e, int64_t *lo, int64_t *hi) {
+  float l = ceilf(m - e - BIN_PAD - 0.5f), h = floorf(m + e + BIN_PAD - 0.5f);
+  *lo = (int64_t)fmaxf(l, (float)*lo);
+  *hi = (int64_t)fminf(h, (float)*hi);
+}
+
+int refrender_bins_of(const splat_projected *p, uint32_t W, uint32_t H, refrender_bins *b) {
+  if (p->radius == 0.0f || !span(p->mean2d[0], p->radius, W, &b->lo[0], &b->hi[0]) ||
+      !span(p->mean2d[1], p->radius, H, &b->lo[1], &b->hi[1]))
+    return 0;
+  memcpy(b->mean, p->mean2d, sizeof b->mean);
+  memcpy(b->conic, p->conic, sizeof b->conic);
+  float a = p->conic[0], c = p->conic[2], det = a * c - p->conic[1] * p->conic[1];
+  float kappa = (a * c + fabsf(p->conic[1]) * sqrtf(a * c)) / det;
+  b->whole = !(a > 0.0f && det > 0.0f && kappa <= 65536.0f);
+  if (b->whole) return 1;
+  b->thr = (fmaxf(2.0f * logf(255.0f * p->opacity), 0.0f) + 1.0f / 1024.0f) *
+           (1.0f + 1.0f / 4096.0f + kappa / 65536.0f);
+  b->ext_dy = -p->conic[1] * sqrtf(b->thr / (c * det));
+  ellipse_span(p->mean2d[0], sqrtf(b->thr * c / det), &b->lo[0], &b->hi[0]);
+  ellipse_span(p->mean2d[1], sqrtf(b->thr * a / det), &b->lo[1], &b->hi[1]);
+  return b->lo[0] <= b->hi[0] && b->lo[1] <= b->hi[1];
+}
+
+/* The x offset of the ellipse's right (side 1) or left (side -1) edge at dy. */
+static float edge_dx(const refrender_bins *b, float dy, float side) {
+  float a = b->conic[0], det = a * b->conic[2] - b->conic[1] * b->conic[1];
+  return (-b->conic[1] * dy + side * sqrtf(fmaxf(a * b->thr - det * dy * dy, 0.0f))) / a;
+}
+
+static float clampf(float v, float lo, float hi) { return fminf(fmaxf(v, lo), hi); }
+
+int refrender_bin_row(const refrender_bins *b, int64_t ty, int64_t *tx0, int64_t *tx1) {
+  int64_t r0 = b->lo[1] > ty * TILE ? b->lo[1] : ty * TILE;
+  int64_t r1 = b->hi[1] < ty * TILE + TILE - 1 ? b->hi[1] : ty * TILE + TILE - 1;
+  int64_t x0 = b->lo[0], x1 = b->hi[0];
+  if (!b->whole) {
+    float d0 = (float)r0 + 0.5f - b->mean[1], d1 = (float)r1 + 0.5f - b->mean[1];
+    float xl = edge_dx(b, clampf(-b->ext_dy, d0, d1), -1.0f), xr = edge_dx(b, clampf(b->ext_dy, d0, d1), 1.0f);
+    float l = ceilf(b->mean[0] + xl - BIN_PAD - 0.5f), h = floorf(b->mean[0] + xr + BIN_PAD - 0.5f);
+    x0 = (int64_t)fmaxf(l, (float)b->lo[0]);
+    x1 = (int64_t)fminf(h, (float)b->hi[0]);
+  }
+  if (x0 > x1) return 0;
+  *tx0 = x0 / TILE;
+  *tx1 = x1 / TILE;
+  return 1;
+}
+
+/* The square binning (before the bins): every tile the footprint square overlaps. */
+static int square_bins(const splat_projected *p, uint32_t W, uint32_t H, refrender_bins *b) {
+  if (!span(p->mean2d[0], p->radius, W, &b->lo[0], &b->hi[0]) || !span(p->mean2d[1], p->radius, H, &b->lo[1], &b->hi[1]))
+    return 0;
+  b->whole = 1;
+  return 1;
+}
+
 int refrender_splat_power(const splat_projected *p, float fx, float fy, float *power) {
   /* The quad's footprint, half-open: centres in [mean - r, mean + r). */
   if (!(fx >= p->mean2d[0] - p->radius && fx < p->mean2d[0] + p->radius && fy >= p->mean2d[1] - p->radius &&
@@ -47,6 +109,13 @@ int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degre
 
 int refrender_render_capped(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
                             const float background[3], float *rgba, refrender_stats *stats, uint64_t max_pairs) {
+  refrender_options o = {.max_pairs = max_pairs};
+  return refrender_render_opts(s, cam, sh_degree_max, background, rgba, stats, &o);
+}
+
+int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
+                          const float background[3], float *rgba, refrender_stats *stats,
+                          const refrender_options *opt) {
   uint32_t W = cam->width, H = cam->height;
   if (W == 0 || H == 0) return -1;
   uint32_t tw = (W + TILE - 1) / TILE, th = (H + TILE - 1) / TILE;
@@ -88,19 +157,20 @@ int refrender_render_capped(const splat_scene *s, const splat_camera *cam, int s
     }
     for (uint32_t k = nvis; k-- > 0;) {
       const splat_projected *p = &proj[items[k].index];
-      int64_t x0, x1, y0, y1;
-      if (!span(p->mean2d[0], p->radius, W, &x0, &x1) ||
-          !span(p->mean2d[1], p->radius, H, &y0, &y1))
-        continue;
-      for (int64_t ty = y0 / TILE; ty <= y1 / TILE; ty++)
-        for (int64_t tx = x0 / TILE; tx <= x1 / TILE; tx++) {
-          if (emitted++ >= max_pairs) continue; /* the GPU's pair capacity: front to back */
+      refrender_bins b;
+      if (!(opt->square_bins ? square_bins(p, W, H, &b) : refrender_bins_of(p, W, H, &b))) continue;
+      for (int64_t ty = b.lo[1] / TILE; ty <= b.hi[1] / TILE; ty++) {
+        int64_t tx0, tx1;
+        if (!refrender_bin_row(&b, ty, &tx0, &tx1)) continue;
+        for (int64_t tx = tx0; tx <= tx1; tx++) {
+          if (emitted++ >= opt->max_pairs) continue; /* the GPU's pair capacity: front to back */
           size_t t = (size_t)ty * tw + (size_t)tx;
           if (pass == 0)
             offsets[t + 1]++;
           else
             lists[cursor[t]++] = items[k].index;
         }
+      }
     }
     free(cursor);
     needed = emitted;

@@ -39,11 +39,37 @@ int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degre
                      const float background[3], float *rgba, refrender_stats *stats);
 
 /* refrender_render with the compute raster's pair capacity (renderer.h, SPLAT_RASTER_COMPUTE):
- * the (tile, splat) pairs are numbered front to back (splat by splat, each splat's tiles row
+ * the (tile, splat) pairs are numbered front to back (splat by splat, each splat's bins row
  * by row) and only the first max_pairs are kept, as the GPU keeps them when its pair buffer
  * overflows. */
 int refrender_render_capped(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
                             const float background[3], float *rgba, refrender_stats *stats, uint64_t max_pairs);
+
+/* refrender_render with options: max_pairs as refrender_render_capped's (UINT64_MAX: no cap);
+ * square_bins: bin every tile the footprint square overlaps (the binning before
+ * refrender_bins_of, to check that the bins change no pixel). */
+typedef struct refrender_options {
+  uint64_t max_pairs;
+  int square_bins;
+} refrender_options;
+int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
+                          const float background[3], float *rgba, refrender_stats *stats,
+                          const refrender_options *opt);
+
+/* A splat's bins, the compute raster's rule (shaders/render/craster_common.glsl, float for
+ * float): the 16x16 tiles holding a pixel centre in the footprint square where the blend can
+ * give alpha >= 1/255, widened slightly against rounding, found row by row. */
+typedef struct refrender_bins {
+  float mean[2], conic[3], thr, ext_dy;
+  int64_t lo[2], hi[2]; /* pixels: the square's, clipped by the ellipse's box and the image */
+  int whole;            /* rows are the square's whole rows (an ill-conditioned splat) */
+} refrender_bins;
+
+/* 1 and *b when p has bins in a W x H image; 0 when none. */
+int refrender_bins_of(const splat_projected *p, uint32_t W, uint32_t H, refrender_bins *b);
+
+/* Tile row ty's bins (lo[1] / 16 <= ty <= hi[1] / 16): tile columns [*tx0, *tx1]; 0 when none. */
+int refrender_bin_row(const refrender_bins *b, int64_t ty, int64_t *tx0, int64_t *tx1);
 
 /* The Gaussian of p at the pixel centre (fx, fy), as refrender_render evaluates it: 1 with
  * *power = -0.5 (conic.x dx^2 + conic.z dy^2) - conic.y dx dy when the centre lies in p's

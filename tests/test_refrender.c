@@ -1,7 +1,8 @@
 /* test_refrender.c: the CPU reference renderer against hand-computed pixels (one splat,
  * depth order, early termination, the footprint square, background), against a naive
- * per-pixel renderer on random scenes (checks the tile binning), its speed, and the image
- * utilities. With a scene path (argv[2]) it renders that scene and writes a PNG instead.
+ * per-pixel renderer on random scenes (checks the tile binning), its bins (the compute
+ * raster's: no drawn pixel outside them, the square binning's image), its speed, and the
+ * image utilities. With a scene path (argv[2]) it renders that scene and writes a PNG instead.
  * Usage: test_refrender <output dir> [scene.ply] */
 #include <math.h>
 #include <stdio.h>
@@ -317,6 +318,96 @@ static void test_against_naive(void) {
   }
 }
 
+/* ---- the bins (refrender_bins_of, the compute raster's rule) -------------------------------- */
+
+/* Splats for the bins: sub-pixel to thousands of pixels, needles to discs, any rotation and
+ * opacity (many near the 1/255 cut), centres past the image's borders and close up. */
+static splat_scene bins_scene(uint32_t n, uint32_t seed) {
+  rng_state = seed;
+  splat_scene s = make_scene(n);
+  for (uint32_t i = 0; i < n; i++) {
+    float z = 0.3f + 6.0f * frand() * frand();
+    s.positions[i * 3 + 0] = (frand() - 0.5f) * 2.6f * z;
+    s.positions[i * 3 + 1] = (frand() - 0.5f) * 2.6f * z;
+    s.positions[i * 3 + 2] = z;
+    for (int k = 0; k < 3; k++) {
+      s.scales[i * 3 + (uint32_t)k] = expf(logf(1e-4f) + frand() * logf(3e4f)); /* 1e-4 .. 3 */
+      s.sh[i * 3 + (uint32_t)k] = (frand() - 0.5f) * 4.0f;
+    }
+    float q[4] = {frand() - 0.5f, frand() - 0.5f, frand() - 0.5f, frand() - 0.5f};
+    float l = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; k++) s.rotations[i * 4 + (uint32_t)k] = q[k] / l;
+    float u = frand();
+    s.opacities[i] = u < 0.3f ? (1.0f + 0.2f * frand()) / 255.0f : u < 0.5f ? 1.0f - 1e-3f * frand() : frand();
+  }
+  return s;
+}
+
+/* Every pixel a splat draws alone (alpha >= 1/255 in its square) lies in one of its bins.
+ * Returns the pixels checked. */
+static uint64_t check_drawn_pixels_binned(const splat_scene *s, const splat_camera *cam, uint32_t seed) {
+  uint64_t checked = 0, missed = 0;
+  for (uint32_t i = 0; i < s->count; i++) {
+    splat_projected p;
+    if (!splat_project(s, i, cam, 0, &p)) continue;
+    refrender_bins b;
+    int any = refrender_bins_of(&p, cam->width, cam->height, &b);
+    for (uint32_t y = 0; y < cam->height; y++)
+      for (uint32_t x = 0; x < cam->width; x++) {
+        float power;
+        if (!refrender_splat_power(&p, (float)x + 0.5f, (float)y + 0.5f, &power)) continue;
+        if (fminf(SPLAT_MAX_ALPHA, p.opacity * expf(power)) < SPLAT_MIN_ALPHA) continue;
+        checked++;
+        int64_t ty = y / 16, tx0 = 1, tx1 = 0;
+        int in = any && ty >= b.lo[1] / 16 && ty <= b.hi[1] / 16 && refrender_bin_row(&b, ty, &tx0, &tx1) &&
+                 (int64_t)(x / 16) >= tx0 && (int64_t)(x / 16) <= tx1;
+        if (!in && missed++ < 5)
+          printf("seed %u splat %u: pixel (%u, %u) drawn but its tile is not binned (conic %g %g %g, opacity %g)\n",
+                 seed, i, x, y, p.conic[0], p.conic[1], p.conic[2], p.opacity);
+      }
+  }
+  CHECK(missed == 0, "seed %u: %llu drawn pixels outside the bins", seed, (unsigned long long)missed);
+  return checked;
+}
+
+/* The bins against the square binning: the same image, bit for bit, and no more pairs. */
+static void compare_with_square(const char *tag, const splat_scene *s, const splat_camera *cam) {
+  size_t n = (size_t)cam->width * cam->height * 4;
+  float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+  refrender_stats sa, sb;
+  refrender_options o = {.max_pairs = UINT64_MAX};
+  CHECK(refrender_render_opts(s, cam, 3, BG, a, &sa, &o) == 0, "%s: render", tag);
+  o.square_bins = 1;
+  CHECK(refrender_render_opts(s, cam, 3, BG, b, &sb, &o) == 0, "%s: render", tag);
+  size_t diff = 0;
+  for (size_t i = 0; i < n; i++) diff += memcmp(&a[i], &b[i], sizeof *a) != 0;
+  printf("%s: %u visible, %llu pairs with the bins, %llu with the square (%.1f%% fewer; %.2f vs %.2f per splat)\n",
+         tag, sa.visible, (unsigned long long)sa.pairs_needed, (unsigned long long)sb.pairs_needed,
+         sb.pairs_needed ? 100.0 * (1.0 - (double)sa.pairs_needed / (double)sb.pairs_needed) : 0.0,
+         sa.visible ? (double)sa.pairs_needed / sa.visible : 0.0, sb.visible ? (double)sb.pairs_needed / sb.visible : 0.0);
+  CHECK(diff == 0, "%s: %zu values differ from the square binning's image", tag, diff);
+  CHECK(sa.pairs_needed <= sb.pairs_needed, "%s: more pairs than the square binning", tag);
+  free(a);
+  free(b);
+}
+
+static void test_bins(void) {
+  const uint32_t seeds[4] = {5u, 99u, 2024u, 31337u};
+  uint64_t checked = 0;
+  for (int k = 0; k < 4; k++) {
+    splat_scene s = bins_scene(k == 3 ? 3000 : 400, seeds[k]);
+    splat_camera cam = ident_camera(k == 3 ? 200.0f : 60.0f, k == 3 ? 211 : 97, k == 3 ? 157 : 71);
+    cam.cx += 0.37f; /* means off the pixel grid */
+    char tag[64];
+    snprintf(tag, sizeof tag, "bins seed %u", seeds[k]);
+    if (k < 3) checked += check_drawn_pixels_binned(&s, &cam, seeds[k]);
+    compare_with_square(tag, &s, &cam);
+    splat_scene_free(&s);
+  }
+  printf("bins: %llu drawn (splat, pixel) pairs checked, all binned\n", (unsigned long long)checked);
+  CHECK(checked > 100000, "only %llu drawn pixels checked", (unsigned long long)checked);
+}
+
 static void test_speed(void) {
   /* 10,000 splats at 256x256 must render well under a second (Release). */
   splat_scene s = random_scene(10000, 42u, 2.0f);
@@ -408,6 +499,7 @@ static int render_scene_file(const char *path) {
   CHECK(st.visible > s.count / 4, "only %u of %u visible", st.visible, s.count);
   CHECK(!image_is_blank(img8, 256, 256), "blank render");
   CHECK(image_write_png(out, 256, 256, img8) == 0, "cannot write %s", out);
+  compare_with_square(base, &s, &cam);
   free(img8);
   splat_scene_free(&s);
   return 0;
@@ -430,6 +522,7 @@ int main(int argc, char **argv) {
     test_early_stop();
     test_footprint();
     test_against_naive();
+    test_bins();
     test_speed();
     test_image_utils();
   }

@@ -5,6 +5,7 @@
 #include "image.h"
 #include "refrender.h"
 #include "renderer_debug.h"
+#include "splat_shared.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,61 @@ static splat_timings last_timings(void) {
   return t;
 }
 
+/* The pairs the CPU reference's bins (refrender_bins_of) give the last frame's own records:
+ * the GPU's projection differs from splat_project in the last bits, and a bin's edge moves
+ * with them, so only the GPU's records make the two counts comparable exactly. */
+static uint64_t pairs_of_gpu_records(const splat_camera *cam, uint32_t count) {
+  splat_renderer_debug_buffers dbg;
+  VK_CHECK(splat_renderer_debug_get_buffers(renderer, &dbg));
+  uint32_t draw[SP_DRAW_WORDS];
+  read_buffer(dbg.draw, 0, sizeof draw, draw);
+  uint32_t nvis = draw[SP_DRAW_INSTANCES] < count ? draw[SP_DRAW_INSTANCES] : count;
+  uint32_t *rec = malloc((size_t)count * 32 + 32), *vals = malloc(4ull * nvis + 4);
+  read_buffer(dbg.projected, 0, (VkDeviceSize)count * 32, rec);
+  read_buffer(dbg.values.buffer, dbg.values.offset, 4ull * nvis, vals);
+  uint64_t pairs = 0;
+  for (uint32_t k = 0; k < nvis; k++) {
+    const uint32_t *w = rec + (size_t)vals[k] * 8;
+    splat_projected p = {.radius = (float)(w[7] >> 16)};
+    memcpy(p.mean2d, w, 8);
+    memcpy(p.conic, w + 2, 12);
+    memcpy(&p.opacity, w + 5, 4);
+    refrender_bins b;
+    if (!refrender_bins_of(&p, cam->width, cam->height, &b)) continue;
+    for (int64_t ty = b.lo[1] / 16, tx0, tx1; ty <= b.hi[1] / 16; ty++)
+      if (refrender_bin_row(&b, ty, &tx0, &tx1)) pairs += (uint64_t)(tx1 - tx0 + 1);
+  }
+  free(rec);
+  free(vals);
+  return pairs;
+}
+
+/* The last frame's pairs: exactly the CPU reference's bins of its records, and within 0.1% of
+ * the reference's own count (its own projection). The reference's image with the square
+ * binning (every tile the footprint square overlaps) must be the same, bit for bit; prints
+ * the pairs that binning needed. */
+static void check_pair_count(const char *tag, const splat_scene *s, const splat_camera *cam, uint32_t gpu_pairs) {
+  uint64_t from_records = pairs_of_gpu_records(cam, s->count);
+  size_t bytes = (size_t)cam->width * cam->height * 16;
+  float *a = malloc(bytes), *b = malloc(bytes);
+  refrender_stats bins, square;
+  refrender_options o = {.max_pairs = UINT64_MAX};
+  CHECK(refrender_render_opts(s, cam, (int)s->sh_degree, BACKGROUND, a, &bins, &o) == 0, "%s: reference", tag);
+  o.square_bins = 1;
+  CHECK(refrender_render_opts(s, cam, (int)s->sh_degree, BACKGROUND, b, &square, &o) == 0, "%s: reference", tag);
+  CHECK(memcmp(a, b, bytes) == 0, "%s: the reference's image with the bins differs from the square binning's", tag);
+  printf("  %-44s pairs: GPU %u, CPU bins of its records %llu, CPU reference %llu (square binning %llu: %.1f%% "
+         "fewer)\n", tag, gpu_pairs, (unsigned long long)from_records, (unsigned long long)bins.pairs_needed,
+         (unsigned long long)square.pairs_needed,
+         square.pairs_needed ? 100.0 * (1.0 - (double)bins.pairs_needed / (double)square.pairs_needed) : 0.0);
+  CHECK(gpu_pairs == from_records, "%s: the GPU needed %u pairs, the CPU's bins of its records %llu", tag, gpu_pairs,
+        (unsigned long long)from_records);
+  CHECK(fabs((double)gpu_pairs - (double)bins.pairs_needed) <= 1e-3 * (double)bins.pairs_needed,
+        "%s: the GPU needed %u pairs, the CPU reference %llu", tag, gpu_pairs, (unsigned long long)bins.pairs_needed);
+  free(a);
+  free(b);
+}
+
 /* One camera: the compute raster against the CPU reference (>= 40 dB) and against the
  * graphics raster (>= 45 dB); its timings must report a complete frame. */
 static void compute_case(const char *tag, const splat_scene *s, const splat_camera *cam) {
@@ -29,6 +85,7 @@ static void compute_case(const char *tag, const splat_scene *s, const splat_came
   scene_psnr_min = fmin(scene_psnr_min, p);
   render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, compute);
   splat_timings t = last_timings();
+  check_pair_count(tag, s, cam, t.pairs); /* before the next frame */
   frame_opts.raster = SPLAT_RASTER_GRAPHICS;
   render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, graphics);
   double pg = image_psnr(compute, graphics, cam->width, cam->height);

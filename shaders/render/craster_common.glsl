@@ -1,5 +1,5 @@
 // Shared by the compute raster's passes (craster_*.comp): bindings, push constants, a splat's
-// pixel and tile spans (the CPU reference's, tests/refrender.c), saturating sums.
+// pixel span and bins (the CPU reference's, tests/refrender.c), saturating sums.
 #extension GL_GOOGLE_include_directive : require
 #include "splat_shared.h"
 
@@ -26,20 +26,78 @@ bool pixel_span(float m, float r, uint n, out int lo, out int hi) {
   return l <= h;
 }
 
-// The tiles of the splat whose record is `rec`: [t0, t1] (inclusive, tile coordinates).
-// false for a culled record (radius 0) or one entirely outside the image.
-bool tile_span(uint rec, out ivec2 t0, out ivec2 t1) {
-  uvec4 p0 = projected[2 * rec];
-  uint w = projected[2 * rec + 1].w;
-  float radius = float(w >> 16);
-  vec2 mean = uintBitsToFloat(p0.xy);
-  ivec2 lo, hi;
-  if (radius == 0.0 || !pixel_span(mean.x, radius, pc.width, lo.x, hi.x) ||
-      !pixel_span(mean.y, radius, pc.height, lo.y, hi.y))
+// A splat's bins: the tiles holding a pixel centre that lies in its footprint square AND can
+// get alpha >= SPLAT_MIN_ALPHA from it, i.e. lies in the ellipse q(d) = conic.x dx^2 +
+// 2 conic.y dx dy + conic.z dy^2 <= 2 ln(255 opacity) (the blend's alpha cut). Found row by
+// row: per tile row, the ellipse's x-interval over that row's band of pixel centres. The CPU
+// reference bins with the same rule (refrender.c's bin_rows()/bin_row(), float for float), so
+// GPU and CPU pair counts agree.
+struct bins {
+  vec2 mean;
+  vec3 conic;
+  float thr;    // q <= thr, inflated (bins_of)
+  float ext_dy; // dy of the ellipse's rightmost point; its leftmost point is at -ext_dy
+  ivec2 lo, hi; // pixels: the square's, clipped by the ellipse's bounding box and the image
+  bool whole;   // ill-conditioned: the square's rows whole, as before
+};
+
+// Conservative against float rounding, so the image is exactly the square binning's:
+// the blend's q at a pixel is off by at most ~2^-21 (a dx^2 + c dy^2 + 2|b dx dy|) <=
+// 2^-20 kappa q, kappa = (ac + |b| sqrt(ac)) / det, and the spans below lose about as much,
+// so the threshold is widened by 2^-12 + kappa 2^-16 (>= 16x that) plus 2^-10 (exp/log
+// error) and every span by BIN_PAD pixels (the mean's rounding, |mean| < 2^15). Splats with
+// kappa > 2^16 (axes over ~500:1, where the blend's own q is noise) keep the square.
+const float BIN_PAD = 1.0 / 32.0;
+
+// Pixels [lo, hi] whose centres k + 0.5 lie in [m - e, m + e] (BIN_PAD wider), within [lo, hi].
+ivec2 ellipse_span(float m, float e, ivec2 span) {
+  float l = ceil(m - e - BIN_PAD - 0.5), h = floor(m + e + BIN_PAD - 0.5);
+  return ivec2(int(max(l, float(span.x))), int(min(h, float(span.y))));
+}
+
+// The bins of the splat whose record is `rec`; false for a culled record (radius 0) or one
+// with no pixel centre in the image.
+bool bins_of(uint rec, out bins b) {
+  uvec4 p0 = projected[2 * rec], p1 = projected[2 * rec + 1];
+  float radius = float(p1.w >> 16);
+  b.mean = uintBitsToFloat(p0.xy);
+  b.conic = vec3(uintBitsToFloat(p0.zw), uintBitsToFloat(p1.x));
+  if (radius == 0.0 || !pixel_span(b.mean.x, radius, pc.width, b.lo.x, b.hi.x) ||
+      !pixel_span(b.mean.y, radius, pc.height, b.lo.y, b.hi.y))
     return false;
-  t0 = lo / SP_TILE;
-  t1 = hi / SP_TILE;
-  return true;
+  float a = b.conic.x, c = b.conic.z, det = a * c - b.conic.y * b.conic.y;
+  float kappa = (a * c + abs(b.conic.y) * sqrt(a * c)) / det;
+  b.whole = !(a > 0.0 && det > 0.0 && kappa <= 65536.0);
+  if (b.whole) return true;
+  float opacity = uintBitsToFloat(p1.y);
+  b.thr = (max(2.0 * log(255.0 * opacity), 0.0) + 1.0 / 1024.0) * (1.0 + 1.0 / 4096.0 + kappa / 65536.0);
+  b.ext_dy = -b.conic.y * sqrt(b.thr / (c * det));
+  ivec2 x = ellipse_span(b.mean.x, sqrt(b.thr * c / det), ivec2(b.lo.x, b.hi.x));
+  ivec2 y = ellipse_span(b.mean.y, sqrt(b.thr * a / det), ivec2(b.lo.y, b.hi.y));
+  b.lo = ivec2(x.x, y.x);
+  b.hi = ivec2(x.y, y.y);
+  return b.lo.x <= b.hi.x && b.lo.y <= b.hi.y;
+}
+
+// The x offset of the ellipse's right (side 1) or left (side -1) edge at dy.
+float edge_dx(bins b, float dy, float side) {
+  float a = b.conic.x, det = a * b.conic.z - b.conic.y * b.conic.y;
+  return (-b.conic.y * dy + side * sqrt(max(a * b.thr - det * dy * dy, 0.0))) / a;
+}
+
+// Tile row ty's bins [x, y] (tile columns; x > y when none). The right edge is concave in dy,
+// so its maximum over the band is at the rightmost point's dy clamped into the band; the left
+// edge's minimum likewise.
+ivec2 bin_row(bins b, int ty) {
+  int r0 = max(b.lo.y, ty * SP_TILE), r1 = min(b.hi.y, ty * SP_TILE + SP_TILE - 1);
+  ivec2 px = ivec2(b.lo.x, b.hi.x);
+  if (!b.whole) {
+    float d0 = float(r0) + 0.5 - b.mean.y, d1 = float(r1) + 0.5 - b.mean.y;
+    float xl = edge_dx(b, clamp(-b.ext_dy, d0, d1), -1.0), xr = edge_dx(b, clamp(b.ext_dy, d0, d1), 1.0);
+    float l = ceil(b.mean.x + xl - BIN_PAD - 0.5), h = floor(b.mean.x + xr + BIN_PAD - 0.5);
+    px = ivec2(int(max(l, float(b.lo.x))), int(min(h, float(b.hi.x))));
+  }
+  return px.x <= px.y ? px / SP_TILE : ivec2(1, 0);
 }
 
 // Position j (front to back: 0 is the nearest visible splat) -> its record, or ~0u.
@@ -47,10 +105,16 @@ uint record_at(uint j, uint visible) {
   return j < visible ? sorted_index[visible - 1u - j] + pc.rec_offset : 0xFFFFFFFFu;
 }
 
+// The pairs of record rec (~0u: none): its bins, row by row.
 uint tiles_of(uint rec) {
-  ivec2 t0, t1;
-  if (rec == 0xFFFFFFFFu || !tile_span(rec, t0, t1)) return 0u;
-  return uint(t1.x - t0.x + 1) * uint(t1.y - t0.y + 1);
+  bins b;
+  if (rec == 0xFFFFFFFFu || !bins_of(rec, b)) return 0u;
+  uint n = 0u;
+  for (int ty = b.lo.y / SP_TILE; ty <= b.hi.y / SP_TILE; ty++) {
+    ivec2 t = bin_row(b, ty);
+    n += uint(t.y - t.x + 1);
+  }
+  return n;
 }
 
 uint linear_group() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }

@@ -1,6 +1,6 @@
 #version 450
-// Compute raster, pass 3: each visible splat writes a (tile, record) pair for every tile it
-// touches, row by row, at its offset (front to back); pairs at or past the capacity are not
+// Compute raster, pass 3: each visible splat writes a (tile, record) pair for every bin
+// (craster_common.glsl's bins_of), row by row, at its offset (front to back); pairs at or past the capacity are not
 // written (the frame then misses its farthest splats' pairs, and says so).
 #include "craster_common.glsl"
 layout(local_size_x = SP_PROJECT_WORKGROUP) in;
@@ -18,13 +18,15 @@ void main() {
   uint at = sat_add(blocks[block], offsets[first]);
   for (uint i = 0u; i < SP_CR_ITEMS && at < pc.capacity; i++) {
     uint rec = record_at(first + i, visible);
-    ivec2 t0, t1;
-    if (rec == 0xFFFFFFFFu || !tile_span(rec, t0, t1)) continue;
-    for (int ty = t0.y; ty <= t1.y && at < pc.capacity; ty++)
-      for (int tx = t0.x; tx <= t1.x && at < pc.capacity; tx++) {
+    bins b;
+    if (rec == 0xFFFFFFFFu || !bins_of(rec, b)) continue;
+    for (int ty = b.lo.y / SP_TILE; ty <= b.hi.y / SP_TILE && at < pc.capacity; ty++) {
+      ivec2 t = bin_row(b, ty);
+      for (int tx = t.x; tx <= t.y && at < pc.capacity; tx++) {
         keys[at] = uint(ty) * pc.tiles_x + uint(tx);
         values[at] = rec;
         at++;
       }
+    }
   }
 }
