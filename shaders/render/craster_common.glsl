@@ -105,16 +105,20 @@ uint record_at(uint j, uint visible) {
   return j < visible ? sorted_index[visible - 1u - j] + pc.rec_offset : 0xFFFFFFFFu;
 }
 
-// The pairs of record rec (~0u: none): its bins, row by row.
-uint tiles_of(uint rec) {
-  bins b;
-  if (rec == 0xFFFFFFFFu || !bins_of(rec, b)) return 0u;
+// How many bins b has (O(its tile rows)).
+uint bin_count(bins b) {
   uint n = 0u;
   for (int ty = b.lo.y / SP_TILE; ty <= b.hi.y / SP_TILE; ty++) {
     ivec2 t = bin_row(b, ty);
     n += uint(t.y - t.x + 1);
   }
   return n;
+}
+
+// The pairs of record rec (~0u: none).
+uint tiles_of(uint rec) {
+  bins b;
+  return rec == 0xFFFFFFFFu || !bins_of(rec, b) ? 0u : bin_count(b);
 }
 
 uint linear_group() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
