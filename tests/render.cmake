@@ -17,6 +17,7 @@ set(render_scenes ${PROJECT_SOURCE_DIR}/../shared/scenes)
 splatsort_lavapipe_test(render_projection COMMAND test_render projection --out ${render_out}/projection)
 splatsort_lavapipe_test(render_image_generated COMMAND test_render image --out ${render_out}/generated)
 splatsort_lavapipe_test(render_image_asset COMMAND test_render image --out ${render_out}/asset --scene ${render_asset})
+splatsort_lavapipe_test(render_fused_keys COMMAND test_render fused-keys --out ${render_out}/fused)
 splatsort_lavapipe_test(render_sortpaths
                         COMMAND test_render sortpaths --out ${render_out}/sortpaths --scene ${render_asset})
 # The API, then the renderer in a host's frame: one process, in this order (one random sequence).

@@ -103,6 +103,7 @@ typedef struct render_args {
 void render_test_projection(const render_args *a);
 void render_test_image(const render_args *a);
 void render_test_sortpaths(const render_args *a);
+void render_test_fused_keys(const render_args *a);
 /* test_render_compute.c */
 void render_test_compute(const render_args *a);
 /* test_render_api.c */

@@ -3,7 +3,7 @@
 #include "renderer_debug.h"
 #include "render_internal.h"
 
-#include "depth_shared.h"
+#include "splat_shared.h"
 
 void splat_renderer_debug_enable(splat_renderer *r) {
   if (r) r->extra_usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
@@ -18,7 +18,7 @@ VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_rendere
   out->draw = r->scene.draw.buffer;
   out->keys = r->last_sorted.keys;
   out->values = r->last_sorted.values;
-  out->depth_range = (splatsort_buffer){r->scene.scratch.buffer, 4 * DS_H_ZMIN, 8};
+  out->depth_range = (splatsort_buffer){r->scene.scratch.buffer, 4 * SP_H_ZMIN, 8};
   return VK_SUCCESS;
 }
 

@@ -39,6 +39,10 @@ static const render_test tests[] = {
     {"sortpaths", render_test_sortpaths,
      "every sort the device runs and AUTO give bit-identical images at each key width; PSNR of 24- and 16-bit "
      "keys and of radial keys against 32-bit view-depth keys"},
+    {"fused-keys", render_test_fused_keys,
+     "the projection's cull and keys (view depth and radial, 32/24/16 bits) with many equal keys: the sorted "
+     "(key, slot) pairs against the CPU reference (splat_project's visible set, its keys, a stable sort), equal "
+     "keys in slot order, two runs of a frame bit-identical"},
     /* test_render_compute.c */
     {"compute", render_test_compute,
      "the compute raster against the CPU reference and the graphics raster: generated scenes, the scenes given, "

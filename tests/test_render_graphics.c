@@ -515,3 +515,140 @@ void render_test_sortpaths(const render_args *a) {
     splat_scene_free(&s);
   }
 }
+
+/* ---- the fused cull and keys ----------------------------------------------------------------- */
+
+/* Splat k a copy of splat j: the same position gives equal keys in every mode (ties), and the
+ * same shape and opacity the same visibility. */
+static void copy_splat(splat_scene *s, uint32_t k, uint32_t j) {
+  memcpy(s->positions + 3 * k, s->positions + 3 * j, 3 * sizeof(float));
+  memcpy(s->scales + 3 * k, s->scales + 3 * j, 3 * sizeof(float));
+  memcpy(s->rotations + 4 * k, s->rotations + 4 * j, 4 * sizeof(float));
+  s->opacities[k] = s->opacities[j];
+}
+
+/* The CPU reference of the projection's key: view depth, or the distance to the camera
+ * (camera space: its length), as a float; quantised as the stage's quantise_key. */
+static float ref_key_value(const splat_scene *s, uint32_t i, const splat_camera *cam, int radial, float depth) {
+  if (!radial) return depth;
+  const float *p = s->positions + 3 * i, *v = cam->view;
+  float t[3];
+  for (int r = 0; r < 3; r++) t[r] = v[r] * p[0] + v[4 + r] * p[1] + v[8 + r] * p[2] + v[12 + r];
+  return sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+}
+
+static uint32_t ref_quantise(float w, float zmin, float zmax, uint32_t bits) {
+  float u = zmax > zmin ? fminf(fmaxf((w - zmin) / (zmax - zmin), 0.0f), 1.0f) : 0.0f;
+  uint32_t top = (1u << bits) - 1u, q = (uint32_t)((1.0f - u) * (float)top + 0.5f);
+  return q < top ? q : top;
+}
+
+typedef struct fused_pair { uint32_t key, index; } fused_pair;
+
+static int pair_order(const void *a, const void *b) {
+  const fused_pair *x = a, *y = b;
+  return x->key != y->key ? (x->key < y->key ? -1 : 1) : (x->index < y->index ? -1 : x->index > y->index);
+}
+
+/* One frame's sorted keys and slots, twice: the two must agree bit for bit (the compaction's
+ * order does not depend on which workgroup ran first). Returns the visible count. */
+static uint32_t fused_frame(const splat_camera *cam, uint32_t bits, uint32_t n, uint32_t *keys, uint32_t *vals,
+                            float range[2]) {
+  uint32_t *k2 = malloc(4ull * n), *v2 = malloc(4ull * n), nv[2];
+  for (int run = 0; run < 2; run++) {
+    uint8_t *img = malloc((size_t)cam->width * cam->height * 4);
+    render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, bits, -1, NULL, img);
+    free(img);
+    splat_renderer_debug_buffers dbg;
+    VK_CHECK(splat_renderer_debug_get_buffers(renderer, &dbg));
+    uint32_t draw[SP_DRAW_WORDS];
+    read_buffer(dbg.draw, 0, sizeof draw, draw);
+    nv[run] = draw[SP_DRAW_INSTANCES] < n ? draw[SP_DRAW_INSTANCES] : n;
+    if (nv[run]) {
+      read_buffer(dbg.keys.buffer, dbg.keys.offset, 4ull * nv[run], run ? k2 : keys);
+      read_buffer(dbg.values.buffer, dbg.values.offset, 4ull * nv[run], run ? v2 : vals);
+    }
+    read_buffer(dbg.depth_range.buffer, dbg.depth_range.offset, 8, range);
+  }
+  CHECK(nv[0] == nv[1] && !memcmp(keys, k2, 4ull * nv[0]) && !memcmp(vals, v2, 4ull * nv[0]),
+        "%u-bit keys: two runs of one frame sort differently (%u, %u visible)", bits, nv[0], nv[1]);
+  free(k2);
+  free(v2);
+  return nv[0];
+}
+
+/* Every key width and mode: the GPU's sorted (key, slot) pairs against the CPU reference of
+ * the fused cull (splat_project) and keys, stably sorted: equal keys in slot order. */
+static void fused_case(const splat_scene *s, const splat_camera *cam, const uint8_t *vis, const float *depth,
+                       int radial, uint32_t bits) {
+  uint32_t n = s->count, *keys = malloc(4ull * n), *vals = malloc(4ull * n);
+  float range[2], zmin = INFINITY, zmax = 0;
+  frame_opts.key_mode = radial ? SPLATSORT_DEPTH_KEY_RADIAL : SPLATSORT_DEPTH_KEY_VIEW_DEPTH;
+  uint32_t nv = fused_frame(cam, bits, n, keys, vals, range);
+  frame_opts.key_mode = SPLATSORT_DEPTH_KEY_VIEW_DEPTH;
+  fused_pair *ref = malloc(sizeof *ref * n);
+  uint32_t nr = 0, ties = 0, exact = 0, off = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!vis[i]) continue;
+    float w = ref_key_value(s, i, cam, radial, depth[i]);
+    zmin = fminf(zmin, w), zmax = fmaxf(zmax, w);
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (!vis[i]) continue;
+    float w = ref_key_value(s, i, cam, radial, depth[i]);
+    ref[nr++] = (fused_pair){bits < 32 ? ref_quantise(w, zmin, zmax, bits) : splat_depth_key(w), i};
+  }
+  qsort(ref, nr, sizeof *ref, pair_order);
+  CHECK(nv == nr, "%s %u-bit keys: %u visible, the CPU reference %u", radial ? "radial" : "view", bits, nv, nr);
+  for (uint32_t k = 0; k < nv && k < nr; k++) {
+    exact += keys[k] == ref[k].key && vals[k] == ref[k].index;
+    ties += k > 0 && keys[k] == keys[k - 1];
+    uint32_t d = keys[k] > ref[k].key ? keys[k] - ref[k].key : ref[k].key - keys[k];
+    off += d != 0;
+    /* radial lengths and the quantisation in float may round an ulp or a step apart */
+    CHECK(vals[k] == ref[k].index || d != 0 || (k > 0 && keys[k] != keys[k - 1]) || radial || bits < 32,
+          "%s %u-bit keys: place %u holds slot %u, the reference %u (equal keys out of slot order)",
+          radial ? "radial" : "view", bits, k, vals[k], ref[k].index);
+    if (k > 0) CHECK(keys[k] > keys[k - 1] || (keys[k] == keys[k - 1] && vals[k] > vals[k - 1]),
+                     "%s %u-bit keys: place %u out of order", radial ? "radial" : "view", bits, k);
+  }
+  /* exact where the key is the float's bits: 32-bit view depth; elsewhere keys within
+   * rounding (and the slot order then follows the keys) */
+  if (!radial && bits == 32) CHECK(exact == nr && nv == nr, "view 32-bit keys: %u of %u pairs exact", exact, nr);
+  CHECK(off <= (bits < 32 || radial ? nr : 0), "keys off");
+  CHECK(ties > 0, "%s %u-bit keys: no equal keys: the case tests no ties", radial ? "radial" : "view", bits);
+  printf("  %s %2u-bit keys: %u visible (CPU %u), %u pairs as the reference, %u keys off by rounding, %u ties, "
+         "range [%.6g, %.6g]\n", radial ? "radial" : "view  ", bits, nv, nr, exact, off, ties, (double)range[0],
+         (double)range[1]);
+  free(ref);
+  free(keys);
+  free(vals);
+}
+
+void render_test_fused_keys(const render_args *args) {
+  (void)args;
+  float eye[3] = {0.5f, -0.25f, 1.0f};
+  uint32_t n = 5000;
+  splat_camera cam;
+  random_camera(&cam, eye, 160, 120, 1);
+  splat_scene s;
+  gen_projection_scene(&s, n, 0, eye, 4.0f);
+  /* every third splat of the second half a copy of one in the first: ties across workgroups */
+  for (uint32_t k = n / 2; k < n; k += 3) copy_splat(&s, k, k - n / 2 + (uint32_t)(next_u64() % 7));
+  set_scene_or_die(&s);
+  uint8_t *vis = calloc(n, 1);
+  float *depth = calloc(n, sizeof *depth);
+  uint32_t boundary = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    splat_projected p;
+    vis[i] = (uint8_t)splat_project(&s, i, &cam, 0, &p);
+    if (vis[i]) depth[i] = p.depth;
+    boundary += (uint32_t)on_cull_boundary(&s, i, &cam);
+  }
+  CHECK(boundary == 0, "fused keys: %u splats on a cull boundary: pick another seed", boundary);
+  for (int radial = 0; radial <= 1; radial++)
+    for (uint32_t bits = 32; bits >= 16; bits -= 8) fused_case(&s, &cam, vis, depth, radial, bits);
+  free(vis);
+  free(depth);
+  splat_scene_free(&s);
+}

@@ -12,7 +12,7 @@ layout(local_size_x = SP_TILE, local_size_y = SP_TILE) in;
 layout(std430, binding = SP_CR_VALUES) readonly buffer Values { uint values[]; };
 layout(std430, binding = SP_CR_RANGES) readonly buffer Ranges { uvec2 ranges[]; };
 #ifdef SP_CR_HOST_FORMAT
-layout(std430, binding = SP_CR_CENTRES) readonly buffer Centres { vec4 centres[]; }; // camera space
+layout(std430, binding = SP_CR_DEPTHS) readonly buffer Depths { float depths[]; }; // camera-space z
 layout(binding = SP_CR_HOST_COLOR, SP_CR_HOST_FORMAT) uniform image2D host_color;
 layout(binding = SP_CR_HOST_DEPTH) uniform texture2D host_depth;
 #else
@@ -53,7 +53,7 @@ void main() {
       float depth = 0.0;
 #ifdef SP_CR_HOST_FORMAT
       // the quad depth the graphics host pass gives this splat (splat.vert)
-      float z = centres[rec - pc.rec_offset].z;
+      float z = depths[rec - pc.rec_offset];
       depth = clamp(pc.depth_proj.x + pc.depth_proj.y / z, 0.0, 1.0);
 #endif
       vec4 mc = uintBitsToFloat(p0);

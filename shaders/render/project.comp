@@ -1,17 +1,25 @@
 #version 450
 // Projection: the reference 3DGS preprocess per splat (see src/render/project.c, which this
-// mirrors step by step): cull, EWA 2D covariance, conic, radius, SH colour. Every splat's
-// record is written, a culled one as zeros (radius 0), since the depth-sort stage that
-// follows culls by centre only and may hand the raster a splat culled here.
+// mirrors step by step): cull, EWA 2D covariance, conic, radius, SH colour. Fused with the
+// depth sort's key pass: the cull here decides the frame's visible set, and each splat also
+// writes its depth key (or DS_CULLED) and counts into its block, so the positions are read
+// once a frame; fuse_scan.comp and fuse_compact.comp then hand the sort the visible splats in
+// slot order.
 #extension GL_GOOGLE_include_directive : require
 #include "splat_shared.h"
+#include "depth_shared.h"
+#define DS_COMMON_QUANTISE_ONLY
+#include "depth_common.glsl"
 layout(local_size_x = SP_PROJECT_WORKGROUP) in;
 
 layout(std430, binding = SP_BIND_POS) readonly buffer Pos { vec4 pos_opacity[]; };
 layout(std430, binding = SP_BIND_COV) readonly buffer Cov { vec4 cov3d[]; };
 layout(std430, binding = SP_BIND_SH) readonly buffer Sh { uint sh_half[]; };
 layout(std430, binding = SP_BIND_PROJECTED) writeonly buffer Projected { uvec4 projected[]; }; // bits, see splat_shared.h
-layout(std430, binding = SP_BIND_CENTRES) writeonly buffer Centres { vec4 centres[]; };
+layout(std430, binding = SP_BIND_DEPTHS) writeonly buffer Depths { float depths[]; };
+layout(std430, binding = SP_BIND_KEYS) writeonly buffer Keys { uint keys[]; };
+layout(std430, binding = SP_BIND_BLOCKS) buffer Blocks { uint blocks[]; };
+layout(std430, binding = SP_BIND_HEADER) buffer Header { uint header[]; };
 layout(push_constant) uniform Push { sp_project_push pc; };
 layout(constant_id = 0) const uint SH_WORDS = 1; // uint32 words of SH per splat
 
@@ -105,22 +113,69 @@ float project(uint i, vec4 po, vec3 t, uint mode) {
   return t.z;
 }
 
+// Stereo's visible set: project()'s first tests (near plane, widened frustum, opacity) for the
+// point between the eyes, whose camera-space centre is t; each eye then culls its own records.
+bool centre_visible(vec3 t, float opacity) {
+  if (!(t.z > SPLAT_NEAR_Z)) return false;
+  float txz = t.x / t.z, tyz = t.y / t.z;
+  return txz >= -pc.limits.x && txz <= pc.limits.x && tyz >= -pc.limits.y && tyz <= pc.limits.y &&
+         opacity >= SPLAT_MIN_ALPHA;
+}
+
+shared uint s_count[2]; // a workgroup's slots straddle at most two blocks
+shared uint s_zmin, s_zmax;
+
+// Every invocation of the workgroup: splat `slot`'s key, its depth where visible (w > 0), and
+// the workgroup's visible splats into their blocks and the key-value range into the header
+// (one global atomic each per workgroup, not per splat).
+void write_key(uint slot, bool inside, vec3 t, float w) {
+  uint first = (pc.base + (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * SP_PROJECT_WORKGROUP) /
+               SP_PROJECT_WORKGROUP;
+  if (gl_LocalInvocationIndex < 2u) s_count[gl_LocalInvocationIndex] = 0u;
+  if (gl_LocalInvocationIndex == 0u) s_zmin = 0x7F7FFFFFu, s_zmax = 0u;
+  barrier();
+  if (inside) keys[slot] = w > 0.0 ? ds_depth_key(w) : DS_CULLED;
+  if (w > 0.0) {
+    depths[slot] = t.z;
+    atomicAdd(s_count[slot / SP_PROJECT_WORKGROUP - first], 1u);
+    atomicMin(s_zmin, floatBitsToUint(w));
+    atomicMax(s_zmax, floatBitsToUint(w));
+  }
+  barrier();
+  uint k = gl_LocalInvocationIndex;
+  if (k < 2u && s_count[k] != 0u) atomicAdd(blocks[first + k], s_count[k]);
+  if (k == 0u && s_zmax != 0u) {
+    atomicMin(header[SP_H_ZMIN], s_zmin);
+    atomicMax(header[SP_H_ZMAX], s_zmax);
+  }
+}
+
 void main() {
   uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
   uint i = group * SP_PROJECT_WORKGROUP + gl_LocalInvocationIndex;
-  if (i >= pc.count) return;
-  vec4 po = pos_opacity[i];
+  uint mode = floatBitsToUint(pc.limits.z);
+  bool inside = i < pc.count;
+  vec4 po = inside ? pos_opacity[i] : vec4(0.0);
   // Camera space in project.c's operation order, without fused multiply-adds (precise): Vulkan
   // rounds fmul and fadd correctly, so z, and with it the depth key and the draw order, is
   // bit-identical to the CPU's (splat_depth_key); an FMA would move z by a rounding or two and
-  // swap nearly coincident splats. The depth-sort stage reads it from `centres`.
+  // swap nearly coincident splats.
   precise vec3 t = pc.view[0].xyz * po.x + pc.view[1].xyz * po.y + pc.view[2].xyz * po.z + pc.view[3].xyz;
-  uint mode = floatBitsToUint(pc.limits.z);
-  if ((mode & SP_PROJECT_CENTRES) != 0) centres[pc.base + i] = vec4(t, po.w);
-  if ((mode & SP_PROJECT_RECORDS) == 0) return;
-  uint g = floatBitsToUint(pc.campos.w) + pc.base + i;
-  if (project(i, po, t, mode) == 0.0) {
-    projected[2 * g] = uvec4(0u);
-    projected[2 * g + 1] = uvec4(0u);
+  bool visible = false;
+  if (inside && (mode & SP_PROJECT_RECORDS) != 0) {
+    visible = project(i, po, t, mode) != 0.0;
+    // Stereo eyes: the frame's visible set is the centre camera's, which may hold a splat this
+    // eye culls; its record must have no area. Mono: the raster sees visible splats only.
+    uint g = floatBitsToUint(pc.campos.w) + pc.base + i;
+    if (!visible && (mode & SP_PROJECT_KEYS) == 0) {
+      projected[2 * g] = uvec4(0u);
+      projected[2 * g + 1] = uvec4(0u);
+    }
+  } else if (inside) {
+    visible = centre_visible(t, po.w);
   }
+  if ((mode & SP_PROJECT_KEYS) == 0) return; // uniform over the dispatch: write_key's barriers are safe
+  // the stage's key value: its clip w is camera z here (frame.c's culling_proj, exactly)
+  float w = visible ? ds_key_value(t, t.z, (mode & SP_PROJECT_RADIAL) != 0u, vec3(0.0)) : 0.0;
+  write_key(pc.base + i, inside, t, w);
 }

@@ -20,8 +20,8 @@ typedef struct { float m[16]; } sp_mat4;
 #define SP_MAT4 sp_mat4
 #endif
 
-/* Workgroup size of the projection and compaction passes (a plain int: GLSL layout qualifiers
- * take it too). */
+/* Workgroup size of the projection and compaction passes, and the slots of a block (a plain
+ * int: GLSL layout qualifiers take it too). */
 #define SP_PROJECT_WORKGROUP 256
 
 /* Projection push constants: exactly 128 bytes, the minimum every device guarantees. */
@@ -54,30 +54,65 @@ struct sp_raster_push {
  *              (conic.z bits, opacity bits, packHalf2x16(r, g), packHalf2x16(b, 0) | radius << 16)
  *              where radius is the integer pixel radius clamped to 65535 (exact: the mean lies
  *              inside the widened frustum, so a 65535-pixel square covers any 16384 image);
- *              a culled splat's record is all zeros (radius 0: its quad has no area)
- *   binding 5: vec4 per frame slot: camera-space centre and opacity (the depth-sort stage's
- *              centres; every object of the frame at its own base slot)
- * Bindings 0-2 are one object's; 3 and 5 are indexed by frame slot (object base + splat).
+ *              only the visible splats' records are written, except in stereo, where an eye
+ *              zeroes the records of the splats it culls (radius 0: no area), as the frame's
+ *              visible set is the centre camera's
+ *   binding 5: float per frame slot: the visible splat's camera-space z (the raster's depth
+ *              in the host's projection); every object of the frame at its own base slot
+ *   binding 6: uint per frame slot: the depth key of a visible splat (ds_depth_key of its key
+ *              value: view depth or radial distance, as the depth-sort stage's), else
+ *              DS_CULLED (src/sort/shaders/depth_shared.h)
+ *   binding 7: uint per SP_PROJECT_WORKGROUP frame slots (a block): its visible splats, then
+ *              (after the scan) the place of its first one among the frame's visible splats
+ *   binding 8: SP_H_* words: the visible count and the visible key-value range
+ * Bindings 0-2 are one object's; 3 and 5-7 are indexed by frame slot (object base + splat).
+ * Compaction output, the sort's input: binding 9 the keys (quantised to key_bits), binding 10
+ * the frame slots, visible splats in slot order; binding 11 the draw (its instanceCount).
  * Raster input:
- *   binding 4: the depth-sort stage's indices, back to front (src/sort/splatsort_depth.h)
- * Passes: project.comp (one thread a splat), then the depth-sort stage (key pass over the
- * positions, compaction, sort), then the raster's indirect draw of the stage's visible count. */
+ *   binding 4: the sorted frame slots, back to front
+ * Passes: project.comp (one thread a splat: cull, record, key), fuse_scan.comp (the blocks'
+ * places), fuse_compact.comp (the keys and slots of the visible splats, in slot order), the
+ * host's sorter (splatsort_cmd_sort, indirect count), then the raster's indirect draw of the
+ * visible count. */
 #define SP_BIND_POS 0
 #define SP_BIND_COV 1
 #define SP_BIND_SH 2
 #define SP_BIND_PROJECTED 3
 #define SP_BIND_INDICES 4
-#define SP_BIND_CENTRES 5
-#define SP_BINDINGS 6
+#define SP_BIND_DEPTHS 5
+#define SP_BIND_KEYS 6
+#define SP_BIND_BLOCKS 7
+#define SP_BIND_HEADER 8
+#define SP_BIND_SORT_KEYS 9
+#define SP_BIND_SORT_VALUES 10
+#define SP_BIND_DRAW 11
+#define SP_BINDINGS 12
+
+/* Header words (binding 8): the visible count (the sort's indirect count), then the visible
+ * key values' range as float bits (positive: they order like floats), for quantised keys. */
+#define SP_H_VISIBLE 0
+#define SP_H_ZMIN 1
+#define SP_H_ZMAX 2
+#define SP_H_WORDS 4
+
+/* Push constants of the scan and compaction passes. */
+struct sp_compact_push {
+  SP_UINT count;       /* frame slots in use */
+  SP_UINT key_bits;    /* 32, or 16..31: quantised over [zmin, zmax] (the stage's quantise_key) */
+};
 
 #define SP_MAX_RADIUS 65535u
 
-/* What a projection dispatch writes (stereo: centres from the point between the eyes, then
- * each eye's records), and how: ANTIALIAS scales each record's opacity by the anti-aliasing
- * compensation (an object of an anti-aliased scene, src/render/splat_project.h). */
-#define SP_PROJECT_CENTRES 1u
+/* What a projection dispatch writes, and how. KEYS: the frame's visible set, its keys, depths
+ * and block counts; RECORDS: the records. Mono: both in one dispatch, the projection's cull
+ * decides the visible set. Stereo: KEYS from the point between the eyes (culled by its centre
+ * tests: near plane, frustum, opacity), then RECORDS from each eye. ANTIALIAS scales each
+ * record's opacity by the anti-aliasing compensation (an object of an anti-aliased scene,
+ * src/render/splat_project.h); RADIAL keys by the distance to the camera, not view depth. */
+#define SP_PROJECT_KEYS 1u
 #define SP_PROJECT_RECORDS 2u
 #define SP_PROJECT_ANTIALIAS 4u
+#define SP_PROJECT_RADIAL 8u
 
 /* Draw buffer words: VkDrawIndirectCommand; the stage writes instanceCount (the visible count). */
 #define SP_DRAW_INSTANCES 1
@@ -126,9 +161,9 @@ struct sp_craster_push {
 #define SP_CR_IMAGE 9
 #define SP_CR_BIND_COUNT 10
 /* The blend into the host's target (craster_blend_host_*.comp) has a layout of its own: the
- * buffers above, 10: the camera-space centres (binding 5 of the projection), 11: the host's
+ * buffers above, 10: the camera-space depths (binding 5 of the projection), 11: the host's
  * colour (storage image), 12: the host's depth (sampled image, read with texelFetch). */
-#define SP_CR_CENTRES 10
+#define SP_CR_DEPTHS 10
 #define SP_CR_HOST_COLOR 11
 #define SP_CR_HOST_DEPTH 12
 #define SP_CR_HOST_BIND_COUNT 13

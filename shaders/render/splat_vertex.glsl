@@ -5,7 +5,7 @@
 #include "splat_shared.h"
 layout(std430, binding = SP_BIND_PROJECTED) readonly buffer Projected { uvec4 projected[]; }; // bits, see splat_shared.h
 layout(std430, binding = SP_BIND_INDICES) readonly buffer Indices { uint sorted_index[]; };
-layout(std430, binding = SP_BIND_CENTRES) readonly buffer Centres { vec4 centres[]; }; // camera space
+layout(std430, binding = SP_BIND_DEPTHS) readonly buffer Depths { float depths[]; }; // camera-space z
 layout(push_constant) uniform Push { sp_raster_push pc; };
 
 layout(location = 0) flat out vec2 out_mean;
@@ -25,7 +25,7 @@ void main() {
   vec2 corner = vec2(float(gl_VertexIndex & 1), float(gl_VertexIndex >> 1)) * 2.0 - 1.0;
   vec2 pixel = p0.xy + corner * radius;
   // the quad at the centre's depth in the host's projection (its depth test; no depth write)
-  float z = centres[i].z;
+  float z = depths[i];
   gl_Position = vec4(pixel * pc.viewport.zw * 2.0 - 1.0, clamp(pc.depth_proj.x + pc.depth_proj.y / z, 0.0, 1.0), 1.0);
   out_mean = p0.xy;
   out_conic_opacity = vec4(p0.zw, uintBitsToFloat(p1.xy));

@@ -29,7 +29,7 @@ int craster_host_format_index(VkFormat format) {
   }
 }
 
-/* The host blend's push-descriptor layout: the compute raster's buffers, the centres, the
+/* The host blend's push-descriptor layout: the compute raster's buffers, the depths, the
  * host's colour (storage image) and depth (sampled image). */
 static VkResult create_host_layout(splat_renderer *r) {
   craster *c = &r->craster;
@@ -284,11 +284,11 @@ static uint32_t key_bits_for(uint32_t tiles) {
   return bits;
 }
 
-/* The blend over the host's images: its buffers, the centres and the two images in one push. */
+/* The blend over the host's images: its buffers, the depths and the two images in one push. */
 static void blend_into_host(splat_renderer *r, VkCommandBuffer cmd, const VkDescriptorBufferInfo *bi,
                             const splat_host_target *host, const struct sp_craster_push *pc) {
   craster *c = &r->craster;
-  VkDescriptorBufferInfo centres = {r->scene.centres.buffer, 0, VK_WHOLE_SIZE};
+  VkDescriptorBufferInfo depths = {r->scene.depths.buffer, 0, VK_WHOLE_SIZE};
   VkDescriptorImageInfo color = {VK_NULL_HANDLE, host->color_view, VK_IMAGE_LAYOUT_GENERAL};
   VkDescriptorImageInfo depth = {VK_NULL_HANDLE, host->depth_view, host->depth_layout};
   VkWriteDescriptorSet w[SP_CR_HOST_BIND_COUNT];
@@ -298,9 +298,9 @@ static void blend_into_host(splat_renderer *r, VkCommandBuffer cmd, const VkDesc
       w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = i,
                                       .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                       .pBufferInfo = &bi[i]};
-  w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = SP_CR_CENTRES,
+  w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = SP_CR_DEPTHS,
                                   .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                  .pBufferInfo = &centres};
+                                  .pBufferInfo = &depths};
   w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = SP_CR_HOST_COLOR,
                                   .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
                                   .pImageInfo = &color};

@@ -29,7 +29,7 @@ typedef struct craster {
   VkDescriptorSetLayout set_layout;
   VkPipelineLayout layout;
   VkPipeline p_count, p_scan, p_emit, p_ranges, p_blend;
-  /* the blend into the host's images: its own layout (buffers, centres, two images), one
+  /* the blend into the host's images: its own layout (buffers, depths, two images), one
    * pipeline per colour format (CRASTER_HOST_*) */
   VkDescriptorSetLayout host_set_layout;
   VkPipelineLayout host_layout;

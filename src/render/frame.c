@@ -1,5 +1,5 @@
-/* frame.c: one frame recorded: the target, projection of every object, the depth-sort stage,
- * the graphics raster (own target or the host's pass), and the frame's timings. */
+/* frame.c: one frame recorded: the target, projection of every object, the depth sort
+ * (depth_sort.c), the graphics raster (own target or the host's pass), and the frame's timings. */
 #include "render_internal.h"
 #include "ssvk_graphics.h"
 
@@ -87,7 +87,7 @@ static VkResult ensure_target(splat_renderer *r, uint32_t w, uint32_t h) {
 }
 
 
-static void dispatch_1d(splat_renderer *r, VkCommandBuffer cmd, uint32_t threads) {
+void render_dispatch_1d(splat_renderer *r, VkCommandBuffer cmd, uint32_t threads) {
   uint32_t groups = (threads + SP_PROJECT_WORKGROUP - 1) / SP_PROJECT_WORKGROUP;
   uint32_t max_x = r->props.limits.maxComputeWorkGroupCount[0];
   uint32_t x = groups < max_x ? groups : max_x;
@@ -186,8 +186,8 @@ static float uint_bits(uint32_t u) {
 
 
 /* One projection of every drawn object from `cam` into the frame's slots: `mode` says whether
- * it writes the camera-space centres, the records (at record offset `rec`), or both. Returns
- * the number of slots used. */
+ * it writes the keys (the visible set, keys, depths, block counts), the records (at record
+ * offset `rec`), or both. Returns the number of slots used. */
 static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, const splat_camera *cam,
                                 uint32_t mode, uint32_t rec) {
   scene_gpu *s = &r->scene;
@@ -204,7 +204,9 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
     pc.intrinsics = (sp_vec4){{cam->fx, cam->fy, cam->cx, cam->cy}};
     pc.limits = (sp_vec4){{SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovx(cam),
                            SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovy(cam),
-                           uint_bits(mode | (aa ? SP_PROJECT_ANTIALIAS : 0u)), 0}};
+                           uint_bits(mode | (aa ? SP_PROJECT_ANTIALIAS : 0u) |
+                                     (f->key_mode == SPLATSORT_DEPTH_KEY_RADIAL ? SP_PROJECT_RADIAL : 0u)),
+                           0}};
     pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > o->sh_degree ? o->sh_degree : (uint32_t)f->sh_degree;
     pc.size = cam->width | cam->height << 16;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->project);
@@ -217,11 +219,11 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
           [SP_BIND_COV] = {ch->cov.buffer, 0, VK_WHOLE_SIZE},
           [SP_BIND_SH] = {ch->sh.buffer, 0, VK_WHOLE_SIZE},
           [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
-          [SP_BIND_CENTRES] = {s->centres.buffer, 0, VK_WHOLE_SIZE},
       };
+      render_sort_bindings(r, bi, (splatsort_buffer){0});
       ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BINDINGS);
       vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-      dispatch_1d(r, cmd, ch->count);
+      render_dispatch_1d(r, cmd, ch->count);
     }
     base += o->count;
   }
@@ -229,54 +231,30 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
 }
 
 
-/* Projection of every splat of every drawn object (a culled one's record zeroed) into the
- * frame's slots, and the draw arguments reset for the stage to fill in the visible count.
- * Stereo: the centres from the frame's camera, the records from each eye. Returns the number
- * of slots used. */
+/* Projection of every splat of every drawn object into the frame's slots, fused with the depth
+ * sort's key pass (the visible splats' keys, depths and block counts). Stereo: the keys from the
+ * frame's camera, the records from each eye. Returns the number of slots used. */
 static uint32_t record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
   scene_gpu *s = &r->scene;
-  uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0};
-  vkCmdUpdateBuffer(cmd, s->draw.buffer, 0, sizeof draw_init, draw_init);
+  render_sort_reset(r, cmd);
   uint32_t used;
   if (f->eyes[0]) {
-    used = project_objects(r, cmd, f, f->camera, SP_PROJECT_CENTRES, 0);
+    used = project_objects(r, cmd, f, f->camera, SP_PROJECT_KEYS, 0);
     for (uint32_t e = 0; e < 2; e++) project_objects(r, cmd, f, f->eyes[e], SP_PROJECT_RECORDS, e * s->count);
   } else {
-    used = project_objects(r, cmd, f, f->camera, SP_PROJECT_CENTRES | SP_PROJECT_RECORDS, 0);
+    used = project_objects(r, cmd, f, f->camera, SP_PROJECT_KEYS | SP_PROJECT_RECORDS, 0);
   }
   timestamp(r, cmd, f->slot, TS_PROJECTED); /* before the barrier: see timestamp() */
-  /* the stage reads the centres and writes the draw's instanceCount after the reset above */
-  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                      VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   return used;
 }
 
 
-/* The culling matrix the stage gets, for camera-space centres: a centred projection from the
- * camera's focal lengths, so that |x|, |y| <= 1.3 w is exactly the reference's
- * |x/z| <= 1.3 tan(fov) test (whatever the principal point), and clip w = camera z. */
-static void culling_proj(const splat_camera *cam, float vp[16]) {
-  memset(vp, 0, 16 * sizeof(float));
-  vp[0] = 2.0f * cam->fx / (float)cam->width;
-  vp[5] = 2.0f * cam->fy / (float)cam->height;
-  vp[11] = 1.0f;
-}
-
-
-/* The depth-sort stage over the positions: cull by centre (near, frustum margin, opacity),
- * keys, compaction, sort; the visible count lands in the draw's instanceCount. */
+/* The depth sort of the projected frame; the visible count lands in the draw's instanceCount. */
 static VkResult record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, const splat_frame *f, uint32_t key_bits,
                             uint32_t count, splatsort_result *sorted) {
-  scene_gpu *s = &r->scene;
-  splatsort_depth_info di = {
-      .max_count = s->count, .count = count, .centers = {s->centres.buffer, 0, s->centres.size}, .center_stride = 16,
-      .opacity_cull = 1, .frustum_margin = SPLAT_FRUSTUM_MARGIN, .near_w = SPLAT_NEAR_Z, .key_bits = key_bits,
-      .key_mode = f->key_mode, /* camera space: the camera is at the origin */
-      .scratch = {s->scratch.buffer, 0, s->scratch.size}, .indices = {s->indices.buffer, 0, s->indices.size},
-      .draw_count = {s->draw.buffer, 4 * SP_DRAW_INSTANCES, 4}};
-  culling_proj(f->camera, di.view_proj);
-  VkResult res = splatsort_depth_cmd_sort(r->stages[k], cmd, &di, sorted);
+  VkResult res = render_record_sort(r, cmd, k, key_bits, count, sorted);
   if (res != VK_SUCCESS) return res;
   timestamp(r, cmd, f->slot, TS_SORTED); /* before the barrier: see timestamp() */
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -300,7 +278,7 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   vkCmdSetScissor(cmd, 0, 1, &sc);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
   VkDescriptorBufferInfo rb[SP_BINDINGS] = {
-      [SP_BIND_CENTRES] = {s->centres.buffer, 0, VK_WHOLE_SIZE},
+      [SP_BIND_DEPTHS] = {s->depths.buffer, 0, VK_WHOLE_SIZE},
       [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
       [SP_BIND_INDICES] = {r->last_sorted.values.buffer, r->last_sorted.values.offset, VK_WHOLE_SIZE},
   };

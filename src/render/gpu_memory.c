@@ -1,5 +1,5 @@
 /* gpu_memory.c: the renderer's device memory: the frame's shared buffers, objects' chunks,
- * the budget and the per-buffer limit, and what the depth-sort stage needs. */
+ * the budget and the per-buffer limit. */
 #include "render_internal.h"
 
 #include "splat_project.h"
@@ -29,7 +29,7 @@ void render_host_free(const VkAllocationCallbacks *a, void *p) {
 
 
 void render_frame_buffers_destroy(splat_renderer *r, scene_gpu *s) {
-  ssvk_buffer *bufs[] = {&s->centres, &s->projected, &s->scratch, &s->indices, &s->draw};
+  ssvk_buffer *bufs[] = {&s->depths, &s->projected, &s->scratch, &s->indices, &s->draw};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
   *s = (scene_gpu){0};
 }
@@ -46,32 +46,12 @@ void render_object_destroy(splat_renderer *r, object_gpu *o) {
 }
 
 
-/* The largest of the stages' memory requirements for n splats. */
-VkResult render_stage_requirements(const splat_renderer *r, uint32_t n, splatsort_depth_memory_requirements *out) {
-  *out = (splatsort_depth_memory_requirements){.alignment = 4};
-  for (uint32_t i = 0; i < r->sorter_count; i++) {
-    splatsort_depth_memory_requirements m;
-    if (n > splatsort_max_count(r->sorters[i])) {
-      rlog(r, "%u splats is above this device's sort maximum %u", n, splatsort_max_count(r->sorters[i]));
-      return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-    }
-    VkResult res = splatsort_depth_get_memory_requirements(r->stages[i], n, &m);
-    if (res != VK_SUCCESS) return res;
-    if (m.scratch_size > out->scratch_size) out->scratch_size = m.scratch_size;
-    if (m.indices_size > out->indices_size) out->indices_size = m.indices_size;
-    out->scratch_usage |= m.scratch_usage;
-    out->indices_usage |= m.indices_usage;
-  }
-  return VK_SUCCESS;
-}
-
-
 double render_mib(VkDeviceSize bytes) { return (double)bytes / (1024.0 * 1024.0); }
 
 
 /* Device memory held by the renderer's objects and frame buffers. */
 static VkDeviceSize bytes_in_use(const splat_renderer *r) {
-  VkDeviceSize n = r->scene.centres.size + r->scene.projected.size + r->scene.scratch.size + r->scene.indices.size;
+  VkDeviceSize n = r->scene.depths.size + r->scene.projected.size + r->scene.scratch.size + r->scene.indices.size;
   for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++)
     for (uint32_t c = 0; r->objects[i].chunk && c < r->objects[i].chunks; c++)
       n += r->objects[i].chunk[c].pos.size + r->objects[i].chunk[c].cov.size + r->objects[i].chunk[c].sh.size;
@@ -120,18 +100,16 @@ uint32_t render_max_frame_splats(const splat_renderer *r) {
 VkResult render_create_frame_buffers(splat_renderer *r, scene_gpu *s, uint32_t n) {
   s->count = n;
   if (n > render_max_frame_splats(r)) return VK_ERROR_OUT_OF_DEVICE_MEMORY; /* check_memory said why */
-  splatsort_depth_memory_requirements mq;
-  VkResult res = render_stage_requirements(r, n, &mq);
+  VkResult res = render_sort_layout(r, n, &s->layout);
   if (res != VK_SUCCESS) return res;
   const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, dst = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   const VkBufferUsageFlags x = r->extra_usage;
-  ssvk_buffer *const bufs[] = {&s->centres, &s->projected, &s->scratch, &s->indices, &s->draw};
-  const VkDeviceSize sizes[] = {16ull * n, (r->stereo ? 64ull : 32ull) * n, mq.scratch_size, mq.indices_size,
-                                4 * SP_DRAW_WORDS};
-  const VkBufferUsageFlags usages[] = {st | x, st | x, mq.scratch_usage | x, mq.indices_usage | x,
+  ssvk_buffer *const bufs[] = {&s->depths, &s->projected, &s->scratch, &s->indices, &s->draw};
+  const VkDeviceSize sizes[] = {4ull * n, (r->stereo ? 64ull : 32ull) * n, s->layout.end, 4ull * n, 4 * SP_DRAW_WORDS};
+  const VkBufferUsageFlags usages[] = {st | x, st | x, s->layout.scratch_usage | x, s->layout.indices_usage | x,
                                        st | dst | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
                                            VK_BUFFER_USAGE_TRANSFER_SRC_BIT | x};
-  const char *const names[] = {"splat centres", "splat projected", "splat depth-sort scratch", "splat sorted indices",
+  const char *const names[] = {"splat depths", "splat projected", "splat depth-sort scratch", "splat sorted indices",
                                "splat draw"};
   return render_create_buffers(r, "frame", bufs, sizes, usages, names, 5);
 }

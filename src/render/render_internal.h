@@ -6,7 +6,6 @@
 
 #include "craster.h"
 #include "splat_renderer.h"
-#include "splatsort_depth.h"
 #include "ssvk.h"
 
 #include <stdbool.h>
@@ -33,11 +32,21 @@ typedef struct object_gpu {
   VkPipeline project;  /* specialised for sh_words */
 } object_gpu;
 
-/* What a frame shares over its objects, sized for all of them: camera-space centres and
- * projected records by frame slot, the depth-sort stage's scratch and indices, the draw. */
+/* The depth sort's scratch buffer (depth_sort.c): byte offsets of the header (at 0) and the
+ * block counts, the sort's keys, tmp keys (the projection's per-slot keys until the sort), the
+ * values region that is not the indices buffer, and the sort's internal. */
+typedef struct sort_layout {
+  VkDeviceSize blocks, keys, tmp_keys, values, internal, internal_size, end, region;
+  VkBufferUsageFlags scratch_usage, indices_usage;
+} sort_layout;
+
+/* What a frame shares over its objects, sized for all of them: visible splats' camera-space
+ * depths and projected records by frame slot, the depth sort's scratch and sorted indices,
+ * the draw. */
 typedef struct scene_gpu {
   uint32_t count;      /* capacity: the splats of every object */
-  ssvk_buffer centres, projected, scratch, indices, draw; /* scratch, indices: the stage's */
+  ssvk_buffer depths, projected, scratch, indices, draw;
+  sort_layout layout;  /* of scratch */
 } scene_gpu;
 
 struct splat_renderer {
@@ -51,11 +60,11 @@ struct splat_renderer {
   bool reverse_z; /* the host's depth is reversed (SPLAT_RENDERER_CREATE_REVERSE_Z_BIT) */
 
   const splatsort *sorters[SPLAT_MAX_SORTERS]; /* the host's */
-  splatsort_depth *stages[SPLAT_MAX_SORTERS];  /* the depth-sort stage on each */
   uint32_t sorter_count;
   VkDescriptorSetLayout set_layout, raster_set_layout;
   VkPipelineLayout compute_layout, raster_layout;
   VkPipeline raster, host_raster; /* into the own target; into the host's pass */
+  VkPipeline key_scan, key_compact; /* the depth sort's, after the projection (depth_sort.c) */
   VkCommandPool upload_pool;
   VkBufferUsageFlags extra_usage; /* tests/renderer_debug.c adds TRANSFER_SRC to read back */
   /* Device limits on one buffer (the smallest of maxStorageBufferRange, maxMemoryAllocationSize
@@ -67,7 +76,7 @@ struct splat_renderer {
 
   object_gpu objects[SPLAT_MAX_OBJECTS];
   scene_gpu scene;
-  uint32_t frame_count; /* splats handed to the stage in the last prepared frame */
+  uint32_t frame_count; /* frame slots projected in the last prepared frame */
 
   VkImage target;
   VkDeviceMemory target_memory;
@@ -98,8 +107,6 @@ bool render_memory_allows(splat_renderer *r, VkDeviceSize bytes, const char *wha
  * against max_buffer; failures are logged with the memory in use. */
 VkResult render_create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
                                const VkBufferUsageFlags *usage, const char *const *name, size_t n);
-/* What the depth-sort stage needs for n splats on any of the renderer's sorters. */
-VkResult render_stage_requirements(const splat_renderer *r, uint32_t n, splatsort_depth_memory_requirements *out);
 /* The most splats one frame can hold: a record each in one storage buffer. */
 uint32_t render_max_frame_splats(const splat_renderer *r);
 /* The frame's shared buffers for n splats over all objects, and their release. */
@@ -113,7 +120,21 @@ void render_object_destroy(splat_renderer *r, object_gpu *o);
 /* Packs and copies a scene into an object's chunks (blocking). */
 VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc);
 
+/* ---- depth_sort.c ---- */
+/* The scratch layout for n frame slots on every sorter of the renderer (logged errors). */
+VkResult render_sort_layout(const splat_renderer *r, uint32_t n, sort_layout *l);
+/* Before the projection: the draw, the header and the block counts reset. */
+void render_sort_reset(splat_renderer *r, VkCommandBuffer cmd);
+/* The depth sort's bindings of the compute layout; values: the sort's input payloads (or none). */
+void render_sort_bindings(const splat_renderer *r, VkDescriptorBufferInfo *bi, splatsort_buffer values);
+/* After the projection: scan, compaction and sorter k's sort of key_bits keys; the visible count
+ * in the draw's instanceCount, the sorted frame slots in the indices buffer (*sorted). */
+VkResult render_record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, uint32_t key_bits, uint32_t count,
+                            splatsort_result *sorted);
+
 /* ---- frame.c ---- */
+/* Workgroups of SP_PROJECT_WORKGROUP for `threads`, split over y beyond the device's x limit. */
+void render_dispatch_1d(splat_renderer *r, VkCommandBuffer cmd, uint32_t threads);
 void render_target_destroy(splat_renderer *r);
 /* The index of the sorter of algorithm a (AUTO: the first), or -1; and the frame's pick (AUTO:
  * splatsort_choose_algorithm for the splat count and key_bits where that sorter was given). */

@@ -26,7 +26,8 @@ void splat_renderer_destroy(splat_renderer *r) {
   if (r->upload_pool) vkDestroyCommandPool(d, r->upload_pool, a);
   if (r->raster) vkDestroyPipeline(d, r->raster, a);
   if (r->host_raster) vkDestroyPipeline(d, r->host_raster, a);
-  for (uint32_t i = 0; i < SPLAT_MAX_SORTERS; i++) splatsort_depth_destroy(r->stages[i]);
+  if (r->key_scan) vkDestroyPipeline(d, r->key_scan, a);
+  if (r->key_compact) vkDestroyPipeline(d, r->key_compact, a);
   if (r->raster_layout) vkDestroyPipelineLayout(d, r->raster_layout, a);
   if (r->compute_layout) vkDestroyPipelineLayout(d, r->compute_layout, a);
   if (r->raster_set_layout) vkDestroyDescriptorSetLayout(d, r->raster_set_layout, a);
@@ -94,6 +95,18 @@ static VkResult create_pipelines(splat_renderer *r, const splat_renderer_create_
 }
 
 
+/* The depth sort's passes after the projection (depth_sort.c), on the projection's layout. */
+static VkResult create_sort_pipelines(splat_renderer *r) {
+  ssvk_compute_desc scan = {.code = render_spv_fuse_scan_comp, .code_size = render_spv_fuse_scan_comp_size,
+                            .layout = r->compute_layout, .name = "splat key scan"};
+  ssvk_compute_desc compact = {.code = render_spv_fuse_compact_comp, .code_size = render_spv_fuse_compact_comp_size,
+                               .layout = r->compute_layout, .name = "splat key compaction"};
+  VkResult res = ssvk_compute_pipeline(&r->vk, &scan, &r->key_scan);
+  if (res == VK_SUCCESS) res = ssvk_compute_pipeline(&r->vk, &compact, &r->key_compact);
+  return res;
+}
+
+
 /* The largest buffer the renderer makes (storage range, allocation size, buffer size) and the
  * memory it may hold (the host's budget, else the largest device-local heap). */
 static void device_limits(splat_renderer *r, VkPhysicalDevice pd, VkDeviceSize budget) {
@@ -156,14 +169,7 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   r->craster.initial_capacity = info->initial_pair_capacity;
   VkResult res = create_pipelines(r, info);
   if (res == VK_SUCCESS) res = craster_create(r);
-  for (uint32_t i = 0; i < r->sorter_count && res == VK_SUCCESS; i++) {
-    splatsort_depth_create_info dci = {.sorter = r->sorters[i], .pipeline_cache = info->pipeline_cache,
-                                       .allocator = info->allocator, .log = info->log, .log_user = info->log_user,
-                                       .flags = info->flags & SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT
-                                                    ? SPLATSORT_CREATE_DEBUG_UTILS_BIT
-                                                    : 0};
-    res = splatsort_depth_create(&dci, &r->stages[i]);
-  }
+  if (res == VK_SUCCESS) res = create_sort_pipelines(r);
   VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                  .queueFamilyIndex = r->queue_family};
@@ -224,7 +230,7 @@ static VkResult create_object(splat_renderer *r, const splat_scene *sc, object_g
 static bool check_memory(splat_renderer *r, const splat_scene *sc, uint32_t total, bool replacing, const char *then) {
   uint32_t sh_words = (sc->sh_coeffs * 3 + 1) / 2;
   VkDeviceSize object = (48ull + 4ull * sh_words) * sc->count;
-  VkDeviceSize frame = (16ull + (r->stereo ? 64u : 32u) + 24u) * total; /* centres, records, stage (about) */
+  VkDeviceSize frame = (4ull + (r->stereo ? 64u : 32u) + 20u) * total; /* depths, records, sort (about) */
   VkDeviceSize kept = 0;
   if (!replacing)
     for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) kept += (48ull + 4ull * r->objects[i].sh_words) * r->objects[i].count;

@@ -218,7 +218,7 @@ typedef struct splat_frame {
 VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *frame);
 
 /* Drawing into the host's pass, in two calls per frame:
- * splat_renderer_cmd_prepare records the compute work (projection, depth-sort stage), outside
+ * splat_renderer_cmd_prepare records the compute work (projection with the keys, depth sort), outside
  * any render pass; then, inside the host's dynamic-rendering pass (begun on attachments of the
  * formats given at create, or inside the render pass and subpass given there, covering the
  * camera's width x height), splat_renderer_cmd_draw
@@ -287,8 +287,8 @@ VkResult splat_renderer_cmd_render_into(splat_renderer *r, VkCommandBuffer cmd, 
 void splat_renderer_target(const splat_renderer *r, VkImage *image, uint32_t *width, uint32_t *height);
 
 typedef struct splat_timings {
-  double projection_ms;   /* projection (+ key quantisation) */
-  double sort_ms;
+  double projection_ms;   /* projection, with the depth keys and the culling */
+  double sort_ms;         /* the keys' compaction (and quantisation), then the sort */
   double raster_ms;       /* graphics: the draw; compute: pairs + tile sort + blend */
   double total_ms;
   uint32_t visible;       /* splats that passed culling */

@@ -2,7 +2,19 @@
 // by the key-pass shaders so that both forms of the pass (and the one-pass lookback's fallback)
 // decide every splat bit-identically. The includer declares pc and, unless it defines
 // DS_COMMON_QUANTISE_ONLY, centers[] (words) and count_buf[]; with DS_COMMON_VEC4 also
-// centers4[] (vec4).
+// centers4[] (vec4). ds_key_value, ds_depth_key and quantise_key need neither: a host that
+// culls and keys in its own pass (the splat renderer's projection) includes this with
+// DS_COMMON_QUANTISE_ONLY for keys bit-identical to the stage's.
+
+// The key value of a visible splat at p whose clip w is w: w, or with `radial` its distance to
+// the camera at cam (at least 1e-30: a key value > 0 means visible).
+float ds_key_value(vec3 p, float w, bool radial, vec3 cam) {
+  return radial ? max(length(p - cam), 1e-30) : w;
+}
+
+// The 32-bit key of a key value w > 0: w orders like its bits, so ascending keys are back to
+// front.
+uint ds_depth_key(float w) { return ~floatBitsToUint(w); }
 
 #ifndef DS_COMMON_QUANTISE_ONLY
 uint splat_count() {
@@ -34,8 +46,7 @@ float centre_w(vec4 c) {
   float lim = pc.margin * clip.w;
   bool inside = clip.w > pc.near && abs(clip.x) <= lim && abs(clip.y) <= lim; // false for NaN
   if (!inside) return 0.0;
-  if ((pc.flags & DS_FLAG_RADIAL) == 0) return clip.w;
-  return max(length(p.xyz - vec3(pc.cam_x, pc.cam_y, pc.cam_z)), 1e-30); // > 0: still visible
+  return ds_key_value(p.xyz, clip.w, (pc.flags & DS_FLAG_RADIAL) != 0, vec3(pc.cam_x, pc.cam_y, pc.cam_z));
 }
 
 float visible_w(uint i) { return centre_w(load_center(i)); }

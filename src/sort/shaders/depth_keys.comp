@@ -29,7 +29,7 @@ void main() {
   }
   barrier();
   float w = i < n ? visible_w(i) : 0.0;
-  if (i < pc.max_count) depth_keys[i] = w > 0.0 ? ~floatBitsToUint(w) : DS_CULLED;
+  if (i < pc.max_count) depth_keys[i] = w > 0.0 ? ds_depth_key(w) : DS_CULLED;
   if (w > 0.0) {
     atomicAdd(wg_visible, 1u);
     if (pc.key_bits < 32) {

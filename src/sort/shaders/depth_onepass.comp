@@ -172,7 +172,7 @@ void main() {
   uint first = excl + sub.x;
   for (uint m = 0u; m < DS_ITEMS; m++) {
     if (!(w[m] > 0.0)) continue;
-    keys[first + rank[m]] = ~floatBitsToUint(w[m]);
+    keys[first + rank[m]] = ds_depth_key(w[m]);
     values[first + rank[m]] = base + m * lanes + lane;
   }
 }
