@@ -22,21 +22,27 @@ shared uint rank[SP_PROJECT_WORKGROUP];
 void main() {
   uint t = gl_LocalInvocationIndex;
   uint block = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-  uint i = block * SP_PROJECT_WORKGROUP + t;
-  uint key = i < pc.count ? keys[i] : DS_CULLED;
-  uint visible = key != DS_CULLED ? 1u : 0u;
-  rank[t] = visible;
+  uint first = block * SP_FUSE_BLOCK + t * SP_FUSE_ITEMS; // each invocation: a run of slots
+  uint key[SP_FUSE_ITEMS], mine = 0u;
+  for (uint j = 0u; j < SP_FUSE_ITEMS; j++) {
+    key[j] = first + j < pc.count ? keys[first + j] : DS_CULLED;
+    mine += key[j] != DS_CULLED ? 1u : 0u;
+  }
+  rank[t] = mine;
   barrier();
-  for (uint offset = 1u; offset < SP_PROJECT_WORKGROUP; offset <<= 1) { // inclusive scan
+  for (uint offset = 1u; offset < SP_PROJECT_WORKGROUP; offset <<= 1) { // inclusive scan of the runs
     uint v = t >= offset ? rank[t - offset] : 0u;
     barrier();
     rank[t] += v;
     barrier();
   }
-  if (visible == 0u) return;
-  if (pc.key_bits < 32u)
-    key = quantise_key(key, uintBitsToFloat(header[SP_H_ZMIN]), uintBitsToFloat(header[SP_H_ZMAX]), pc.key_bits);
-  uint slot = blocks[block] + rank[t] - 1u;
-  sort_keys[slot] = key;
-  sort_values[slot] = i;
+  if (mine == 0u) return;
+  float zmin = uintBitsToFloat(header[SP_H_ZMIN]), zmax = uintBitsToFloat(header[SP_H_ZMAX]);
+  uint slot = blocks[block] + rank[t] - mine;
+  for (uint j = 0u; j < SP_FUSE_ITEMS; j++) {
+    if (key[j] == DS_CULLED) continue;
+    sort_keys[slot] = pc.key_bits < 32u ? quantise_key(key[j], zmin, zmax, pc.key_bits) : key[j];
+    sort_values[slot] = first + j;
+    slot++;
+  }
 }

@@ -14,7 +14,7 @@ shared uint partial[SP_PROJECT_WORKGROUP];
 
 void main() {
   uint t = gl_LocalInvocationIndex;
-  uint n = (pc.count + SP_PROJECT_WORKGROUP - 1) / SP_PROJECT_WORKGROUP;
+  uint n = (pc.count + SP_FUSE_BLOCK - 1) / SP_FUSE_BLOCK;
   uint per = (n + SP_PROJECT_WORKGROUP - 1) / SP_PROJECT_WORKGROUP; // each invocation: a contiguous run
   uint begin = min(t * per, n), end = min(begin + per, n);
   uint sum = 0u;

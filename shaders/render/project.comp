@@ -130,14 +130,14 @@ shared uint s_zmin, s_zmax;
 // (one global atomic each per workgroup, not per splat).
 void write_key(uint slot, bool inside, vec3 t, float w) {
   uint first = (pc.base + (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * SP_PROJECT_WORKGROUP) /
-               SP_PROJECT_WORKGROUP;
+               SP_FUSE_BLOCK;
   if (gl_LocalInvocationIndex < 2u) s_count[gl_LocalInvocationIndex] = 0u;
   if (gl_LocalInvocationIndex == 0u) s_zmin = 0x7F7FFFFFu, s_zmax = 0u;
   barrier();
   if (inside) keys[slot] = w > 0.0 ? ds_depth_key(w) : DS_CULLED;
   if (w > 0.0) {
     depths[slot] = t.z;
-    atomicAdd(s_count[slot / SP_PROJECT_WORKGROUP - first], 1u);
+    atomicAdd(s_count[slot / SP_FUSE_BLOCK - first], 1u);
     atomicMin(s_zmin, floatBitsToUint(w));
     atomicMax(s_zmax, floatBitsToUint(w));
   }

@@ -62,7 +62,7 @@ struct sp_raster_push {
  *   binding 6: uint per frame slot: the depth key of a visible splat (ds_depth_key of its key
  *              value: view depth or radial distance, as the depth-sort stage's), else
  *              DS_CULLED (src/sort/shaders/depth_shared.h)
- *   binding 7: uint per SP_PROJECT_WORKGROUP frame slots (a block): its visible splats, then
+ *   binding 7: uint per SP_FUSE_BLOCK frame slots (a block): its visible splats, then
  *              (after the scan) the place of its first one among the frame's visible splats
  *   binding 8: SP_H_* words: the visible count and the visible key-value range
  * Bindings 0-2 are one object's; 3 and 5-7 are indexed by frame slot (object base + splat).
@@ -90,6 +90,12 @@ struct sp_raster_push {
 
 /* Header words (binding 8): the visible count (the sort's indirect count), then the visible
  * key values' range as float bits (positive: they order like floats), for quantised keys. */
+/* Frame slots a block of the fused compaction (binding 7): SP_FUSE_ITEMS per invocation of a
+ * SP_PROJECT_WORKGROUP workgroup, so the compaction's workgroup scan and the blocks' scan are
+ * spent on 2,048 slots, not on 256 (a projection workgroup's slots straddle at most two). */
+#define SP_FUSE_ITEMS 8
+#define SP_FUSE_BLOCK (SP_PROJECT_WORKGROUP * SP_FUSE_ITEMS)
+
 #define SP_H_VISIBLE 0
 #define SP_H_ZMIN 1
 #define SP_H_ZMAX 2

@@ -35,7 +35,7 @@ VkResult render_sort_layout(const splat_renderer *r, uint32_t n, sort_layout *l)
   }
   l->blocks = 4 * SP_H_WORDS;
   l->region = ssvk_align(l->region > 4ull * n ? l->region : 4ull * n, align);
-  l->keys = ssvk_align(l->blocks + 4ull * ((n + SP_PROJECT_WORKGROUP - 1) / SP_PROJECT_WORKGROUP), align);
+  l->keys = ssvk_align(l->blocks + 4ull * ((n + SP_FUSE_BLOCK - 1) / SP_FUSE_BLOCK), align);
   l->tmp_keys = l->keys + l->region;
   l->values = l->tmp_keys + l->region;
   l->internal = l->values + l->region;
@@ -46,7 +46,7 @@ VkResult render_sort_layout(const splat_renderer *r, uint32_t n, sort_layout *l)
 
 
 /* Before the projection: the draw arguments, the header (nothing visible, an empty key range)
- * and every block count reset (N/64 bytes), visible to the projection's atomics. */
+ * and every block count reset (N/512 bytes), visible to the projection's atomics. */
 void render_sort_reset(splat_renderer *r, VkCommandBuffer cmd) {
   scene_gpu *s = &r->scene;
   const uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0}, header[SP_H_WORDS] = {0, 0x7F7FFFFFu, 0, 0};
@@ -115,7 +115,7 @@ VkResult render_record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, uint3
   vkCmdDispatch(cmd, 1, 1, 1);
   compute_barrier(r, cmd);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->key_compact);
-  render_dispatch_1d(r, cmd, count);
+  render_dispatch_1d(r, cmd, (count + SP_FUSE_ITEMS - 1) / SP_FUSE_ITEMS); /* a workgroup per block */
   compute_barrier(r, cmd);
   VkResult res = splatsort_cmd_sort(r->sorters[k], cmd, &si, sorted);
   ssvk_label_end(&r->vk, cmd);
