@@ -20,11 +20,8 @@ layout(std430, binding = SP_CR_IMAGE) writeonly buffer Image { uvec2 image[]; };
 #endif
 
 const uint N = SP_TILE * SP_TILE;
-// A batch of records, staged once for the tile's 256 pixels: what each pixel's test needs is
-// computed here once per record instead of once per pixel.
-shared vec4 s_box[N];          // the quad footprint: mean.x - r, mean.x + r, mean.y - r, mean.y + r
-shared vec4 s_mean_conic[N];   // mean.xy, conic.x * -0.5, conic.y
-shared vec4 s_conic_op[N];     // conic.z * -0.5, opacity, a power below which alpha < SPLAT_MIN_ALPHA, depth
+shared vec4 s_mean_conic[N];   // mean.xy, conic.xy
+shared vec4 s_conic_op_r[N];   // conic.z, opacity, radius, depth in the host's projection
 shared vec3 s_color[N];
 shared uint s_done;
 
@@ -56,30 +53,23 @@ void main() {
       float z = depths[rec - pc.rec_offset];
       depth = clamp(pc.depth_proj.x + pc.depth_proj.y / z, 0.0, 1.0);
 #endif
-      vec4 mc = uintBitsToFloat(p0);
-      float opacity = uintBitsToFloat(p1.y), r = float(p1.w >> 16);
-      s_box[t] = vec4(mc.x - r, mc.x + r, mc.y - r, mc.y + r);
-      // the scaling by -0.5 is exact, so power below is the reference's bit for bit
-      s_mean_conic[t] = vec4(mc.xy, -0.5 * mc.z, mc.w);
-      // opacity * exp(power) < SPLAT_MIN_ALPHA for power < log(SPLAT_MIN_ALPHA / opacity); a
-      // margin far above exp's and log's rounding keeps the skip to pixels the test below would
-      // skip too, so the exp is spent only near the edge and inside
-      s_conic_op[t] = vec4(-0.5 * uintBitsToFloat(p1.x), opacity, log(SPLAT_MIN_ALPHA / opacity) - 1e-3, depth);
+      s_mean_conic[t] = uintBitsToFloat(p0);
+      s_conic_op_r[t] = vec4(uintBitsToFloat(p1.x), uintBitsToFloat(p1.y), float(p1.w >> 16), depth);
       s_color[t] = vec3(unpackHalf2x16(p1.z), unpackHalf2x16(p1.w).x);
     }
     barrier();
     uint n = min(N, range.y - base);
     for (uint k = 0u; k < n && !done; k++) {
-      vec4 box = s_box[k];
-      if (!(f.x >= box.x && f.x < box.y && f.y >= box.z && f.y < box.w)) continue;
-      vec4 mc = s_mean_conic[k], cor = s_conic_op[k];
+      vec4 mc = s_mean_conic[k], cor = s_conic_op_r[k];
+      float r = cor.z;
+      if (!(f.x >= mc.x - r && f.x < mc.x + r && f.y >= mc.y - r && f.y < mc.y + r)) continue;
 #ifdef SP_CR_HOST_FORMAT
       // the graphics host pass's depth test: LESS_OR_EQUAL, GREATER_OR_EQUAL with reverse-Z
       if (reverse_z ? !(cor.w >= host_z) : !(cor.w <= host_z)) continue;
 #endif
       vec2 d = f - mc.xy;
-      float power = (mc.z * d.x * d.x + cor.x * d.y * d.y) - mc.w * d.x * d.y;
-      if (power > 0.0 || power < cor.z) continue;
+      float power = -0.5 * (mc.z * d.x * d.x + cor.x * d.y * d.y) - mc.w * d.x * d.y;
+      if (power > 0.0) continue;
       float alpha = min(SPLAT_MAX_ALPHA, cor.y * exp(power));
       if (alpha < SPLAT_MIN_ALPHA) continue;
       float test_T = T * (1.0 - alpha);
