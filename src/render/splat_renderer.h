@@ -59,8 +59,9 @@ typedef enum splat_renderer_create_flag_bits {
  * graphics raster blends each quad into RGBA16F, the compute raster sums in 32-bit floats).
  *   GRAPHICS: one quad per splat through the graphics pipeline, back to front. Fast where
  *             there are many raster units (desktop GPUs); the path into the host's pass.
- *   COMPUTE:  16x16-pixel tiles in compute: (tile, splat) pairs for every tile a splat's quad
- *             touches, sorted by tile with the frame's sorter (stable, so each tile's list
+ *   COMPUTE:  16x16-pixel tiles in compute: (tile, splat) pairs for every tile where the
+ *             splat's quad and its ellipse at the blend's alpha cut (1/255) both reach a pixel
+ *             centre (the same image as pairs for the whole quad, with fewer pairs), sorted by tile with the frame's sorter (stable, so each tile's list
  *             stays front to back), then one workgroup per tile blends its list front to back.
  *             For GPUs with few raster units (H100, H200, A100: data-centre parts), where it is
  *             many times faster (docs/performance.md). Into the renderer's target
