@@ -58,6 +58,7 @@ struct sp_raster_push {
  *              U8:  bytes, four a word (value h in word h/4, byte h%4), decoded as
  *                   offset[h] + scale[h] * byte with the header's per-object float tables
  *                   scale[48] (words 0..47) and offset[48] (words 48..95), index k*3 + c
+ *                   (the host fills them per band and channel: splat_sh8_range)
  * (32 bytes a splat besides the SH: 48 until the covariance was packed.) */
 #define SP_SH_FORMAT_F16 0u
 #define SP_SH_FORMAT_F32 1u

@@ -257,16 +257,23 @@ void splat_unpack_shape(const uint32_t in[4], float scale[3], float rot[4]) {
   for (int k = 0; k < 3; k++) scale[k] = splat_half_to_float((uint16_t)(in[2 + (k >> 1)] >> (16 * (k & 1))));
 }
 
+/* The SH band (degree) of coefficient k: 0, 1-3, 4-8, 9-15. */
+static uint32_t sh_band(uint32_t k) { return k == 0 ? 0 : k < 4 ? 1 : k < 9 ? 2 : 3; }
+
 void splat_sh8_range(const splat_scene *s, float *scale, float *offset) {
   uint32_t n = s->sh_coeffs * 3;
-  for (uint32_t h = 0; h < n; h++) {
-    float lo = INFINITY, hi = -INFINITY;
-    for (uint32_t i = 0; i < s->count; i++) {
+  float lo[12], hi[12]; /* band * 3 + channel */
+  for (uint32_t g = 0; g < 12; g++) lo[g] = INFINITY, hi[g] = -INFINITY;
+  for (uint32_t i = 0; i < s->count; i++)
+    for (uint32_t h = 0; h < n; h++) {
       float v = s->sh[(size_t)i * n + h];
-      lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+      uint32_t g = sh_band(h / 3) * 3 + h % 3;
+      lo[g] = v < lo[g] ? v : lo[g], hi[g] = v > hi[g] ? v : hi[g];
     }
-    offset[h] = lo;
-    scale[h] = (hi - lo) / 255.0f;
+  for (uint32_t h = 0; h < n; h++) {
+    uint32_t g = sh_band(h / 3) * 3 + h % 3;
+    offset[h] = lo[g];
+    scale[h] = (hi[g] - lo[g]) / 255.0f;
   }
 }
 

@@ -127,8 +127,8 @@ typedef struct splat_renderer_create_info {
   uint32_t initial_pair_capacity;
   /* Optional: how the SH coefficients of every scene uploaded are stored on the GPU
    * (splat_sh_precision, splat_project.h): 32 (floats, exact), 16 (halves), or 8 (one byte
-   * each, with a scale and an offset per coefficient and channel over each object: about a
-   * 40-60 dB image against 16, splat_renderer_memory says what each costs). 0: 16. The rest of
+   * each, with a scale and an offset per SH band and channel over each object: 54-58 dB
+   * against 16 on the test scenes; splat_renderer_memory says what each costs). 0: 16. The rest of
    * a splat is stored alike at every precision: position and opacity as floats, the rotation as
    * 4 snorm16, the scales as halves (splat_pack_shape). Anything else: VK_ERROR_VALIDATION_FAILED_EXT. */
   uint32_t sh_precision;
