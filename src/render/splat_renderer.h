@@ -171,7 +171,7 @@ typedef struct splat_renderer_memory_info {
   VkDeviceSize positions;        /* position + opacity */
   VkDeviceSize shapes;           /* rotation + scale (the packed covariance) */
   VkDeviceSize sh;               /* SH coefficients, with the 8-bit tables */
-  VkDeviceSize frame;            /* everything else the renderer allocated */
+  VkDeviceSize frame;            /* the frame's shared buffers and the compute raster's */
 } splat_renderer_memory_info;
 
 /* Fills *out; bytes per splat of a buffer are its field / splats. VK_ERROR_VALIDATION_FAILED_EXT
