@@ -4,7 +4,8 @@
 # (`test_render --list`), the tests in test_render_<area>.c, what they share in render_common.c.
 splatsort_test_executable(test_render
                           SOURCES test_render.c render_common.c test_render_graphics.c test_render_compute.c
-                                  test_render_api.c test_render_objects.c test_render_scene.c renderer_debug.c
+                                  test_render_api.c test_render_objects.c test_render_scene.c test_render_storage.c
+                                  renderer_debug.c
                           LIBS splat_refrender splatsort_tools splatsort_vkh m
                           INCLUDES ${PROJECT_SOURCE_DIR}/shaders/render ${PROJECT_SOURCE_DIR}/src/sort/shaders)
 target_compile_definitions(test_render PRIVATE CHECK_SHARED_COUNTER) # one failure count (tests/check.h)
@@ -35,6 +36,10 @@ foreach(scene animu_yashica-t4-top8192.ply gshairlod_donut_fused.ply supersplat_
   list(APPEND render_scene_args --optional-scene ${render_scenes}/${scene})
 endforeach()
 splatsort_lavapipe_test(render_image_scenes COMMAND test_render image --out ${render_out}/scenes ${render_scene_args})
+# The scene storage: bytes per splat at each SH precision, projection at 32- and 8-bit SH, and
+# the images of each precision (generated scenes, the bundled one, the real ones when present).
+splatsort_lavapipe_test(render_storage COMMAND test_render storage --out ${render_out}/storage --scene ${render_asset}
+                        ${render_scene_args})
 # .spz: each scene against its .spz round trip on the GPU (PSNR >= 35 dB): a generated SH-3
 # scene, the bundled one and two real ones; one subgroup size (the quantisation is the subject).
 splatsort_lavapipe_test(render_image_spz WIDTHS 256 COMMAND test_render spz --out ${render_out}/spz

@@ -21,6 +21,7 @@ const char *outdir = ".";
 int write_images;
 uint32_t log_messages;
 char last_log[1024];
+uint32_t test_sh_precision = 16;
 
 void renderer_log(void *user, const char *message) {
   (void)user;

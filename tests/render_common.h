@@ -26,6 +26,8 @@ extern const char *outdir;       /* --out: where images are written */
 extern int write_images;         /* --write-images: write them even when the test passes */
 extern uint32_t log_messages;    /* messages renderer_log received, and the last one */
 extern char last_log[1024];
+/* The sh_precision `renderer` stores scenes at (16 unless a test swaps in another renderer). */
+extern uint32_t test_sh_precision;
 
 /* The log callback of every renderer and sorter the tests make: counts and prints. */
 void renderer_log(void *user, const char *message);
@@ -104,6 +106,9 @@ void render_test_projection(const render_args *a);
 void render_test_image(const render_args *a);
 void render_test_sortpaths(const render_args *a);
 void render_test_fused_keys(const render_args *a);
+/* One random projection case (test_render_graphics.c) on `renderer`, whose SH storage is
+ * test_sh_precision: records and keys against splat_project of the scene as stored. */
+void render_projection_case(uint32_t case_index, uint32_t n, uint32_t degree, int sh_eval, int skew);
 /* test_render_compute.c */
 void render_test_compute(const render_args *a);
 /* test_render_api.c */
@@ -114,6 +119,8 @@ void render_test_host_pass(const render_args *a);
 void render_test_depth_output(const render_args *a);
 void render_test_objects(const render_args *a);
 void render_test_stereo(const render_args *a);
+/* test_render_storage.c */
+void render_test_storage(const render_args *a);
 /* test_render_scene.c */
 void render_test_spz(const render_args *a);
 void render_test_sog(const render_args *a);

@@ -504,7 +504,47 @@ static void test_depth_key(void) {
   CHECK(splat_depth_key(3.0f) == splat_depth_key(3.0f), "equal depths");
 }
 
+/* The GPU storage's encoding (splat_pack_shape, halves, 8-bit SH): round trips within each
+ * format's step, scales from 1e-5 to 1e2 (trained scenes' range) and beyond the half's. */
+static void test_storage(void) {
+  const float scales[] = {0.0f, 1e-7f, 1e-5f, 6.2e-5f, 1e-3f, 0.37f, 1.0f, 99.0f, 1e5f};
+  for (size_t i = 0; i < sizeof scales / sizeof *scales; i++) {
+    float sc[3] = {scales[i], 0.5f, 2.0f}, q[4] = {0.5f, -0.5f, 0.5f, 0.5f}, sd[3], qd[4];
+    uint32_t w[4];
+    splat_pack_shape(sc, q, w);
+    splat_unpack_shape(w, sd, qd);
+    /* halves: relative 2^-11 when normal (>= 6.1e-5), absolute 2^-25 below; 65504 at most */
+    double want = fmin(sc[0], 65504.0), tol = want >= 6.1e-5 ? want * 0x1.0p-11 : 0x1.0p-25;
+    CHECK(fabs(sd[0] - want) <= tol, "scale %g stored as %g", (double)sc[0], (double)sd[0]);
+    for (int k = 0; k < 4; k++)
+      CHECK(fabs(qd[k] - q[k]) <= 0.5 / 32767 + 1e-7, "rotation %d: %g stored as %g", k, (double)q[k], (double)qd[k]);
+    CHECK((w[3] >> 16) == 0, "the shape's spare half is not zero");
+  }
+  /* every half decodes and encodes back to itself (NaNs aside) */
+  for (uint32_t h = 0; h < 0x10000u; h++) {
+    float f = splat_half_to_float((uint16_t)h);
+    if (isnan(f)) continue;
+    CHECK(splat_float_to_half(f) == h, "half %04x -> %g -> %04x", h, (double)f, splat_float_to_half(f));
+  }
+  /* 8-bit: each value within half a step of its range, the ends exact */
+  splat_scene s = make_scene(300, 1);
+  for (uint32_t i = 0; i < 300 * 12; i++) s.sh[i] = (float)sin(i * 0.37) * (i % 12 < 3 ? 2.0f : 0.3f);
+  float scale[12], offset[12];
+  splat_sh8_range(&s, scale, offset);
+  double worst = 0;
+  for (uint32_t i = 0; i < 300 * 12; i++) {
+    uint32_t h = i % 12;
+    float d = splat_sh8_decode(splat_sh8_encode(s.sh[i], scale[h], offset[h]), scale[h], offset[h]);
+    worst = fmax(worst, fabs(d - s.sh[i]) / scale[h]);
+  }
+  CHECK(worst <= 0.5 + 1e-3, "8-bit SH: an error of %.3f steps", worst);
+  CHECK(splat_sh8_decode(0, scale[0], offset[0]) == offset[0], "8-bit: code 0 is not the minimum");
+  splat_scene_free(&s);
+  printf("  storage: shapes, halves and 8-bit SH within their steps (8-bit worst %.3f steps)\n", worst);
+}
+
 int main(void) {
+  test_storage();
   test_isotropic_ahead();
   test_off_axis();
   test_cov3d();

@@ -64,6 +64,11 @@ static const render_test tests[] = {
      "two objects render as the scene they make; an instance's model transform as the scene moved on the CPU"},
     {"stereo", render_test_stereo, "one cull and sort from between the eyes, drawn for each eye, against each eye "
                                    "sorted alone"},
+    /* test_render_storage.c */
+    {"storage", render_test_storage,
+     "GPU bytes per splat by buffer at 32-, 16- and 8-bit SH and degrees 0..3 against the layout's formula; "
+     "projection records at 32- and 8-bit SH against splat_project of the scene as stored; each precision's "
+     "image against the CPU reference and the 16-bit path (generated scenes, then the scenes given)"},
     /* test_render_scene.c */
     {"spz", render_test_spz,
      "each scene against itself written as .spz and loaded back, both on the GPU (what the quantisation costs)"},

@@ -110,6 +110,8 @@ static void projection_setup(proj_case *pc) {
   gen_projection_scene(&pc->s, n, pc->degree, eye, 4.0f);
   pc->s.flags = antialiased_cases ? SPLAT_SCENE_ANTIALIASED : 0;
   set_scene_or_die(&pc->s);
+  /* from here on the scene is what the GPU decodes from its storage: the CPU mirror's input */
+  splat_scene_as_stored(&pc->s, (splat_sh_precision)test_sh_precision);
   pc->img = malloc((size_t)pc->w * pc->h * 4);
   render_gpu(&pc->cam, SPLATSORT_ALGORITHM_QUATERNARY, 32, pc->sh_eval, NULL, pc->img);
 
@@ -306,7 +308,7 @@ static void check_quantised_keys(proj_case *pc, uint32_t bits) {
 }
 
 /* One random camera and scene: GPU records and sorted keys against splat_project. */
-static void projection_case(uint32_t case_index, uint32_t n, uint32_t degree, int sh_eval, int skew) {
+void render_projection_case(uint32_t case_index, uint32_t n, uint32_t degree, int sh_eval, int skew) {
   proj_case pc = {.index = case_index, .n = n, .degree = degree, .sh_eval = sh_eval, .skew = skew};
   projection_setup(&pc);
   check_sorted_payloads(&pc);
@@ -317,10 +319,10 @@ static void projection_case(uint32_t case_index, uint32_t n, uint32_t degree, in
         st->boundary_mismatches, 2 + n / 2000);
   CHECK(st->visible_cpu > n / 50, "case %u: only %u of %u visible: the case tests too little", case_index,
         st->visible_cpu, n);
-  printf("  case %u: %ux%u%s%s, %u splats SH %u (eval %d): visible CPU %u GPU %u, boundary mismatches %u, "
+  printf("  case %u: SH storage %u, %ux%u%s%s, %u splats SH %u (eval %d): visible CPU %u GPU %u, boundary mismatches %u, "
          "keys != splat_depth_key %u, radius +-1 %u; max |mean| err %.2e px, "
          "conic err/cond %.2e, colour err %.2e",
-         case_index, pc.w, pc.h, skew ? " skewed" : "", antialiased_cases ? " anti-aliased" : "", n, degree, sh_eval,
+         case_index, test_sh_precision, pc.w, pc.h, skew ? " skewed" : "", antialiased_cases ? " anti-aliased" : "", n, degree, sh_eval,
          st->visible_cpu, st->visible_gpu, st->boundary_mismatches, st->key_diffs, st->radius_off_by_one,
          st->max_mean_err, st->max_conic_rel, st->max_color_err);
   if (antialiased_cases) printf(", opacity err %.2e", st->max_opacity_err);
@@ -336,11 +338,11 @@ void render_test_projection(const render_args *args) {
       {0, -1, 0}, {1, 1, 1}, {2, 1, 0}, {3, -1, 0}, {3, 3, 1}, {3, 0, 0}, {2, 2, 1}, {1, 0, 0},
   };
   for (uint32_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-    projection_case(c, 3000 + (uint32_t)(next_u64() % 2000), cases[c].degree, cases[c].eval, cases[c].skew);
+    render_projection_case(c, 3000 + (uint32_t)(next_u64() % 2000), cases[c].degree, cases[c].eval, cases[c].skew);
   /* anti-aliased scenes: the opacities scaled by the compensation (project.h) */
   antialiased_cases = 1;
-  projection_case(8, 3000 + (uint32_t)(next_u64() % 2000), 1, -1, 0);
-  projection_case(9, 3000 + (uint32_t)(next_u64() % 2000), 3, 3, 1);
+  render_projection_case(8, 3000 + (uint32_t)(next_u64() % 2000), 1, -1, 0);
+  render_projection_case(9, 3000 + (uint32_t)(next_u64() % 2000), 3, 3, 1);
   antialiased_cases = 0;
 }
 

@@ -112,6 +112,14 @@ endfunction()
 splatsort_test(viewer_raster_bad LABELS cpu viewer
                PROPERTIES PASS_REGULAR_EXPRESSION "--raster 'bogus': expected graphics, compute or auto"
                COMMAND splatview --headless ${viewer_scene} --raster bogus --out ${viewer_test_dir}/bogus.png)
+# --sh-precision: a bad value is named; 8-bit SH draws the bundled scene under validation and
+# --bench prints the bytes a splat (16 + 16 + 48 at SH degree 3, with the 384-byte tables).
+splatsort_test(viewer_sh_precision_bad LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "--sh-precision '12': expected 32, 16 or 8"
+               COMMAND splatview --headless ${viewer_scene} --sh-precision 12 --out ${viewer_test_dir}/shp_bad.png)
+splatview_output_test(viewer_sh_precision_8
+  PATTERNS "^scene: 80\\.[0-9] bytes a splat on the GPU: positions 16\\.0, shapes 16\\.0, SH 48\\.[0-9] \\(8-bit\\)"
+  ARGS --headless ${viewer_scene} --sh-precision 8 --bench --frames 2 --size 160x120)
 # --antialias: a bad value is named; "on" draws the bundled scene (not tagged anti-aliased) with
 # the compensation, under validation (its effect on the image: test_render image).
 splatsort_test(viewer_antialias_bad LABELS cpu viewer

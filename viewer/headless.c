@@ -88,14 +88,26 @@ fail:
   return -1;
 }
 
+/* The scene's device memory a splat, by buffer (splat_renderer_memory). */
+static void print_scene_memory(const splat_renderer *r, uint32_t sh_bits) {
+  splat_renderer_memory_info m;
+  if (splat_renderer_memory(r, &m) != VK_SUCCESS || m.splats == 0) return;
+  double n = m.splats;
+  printf("scene: %.1f bytes a splat on the GPU: positions %.1f, shapes %.1f, SH %.1f (%u-bit); %.1f MiB\n",
+         (double)(m.positions + m.shapes + m.sh) / n, (double)m.positions / n, (double)m.shapes / n,
+         (double)m.sh / n, sh_bits, (double)(m.positions + m.shapes + m.sh) / (1024.0 * 1024.0));
+}
+
+
 /* The device, and the renderer with every scene on it as an object, side by side. */
 static int setup_gpu(headless *h) {
   const splatview_options *o = h->o;
   vkh_options vo = vkh_default_options(false);
   vkh_init(&h->ctx, &vo);
   if (o->bench) h->clock = gpu_clock_open_vk(h->ctx.physical_device, h->clock_note, sizeof h->clock_note);
-  app_renderer_create_budget(&h->ctx, 1, vkh_sort_log, NULL,
-                             (VkDeviceSize)h->o->memory_budget_mib << 20, &h->ar);
+  app_renderer_options ro = {.memory_budget = (VkDeviceSize)h->o->memory_budget_mib << 20,
+                             .sh_precision = h->o->sh_precision};
+  app_renderer_create_opts(&h->ctx, 1, vkh_sort_log, NULL, &ro, &h->ar);
   double t0 = seconds();
   for (uint32_t i = 0; i < o->scene_count; i++) {
     VkResult res = viewer_objects_add(&h->objects, h->ar.renderer, &h->scenes[i], o->scenes[i], i == 0);
@@ -107,6 +119,7 @@ static int setup_gpu(headless *h) {
     splat_scene_free(&h->scenes[i]);
   }
   if (o->bench) printf("scene: uploaded to the GPU in %.2f s\n", seconds() - t0);
+  if (o->bench) print_scene_memory(h->ar.renderer, o->sh_precision ? o->sh_precision : 16);
   if (!splat_renderer_has_sort(h->ar.renderer, o->sort)) {
     fprintf(stderr, "splatview: --sort %s is not available on %s\n", splatsort_algorithm_name(o->sort),
             h->ctx.props.deviceName);

@@ -43,6 +43,7 @@ typedef struct splatview_options {
   splatview_raster raster;
   splat_antialias antialias; /* AUTO: as each scene file says */
   int sh_degree;            /* -1: the scene's */
+  uint32_t sh_precision;    /* --sh-precision: SH stored on the GPU at 32, 16 or 8 bits (0: 16) */
   float background[3];
   uint32_t frames;
   uint32_t warmup;          /* first frames left out of the statistics */

@@ -13,8 +13,8 @@
 layout(local_size_x = SP_PROJECT_WORKGROUP) in;
 
 layout(std430, binding = SP_BIND_POS) readonly buffer Pos { vec4 pos_opacity[]; };
-layout(std430, binding = SP_BIND_COV) readonly buffer Cov { vec4 cov3d[]; };
-layout(std430, binding = SP_BIND_SH) readonly buffer Sh { uint sh_half[]; };
+layout(std430, binding = SP_BIND_COV) readonly buffer Shape { uvec4 shape[]; }; // rotation + scale, splat_shared.h
+layout(std430, binding = SP_BIND_SH) readonly buffer Sh { uint sh_data[]; };
 layout(std430, binding = SP_BIND_PROJECTED) writeonly buffer Projected { uvec4 projected[]; }; // bits, see splat_shared.h
 layout(std430, binding = SP_BIND_DEPTHS) writeonly buffer Depths { float depths[]; };
 layout(std430, binding = SP_BIND_KEYS) writeonly buffer Keys { uint keys[]; };
@@ -22,6 +22,7 @@ layout(std430, binding = SP_BIND_BLOCKS) buffer Blocks { uint blocks[]; };
 layout(std430, binding = SP_BIND_HEADER) buffer Header { uint header[]; };
 layout(push_constant) uniform Push { sp_project_push pc; };
 layout(constant_id = 0) const uint SH_WORDS = 1; // uint32 words of SH per splat
+layout(constant_id = 1) const uint SH_FORMAT = SP_SH_FORMAT_F16; // the object's SH storage
 
 const float SH_C0 = 0.28209479177387814;
 const float SH_C1 = 0.4886025119029199;
@@ -31,8 +32,17 @@ const float SH_C3[7] = float[](-0.5900435899266435, 2.890611442640554, -0.457045
                                0.3731763325901154, -0.4570457994644658, 1.445305721320277,
                                -0.5900435899266435);
 
+// SH value h (coefficient h / 3, channel h % 3) of the splat whose words start at `base`. The
+// format is a specialization constant, so each pipeline keeps one branch and no per-splat test.
 float sh_at(uint base, uint h) {
-  uint w = sh_half[base + (h >> 1)];
+  if (SH_FORMAT == SP_SH_FORMAT_F32) return uintBitsToFloat(sh_data[base + h]);
+  if (SH_FORMAT == SP_SH_FORMAT_U8) {
+    float q = float(bitfieldExtract(sh_data[base + (h >> 2)], int(8u * (h & 3u)), 8));
+    // offset + scale * q, unfused: splat_sh8_decode's value bit for bit
+    precise float v = uintBitsToFloat(sh_data[SP_SH_MAX_VALUES + h]) + uintBitsToFloat(sh_data[h]) * q;
+    return v;
+  }
+  uint w = sh_data[base + (h >> 1)];
   return (h & 1u) == 0u ? unpackHalf2x16(w).x : unpackHalf2x16(w).y;
 }
 vec3 sh_coeff(uint base, uint k) {
@@ -40,7 +50,7 @@ vec3 sh_coeff(uint base, uint k) {
 }
 
 vec3 sh_color(uint i, vec3 dir) {
-  uint base = i * SH_WORDS;
+  uint base = SP_SH_HEADER_WORDS(SH_FORMAT) + i * SH_WORDS;
   vec3 result = SH_C0 * sh_coeff(base, 0);
   if (pc.sh_degree > 0) {
     float x = dir.x, y = dir.y, z = dir.z;
@@ -62,6 +72,25 @@ vec3 sh_color(uint i, vec3 dir) {
   return max(result + 0.5, vec3(0.0));
 }
 
+// The 3D covariance R S^2 R^T of splat i's packed shape, as splat_cov3d forms it from
+// splat_unpack_shape's values (project.c, cglm's glm_quat_mat3: R scaled by 2 / |q|).
+mat3 splat_cov3d(uint i) {
+  uvec4 w = shape[i];
+  ivec4 qi = ivec4(bitfieldExtract(int(w.x), 0, 16), bitfieldExtract(int(w.x), 16, 16),
+                   bitfieldExtract(int(w.y), 0, 16), bitfieldExtract(int(w.y), 16, 16));
+  vec4 q = vec4(qi) * SP_SNORM16_STEP; // w, x, y, z
+  vec3 scale = vec3(unpackHalf2x16(w.z), unpackHalf2x16(w.w).x);
+  float norm = length(q), s = norm > 0.0 ? 2.0 / norm : 0.0;
+  float qw = q.x, x = q.y, y = q.z, z = q.w;
+  float xx = s * x * x, xy = s * x * y, wx = s * qw * x;
+  float yy = s * y * y, yz = s * y * z, wy = s * qw * y;
+  float zz = s * z * z, xz = s * x * z, wz = s * qw * z;
+  mat3 R = mat3(1.0 - yy - zz, xy + wz, xz - wy,  // column 0
+                xy - wz, 1.0 - xx - zz, yz + wx,  // column 1
+                xz + wy, yz - wx, 1.0 - xx - yy); // column 2
+  mat3 M = mat3(R[0] * scale.x, R[1] * scale.y, R[2] * scale.z);
+  return M * transpose(M);
+}
 
 // Returns the camera-space depth of a visible splat (and writes its record), or 0 when it is
 // culled. Comparisons are written as !(pass) like project.c, so NaN culls.
@@ -82,8 +111,7 @@ float project(uint i, vec4 po, vec3 t, uint mode) {
                 0.0, fy / t.z, 0.0,                                       // column 1
                 -(fx * cx_) / (t.z * t.z), -(fy * cy_) / (t.z * t.z), 0.0); // column 2
   mat3 W = mat3(pc.view);
-  vec4 c0 = cov3d[2 * i], c1 = cov3d[2 * i + 1];
-  mat3 Vrk = mat3(c0.x, c0.y, c0.z, c0.y, c0.w, c1.x, c0.z, c1.x, c1.y);
+  mat3 Vrk = splat_cov3d(i);
   mat3 T = J * W;
   mat3 cov = T * Vrk * transpose(T);
   float a = cov[0][0] + SPLAT_COV2D_DILATION, b = cov[0][1], c = cov[1][1] + SPLAT_COV2D_DILATION; // the dilation

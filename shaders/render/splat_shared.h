@@ -44,12 +44,32 @@ struct sp_raster_push {
                           w: multiview: the second eye's records are this far on (uint bits) */
 };
 
-/* Scene buffers (one splat each):
- *   binding 0: vec4 position.xyz (object space), opacity
- *   binding 1: vec4[2] 3D covariance (xx, xy, xz, yy), (yz, zz, 0, 0)
- *   binding 2: SH coefficients as half floats, `sh_words` uint32 per splat:
- *              coefficient k, channel c at half index k*3 + c
- * Projection output:
+/* Scene buffers (one splat each), as upload.c packs them and splat_scene_as_stored
+ * (src/render/splat_project.h) decodes them on the CPU:
+ *   binding 0: vec4 position.xyz (object space), opacity (float, as given)
+ *   binding 1: uvec4 shape: the rotation quaternion (w, x, y, z) as 4 snorm16 (w | x << 16,
+ *              y | z << 16; decoded as int * SP_SNORM16_STEP), the scales as halves
+ *              (x | y << 16, z | 0 << 16); the projection forms the 3D covariance from them
+ *   binding 2: SH coefficients, coefficient k, channel c at value index k*3 + c, `sh_words`
+ *              uint32 per splat after SP_SH_HEADER_WORDS(format) words of header, by the
+ *              object's SP_SH_FORMAT_* (a specialization constant of its projection pipeline):
+ *              F16: half floats, two a word (value h in word h/2, low half first);
+ *              F32: floats, one a word;
+ *              U8:  bytes, four a word (value h in word h/4, byte h%4), decoded as
+ *                   offset[h] + scale[h] * byte with the header's per-object float tables
+ *                   scale[48] (words 0..47) and offset[48] (words 48..95), index k*3 + c
+ *                   (the host fills them per band and channel: splat_sh8_range)
+ * (32 bytes a splat besides the SH: 48 until the covariance was packed.) */
+#define SP_SH_FORMAT_F16 0u
+#define SP_SH_FORMAT_F32 1u
+#define SP_SH_FORMAT_U8 2u
+#define SP_SH_MAX_VALUES 48
+#define SP_SH_HEADER_WORDS(format) ((format) == SP_SH_FORMAT_U8 ? 2u * SP_SH_MAX_VALUES : 0u)
+/* 1 / 32767 rounded to float: the snorm16 decode is a product with it on both sides (a GPU
+ * division is not correctly rounded; a product is). */
+#define SP_SNORM16_STEP 3.051850945e-05f
+
+/* Projection output:
  *   binding 3: uvec4[2] per splat index: float bits of (mean.x, mean.y, conic.x, conic.y),
  *              (conic.z bits, opacity bits, packHalf2x16(r, g), packHalf2x16(b, 0) | radius << 16)
  *              where radius is the integer pixel radius clamped to 65535 (exact: the mean lies

@@ -49,16 +49,32 @@ void render_object_destroy(splat_renderer *r, object_gpu *o) {
 double render_mib(VkDeviceSize bytes) { return (double)bytes / (1024.0 * 1024.0); }
 
 
-/* Device memory held by the renderer's objects and frame buffers. */
-static VkDeviceSize bytes_in_use(const splat_renderer *r) {
-  VkDeviceSize n = r->scene.depths.size + r->scene.projected.size + r->scene.scratch.size + r->scene.indices.size;
+/* Device memory of the objects' scene buffers and of the frame (shared buffers, compute raster). */
+static void memory_by_buffer(const splat_renderer *r, splat_renderer_memory_info *m) {
+  *m = (splat_renderer_memory_info){.splats = render_objects_total(r)};
   for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++)
-    for (uint32_t c = 0; r->objects[i].chunk && c < r->objects[i].chunks; c++)
-      n += r->objects[i].chunk[c].pos.size + r->objects[i].chunk[c].cov.size + r->objects[i].chunk[c].sh.size;
+    for (uint32_t c = 0; r->objects[i].chunk && c < r->objects[i].chunks; c++) {
+      const object_chunk *ch = &r->objects[i].chunk[c];
+      m->positions += ch->pos.size, m->shapes += ch->cov.size, m->sh += ch->sh.size;
+    }
+  m->frame = r->scene.depths.size + r->scene.projected.size + r->scene.scratch.size + r->scene.indices.size;
   const craster *cr = &r->craster;
-  n += cr->offsets.size + cr->blocks.size + cr->state.size + cr->ranges.size + cr->image.size;
-  for (int i = 0; i < 5; i++) n += cr->pairs[i].size;
-  return n;
+  m->frame += cr->offsets.size + cr->blocks.size + cr->state.size + cr->ranges.size + cr->image.size;
+  for (int i = 0; i < 5; i++) m->frame += cr->pairs[i].size;
+}
+
+
+static VkDeviceSize bytes_in_use(const splat_renderer *r) {
+  splat_renderer_memory_info m;
+  memory_by_buffer(r, &m);
+  return m.positions + m.shapes + m.sh + m.frame;
+}
+
+
+VkResult splat_renderer_memory(const splat_renderer *r, splat_renderer_memory_info *out) {
+  if (!r || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
+  memory_by_buffer(r, out);
+  return VK_SUCCESS;
 }
 
 
@@ -115,11 +131,25 @@ VkResult render_create_frame_buffers(splat_renderer *r, scene_gpu *s, uint32_t n
 }
 
 
-/* Splats per chunk for an object with sh_words: as many as keep each of its buffers within
+void render_sh_layout(uint32_t precision, uint32_t coeffs, uint32_t *format, uint32_t *words) {
+  uint32_t values = 3 * coeffs;
+  *format = precision == 32 ? SP_SH_FORMAT_F32 : precision == 8 ? SP_SH_FORMAT_U8 : SP_SH_FORMAT_F16;
+  *words = precision == 32 ? values : precision == 8 ? (values + 3) / 4 : (values + 1) / 2;
+}
+
+
+/* Positions + opacity and shape: 16 bytes each a splat; SH: its words, and each chunk's header. */
+VkDeviceSize render_object_bytes(uint32_t format, uint32_t words, uint32_t count, uint32_t chunks) {
+  return (32ull + 4ull * words) * count + 4ull * SP_SH_HEADER_WORDS(format) * chunks;
+}
+
+
+/* Splats per chunk for an object's SH storage: as many as keep each of its buffers within
  * max_buffer, a multiple of the projection's workgroup. */
-uint32_t render_chunk_splats(const splat_renderer *r, uint32_t sh_words) {
-  VkDeviceSize widest = 4ull * sh_words > 32 ? 4ull * sh_words : 32;
-  VkDeviceSize n = r->max_buffer / widest / SP_PROJECT_WORKGROUP * SP_PROJECT_WORKGROUP;
+uint32_t render_chunk_splats(const splat_renderer *r, uint32_t sh_format, uint32_t sh_words) {
+  VkDeviceSize widest = 4ull * sh_words > 16 ? 4ull * sh_words : 16;
+  VkDeviceSize n = (r->max_buffer - 4ull * SP_SH_HEADER_WORDS(sh_format)) / widest / SP_PROJECT_WORKGROUP *
+                   SP_PROJECT_WORKGROUP;
   if (r->chunk_splats && r->chunk_splats < n) n = r->chunk_splats;
   return n > UINT32_MAX ? UINT32_MAX / SP_PROJECT_WORKGROUP * SP_PROJECT_WORKGROUP : (uint32_t)(n ? n : 1);
 }

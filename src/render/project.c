@@ -2,10 +2,12 @@
  * 3DGS preprocess in 32-bit float. The GPU shader mirrors this file; keep them in step. The
  * matrix steps use cglm, column-major like GLSL, so they read as the shader's lines do. */
 #include "splat_project.h"
+#include "splat_shared.h"
 
 #include <cglm/cglm.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Reference SH basis constants (diff-gaussian-rasterization, auxiliary.h). */
@@ -202,4 +204,110 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
   out->cov2d[1] = b;
   out->cov2d[2] = c;
   return 1;
+}
+
+
+/* ---- the GPU storage (splat_shared.h, "Scene buffers"), encoded by upload.c ---------------- */
+
+uint16_t splat_float_to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u, e = (x >> 23) & 0xFFu, m = x & 0x7FFFFFu;
+  if (e == 0xFF) return (uint16_t)(sign | 0x7C00u | (m ? 0x200u : 0));
+  int exp = (int)e - 127 + 15;
+  if (exp >= 31) return (uint16_t)(sign | 0x7C00u);
+  if (exp <= 0) {
+    if (exp < -10) return (uint16_t)sign;
+    m |= 0x800000u;
+    uint32_t shift = (uint32_t)(14 - exp);
+    uint32_t h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+  }
+  uint32_t h = ((uint32_t)exp << 10) | (m >> 13), rem = m & 0x1FFFu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
+  return (uint16_t)(sign | h);
+}
+
+float splat_half_to_float(uint16_t h) {
+  uint32_t e = (h >> 10) & 0x1Fu, m = h & 0x3FFu;
+  float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 0x400u), (int)e - 25);
+  return (h & 0x8000u) ? -v : v;
+}
+
+/* The largest finite half: larger scales are clamped rather than stored as infinity. */
+#define HALF_MAX 65504.0f
+
+void splat_pack_shape(const float scale[3], const float rot[4], uint32_t out[4]) {
+  uint16_t q[4], h[4] = {0};
+  for (int k = 0; k < 4; k++) {
+    float v = rot[k] < -1.0f ? -1.0f : rot[k] > 1.0f ? 1.0f : rot[k];
+    q[k] = (uint16_t)(int16_t)lrintf(v * 32767.0f);
+  }
+  for (int k = 0; k < 3; k++) h[k] = splat_float_to_half(scale[k] < HALF_MAX ? scale[k] : HALF_MAX);
+  out[0] = q[0] | (uint32_t)q[1] << 16, out[1] = q[2] | (uint32_t)q[3] << 16;
+  out[2] = h[0] | (uint32_t)h[1] << 16, out[3] = h[2] | (uint32_t)h[3] << 16;
+}
+
+void splat_unpack_shape(const uint32_t in[4], float scale[3], float rot[4]) {
+  for (int k = 0; k < 4; k++) {
+    int16_t v = (int16_t)(uint16_t)(in[k >> 1] >> (16 * (k & 1)));
+    rot[k] = (float)v * SP_SNORM16_STEP; /* the shader's product, not a division (inexact there) */
+  }
+  for (int k = 0; k < 3; k++) scale[k] = splat_half_to_float((uint16_t)(in[2 + (k >> 1)] >> (16 * (k & 1))));
+}
+
+/* The SH band (degree) of coefficient k: 0, 1-3, 4-8, 9-15. */
+static uint32_t sh_band(uint32_t k) { return k == 0 ? 0 : k < 4 ? 1 : k < 9 ? 2 : 3; }
+
+void splat_sh8_range(const splat_scene *s, float *scale, float *offset) {
+  uint32_t n = s->sh_coeffs * 3;
+  float lo[12], hi[12]; /* band * 3 + channel */
+  for (uint32_t g = 0; g < 12; g++) lo[g] = INFINITY, hi[g] = -INFINITY;
+  for (uint32_t i = 0; i < s->count; i++)
+    for (uint32_t h = 0; h < n; h++) {
+      float v = s->sh[(size_t)i * n + h];
+      uint32_t g = sh_band(h / 3) * 3 + h % 3;
+      lo[g] = v < lo[g] ? v : lo[g], hi[g] = v > hi[g] ? v : hi[g];
+    }
+  for (uint32_t h = 0; h < n; h++) {
+    uint32_t g = sh_band(h / 3) * 3 + h % 3;
+    offset[h] = lo[g];
+    scale[h] = (hi[g] - lo[g]) / 255.0f;
+  }
+}
+
+uint8_t splat_sh8_encode(float v, float scale, float offset) {
+  if (!(scale > 0.0f)) return 0;
+  /* the nearest code by the decoder's own arithmetic, so the round trip is as close as it gets */
+  long q = lrintf((v - offset) / scale);
+  q = q < 0 ? 0 : q > 255 ? 255 : q;
+  float d = splat_sh8_decode((uint8_t)q, scale, offset);
+  if (q < 255 && fabsf(splat_sh8_decode((uint8_t)(q + 1), scale, offset) - v) < fabsf(d - v)) q++;
+  else if (q > 0 && fabsf(splat_sh8_decode((uint8_t)(q - 1), scale, offset) - v) < fabsf(d - v)) q--;
+  return (uint8_t)q;
+}
+
+float splat_sh8_decode(uint8_t q, float scale, float offset) {
+  return offset + scale * (float)q; /* no fused multiply-add (as z in splat_project): the shader's is precise */
+}
+
+void splat_scene_as_stored(splat_scene *s, splat_sh_precision p) {
+  for (uint32_t i = 0; i < s->count; i++) {
+    uint32_t w[4];
+    splat_pack_shape(s->scales + 3ull * i, s->rotations + 4ull * i, w);
+    splat_unpack_shape(w, s->scales + 3ull * i, s->rotations + 4ull * i);
+  }
+  size_t n = (size_t)s->count * s->sh_coeffs * 3;
+  if (p == SPLAT_SH_PRECISION_32) return;
+  if (p != SPLAT_SH_PRECISION_8) {
+    for (size_t h = 0; h < n; h++) s->sh[h] = splat_half_to_float(splat_float_to_half(s->sh[h]));
+    return;
+  }
+  uint32_t per = s->sh_coeffs * 3;
+  float scale[3 * 16], offset[3 * 16];
+  splat_sh8_range(s, scale, offset);
+  for (size_t h = 0; h < n; h++)
+    s->sh[h] = splat_sh8_decode(splat_sh8_encode(s->sh[h], scale[h % per], offset[h % per]), scale[h % per],
+                                offset[h % per]);
 }

@@ -25,11 +25,13 @@ typedef struct object_chunk {
 
 /* One loaded splat set (an object): its own arrays, in object space, in one or more chunks. */
 typedef struct object_gpu {
-  uint32_t count, sh_degree, sh_words; /* count 0: the slot is free */
+  uint32_t count, sh_degree; /* count 0: the slot is free */
+  uint32_t sh_format, sh_words; /* SP_SH_FORMAT_*, uint32 words of SH a splat (splat_shared.h) */
+  float sh8_scale[48], sh8_offset[48]; /* SP_SH_FORMAT_U8: each chunk's header (splat_sh8_range) */
   uint32_t scene_flags;                /* its scene's splat_scene_flag_bits at upload */
   uint32_t chunks;
   object_chunk *chunk;
-  VkPipeline project;  /* specialised for sh_words */
+  VkPipeline project;  /* specialised for sh_words and sh_format */
 } object_gpu;
 
 /* The depth sort's scratch buffer (depth_sort.c): byte offsets of the header (at 0) and the
@@ -73,6 +75,7 @@ struct splat_renderer {
   VkDeviceSize max_buffer, memory_limit;
   bool memory_limit_is_budget;
   uint32_t chunk_splats; /* tests/renderer_debug.c: splats per chunk (0: from max_buffer) */
+  uint32_t sh_precision; /* splat_sh_precision of the scenes uploaded (never DEFAULT: 16 then) */
 
   object_gpu objects[SPLAT_MAX_OBJECTS];
   scene_gpu scene;
@@ -112,8 +115,13 @@ uint32_t render_max_frame_splats(const splat_renderer *r);
 /* The frame's shared buffers for n splats over all objects, and their release. */
 VkResult render_create_frame_buffers(splat_renderer *r, scene_gpu *s, uint32_t n);
 void render_frame_buffers_destroy(splat_renderer *r, scene_gpu *s);
-/* Splats per chunk for an object with sh_words (each buffer within max_buffer). */
-uint32_t render_chunk_splats(const splat_renderer *r, uint32_t sh_words);
+/* The SH storage of `coeffs` coefficients at a precision (8, 16, 32): its SP_SH_FORMAT_* and
+ * uint32 words per splat; and an object's scene-buffer bytes (binding 0, 1, 2 of one chunk of
+ * `count` splats, or of all its chunks with `chunks`). */
+void render_sh_layout(uint32_t precision, uint32_t coeffs, uint32_t *format, uint32_t *words);
+VkDeviceSize render_object_bytes(uint32_t format, uint32_t words, uint32_t count, uint32_t chunks);
+/* Splats per chunk for an object's SH storage (each buffer within max_buffer). */
+uint32_t render_chunk_splats(const splat_renderer *r, uint32_t sh_format, uint32_t sh_words);
 void render_object_destroy(splat_renderer *r, object_gpu *o);
 
 /* ---- upload.c ---- */

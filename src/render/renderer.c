@@ -150,6 +150,12 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
                 "host_color_format (dynamic rendering, no host_render_pass)");
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
+  uint32_t shp = info->sh_precision;
+  if (shp != SPLAT_SH_PRECISION_DEFAULT && shp != 8 && shp != 16 && shp != 32) {
+    ssvk_log_to(info->log, info->log_user, "splat_renderer_create: sh_precision %u: expected 0 (default), 8, 16 or 32",
+                shp);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   splat_renderer *r = render_host_alloc(info->allocator, sizeof *r);
   if (!r) return VK_ERROR_OUT_OF_HOST_MEMORY;
   ssvk_device_init(&r->vk, NULL, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
@@ -160,6 +166,7 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   r->stereo = (info->flags & SPLAT_RENDERER_CREATE_STEREO_BIT) != 0;
   r->reverse_z = (info->flags & SPLAT_RENDERER_CREATE_REVERSE_Z_BIT) != 0;
   r->multiview = (info->flags & SPLAT_RENDERER_CREATE_MULTIVIEW_BIT) != 0;
+  r->sh_precision = shp ? shp : SPLAT_SH_PRECISION_16;
   vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
   device_limits(r, info->physical_device, info->memory_budget);
   if (!take_sorters(r, info)) {
@@ -193,11 +200,23 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
 uint32_t splat_renderer_scene_count(const splat_renderer *r) { return r ? render_objects_total(r) : 0; }
 
 
+/* The object's projection pipeline, specialised for its SH storage. */
+static VkResult create_project_pipeline(splat_renderer *r, object_gpu *o) {
+  const uint32_t data[2] = {o->sh_words, o->sh_format};
+  VkSpecializationMapEntry entries[2] = {{0, 0, 4}, {1, 4, 4}};
+  VkSpecializationInfo spec = {2, entries, sizeof data, data};
+  ssvk_compute_desc cd = {.code = render_spv_project_comp, .code_size = render_spv_project_comp_size,
+                          .layout = r->compute_layout, .spec = &spec, .name = "splat project"};
+  return ssvk_compute_pipeline(&r->vk, &cd, &o->project);
+}
+
+
 /* One object's arrays in chunks, uploaded, and its projection pipeline. */
 static VkResult create_object(splat_renderer *r, const splat_scene *sc, object_gpu *o) {
-  *o = (object_gpu){.count = sc->count, .sh_degree = sc->sh_degree, .sh_words = (sc->sh_coeffs * 3 + 1) / 2,
-                    .scene_flags = sc->flags};
-  uint32_t per = render_chunk_splats(r, o->sh_words);
+  *o = (object_gpu){.count = sc->count, .sh_degree = sc->sh_degree, .scene_flags = sc->flags};
+  render_sh_layout(r->sh_precision, sc->sh_coeffs, &o->sh_format, &o->sh_words);
+  if (o->sh_format == SP_SH_FORMAT_U8) splat_sh8_range(sc, o->sh8_scale, o->sh8_offset);
+  uint32_t per = render_chunk_splats(r, o->sh_format, o->sh_words);
   o->chunks = (o->count + per - 1) / per;
   o->chunk = render_host_alloc(r->vk.allocator, sizeof *o->chunk * o->chunks);
   VkResult res = o->chunk ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
@@ -207,19 +226,14 @@ static VkResult create_object(splat_renderer *r, const splat_scene *sc, object_g
     ch->first = c * per;
     ch->count = o->count - ch->first < per ? o->count - ch->first : per;
     ssvk_buffer *const bufs[] = {&ch->pos, &ch->cov, &ch->sh};
-    const VkDeviceSize sizes[] = {16ull * ch->count, 32ull * ch->count, 4ull * o->sh_words * ch->count};
+    const VkDeviceSize sizes[] = {16ull * ch->count, 16ull * ch->count,
+                                  4ull * (SP_SH_HEADER_WORDS(o->sh_format) + (VkDeviceSize)o->sh_words * ch->count)};
     const VkBufferUsageFlags usages[] = {sd, sd, sd};
-    const char *const names[] = {"splat positions", "splat covariances", "splat SH"};
+    const char *const names[] = {"splat positions", "splat shapes", "splat SH"};
     res = render_create_buffers(r, "scene", bufs, sizes, usages, names, 3);
   }
   if (res == VK_SUCCESS) res = render_upload(r, o, sc);
-  if (res == VK_SUCCESS) {
-    VkSpecializationMapEntry entry = {0, 0, 4};
-    VkSpecializationInfo spec = {1, &entry, 4, &o->sh_words};
-    ssvk_compute_desc cd = {.code = render_spv_project_comp, .code_size = render_spv_project_comp_size,
-                            .layout = r->compute_layout, .spec = &spec, .name = "splat project"};
-    res = ssvk_compute_pipeline(&r->vk, &cd, &o->project);
-  }
+  if (res == VK_SUCCESS) res = create_project_pipeline(r, o);
   if (res != VK_SUCCESS) render_object_destroy(r, o);
   return res;
 }
@@ -228,12 +242,16 @@ static VkResult create_object(splat_renderer *r, const splat_scene *sc, object_g
 /* Refuses, with a message, a change that would hold more than the renderer's memory limit:
  * `adding` bytes of new object arrays, the frame buffers grown to `total` splats. */
 static bool check_memory(splat_renderer *r, const splat_scene *sc, uint32_t total, bool replacing, const char *then) {
-  uint32_t sh_words = (sc->sh_coeffs * 3 + 1) / 2;
-  VkDeviceSize object = (48ull + 4ull * sh_words) * sc->count;
+  uint32_t sh_format, sh_words;
+  render_sh_layout(r->sh_precision, sc->sh_coeffs, &sh_format, &sh_words);
+  VkDeviceSize object = render_object_bytes(sh_format, sh_words, sc->count, 1);
   VkDeviceSize frame = (4ull + (r->stereo ? 64u : 32u) + 20u) * total; /* depths, records, sort (about) */
   VkDeviceSize kept = 0;
   if (!replacing)
-    for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) kept += (48ull + 4ull * r->objects[i].sh_words) * r->objects[i].count;
+    for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) {
+      const object_gpu *o = &r->objects[i];
+      kept += render_object_bytes(o->sh_format, o->sh_words, o->count, o->chunks);
+    }
   VkDeviceSize need = object + frame + kept;
   if (total > render_max_frame_splats(r)) {
     rlog(r, "%u splats in one frame is above this device's maximum of %u (a %u-byte record per splat in one "

@@ -52,6 +52,46 @@ void splat_cov3d(const float scale[3], const float rot[4], float cov[6]);
  * +0.5 and clamped below at 0. */
 void splat_sh_color(int degree, const float *sh, const float dir[3], float rgb[3]);
 
+/* ---- how the renderer stores a splat on the GPU (shaders/render/splat_shared.h) ----------------
+ * The projection decodes exactly these values; project it on a scene passed through
+ * splat_scene_as_stored and splat_project gives what the GPU computes, within rounding. */
+
+/* Precision of the SH coefficients on the GPU (splat_renderer_create_info.sh_precision).
+ * 8: one byte each, value = offset + scale * byte with a scale and offset per band and channel
+ * over the whole object (splat_sh8_range). */
+typedef enum splat_sh_precision {
+  SPLAT_SH_PRECISION_DEFAULT = 0, /* 16 */
+  SPLAT_SH_PRECISION_8 = 8,
+  SPLAT_SH_PRECISION_16 = 16,
+  SPLAT_SH_PRECISION_32 = 32,
+} splat_sh_precision;
+
+/* The packed shape (16 bytes): the quaternion (w, x, y, z) as 4 snorm16 (q * 32767 rounded;
+ * the decoded quaternion is not renormalised: splat_cov3d divides by its length), the three
+ * scales as IEEE halves (rounded to nearest even, clamped to 65504; below 6.1e-5 subnormal),
+ * a zero half. */
+void splat_pack_shape(const float scale[3], const float rot[4], uint32_t out[4]);
+void splat_unpack_shape(const uint32_t in[4], float scale[3], float rot[4]);
+
+/* IEEE half of f (round to nearest even, overflow to infinity) and back (exact). */
+uint16_t splat_float_to_half(float f);
+float splat_half_to_float(uint16_t h);
+
+/* 8-bit SH: for each value (coefficient k, channel c: index k*3 + c, 3 * sh_coeffs of them)
+ * the range of its band (degree) and channel over the scene, as scale = (max - min) / 255 and
+ * offset = min; a code q decodes to offset + scale * q (in that order, in float; the shader's
+ * `precise` expression). Per band and channel: on the bundled and the held-in scenes as good
+ * as a range per coefficient or better (up to +0.9 dB), up to 2 dB above per band over the
+ * three channels (equal on generated scenes), 5-10 dB above one range for all (CPU reference
+ * images of the bundled scene, five held-in ones and two generated, four views each). */
+void splat_sh8_range(const splat_scene *s, float *scale, float *offset);
+uint8_t splat_sh8_encode(float v, float scale, float offset);
+float splat_sh8_decode(uint8_t q, float scale, float offset);
+
+/* In place: rotations, scales and SH replaced by what the GPU decodes from the renderer's
+ * storage at SH precision p (positions and opacities are stored as they are). */
+void splat_scene_as_stored(splat_scene *s, splat_sh_precision p);
+
 /* Sort key of a visible splat's camera-space depth z (> 0): ASCENDING key order is
  * BACK-TO-FRONT (farthest first). The bits of a positive IEEE float grow with its value,
  * so key = ~float_bits(z) reverses the order; the GPU computes ~floatBitsToUint(z).

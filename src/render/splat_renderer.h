@@ -16,6 +16,7 @@
 #define SPLAT_RENDERER_H
 
 #include "splat_camera.h"
+#include "splat_project.h"
 #include "splat_scene.h"
 #include "splatsort.h"
 #include "splatsort_depth.h"
@@ -125,12 +126,19 @@ typedef struct splat_renderer_create_info {
   /* Optional: the compute raster's first pair capacity ((tile, splat) pairs; each costs 16
    * bytes plus the sort's scratch). 0: four per splat of the frame, at least 65,536. */
   uint32_t initial_pair_capacity;
+  /* Optional: how the SH coefficients of every scene uploaded are stored on the GPU
+   * (splat_sh_precision, splat_project.h): 32 (floats, exact), 16 (halves), or 8 (one byte
+   * each, with a scale and an offset per SH band and channel over each object: 54-58 dB
+   * against 16 on the test scenes; splat_renderer_memory says what each costs). 0: 16. The rest of
+   * a splat is stored alike at every precision: position and opacity as floats, the rotation as
+   * 4 snorm16, the scales as halves (splat_pack_shape). Anything else: VK_ERROR_VALIDATION_FAILED_EXT. */
+  uint32_t sh_precision;
   splatsort_log_fn log;
   void *log_user;
 } splat_renderer_create_info;
 
 /* VK_ERROR_VALIDATION_FAILED_EXT (with a log message) for missing handles, no or too many
- * sorters, two sorters of one algorithm, or too many frame slots. */
+ * sorters, two sorters of one algorithm, too many frame slots, or an unknown sh_precision. */
 VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_renderer **out);
 /* Destroys everything. Accepts NULL. The caller must make sure no submitted frame still uses
  * the renderer (e.g. vkDeviceWaitIdle or its own fences). */
@@ -153,6 +161,23 @@ void splat_renderer_destroy(splat_renderer *r);
  *   others from Vulkan as they come. */
 VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *scene);
 uint32_t splat_renderer_scene_count(const splat_renderer *r);
+
+/* Device memory the renderer holds, in bytes. The scene's three buffers over every object
+ * (per splat: positions 16 bytes, shapes 16 bytes, SH by the create info's sh_precision: 3 *
+ * (sh_degree + 1)^2 values at 4, 2 or 1 bytes each, rounded up to 4 bytes a splat, plus 384
+ * bytes of 8-bit scale and offset tables per object chunk), then the frame's shared buffers
+ * (records, centres, the depth-sort stage's, the compute raster's pairs and image). */
+typedef struct splat_renderer_memory_info {
+  uint32_t splats;               /* over every object */
+  VkDeviceSize positions;        /* position + opacity */
+  VkDeviceSize shapes;           /* rotation + scale (the packed covariance) */
+  VkDeviceSize sh;               /* SH coefficients, with the 8-bit tables */
+  VkDeviceSize frame;            /* the frame's shared buffers and the compute raster's */
+} splat_renderer_memory_info;
+
+/* Fills *out; bytes per splat of a buffer are its field / splats. VK_ERROR_VALIDATION_FAILED_EXT
+ * for NULL arguments (out untouched). Reads only host-side sizes: any time, no GPU work. */
+VkResult splat_renderer_memory(const splat_renderer *r, splat_renderer_memory_info *out);
 
 /* Several splat sets (objects) in one frame, sorted together: each added object keeps its own
  * GPU arrays, so adding, removing or moving one uploads nothing else. add_object uploads like

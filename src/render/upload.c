@@ -1,5 +1,5 @@
-/* upload.c: an object's splats packed on the CPU (half-float SH, covariance) and copied to its
- * chunks through a two-half staging ring. */
+/* upload.c: an object's splats packed on the CPU (shape, SH at the object's precision) and
+ * copied to its chunks through a two-half staging ring. */
 #include "render_internal.h"
 
 #include "splat_project.h"
@@ -12,43 +12,31 @@
 #include <string.h>
 
 
-/* IEEE half from float, round to nearest even; SH values are small and finite. */
-static uint16_t to_half(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000u, e = (x >> 23) & 0xFFu, m = x & 0x7FFFFFu;
-  if (e == 0xFF) return (uint16_t)(sign | 0x7C00u | (m ? 0x200u : 0));
-  int exp = (int)e - 127 + 15;
-  if (exp >= 31) return (uint16_t)(sign | 0x7C00u);
-  if (exp <= 0) {
-    if (exp < -10) return (uint16_t)sign;
-    m |= 0x800000u;
-    uint32_t shift = (uint32_t)(14 - exp);
-    uint32_t h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1))) h++;
-    return (uint16_t)(sign | h);
+/* One splat's SH values at the object's format (splat_shared.h), into its `sh_words` words. */
+static void pack_sh(const object_gpu *o, const float *v, uint32_t values, uint32_t *out) {
+  if (o->sh_format == SP_SH_FORMAT_F32) {
+    memcpy(out, v, 4ull * values);
+  } else if (o->sh_format == SP_SH_FORMAT_U8) {
+    for (uint32_t h = 0; h < values; h++)
+      out[h >> 2] |= (uint32_t)splat_sh8_encode(v[h], o->sh8_scale[h], o->sh8_offset[h]) << (8 * (h & 3));
+  } else {
+    for (uint32_t h = 0; h < values; h++) out[h >> 1] |= (uint32_t)splat_float_to_half(v[h]) << (16 * (h & 1));
   }
-  uint32_t h = ((uint32_t)exp << 10) | (m >> 13), rem = m & 0x1FFFu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
-  return (uint16_t)(sign | h);
 }
 
 
 /* Splats [first, first + count) of the scene in the GPU layout (splat_shared.h): positions +
- * opacity, covariances, SH halves (sh_words words a splat, unused halves zero). */
-static void pack_splats(const splat_scene *sc, uint32_t first, uint32_t count, uint32_t sh_words, float *pos,
-                        float *cov, uint16_t *sh) {
-  uint32_t halves = sc->sh_coeffs * 3;
-  memset(sh, 0, (size_t)count * sh_words * 4);
+ * opacity, packed shapes, SH (sh_words words a splat, unused bits zero). */
+static void pack_splats(const splat_scene *sc, const object_gpu *o, uint32_t first, uint32_t count, float *pos,
+                        uint32_t *shape, uint32_t *sh) {
+  uint32_t values = sc->sh_coeffs * 3;
+  memset(sh, 0, (size_t)count * o->sh_words * 4);
   for (uint32_t j = 0; j < count; j++) {
     size_t i = (size_t)first + j;
     memcpy(pos + 4 * j, sc->positions + 3 * i, 12);
     pos[4 * j + 3] = sc->opacities[i];
-    float c[6];
-    splat_cov3d(sc->scales + 3 * i, sc->rotations + 4 * i, c);
-    float *o = cov + 8 * j;
-    o[0] = c[0], o[1] = c[1], o[2] = c[2], o[3] = c[3], o[4] = c[4], o[5] = c[5], o[6] = 0, o[7] = 0;
-    for (uint32_t h = 0; h < halves; h++) sh[(size_t)j * sh_words * 2 + h] = to_half(sc->sh[i * halves + h]);
+    splat_pack_shape(sc->scales + 3 * i, sc->rotations + 4 * i, shape + 4 * j);
+    pack_sh(o, sc->sh + i * values, values, sh + (size_t)j * o->sh_words);
   }
 }
 
@@ -113,27 +101,33 @@ static VkResult uploader_begin(splat_renderer *r, VkDeviceSize total, uploader *
 
 
 /* Packs splats [first, first + count) of one chunk into the next staging half and copies them
- * to the chunk's buffers at `at` splats in. */
+ * to the chunk's buffers at `at` splats in; the first piece of a chunk also its SH header. */
 static VkResult upload_piece(uploader *u, const splat_scene *sc, const object_gpu *o, const object_chunk *c,
                              uint32_t at, uint32_t count) {
   uint32_t k = u->next;
   u->next ^= 1u;
   VkResult res = uploader_wait(u, k);
   if (res != VK_SUCCESS) return res;
-  VkDeviceSize base = k * u->half, pos_size = 16ull * count, cov_size = 32ull * count;
+  VkDeviceSize header = at == 0 ? 4ull * SP_SH_HEADER_WORDS(o->sh_format) : 0;
+  VkDeviceSize base = k * u->half, pos_size = 16ull * count, sh_size = 4ull * o->sh_words * count;
   char *m = (char *)u->staging.mapped + base;
-  pack_splats(sc, c->first + at, count, o->sh_words, (float *)m, (float *)(m + pos_size),
-              (uint16_t *)(m + pos_size + cov_size));
+  pack_splats(sc, o, c->first + at, count, (float *)m, (uint32_t *)(m + pos_size), (uint32_t *)(m + 2 * pos_size));
+  if (header) { /* scale[48], offset[48]: splat_shared.h */
+    memcpy(m + 2 * pos_size + sh_size, o->sh8_scale, sizeof o->sh8_scale);
+    memcpy(m + 2 * pos_size + sh_size + sizeof o->sh8_scale, o->sh8_offset, sizeof o->sh8_offset);
+  }
+  VkDeviceSize sh_at = 4ull * (SP_SH_HEADER_WORDS(o->sh_format) + (VkDeviceSize)o->sh_words * at);
   VkCommandBuffer cmd = u->cmd[k];
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
   res = vkBeginCommandBuffer(cmd, &bi);
   if (res == VK_SUCCESS) {
-    VkBufferCopy c0 = {base, 16ull * at, pos_size}, c1 = {base + pos_size, 32ull * at, cov_size},
-                 c2 = {base + pos_size + cov_size, 4ull * o->sh_words * at, 4ull * o->sh_words * count};
+    VkBufferCopy c0 = {base, 16ull * at, pos_size}, c1 = {base + pos_size, 16ull * at, pos_size},
+                 c2 = {base + 2 * pos_size, sh_at, sh_size}, c3 = {base + 2 * pos_size + sh_size, 0, header};
     vkCmdCopyBuffer(cmd, u->staging.buffer, c->pos.buffer, 1, &c0);
     vkCmdCopyBuffer(cmd, u->staging.buffer, c->cov.buffer, 1, &c1);
     vkCmdCopyBuffer(cmd, u->staging.buffer, c->sh.buffer, 1, &c2);
+    if (header) vkCmdCopyBuffer(cmd, u->staging.buffer, c->sh.buffer, 1, &c3);
     res = vkEndCommandBuffer(cmd);
   }
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
@@ -148,11 +142,13 @@ static VkResult upload_piece(uploader *u, const splat_scene *sc, const object_gp
 
 /* Every chunk of the object through the staging ring; returns once the last copy is done. */
 VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc) {
-  VkDeviceSize per_splat = 48ull + 4ull * o->sh_words;
+  VkDeviceSize per_splat = 32ull + 4ull * o->sh_words, header = 4ull * SP_SH_HEADER_WORDS(o->sh_format);
   uploader u;
-  VkResult res = uploader_begin(r, per_splat * o->count, &u);
+  /* both halves hold the whole object when it is small (+16: the halves' rounding down) */
+  VkDeviceSize all = render_object_bytes(o->sh_format, o->sh_words, o->count, o->chunks) + 16;
+  VkResult res = uploader_begin(r, 2 * all, &u);
   if (res != VK_SUCCESS) return res;
-  uint32_t piece = (uint32_t)(u.half / per_splat);
+  uint32_t piece = (uint32_t)((u.half - header) / per_splat);
   for (uint32_t c = 0; c < o->chunks && res == VK_SUCCESS; c++)
     for (uint32_t at = 0; at < o->chunk[c].count && res == VK_SUCCESS; at += piece) {
       uint32_t n = o->chunk[c].count - at < piece ? o->chunk[c].count - at : piece;

@@ -12,6 +12,12 @@ void app_renderer_create(vkh_context *ctx, uint32_t frame_slots, splatsort_log_f
 
 void app_renderer_create_budget(vkh_context *ctx, uint32_t frame_slots, splatsort_log_fn log, void *log_user,
                                 VkDeviceSize memory_budget, app_renderer *out) {
+  app_renderer_options opts = {.memory_budget = memory_budget};
+  app_renderer_create_opts(ctx, frame_slots, log, log_user, &opts, out);
+}
+
+void app_renderer_create_opts(vkh_context *ctx, uint32_t frame_slots, splatsort_log_fn log, void *log_user,
+                              const app_renderer_options *opts, app_renderer *out) {
   memset(out, 0, sizeof *out);
   if (!ctx->dynamic_rendering) {
     fprintf(stderr, "%s: the Vulkan device (%s) lacks dynamic rendering (Vulkan 1.3)\n",
@@ -25,7 +31,8 @@ void app_renderer_create_budget(vkh_context *ctx, uint32_t frame_slots, splatsor
                                    .sorters = (const splatsort *const *)out->sorters,
                                    .sorter_count = out->sorter_count, .frame_slots = frame_slots,
                                    .flags = ctx->debug_utils ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
-                                   .log = log, .log_user = log_user, .memory_budget = memory_budget,
+                                   .log = log, .log_user = log_user, .memory_budget = opts->memory_budget,
+                                   .sh_precision = opts->sh_precision,
                                    /* the viewer's own pass (--grid): its colour and depth */
                                    .host_color_format = SPLAT_TARGET_FORMAT,
                                    .host_depth_format = VK_FORMAT_D32_SFLOAT};

@@ -22,6 +22,13 @@ void app_renderer_create(vkh_context *ctx, uint32_t frame_slots, splatsort_log_f
 /* The same with the renderer's device-memory budget (bytes; 0: the device's memory). */
 void app_renderer_create_budget(vkh_context *ctx, uint32_t frame_slots, splatsort_log_fn log, void *log_user,
                                 VkDeviceSize memory_budget, app_renderer *out);
+/* What the viewer may choose of the renderer's create info (zero: the renderer's defaults). */
+typedef struct app_renderer_options {
+  VkDeviceSize memory_budget; /* bytes; 0: the device's memory */
+  uint32_t sh_precision;      /* splat_renderer_create_info.sh_precision: 32, 16, 8; 0: 16 */
+} app_renderer_options;
+void app_renderer_create_opts(vkh_context *ctx, uint32_t frame_slots, splatsort_log_fn log, void *log_user,
+                              const app_renderer_options *opts, app_renderer *out);
 /* Waits for the device (no submitted frame may still use the renderer), then destroys the
  * renderer and the sorters. Accepts a zeroed app_renderer; leaves *ar zeroed. */
 void app_renderer_destroy(app_renderer *ar);
