@@ -17,15 +17,28 @@ layout(push_constant) uniform Push { sp_compact_push pc; };
 #define DS_COMMON_QUANTISE_ONLY
 #include "depth_common.glsl"
 
+// The block staged through shared memory so that global reads and writes are coalesced: the
+// keys read row by row, each invocation's run of SP_FUSE_ITEMS consecutive slots counted and
+// ranked, the visible ones gathered in slot order, then written out row by row. (Each
+// invocation reading and writing its run in place made every access a separate 32-byte
+// sector: 0.414 ms for the 6M frame's scan, compaction and sort on the H200, against 0.358 for
+// the stage's key pass and sort.)
+shared uint s_key[SP_FUSE_BLOCK];  // the block's keys, then its visible keys in slot order
+shared uint s_slot[SP_FUSE_BLOCK]; // the visible keys' slots
 shared uint rank[SP_PROJECT_WORKGROUP];
 
 void main() {
   uint t = gl_LocalInvocationIndex;
   uint block = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-  uint first = block * SP_FUSE_BLOCK + t * SP_FUSE_ITEMS; // each invocation: a run of slots
+  uint base = block * SP_FUSE_BLOCK;
+  for (uint j = 0u; j < SP_FUSE_ITEMS; j++) {
+    uint k = j * SP_PROJECT_WORKGROUP + t;
+    s_key[k] = base + k < pc.count ? keys[base + k] : DS_CULLED;
+  }
+  barrier();
   uint key[SP_FUSE_ITEMS], mine = 0u;
   for (uint j = 0u; j < SP_FUSE_ITEMS; j++) {
-    key[j] = first + j < pc.count ? keys[first + j] : DS_CULLED;
+    key[j] = s_key[t * SP_FUSE_ITEMS + j];
     mine += key[j] != DS_CULLED ? 1u : 0u;
   }
   rank[t] = mine;
@@ -36,13 +49,19 @@ void main() {
     rank[t] += v;
     barrier();
   }
-  if (mine == 0u) return;
+  uint at = rank[t] - mine, total = rank[SP_PROJECT_WORKGROUP - 1u];
+  for (uint j = 0u; j < SP_FUSE_ITEMS; j++) // s_key's reads above were before the scan's barriers
+    if (key[j] != DS_CULLED) {
+      s_key[at] = key[j];
+      s_slot[at] = base + t * SP_FUSE_ITEMS + j;
+      at++;
+    }
+  barrier();
   float zmin = uintBitsToFloat(header[SP_H_ZMIN]), zmax = uintBitsToFloat(header[SP_H_ZMAX]);
-  uint slot = blocks[block] + rank[t] - mine;
-  for (uint j = 0u; j < SP_FUSE_ITEMS; j++) {
-    if (key[j] == DS_CULLED) continue;
-    sort_keys[slot] = pc.key_bits < 32u ? quantise_key(key[j], zmin, zmax, pc.key_bits) : key[j];
-    sort_values[slot] = first + j;
-    slot++;
+  uint first = blocks[block];
+  for (uint k = t; k < total; k += SP_PROJECT_WORKGROUP) {
+    uint q = s_key[k];
+    sort_keys[first + k] = pc.key_bits < 32u ? quantise_key(q, zmin, zmax, pc.key_bits) : q;
+    sort_values[first + k] = s_slot[k];
   }
 }
