@@ -87,14 +87,6 @@ static VkResult ensure_target(splat_renderer *r, uint32_t w, uint32_t h) {
 }
 
 
-void render_dispatch_1d(splat_renderer *r, VkCommandBuffer cmd, uint32_t threads) {
-  uint32_t groups = (threads + SP_PROJECT_WORKGROUP - 1) / SP_PROJECT_WORKGROUP;
-  uint32_t max_x = r->props.limits.maxComputeWorkGroupCount[0];
-  uint32_t x = groups < max_x ? groups : max_x;
-  if (x) vkCmdDispatch(cmd, x, (groups + x - 1) / x, 1);
-}
-
-
 /* Each stage's timestamp is written just before the barrier that ends the stage, never after
  * it: lavapipe (Mesa 22.3) bins a timestamp into the pending draw scene whenever a framebuffer
  * is still bound (every frame after a graphics raster) and only stamps it at the next flush,

@@ -6,6 +6,7 @@
 
 #include "craster.h"
 #include "splat_renderer.h"
+#include "splat_shared.h"
 #include "ssvk.h"
 
 #include <stdbool.h>
@@ -140,9 +141,13 @@ void render_sort_bindings(const splat_renderer *r, VkDescriptorBufferInfo *bi, s
 VkResult render_record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, uint32_t key_bits, uint32_t count,
                             splatsort_result *sorted);
 
-/* ---- frame.c ---- */
 /* Workgroups of SP_PROJECT_WORKGROUP for `threads`, split over y beyond the device's x limit. */
-void render_dispatch_1d(splat_renderer *r, VkCommandBuffer cmd, uint32_t threads);
+static inline void render_dispatch_1d(splat_renderer *r, VkCommandBuffer cmd, uint32_t threads) {
+  ssvk_dispatch_1d(&r->vk, cmd, (threads + SP_PROJECT_WORKGROUP - 1) / SP_PROJECT_WORKGROUP,
+                   r->props.limits.maxComputeWorkGroupCount[0]);
+}
+
+/* ---- frame.c ---- */
 void render_target_destroy(splat_renderer *r);
 /* The index of the sorter of algorithm a (AUTO: the first), or -1; and the frame's pick (AUTO:
  * splatsort_choose_algorithm for the splat count and key_bits where that sorter was given). */

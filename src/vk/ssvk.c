@@ -297,6 +297,12 @@ void ssvk_image_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkImage image
 }
 
 
+void ssvk_dispatch_1d(const ssvk_device *d, VkCommandBuffer cmd, uint32_t groups, uint32_t max_x) {
+  uint32_t x = groups < max_x ? groups : max_x;
+  if (x) d->fn.vkCmdDispatch(cmd, x, (groups + x - 1) / x, 1);
+}
+
+
 void ssvk_memory_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
                          VkPipelineStageFlags dst, VkAccessFlags dst_access) {
   VkMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = src_access,

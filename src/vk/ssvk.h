@@ -140,6 +140,10 @@ void ssvk_buffer_destroy(const ssvk_device *d, ssvk_buffer *b);
 /* A memory type in type_bits with the properties, or UINT32_MAX. */
 uint32_t ssvk_memory_type(const ssvk_device *d, uint32_t type_bits, VkMemoryPropertyFlags props);
 
+/* `groups` workgroups, split over y where they exceed max_x (the device's
+ * maxComputeWorkGroupCount[0]); shaders fold the two back with gl_NumWorkGroups.x. */
+void ssvk_dispatch_1d(const ssvk_device *d, VkCommandBuffer cmd, uint32_t groups, uint32_t max_x);
+
 /* A global memory barrier (the one most passes need between dispatches). */
 void ssvk_memory_barrier(const ssvk_device *d, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
                          VkPipelineStageFlags dst, VkAccessFlags dst_access);
