@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const uint32_t thread_counts[] = {1, 2, 3, 7, 16};
 enum { NTHREADS = sizeof thread_counts / sizeof thread_counts[0] };
@@ -345,6 +346,31 @@ static void test_progress_cancel(void) {
   remove(path);
 }
 
+/* A file that shrinks while the threads read it: the callback halves it at the "read" report of
+ * its full size, which comes before any piece is read. */
+static void shrink_at_read_end(void *user, const char *phase, uint64_t done, uint64_t total) {
+  if (!strcmp(phase, "read") && done == total && total > 0) CHECK(truncate((const char *)user, (off_t)(total / 2)) == 0, "truncate");
+}
+
+static void test_shrinking(void) {
+  rng_state = 41;
+  buf b = make_ply(100000, 100000, 2, true, L_FLOAT, false);
+  char path[1024];
+  snprintf(path, sizeof path, "%s", tmp_path("shrinking.ply"));
+  for (int t = 1; t < NTHREADS; ++t) {
+    write_file(path, b.data, b.size);
+    splat_load_progress p = {shrink_at_read_end, path, NULL};
+    splat_load_options o = {.progress = &p, .threads = thread_counts[t]};
+    splat_scene s;
+    char err[1200];
+    int rc = splat_scene_load_ex2(path, &s, &o, err, sizeof err);
+    check_load_failure(path, rc, &s, err, sizeof err, "truncated while loading|the file changed while loading");
+  }
+  free(b.data);
+  remove(path);
+  printf("a file that shrinks while loading: an error at every thread count\n");
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: test_scene_parallel TMPDIR\n");
@@ -358,6 +384,7 @@ int main(int argc, char **argv) {
   test_splat();
   test_errors();
   test_progress_cancel();
+  test_shrinking();
   if (failures) fprintf(stderr, "test_scene_parallel: %d failures\n", failures);
   return failures ? 1 : 0;
 }
