@@ -33,8 +33,8 @@
  *     `clamped`, kept splats only).
  * Kept splats keep their order. A file whose splats are all dropped is an error.
  *
- * Errors: every function returns 0 on success and -1 on failure (splat_scene_load_ex also
- * SPLAT_SCENE_CANCELLED), with a one-line message "<path>: <what is wrong>" in err (truncated
+ * Errors: every function returns 0 on success and -1 on failure (splat_scene_load_ex and _ex2
+ * also SPLAT_SCENE_CANCELLED), with a one-line message "<path>: <what is wrong>" in err (truncated
  * to err_size; err may be NULL).
  * Nothing aborts, nothing prints.
  */
@@ -94,8 +94,8 @@ typedef enum splat_scene_flag_bits {
  *   splat_renderer_add_object(renderer, &s, &id); */
 
 /* Loads the scene file at `path` (read into memory, then parsed in one pass with no
- * per-splat allocation, on the calling thread; splat_scene_load_ex2 decodes on several), or the SOG scene in the folder `path` (its meta.json). On success
- * fills *out (free it with splat_scene_free) and returns 0.
+ * per-splat allocation, on the calling thread; splat_scene_load_ex2 decodes on several), or
+ * the SOG scene in the folder `path` (its meta.json). On success fills *out (free it with splat_scene_free) and returns 0.
  * On failure returns -1, leaves *out zeroed and writes "<path>: <what is wrong>" into err.
  * A file that shrinks while it loads is an error ("truncated while loading").
  * The same as splat_scene_load_ex(path, out, NULL, err, err_size). */
