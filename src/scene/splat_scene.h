@@ -95,7 +95,8 @@ typedef enum splat_scene_flag_bits {
 
 /* Loads the scene file at `path` (read into memory, then parsed in one pass with no
  * per-splat allocation, on the calling thread; splat_scene_load_ex2 decodes on several), or
- * the SOG scene in the folder `path` (its meta.json). On success fills *out (free it with splat_scene_free) and returns 0.
+ * the SOG scene in the folder `path` (its meta.json). On success fills *out (free it with
+ * splat_scene_free) and returns 0.
  * On failure returns -1, leaves *out zeroed and writes "<path>: <what is wrong>" into err.
  * A file that shrinks while it loads is an error ("truncated while loading").
  * The same as splat_scene_load_ex(path, out, NULL, err, err_size). */
