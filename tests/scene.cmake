@@ -27,6 +27,8 @@ scene_test(scene_bench_file PROPERTIES FIXTURES_SETUP scene_bench_file
            COMMAND gen_scene --count 100000 --sh-degree 3 --seed 7 --out ${scene_test_tmp}/bench.ply)
 scene_test(scene_load_bench_small PROPERTIES FIXTURES_REQUIRED scene_bench_file
            COMMAND scene_load_bench ${scene_test_tmp}/bench.ply --runs 2 --expect-count 100000)
+scene_test(scene_load_bench_small_threads PROPERTIES FIXTURES_REQUIRED scene_bench_file
+           COMMAND scene_load_bench ${scene_test_tmp}/bench.ply --runs 2 --threads 2 --expect-count 100000)
 
 # The scene library stands alone: its folder configures and builds as its own project with
 # Vulkan made unfindable (it is CPU only), as a host that wants only the readers would build it.
