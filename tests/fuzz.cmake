@@ -30,8 +30,9 @@ set(fuzz_sources_cameras ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c ${PROJEC
 set(fuzz_sources_sog ${fuzz_sources_ply} ${CMAKE_CURRENT_LIST_DIR}/sog_writer.c ${fuzz_dir}/sog_fixture.c)
 set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/scene ${PROJECT_SOURCE_DIR}/src/render ${PROJECT_SOURCE_DIR}/src/tools ${CMAKE_CURRENT_LIST_DIR})
 # The scene loader also reads SOG through libwebp, cJSON and zlib (src/scene/CMakeLists.txt).
+find_package(Threads REQUIRED) # scene_rows.c
 foreach(t ply splat spz sog)
-  set(fuzz_libs_${t} ZLIB::ZLIB PkgConfig::ZSTD PkgConfig::SPLAT_SCENE_DEPS)
+  set(fuzz_libs_${t} ZLIB::ZLIB PkgConfig::ZSTD PkgConfig::SPLAT_SCENE_DEPS Threads::Threads)
 endforeach()
 set(fuzz_libs_cameras PkgConfig::CJSON) # the system's cJSON, not instrumented
 

@@ -3,6 +3,7 @@
 find_package(Threads REQUIRED)
 splatsort_test_executable(test_scene SOURCES test_scene.c LIBS splatsort_render m Threads::Threads)
 
+splatsort_test_executable(test_scene_parallel SOURCES test_scene_parallel.c LIBS splatsort_render m)
 splatsort_test_executable(scene_load_bench SOURCES bench/scene_load_bench.c LIBS splatsort_render)
 
 set(scene_test_tmp ${CMAKE_CURRENT_BINARY_DIR}/scene_tmp)
@@ -17,6 +18,7 @@ endfunction()
 foreach(mode synthetic policy malformed roundtrip progress)
   scene_test(scene_${mode} COMMAND test_scene ${mode} ${scene_test_tmp}/${mode})
 endforeach()
+scene_test(scene_parallel COMMAND test_scene_parallel ${scene_test_tmp}/parallel)
 scene_test(scene_real COMMAND test_scene real ${PROJECT_SOURCE_DIR}/../shared/scenes)
 scene_test(scene_asset COMMAND test_scene asset ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)
 scene_test(scene_gen COMMAND test_scene gen $<TARGET_FILE:gen_scene> ${scene_test_tmp}/gen)
@@ -25,6 +27,8 @@ scene_test(scene_bench_file PROPERTIES FIXTURES_SETUP scene_bench_file
            COMMAND gen_scene --count 100000 --sh-degree 3 --seed 7 --out ${scene_test_tmp}/bench.ply)
 scene_test(scene_load_bench_small PROPERTIES FIXTURES_REQUIRED scene_bench_file
            COMMAND scene_load_bench ${scene_test_tmp}/bench.ply --runs 2 --expect-count 100000)
+scene_test(scene_load_bench_small_threads PROPERTIES FIXTURES_REQUIRED scene_bench_file
+           COMMAND scene_load_bench ${scene_test_tmp}/bench.ply --runs 2 --threads 2 --expect-count 100000)
 
 # The scene library stands alone: its folder configures and builds as its own project with
 # Vulkan made unfindable (it is CPU only), as a host that wants only the readers would build it.

@@ -65,20 +65,49 @@ int splat_scene_load_memory(const void *data, size_t size, const char *name, spl
   return load_memory(data, size, out, &e);
 }
 
-int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_progress *progress, char *err,
-                        size_t err_size) {
+/* Binary .ply and .splat in pieces straight from the file (scene_decode_file); SCENE_FALLBACK
+ * for anything else, and for what the whole-file path reports (a file that cannot be opened,
+ * is not regular or is empty). */
+static int load_pieces(const char *path, unsigned threads, splat_scene *out, const scene_error *e) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return SCENE_FALLBACK;
+  struct stat st;
+  uint8_t magic[5];
+  int rc = SCENE_FALLBACK;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= SIZE_MAX) {
+    size_t size = (size_t)st.st_size, m = size < 5 ? size : 5;
+    if (pread(fd, magic, m, 0) == (ssize_t)m) {
+      if (has_ply_magic(magic, m))
+        rc = scene_load_ply_file(fd, size, threads, out, e);
+      else if (has_suffix(path, ".splat"))
+        rc = scene_load_splat_file(fd, size, threads, out, e);
+    }
+  }
+  close(fd);
+  return rc;
+}
+
+int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_options *options, char *err,
+                         size_t err_size) {
+  const splat_load_progress *progress = options ? options->progress : NULL;
   scene_progress prog = {progress, false};
   scene_error e = {path ? path : "<null>", err, err_size, progress ? &prog : NULL};
   if (err != NULL && err_size > 0) err[0] = '\0';
   if (out == NULL) return scene_fail(&e, "no output scene given");
   memset(out, 0, sizeof *out);
   if (path == NULL) return scene_fail(&e, "no path given");
+  if (options != NULL && options->next != NULL) return scene_fail(&e, "options->next must be NULL");
+  unsigned threads = options ? options->threads : 0;
+  if (threads == 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = n > 1 ? (unsigned)n : 1;
+  }
   int rc;
   /* A folder is a SOG scene when it holds a meta.json. */
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
     rc = scene_load_sog_dir(path, out, &e);
-  } else {
+  } else if (threads == 1 || (rc = load_pieces(path, threads, out, &e)) == SCENE_FALLBACK) {
     uint8_t *data;
     size_t size;
     rc = scene_read_file(path, &data, &size, &e);
@@ -93,6 +122,12 @@ int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_pro
   }
   if (rc != 0) memset(out, 0, sizeof *out);
   return prog.cancelled ? SPLAT_SCENE_CANCELLED : rc;
+}
+
+int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_progress *progress, char *err,
+                        size_t err_size) {
+  splat_load_options options = {.progress = progress, .threads = 1};
+  return splat_scene_load_ex2(path, out, &options, err, err_size);
 }
 
 int splat_scene_load(const char *path, splat_scene *out, char *err, size_t err_size) {

@@ -80,6 +80,45 @@ int scene_finish(splat_scene *s, uint32_t kept, uint64_t total, const scene_erro
 int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
 int scene_load_splat(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
 
+/* Fixed-size rows, one a splat, at a known place in a file (binary 3DGS .ply, .splat): what the
+ * row decoders of scene_rows.c need to decode them from memory or, in pieces on several
+ * threads, straight from the file. */
+typedef struct scene_rows scene_rows;
+struct scene_rows {
+  uint64_t count;        /* rows, dropped ones included */
+  size_t offset, stride; /* byte of the first row in the file; bytes a row (> 0) */
+  uint32_t sh_degree;
+  /* Decodes n rows at `rows` into the slots from *slot on (kept splats only, in order),
+   * advancing *slot and adding clamped values to *clamped. Called on several threads at once,
+   * each on its own slots. */
+  void (*decode)(const scene_rows *r, const uint8_t *rows, uint64_t n, splat_scene *s, uint64_t *slot,
+                 uint32_t *clamped);
+  const void *ctx; /* the reader's layout, for decode */
+};
+
+/* Allocates *out, decodes the rows of the file held in memory at `data` on this thread
+ * (reporting "decode" every SPLAT_LOAD_DECODE_EVERY rows) and finishes it (scene_finish). */
+int scene_decode_memory(const uint8_t *data, const scene_rows *r, splat_scene *out, const scene_error *e);
+
+/* As scene_decode_memory, reading the rows from the open file fd (of `size` bytes, which the
+ * rows must fit: checked by the caller) in pieces on `threads` threads, each with a bounded
+ * buffer of its own, straight into *out: no copy of the file is kept. Progress is reported on
+ * the calling thread as pieces complete ("read" 0 and size first: the data is read while it is
+ * decoded); a cancel stops the threads within a buffer's read. The result is the same, byte
+ * for byte, as scene_decode_memory's. */
+int scene_decode_file(int fd, size_t size, const scene_rows *r, unsigned threads, splat_scene *out,
+                      const scene_error *e);
+
+/* A reader's answer when it leaves a file to the whole-file path (scene_read_file and the
+ * in-memory reader): not the layout it streams, or a header that path reports on. */
+#define SCENE_FALLBACK 1
+
+/* Binary 3DGS .ply and .splat read in pieces from the open file fd of `size` bytes with
+ * `threads` threads (scene_decode_file): 0, -1, or SCENE_FALLBACK before anything is reported
+ * or allocated (compressed PLY, a header error: the whole-file path reads and reports it). */
+int scene_load_ply_file(int fd, size_t size, unsigned threads, splat_scene *out, const scene_error *e);
+int scene_load_splat_file(int fd, size_t size, unsigned threads, splat_scene *out, const scene_error *e);
+
 /* .spz (scene_spz.c): whether the bytes start as one (gzip or the version-4 header), and the loader. */
 bool scene_is_spz(const uint8_t *data, size_t size);
 int scene_load_spz(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);

@@ -6,6 +6,8 @@
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <unistd.h>
 
 /* Real 3DGS headers are a few KiB; the limits only stop hostile input. */
 enum { PLY_MAX_ELEMENTS = 64, PLY_MAX_PROPERTIES = 2048, PLY_MAX_TOKENS = 8 };
@@ -415,15 +417,23 @@ static int report_missing(const char *const *names, const ply_prop *const *props
  * opacity, then the SH interleaved: f_dc_0..2, then (k, c) for k >= 1. */
 enum { F_POS = 0, F_SCALE = 3, F_ROT = 6, F_OPACITY = 10, F_SH = 11, F_MAX = 11 + 16 * 3 };
 
-/* Returns -1 when the load was cancelled. */
-static inline int decode_3dgs(const uint8_t *base, size_t stride, uint64_t n, const uint32_t *off,
-                              const uint8_t *type, uint32_t nf, bool all_float, splat_scene *s,
-                              uint32_t *kept_out, uint32_t *clamped, const scene_error *e) {
+/* Where a row's fields are: byte offsets and types, in the order above. */
+typedef struct ply_layout {
+  uint32_t off[F_MAX];
+  uint8_t type[F_MAX];
+  uint32_t nf;
+} ply_layout;
+
+static inline void decode_3dgs(const scene_rows *r, const uint8_t *base, uint64_t n, splat_scene *s,
+                               uint64_t *slot, uint32_t *clamped, bool all_float) {
+  const ply_layout *L = r->ctx;
+  const uint32_t *off = L->off, nf = L->nf;
+  const uint8_t *type = L->type;
+  const size_t stride = r->stride;
   const uint32_t nsh = s->sh_coeffs * 3;
-  uint32_t kept = 0, clamps = 0;
+  uint32_t kept = (uint32_t)*slot, clamps = 0;
   float v[F_SH];
   for (uint64_t i = 0; i < n; ++i) {
-    if (scene_decoded(e, i, n) != 0) return -1;
     const uint8_t *row = base + i * stride;
     /* The SH go straight to the kept slot; one running max checks them all. */
     float *sh = s->sh + (size_t)kept * nsh;
@@ -463,12 +473,23 @@ static inline int decode_3dgs(const uint8_t *base, size_t stride, uint64_t n, co
       clamps += clamp;
     }
   }
-  *kept_out = kept;
-  *clamped = clamps;
-  return 0;
+  *slot = kept;
+  *clamped += clamps;
 }
 
-static int load_3dgs(const uint8_t *d, size_t size, const ply_header *h, const ply_elem *el, splat_scene *out,
+/* The all-float layout (every 3DGS trainer's) gets its own copy of the loop, without the
+ * per-value type switch. */
+static void decode_3dgs_float(const scene_rows *r, const uint8_t *rows, uint64_t n, splat_scene *s, uint64_t *slot,
+                              uint32_t *clamped) {
+  decode_3dgs(r, rows, n, s, slot, clamped, true);
+}
+static void decode_3dgs_any(const scene_rows *r, const uint8_t *rows, uint64_t n, splat_scene *s, uint64_t *slot,
+                            uint32_t *clamped) {
+  decode_3dgs(r, rows, n, s, slot, clamped, false);
+}
+
+/* The vertex element's layout and rows (rows->ctx = L); the header's property errors. */
+static int plan_3dgs(const ply_header *h, const ply_elem *el, ply_layout *L, scene_rows *rows,
                      const scene_error *e) {
   static const char *const names[14] = {"x", "y", "z", "scale_0", "scale_1", "scale_2", "rot_0",
                                         "rot_1", "rot_2", "rot_3", "opacity", "f_dc_0", "f_dc_1", "f_dc_2"};
@@ -488,32 +509,29 @@ static int load_3dgs(const uint8_t *d, size_t size, const ply_header *h, const p
   if (find_rest(h, el, rest, &n_rest, e) != 0) return -1;
   uint32_t degree = degree_of(n_rest), coeffs = (degree + 1) * (degree + 1);
 
-  uint32_t off[F_MAX];
-  uint8_t type[F_MAX];
   const ply_prop *field[F_MAX];
   for (int i = 0; i < 11; ++i) field[i] = req[i];
   for (int c = 0; c < 3; ++c) field[F_SH + c] = req[11 + c];
   for (uint32_t k = 1; k < coeffs; ++k)
     for (uint32_t c = 0; c < 3; ++c) field[F_SH + k * 3 + c] = rest[c * (coeffs - 1) + (k - 1)];
-  uint32_t nf = F_SH + coeffs * 3;
+  L->nf = F_SH + coeffs * 3;
   bool all_float = true;
-  for (uint32_t j = 0; j < nf; ++j) {
-    off[j] = field[j]->offset;
-    type[j] = field[j]->type;
-    all_float &= type[j] == T_F32;
+  for (uint32_t j = 0; j < L->nf; ++j) {
+    L->off[j] = field[j]->offset;
+    L->type[j] = field[j]->type;
+    all_float &= L->type[j] == T_F32;
   }
+  *rows = (scene_rows){.count = el->count, .offset = el->offset, .stride = el->stride, .sh_degree = degree,
+                       .decode = all_float ? decode_3dgs_float : decode_3dgs_any, .ctx = L};
+  return 0;
+}
 
-  if (check_sizes(h, size, e) != 0 || scene_alloc(out, el->count, degree, e) != 0) return -1;
-  const uint8_t *base = d + el->offset;
-  uint32_t clamped, kept;
-  int rc = all_float ? decode_3dgs(base, el->stride, el->count, off, type, nf, true, out, &kept, &clamped, e)
-                     : decode_3dgs(base, el->stride, el->count, off, type, nf, false, out, &kept, &clamped, e);
-  if (rc != 0) {
-    splat_scene_free(out);
-    return -1;
-  }
-  out->clamped = clamped;
-  return scene_finish(out, kept, el->count, e);
+static int load_3dgs(const uint8_t *d, size_t size, const ply_header *h, const ply_elem *el, splat_scene *out,
+                     const scene_error *e) {
+  ply_layout L;
+  scene_rows rows;
+  if (plan_3dgs(h, el, &L, &rows, e) != 0 || check_sizes(h, size, e) != 0) return -1;
+  return scene_decode_memory(d, &rows, out, e);
 }
 
 /* ---- PlayCanvas / SuperSplat compressed PLY -------------------------------- */
@@ -672,5 +690,47 @@ int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const sce
   }
   if (rc == 0 && h->antialiased) out->flags |= SPLAT_SCENE_ANTIALIASED;
   free(h);
+  return rc;
+}
+
+/* Reads the header (at most PLY_MAX_HEADER bytes) and checks it quietly: whether the file is a
+ * binary 3DGS .ply the pieces path takes, with its layout and rows. */
+static bool plan_file(int fd, size_t size, uint8_t *head, ply_header *h, ply_layout *L, scene_rows *rows,
+                      const scene_error *e) {
+  size_t head_size = size < PLY_MAX_HEADER ? size : PLY_MAX_HEADER, got = 0;
+  while (got < head_size) {
+    ssize_t k = pread(fd, head + got, head_size - got, (off_t)got);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    got += (size_t)k;
+  }
+  const scene_error quiet = {e->name, NULL, 0, NULL};
+  h->nelems = h->nprops = 0;
+  h->antialiased = false;
+  if (head_size < 5 || memcmp(head, "ply", 3) != 0 || parse_header(head, head_size, h, &quiet) != 0) return false;
+  int rc;
+  const ply_elem *vertex = find_elem(h, "vertex", &quiet, &rc);
+  if (rc != 0 || vertex == NULL || check_readable(h, vertex, &quiet) != 0 || vertex->count == 0) return false;
+  bool compressed = find_prop(h, vertex, "packed_position") != NULL ||
+                    (find_prop(h, vertex, "x") == NULL && find_elem(h, "chunk", &quiet, &rc) != NULL);
+  return rc == 0 && !compressed && plan_3dgs(h, vertex, L, rows, &quiet) == 0;
+}
+
+/* The file in pieces. A header the pieces path does not take (an error, a compressed PLY) goes
+ * to the whole-file path, which reports it as it does from memory. */
+int scene_load_ply_file(int fd, size_t size, unsigned threads, splat_scene *out, const scene_error *e) {
+  uint8_t *head = malloc(size < PLY_MAX_HEADER ? size : PLY_MAX_HEADER);
+  ply_header *h = malloc(sizeof *h);
+  ply_layout L;
+  scene_rows rows;
+  bool take = head != NULL && h != NULL && plan_file(fd, size, head, h, &L, &rows, e);
+  /* From here on the errors are the whole-file path's, in its order. */
+  int rc = !take ? SCENE_FALLBACK : check_sizes(h, size, e);
+  bool aa = take && h->antialiased;
+  free(head);
+  free(h);
+  if (rc != 0) return rc;
+  rc = scene_decode_file(fd, size, &rows, threads, out, e);
+  if (rc == 0 && aa) out->flags |= SPLAT_SCENE_ANTIALIASED;
   return rc;
 }

@@ -33,8 +33,8 @@
  *     `clamped`, kept splats only).
  * Kept splats keep their order. A file whose splats are all dropped is an error.
  *
- * Errors: every function returns 0 on success and -1 on failure (splat_scene_load_ex also
- * SPLAT_SCENE_CANCELLED), with a one-line message "<path>: <what is wrong>" in err (truncated
+ * Errors: every function returns 0 on success and -1 on failure (splat_scene_load_ex and _ex2
+ * also SPLAT_SCENE_CANCELLED), with a one-line message "<path>: <what is wrong>" in err (truncated
  * to err_size; err may be NULL).
  * Nothing aborts, nothing prints.
  */
@@ -94,8 +94,9 @@ typedef enum splat_scene_flag_bits {
  *   splat_renderer_add_object(renderer, &s, &id); */
 
 /* Loads the scene file at `path` (read into memory, then parsed in one pass with no
- * per-splat allocation), or the SOG scene in the folder `path` (its meta.json). On success
- * fills *out (free it with splat_scene_free) and returns 0.
+ * per-splat allocation, on the calling thread; splat_scene_load_ex2 decodes on several), or
+ * the SOG scene in the folder `path` (its meta.json). On success fills *out (free it with
+ * splat_scene_free) and returns 0.
  * On failure returns -1, leaves *out zeroed and writes "<path>: <what is wrong>" into err.
  * A file that shrinks while it loads is an error ("truncated while loading").
  * The same as splat_scene_load_ex(path, out, NULL, err, err_size). */
@@ -131,6 +132,32 @@ typedef struct splat_load_progress {
  * is called, and how often, never changes the scene loaded. */
 int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_progress *progress, char *err,
                         size_t err_size);
+
+/* Options of splat_scene_load_ex2. A zeroed struct (or NULL) means the defaults. */
+typedef struct splat_load_options {
+  /* Progress and cancellation, as for splat_scene_load_ex. NULL: none. */
+  const splat_load_progress *progress;
+  /* Threads that decode a binary 3DGS .ply or a .splat. 0: the machine's online cores
+   * (sysconf(_SC_NPROCESSORS_ONLN)); 1: splat_scene_load_ex's path, on the calling thread, the
+   * file read whole and then decoded. Above 1 (or 0 on a machine with more than one core) the
+   * rows are read in pieces straight into the scene's arrays, each thread with a buffer of
+   * 1 MiB, so no copy of the file is kept; the threads are created and joined within the call
+   * (at most 256, and no more than there are splats). Other formats (compressed .ply, .spz,
+   * SOG) load as with 1. The scene loaded is the same, byte for byte, for every count. */
+  uint32_t threads;
+  const void *next; /* reserved for later options; must be NULL */
+} splat_load_options;
+
+/* As splat_scene_load_ex, with `options` (NULL: all defaults, so as many threads as cores).
+ * Progress is reported on the calling thread, in the same two phases; on the pieces path the
+ * data is read while it is decoded, so "read" reports 0 and then the file's size at once, and
+ * "decode" reports splats as pieces of at most SPLAT_LOAD_DECODE_EVERY complete, not at every
+ * multiple of it. A cancel stops every thread within one 1 MiB read. A file that shrinks while
+ * it loads is an error ("truncated while loading"). Returns 0, -1 on failure (also when
+ * options->next is not NULL), SPLAT_SCENE_CANCELLED when cancelled; after either failure *out
+ * is zeroed and nothing is left allocated. */
+int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_options *options, char *err,
+                         size_t err_size);
 
 /* As splat_scene_load, from `size` bytes at `data` (not kept after the call): any format
  * but a SOG meta.json, whose images are separate files (a bundled .sog is read).

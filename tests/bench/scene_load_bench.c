@@ -3,7 +3,10 @@
  * runs, and prints splats/s and MB/s (file bytes; in the page cache after the first run). Each
  * run loads the file twice, with splat_scene_load and with splat_scene_load_ex and a progress
  * callback, in alternating order, so the cost of the progress reports is measured under the
- * same conditions; the callback's timestamps also split a load into its read and decode phases. */
+ * same conditions; the callback's timestamps also split a load into its read and decode phases.
+ * With --threads N both loads go through splat_scene_load_ex2 with N threads (0: every core), which
+ * reads binary .ply and .splat while decoding them (its "decode" phase holds the reading). The
+ * peak RSS printed is the process's (getrusage), over all runs. */
 #include "splat_scene.h"
 #include "util.h"
 
@@ -93,21 +96,23 @@ static void print_series(const char *title, series *s, long runs, uint32_t count
 
 int main(int argc, char **argv) {
   static const struct option long_options[] = {
-      {"runs", required_argument, NULL, 'r'}, {"expect-count", required_argument, NULL, 'e'}, {NULL, 0, NULL, 0}};
+      {"runs", required_argument, NULL, 'r'}, {"expect-count", required_argument, NULL, 'e'},
+      {"threads", required_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
   const char *path = NULL;
-  long runs = 5, expect = -1;
+  long runs = 5, expect = -1, threads = -1; /* -1: splat_scene_load / _ex */
   opterr = 0; /* one usage line instead of getopt's message */
   for (int c; (c = getopt_long(argc, argv, ":", long_options, NULL)) != -1;) {
     if (c == 'r') runs = strtol(optarg, NULL, 10);
     else if (c == 'e') expect = strtol(optarg, NULL, 10);
+    else if (c == 't') threads = strtol(optarg, NULL, 10);
     else {
-      fprintf(stderr, "usage: scene_load_bench FILE [--runs N] [--expect-count N]\n");
+      fprintf(stderr, "usage: scene_load_bench FILE [--runs N] [--expect-count N] [--threads N]\n");
       return 2;
     }
   }
   if (optind + 1 == argc) path = argv[optind];
-  if (path == NULL || runs < 1 || runs > 1000) {
-    fprintf(stderr, "usage: scene_load_bench FILE [--runs N (1..1000)] [--expect-count N]\n");
+  if (path == NULL || runs < 1 || runs > 1000 || threads < -1 || threads > 4096) {
+    fprintf(stderr, "usage: scene_load_bench FILE [--runs N (1..1000)] [--expect-count N] [--threads N (0..4096)]\n");
     return 2;
   }
   struct stat st;
@@ -131,8 +136,10 @@ int main(int argc, char **argv) {
       splat_scene sc;
       char err[512];
       double t0 = now_seconds(), c0 = cpu_time();
-      int rc = with_progress ? splat_scene_load_ex(path, &sc, &p, err, sizeof err)
-                             : splat_scene_load(path, &sc, err, sizeof err);
+      splat_load_options o = {.progress = with_progress ? &p : NULL, .threads = (uint32_t)threads};
+      int rc = threads >= 0     ? splat_scene_load_ex2(path, &sc, &o, err, sizeof err)
+               : with_progress ? splat_scene_load_ex(path, &sc, &p, err, sizeof err)
+                               : splat_scene_load(path, &sc, err, sizeof err);
       if (rc != 0) {
         fprintf(stderr, "scene_load_bench: %s\n", err);
         return 1;
@@ -156,16 +163,24 @@ int main(int argc, char **argv) {
   }
   double mb = scene_bytes(path, &st) / 1e6;
   printf("%s: %u splats, SH degree %u, %.1f MB\n", path, count, degree, mb);
-  print_series("splat_scene_load (no progress):", &plain, runs, count, mb);
-  char title[96];
-  snprintf(title, sizeof title, "splat_scene_load_ex with a progress callback (%u reports a load):", reports);
+  char title[128];
+  if (threads >= 0) snprintf(title, sizeof title, "splat_scene_load_ex2, %ld threads (no progress):", threads);
+  else snprintf(title, sizeof title, "splat_scene_load (no progress):");
+  print_series(title, &plain, runs, count, mb);
+  if (threads >= 0)
+    snprintf(title, sizeof title, "splat_scene_load_ex2, %ld threads, with a progress callback (%u reports a load):",
+             threads, reports);
+  else snprintf(title, sizeof title, "splat_scene_load_ex with a progress callback (%u reports a load):", reports);
   print_series(title, &hooked, runs, count, mb);
   printf("  median with progress / without: %.3f\n", hooked.wall[runs / 2] / plain.wall[runs / 2]);
   qsort(read_s, (size_t)runs, sizeof read_s[0], cmp_double);
   qsort(decode_s, (size_t)runs, sizeof decode_s[0], cmp_double);
   double rd = read_s[runs / 2], dc = decode_s[runs / 2];
-  printf("  phases (median): read %.3f s (%.0f MB/s), decode %.3f s (%.2f M splats/s)\n", rd, mb / rd, dc,
-         count / dc / 1e6);
+  printf("  phases (median): read %.3f s (%.0f MB/s), decode %.3f s (%.2f M splats/s); read+decode %.3f s\n", rd,
+         mb / rd, dc, count / dc / 1e6, rd + dc);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("  peak RSS %.1f MiB (the process, over all runs)\n", (double)ru.ru_maxrss / 1024.0);
   free(plain.wall), free(plain.cpu), free(hooked.wall), free(hooked.cpu), free(read_s), free(decode_s);
   return 0;
 }
