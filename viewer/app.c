@@ -60,11 +60,13 @@ static void on_tty_progress(void *user, const char *phase, uint64_t done, uint64
 }
 
 int app_load_scene(const char *path, splat_scene *scene, bool show_progress, char *err, size_t n) {
-  if (!show_progress || !isatty(STDERR_FILENO)) return splat_scene_load(path, scene, err, n);
+  /* every core, and no whole-file copy for binary .ply and .splat (splat_scene_load_ex2) */
+  if (!show_progress || !isatty(STDERR_FILENO)) return splat_scene_load_ex2(path, scene, NULL, err, n);
   const char *slash = strrchr(path, '/');
   tty_progress t = {slash ? slash + 1 : path, NULL, 0};
   splat_load_progress p = {on_tty_progress, &t, NULL};
-  int rc = splat_scene_load_ex(path, scene, &p, err, n);
+  splat_load_options o = {.progress = &p};
+  int rc = splat_scene_load_ex2(path, scene, &o, err, n);
   fprintf(stderr, "\r\033[K");
   fflush(stderr);
   return rc;

@@ -54,7 +54,8 @@ static void on_progress(void *user, const char *phase, uint64_t done, uint64_t t
 static void *worker(void *arg) {
   viewer_loader *l = arg;
   splat_load_progress p = {on_progress, l, &l->cancel};
-  l->rc = splat_scene_load_ex(l->path, &l->scene, &p, l->err, sizeof l->err);
+  splat_load_options o = {.progress = &p}; /* threads 0: every core */
+  l->rc = splat_scene_load_ex2(l->path, &l->scene, &o, l->err, sizeof l->err);
   pthread_mutex_lock(&l->lock);
   l->finished = true;
   l->t_end = now_s();

@@ -1,5 +1,5 @@
 /* loader.h: splatview's background loading: a worker thread reads and decodes one scene
- * file at a time (splat_scene_load_ex) while the window keeps drawing the current scene. The
+ * file at a time (splat_scene_load_ex2, on every core) while the window keeps drawing the current scene. The
  * main thread starts a load, polls its progress for the HUD, cancels it, and takes the
  * finished scene to upload itself (the renderer, like all Vulkan work, stays on the main
  * thread). */
