@@ -154,12 +154,14 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
  * the renderer (e.g. vkDeviceWaitIdle or its own fences). */
 void splat_renderer_destroy(splat_renderer *r);
 
-/* Uploads a scene (blocking: one staging copy on the queue, then waits for that submission's
- * fence). On failure the previous scene stays loaded and usable. On success the previous
- * scene's buffers are freed at once, so the caller must make sure no submitted frame still
- * uses them (wait for its frames first). The scene's CPU arrays are only read, and not kept:
- * a loaded file's (splat_scene_load) or the host's own arrays wrapped in a splat_scene
- * (splat_scene.h, "A scene from the host's own arrays", says what each holds).
+/* Uploads a scene (blocking: packed on the calling thread and up to upload_threads - 1 more,
+ * copied on the queue through a staging ring of a few pieces, each waited for by its fence;
+ * returns once the last copy is done). On failure the previous scene stays loaded and usable.
+ * On success the previous scene's buffers are freed at once, so the caller must make sure no
+ * submitted frame still uses them (wait for its frames first). The scene's CPU arrays are
+ * only read, and not kept: a loaded file's (splat_scene_load) or the host's own arrays
+ * wrapped in a splat_scene (splat_scene.h, "A scene from the host's own arrays", says what
+ * each holds).
  * Errors (each logged with what is wrong; the previous scene or objects stay):
  *   VK_ERROR_VALIDATION_FAILED_EXT  NULL renderer or scene, count 0, sh_degree above 3 or
  *       sh_coeffs not (sh_degree + 1)^2, a NULL array, or a value outside the scene's
