@@ -5,6 +5,7 @@
 splatsort_test_executable(test_render
                           SOURCES test_render.c render_common.c test_render_graphics.c test_render_compute.c
                                   test_render_api.c test_render_objects.c test_render_scene.c test_render_storage.c
+                                  test_render_upload.c
                                   renderer_debug.c
                           LIBS splat_refrender splatsort_tools splatsort_vkh m
                           INCLUDES ${PROJECT_SOURCE_DIR}/shaders/render ${PROJECT_SOURCE_DIR}/src/sort/shaders)
@@ -40,6 +41,9 @@ splatsort_lavapipe_test(render_image_scenes COMMAND test_render image --out ${re
 # the images of each precision (generated scenes, the bundled one, the real ones when present).
 splatsort_lavapipe_test(render_storage COMMAND test_render storage --out ${render_out}/storage --scene ${render_asset}
                         ${render_scene_args})
+# The upload packed on several threads: the GPU buffers byte-identical to one thread's (any subgroup
+# size would do: the subject is the CPU packing).
+splatsort_lavapipe_test(render_upload WIDTHS 256 COMMAND test_render upload --out ${render_out}/upload)
 # .spz: each scene against its .spz round trip on the GPU (PSNR >= 35 dB): a generated SH-3
 # scene, the bundled one and two real ones; one subgroup size (the quantisation is the subject).
 splatsort_lavapipe_test(render_image_spz WIDTHS 256 COMMAND test_render spz --out ${render_out}/spz

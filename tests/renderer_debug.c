@@ -37,3 +37,24 @@ void splat_renderer_debug_set_pair_capacity(splat_renderer *r, uint32_t pairs) {
   craster_release(r);
   r->craster.initial_capacity = pairs;
 }
+
+void splat_renderer_debug_set_upload_threads(splat_renderer *r, uint32_t threads) {
+  if (r) r->upload_threads = threads ? threads : render_default_upload_threads();
+}
+
+void splat_renderer_debug_set_upload_piece_splats(splat_renderer *r, uint32_t n) {
+  if (r) r->upload_piece_splats = n;
+}
+
+VkResult splat_renderer_debug_chunk_buffers(const splat_renderer *r, uint32_t object, uint32_t chunk,
+                                            VkBuffer buffers[3], VkDeviceSize sizes[3]) {
+  if (!r || object >= SPLAT_MAX_OBJECTS || chunk >= r->objects[object].chunks) return VK_ERROR_VALIDATION_FAILED_EXT;
+  const object_gpu *o = &r->objects[object];
+  const object_chunk *c = &o->chunk[chunk];
+  buffers[0] = c->pos.buffer;
+  buffers[1] = c->cov.buffer;
+  buffers[2] = c->sh.buffer;
+  sizes[0] = sizes[1] = 16ull * c->count;
+  sizes[2] = 4ull * (SP_SH_HEADER_WORDS(o->sh_format) + (VkDeviceSize)o->sh_words * c->count);
+  return VK_SUCCESS;
+}

@@ -39,6 +39,16 @@ uint32_t splat_renderer_debug_chunks(const splat_renderer *r, uint32_t object);
 /* The compute raster's pair capacity from the next frame on (its buffers are made again):
  * the overflow path with small scenes. Only when no frame uses the renderer. */
 void splat_renderer_debug_set_pair_capacity(splat_renderer *r, uint32_t pairs);
+/* The upload's packing threads from now on (as create_info.upload_threads; 0: the default). */
+void splat_renderer_debug_set_upload_threads(splat_renderer *r, uint32_t threads);
+/* Splats per staging piece of the uploads from now on (0: as many as a piece holds), so that
+ * small scenes take many pieces and wrap the upload's ring. */
+void splat_renderer_debug_set_upload_piece_splats(splat_renderer *r, uint32_t n);
+/* Chunk `chunk` of an object's scene buffers (splat_shared.h: positions + opacity, shapes, SH
+ * with its header) and their bytes in use; readable (TRANSFER_SRC) after
+ * splat_renderer_debug_enable. VK_ERROR_VALIDATION_FAILED_EXT when there is no such chunk. */
+VkResult splat_renderer_debug_chunk_buffers(const splat_renderer *r, uint32_t object, uint32_t chunk,
+                                            VkBuffer buffers[3], VkDeviceSize sizes[3]);
 /* The largest buffer the renderer makes on this device. */
 VkDeviceSize splat_renderer_debug_max_buffer(const splat_renderer *r);
 

@@ -69,6 +69,10 @@ static const render_test tests[] = {
      "GPU bytes per splat by buffer at 32-, 16- and 8-bit SH and degrees 0..3 against the layout's formula; "
      "projection records at 32- and 8-bit SH against splat_project of the scene as stored; each precision's "
      "image against the CPU reference and the 16-bit path (generated scenes, then the scenes given)"},
+    /* test_render_upload.c */
+    {"upload", render_test_upload,
+     "the GPU buffers of an upload are byte-identical with 1 packing thread and with 2, 3, 4, 7, 16 and the default: "
+     "32/16/8-bit SH, degrees 0 and 3, 1, 3 and 10007 splats, several chunks and a wrapped staging ring"},
     /* test_render_scene.c */
     {"spz", render_test_spz,
      "each scene against itself written as .spz and loaded back, both on the GPU (what the quantisation costs)"},

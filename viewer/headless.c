@@ -106,7 +106,7 @@ static int setup_gpu(headless *h) {
   vkh_init(&h->ctx, &vo);
   if (o->bench) h->clock = gpu_clock_open_vk(h->ctx.physical_device, h->clock_note, sizeof h->clock_note);
   app_renderer_options ro = {.memory_budget = (VkDeviceSize)h->o->memory_budget_mib << 20,
-                             .sh_precision = h->o->sh_precision};
+                             .sh_precision = h->o->sh_precision, .upload_threads = h->o->upload_threads};
   app_renderer_create_opts(&h->ctx, 1, vkh_sort_log, NULL, &ro, &h->ar);
   double t0 = seconds();
   for (uint32_t i = 0; i < o->scene_count; i++) {

@@ -47,6 +47,8 @@ void splatview_usage(FILE *f) {
           "  --sh-precision 32|16|8  bits per SH coefficient on the GPU (default 16): 8 takes a\n"
           "                          quarter of 32's memory (a scale and offset per SH band and\n"
           "                          channel over each scene), at some 54-58 dB against 16\n"
+          "  --upload-threads N      CPU threads packing the scene for the GPU, 1..64 (default:\n"
+          "                          the cores, at most 16)\n"
           "  --background R,G,B      background colour in 0..1 (default 0,0,0)\n"
           "  --frames N              frames to render, then exit (default: 1 headless; windowed:\n"
           "                          until the window is closed)\n"
@@ -128,7 +130,7 @@ static int parse_index(const char *s, uint32_t hi, int *out) {
 enum {
   OPT_HEADLESS = 256, OPT_BENCH, OPT_GRID, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
-  OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS, OPT_CONVERT, OPT_SH_PRECISION,
+  OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS, OPT_CONVERT, OPT_SH_PRECISION, OPT_UPLOAD_THREADS,
 };
 
 /* The flags first, then the options that take a value. */
@@ -147,6 +149,7 @@ static const struct option long_options[] = {
     {"vsync", required_argument, NULL, OPT_VSYNC}, {"key-mode", required_argument, NULL, OPT_KEY_MODE},
     {"raster", required_argument, NULL, OPT_RASTER}, {"antialias", required_argument, NULL, OPT_ANTIALIAS},
     {"convert", required_argument, NULL, OPT_CONVERT}, {"sh-precision", required_argument, NULL, OPT_SH_PRECISION},
+    {"upload-threads", required_argument, NULL, OPT_UPLOAD_THREADS},
     {NULL, 0, NULL, 0},
 };
 
@@ -229,7 +232,7 @@ static bool in_unit_range(const float c[3]) {
   return c[0] >= 0 && c[0] <= 1 && c[1] >= 0 && c[1] <= 1 && c[2] >= 0 && c[2] <= 1;
 }
 
-/* --sort, --key-bits, --key-mode, --raster, --antialias, --sh-degree, --sh-precision,
+/* --sort, --key-bits, --key-mode, --raster, --antialias, --sh-degree, --sh-precision, --upload-threads,
  * --background, --frames, --warmup, --vsync. Returns 1 for an option that is not one of them. */
 static int parse_render_value(int opt, const char *v, splatview_options *o, parse_state *st, char *err, size_t n) {
   switch (opt) {
@@ -265,6 +268,10 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
     if (strcmp(v, "32") && strcmp(v, "16") && strcmp(v, "8"))
       return refuse(err, n, "--sh-precision '%s': expected 32, 16 or 8 (bits per SH coefficient)", v);
     o->sh_precision = (uint32_t)atoi(v);
+    return 0;
+  case OPT_UPLOAD_THREADS:
+    if (parse_uint(v, 1, SPLAT_MAX_UPLOAD_THREADS, &o->upload_threads))
+      return refuse(err, n, "--upload-threads '%s': expected 1..%d", v, SPLAT_MAX_UPLOAD_THREADS);
     return 0;
   case OPT_BACKGROUND:
     if (parse_floats(v, o->background, 3) || !in_unit_range(o->background))

@@ -44,6 +44,7 @@ typedef struct splatview_options {
   splat_antialias antialias; /* AUTO: as each scene file says */
   int sh_degree;            /* -1: the scene's */
   uint32_t sh_precision;    /* --sh-precision: SH stored on the GPU at 32, 16 or 8 bits (0: 16) */
+  uint32_t upload_threads;  /* --upload-threads: CPU threads packing a scene for the GPU (0: the cores) */
   float background[3];
   uint32_t frames;
   uint32_t warmup;          /* first frames left out of the statistics */

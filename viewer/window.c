@@ -713,7 +713,7 @@ static int setup_device(viewer *v) {
   vo.instance_extension_count = ext_count;
   vkh_init(&v->ctx, &vo);
   app_renderer_options ro = {.memory_budget = (VkDeviceSize)v->o->memory_budget_mib << 20,
-                             .sh_precision = v->o->sh_precision};
+                             .sh_precision = v->o->sh_precision, .upload_threads = v->o->upload_threads};
   app_renderer_create_opts(&v->ctx, FRAMES_IN_FLIGHT, vkh_sort_log, NULL, &ro, &v->ar);
   if (v->o->grid) viewer_host_pass_init(&v->hp, &v->ctx);
   VK_CHECK(glfwCreateWindowSurface(v->ctx.instance, v->window, NULL, &v->surface));

@@ -77,6 +77,8 @@ struct splat_renderer {
   bool memory_limit_is_budget;
   uint32_t chunk_splats; /* tests/renderer_debug.c: splats per chunk (0: from max_buffer) */
   uint32_t sh_precision; /* splat_sh_precision of the scenes uploaded (never DEFAULT: 16 then) */
+  uint32_t upload_threads; /* packing threads of an upload (never 0) */
+  uint32_t upload_piece_splats; /* tests/renderer_debug.c: splats per staging piece (0: from its size) */
 
   object_gpu objects[SPLAT_MAX_OBJECTS];
   scene_gpu scene;
@@ -128,6 +130,8 @@ void render_object_destroy(splat_renderer *r, object_gpu *o);
 /* ---- upload.c ---- */
 /* Packs and copies a scene into an object's chunks (blocking). */
 VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc);
+/* upload_threads 0: the online cores, 1..SPLAT_DEFAULT_UPLOAD_THREADS. */
+uint32_t render_default_upload_threads(void);
 
 /* ---- depth_sort.c ---- */
 /* The scratch layout for n frame slots on every sorter of the renderer (logged errors). */

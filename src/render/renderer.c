@@ -156,6 +156,11 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
                 shp);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
+  if (info->upload_threads > SPLAT_MAX_UPLOAD_THREADS) {
+    ssvk_log_to(info->log, info->log_user, "splat_renderer_create: upload_threads %u: at most %d (0: default)",
+                info->upload_threads, SPLAT_MAX_UPLOAD_THREADS);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   splat_renderer *r = render_host_alloc(info->allocator, sizeof *r);
   if (!r) return VK_ERROR_OUT_OF_HOST_MEMORY;
   ssvk_device_init(&r->vk, NULL, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
@@ -167,6 +172,7 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   r->reverse_z = (info->flags & SPLAT_RENDERER_CREATE_REVERSE_Z_BIT) != 0;
   r->multiview = (info->flags & SPLAT_RENDERER_CREATE_MULTIVIEW_BIT) != 0;
   r->sh_precision = shp ? shp : SPLAT_SH_PRECISION_16;
+  r->upload_threads = info->upload_threads ? info->upload_threads : render_default_upload_threads();
   vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
   device_limits(r, info->physical_device, info->memory_budget);
   if (!take_sorters(r, info)) {
@@ -220,7 +226,7 @@ static VkResult create_object(splat_renderer *r, const splat_scene *sc, object_g
   o->chunks = (o->count + per - 1) / per;
   o->chunk = render_host_alloc(r->vk.allocator, sizeof *o->chunk * o->chunks);
   VkResult res = o->chunk ? VK_SUCCESS : VK_ERROR_OUT_OF_HOST_MEMORY;
-  const VkBufferUsageFlags sd = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  const VkBufferUsageFlags sd = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | r->extra_usage;
   for (uint32_t c = 0; c < o->chunks && res == VK_SUCCESS; c++) {
     object_chunk *ch = &o->chunk[c];
     ch->first = c * per;

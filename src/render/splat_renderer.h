@@ -52,6 +52,8 @@ typedef enum splat_renderer_create_flag_bits {
 } splat_renderer_create_flag_bits;
 
 #define SPLAT_MAX_SORTERS 4
+#define SPLAT_MAX_UPLOAD_THREADS 64
+#define SPLAT_DEFAULT_UPLOAD_THREADS 16
 
 /* How a frame's sorted splats become pixels (splat_frame.raster). Both give the reference
  * rasterizer's image (tests/refrender.c) within rounding; they differ where a pixel is nearly
@@ -133,23 +135,33 @@ typedef struct splat_renderer_create_info {
    * a splat is stored alike at every precision: position and opacity as floats, the rotation as
    * 4 snorm16, the scales as halves (splat_pack_shape). Anything else: VK_ERROR_VALIDATION_FAILED_EXT. */
   uint32_t sh_precision;
+  /* Optional: the CPU threads that pack a scene's splats into the GPU layout during
+   * splat_renderer_set_scene / add_object (the bulk of an upload: SH to halves or bytes, the
+   * shapes); each packs a slice of every staging piece, and the bytes stored are the same at
+   * any count. 0: the machine's online cores, at most SPLAT_DEFAULT_UPLOAD_THREADS; 1: the
+   * calling thread only. At most SPLAT_MAX_UPLOAD_THREADS, else VK_ERROR_VALIDATION_FAILED_EXT.
+   * A thread that cannot be started leaves its slice to the calling thread. */
+  uint32_t upload_threads;
   splatsort_log_fn log;
   void *log_user;
 } splat_renderer_create_info;
 
 /* VK_ERROR_VALIDATION_FAILED_EXT (with a log message) for missing handles, no or too many
- * sorters, two sorters of one algorithm, too many frame slots, or an unknown sh_precision. */
+ * sorters, two sorters of one algorithm, too many frame slots, an unknown sh_precision, or
+ * upload_threads above SPLAT_MAX_UPLOAD_THREADS. */
 VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_renderer **out);
 /* Destroys everything. Accepts NULL. The caller must make sure no submitted frame still uses
  * the renderer (e.g. vkDeviceWaitIdle or its own fences). */
 void splat_renderer_destroy(splat_renderer *r);
 
-/* Uploads a scene (blocking: one staging copy on the queue, then waits for that submission's
- * fence). On failure the previous scene stays loaded and usable. On success the previous
- * scene's buffers are freed at once, so the caller must make sure no submitted frame still
- * uses them (wait for its frames first). The scene's CPU arrays are only read, and not kept:
- * a loaded file's (splat_scene_load) or the host's own arrays wrapped in a splat_scene
- * (splat_scene.h, "A scene from the host's own arrays", says what each holds).
+/* Uploads a scene (blocking: packed on the calling thread and up to upload_threads - 1 more,
+ * copied on the queue through a staging ring of a few pieces, each waited for by its fence;
+ * returns once the last copy is done). On failure the previous scene stays loaded and usable.
+ * On success the previous scene's buffers are freed at once, so the caller must make sure no
+ * submitted frame still uses them (wait for its frames first). The scene's CPU arrays are
+ * only read, and not kept: a loaded file's (splat_scene_load) or the host's own arrays
+ * wrapped in a splat_scene (splat_scene.h, "A scene from the host's own arrays", says what
+ * each holds).
  * Errors (each logged with what is wrong; the previous scene or objects stay):
  *   VK_ERROR_VALIDATION_FAILED_EXT  NULL renderer or scene, count 0, sh_degree above 3 or
  *       sh_coeffs not (sh_degree + 1)^2, a NULL array, or a value outside the scene's

@@ -1,5 +1,6 @@
-/* upload.c: an object's splats packed on the CPU (shape, SH at the object's precision) and
- * copied to its chunks through a two-half staging ring. */
+/* upload.c: an object's splats packed on the CPU (shape, SH at the object's precision) by the
+ * renderer's upload threads and copied to its chunks through a staging ring of a few pieces. */
+#define _POSIX_C_SOURCE 200809L /* sysconf(_SC_NPROCESSORS_ONLN) */
 #include "render_internal.h"
 
 #include "splat_project.h"
@@ -7,9 +8,11 @@
 #include "render_spv_spv.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 /* One splat's SH values at the object's format (splat_shared.h), into its `sh_words` words. */
@@ -41,18 +44,67 @@ static void pack_splats(const splat_scene *sc, const object_gpu *o, uint32_t fir
 }
 
 
-/* Uploads go through a staging ring of two halves: the CPU packs one piece while the GPU copies
- * the other, each piece waited for by its fence before its half is reused. */
-#define UPLOAD_STAGING_BYTES (64ull << 20)
+/* A slice of a piece for one thread: scene splats [first, first + count) and where they go. */
+typedef struct pack_job {
+  const splat_scene *sc;
+  const object_gpu *o;
+  uint32_t first, count;
+  float *pos;
+  uint32_t *shape, *sh;
+} pack_job;
+
+
+static void *pack_job_run(void *p) {
+  pack_job *j = p;
+  pack_splats(j->sc, j->o, j->first, j->count, j->pos, j->shape, j->sh);
+  return NULL;
+}
+
+
+/* pack_splats over up to `threads` threads, each a contiguous slice (whole splats, so no two
+ * write one word); the calling thread packs the first slice and any whose thread did not start. */
+static void pack_parallel(uint32_t threads, const splat_scene *sc, const object_gpu *o, uint32_t first,
+                          uint32_t count, float *pos, uint32_t *shape, uint32_t *sh) {
+  uint32_t n = threads < count ? threads : count;
+  if (n > SPLAT_MAX_UPLOAD_THREADS) n = SPLAT_MAX_UPLOAD_THREADS;
+  pack_job job[SPLAT_MAX_UPLOAD_THREADS];
+  pthread_t tid[SPLAT_MAX_UPLOAD_THREADS];
+  bool started[SPLAT_MAX_UPLOAD_THREADS] = {false};
+  for (uint32_t t = 0; t < n; t++) {
+    uint32_t lo = (uint32_t)((uint64_t)count * t / n), hi = (uint32_t)((uint64_t)count * (t + 1) / n);
+    job[t] = (pack_job){sc, o, first + lo, hi - lo, pos + 4ull * lo, shape + 4ull * lo, sh + (size_t)o->sh_words * lo};
+  }
+  for (uint32_t t = 1; t < n; t++) started[t] = pthread_create(&tid[t], NULL, pack_job_run, &job[t]) == 0;
+  if (n) (void)pack_job_run(&job[0]);
+  for (uint32_t t = 1; t < n; t++)
+    if (started[t])
+      (void)pthread_join(tid[t], NULL);
+    else
+      (void)pack_job_run(&job[t]);
+}
+
+
+uint32_t render_default_upload_threads(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) return 1;
+  return n > SPLAT_DEFAULT_UPLOAD_THREADS ? SPLAT_DEFAULT_UPLOAD_THREADS : (uint32_t)n;
+}
+
+
+/* Uploads go through a staging ring of up to UPLOAD_PIECES pieces: the CPU packs one while the
+ * GPU copies the others, each piece waited for by its fence before it is packed again. */
+#define UPLOAD_PIECE_BYTES (16ull << 20)
+#define UPLOAD_PIECES 4u
 
 
 typedef struct uploader {
   splat_renderer *r;
   ssvk_buffer staging;
-  VkDeviceSize half;
-  VkCommandBuffer cmd[2];
-  VkFence fence[2];
-  bool pending[2];
+  VkDeviceSize piece_bytes;
+  uint32_t pieces;
+  VkCommandBuffer cmd[UPLOAD_PIECES];
+  VkFence fence[UPLOAD_PIECES];
+  bool pending[UPLOAD_PIECES];
   uint32_t next;
 } uploader;
 
@@ -69,7 +121,7 @@ static VkResult uploader_wait(uploader *u, uint32_t k) {
 
 static void uploader_end(uploader *u) {
   VkDevice d = u->r->vk.device;
-  for (uint32_t k = 0; k < 2; k++) {
+  for (uint32_t k = 0; k < u->pieces; k++) {
     (void)uploader_wait(u, k);
     if (u->fence[k]) vkDestroyFence(d, u->fence[k], u->r->vk.allocator);
     if (u->cmd[k]) vkFreeCommandBuffers(d, u->r->upload_pool, 1, &u->cmd[k]);
@@ -78,18 +130,16 @@ static void uploader_end(uploader *u) {
 }
 
 
-static VkResult uploader_begin(splat_renderer *r, VkDeviceSize total, uploader *u) {
-  *u = (uploader){.r = r};
-  VkDeviceSize size = total < UPLOAD_STAGING_BYTES ? total : UPLOAD_STAGING_BYTES;
-  if (size > r->max_buffer) size = r->max_buffer;
-  u->half = (size / 2) & ~(VkDeviceSize)15;
-  VkResult res = ssvk_buffer_create(&r->vk, 2 * u->half, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, false,
+/* A ring of `pieces` pieces of piece_bytes (a multiple of 16) each. */
+static VkResult uploader_begin(splat_renderer *r, VkDeviceSize piece_bytes, uint32_t pieces, uploader *u) {
+  *u = (uploader){.r = r, .piece_bytes = piece_bytes, .pieces = pieces};
+  VkResult res = ssvk_buffer_create(&r->vk, pieces * piece_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, false,
                                     "splat staging", &u->staging);
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                     .commandPool = r->upload_pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
   VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  for (uint32_t k = 0; k < 2 && res == VK_SUCCESS; k++) {
+  for (uint32_t k = 0; k < pieces && res == VK_SUCCESS; k++) {
     res = vkAllocateCommandBuffers(r->vk.device, &ai, &u->cmd[k]);
     if (res != VK_SUCCESS) u->cmd[k] = VK_NULL_HANDLE;
     if (res == VK_SUCCESS) res = vkCreateFence(r->vk.device, &fci, r->vk.allocator, &u->fence[k]);
@@ -100,18 +150,19 @@ static VkResult uploader_begin(splat_renderer *r, VkDeviceSize total, uploader *
 }
 
 
-/* Packs splats [first, first + count) of one chunk into the next staging half and copies them
+/* Packs splats [first, first + count) of one chunk into the next staging piece and copies them
  * to the chunk's buffers at `at` splats in; the first piece of a chunk also its SH header. */
 static VkResult upload_piece(uploader *u, const splat_scene *sc, const object_gpu *o, const object_chunk *c,
                              uint32_t at, uint32_t count) {
   uint32_t k = u->next;
-  u->next ^= 1u;
+  u->next = (u->next + 1) % u->pieces;
   VkResult res = uploader_wait(u, k);
   if (res != VK_SUCCESS) return res;
   VkDeviceSize header = at == 0 ? 4ull * SP_SH_HEADER_WORDS(o->sh_format) : 0;
-  VkDeviceSize base = k * u->half, pos_size = 16ull * count, sh_size = 4ull * o->sh_words * count;
+  VkDeviceSize base = k * u->piece_bytes, pos_size = 16ull * count, sh_size = 4ull * o->sh_words * count;
   char *m = (char *)u->staging.mapped + base;
-  pack_splats(sc, o, c->first + at, count, (float *)m, (uint32_t *)(m + pos_size), (uint32_t *)(m + 2 * pos_size));
+  pack_parallel(u->r->upload_threads, sc, o, c->first + at, count, (float *)m, (uint32_t *)(m + pos_size),
+                (uint32_t *)(m + 2 * pos_size));
   if (header) { /* scale[48], offset[48]: splat_shared.h */
     memcpy(m + 2 * pos_size + sh_size, o->sh8_scale, sizeof o->sh8_scale);
     memcpy(m + 2 * pos_size + sh_size + sizeof o->sh8_scale, o->sh8_offset, sizeof o->sh8_offset);
@@ -143,18 +194,30 @@ static VkResult upload_piece(uploader *u, const splat_scene *sc, const object_gp
 /* Every chunk of the object through the staging ring; returns once the last copy is done. */
 VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc) {
   VkDeviceSize per_splat = 32ull + 4ull * o->sh_words, header = 4ull * SP_SH_HEADER_WORDS(o->sh_format);
+  /* a small object in one piece (+16: the piece's rounding down) */
+  VkDeviceSize bytes = render_object_bytes(o->sh_format, o->sh_words, o->count, o->chunks) + 16;
+  if (bytes > UPLOAD_PIECE_BYTES) bytes = UPLOAD_PIECE_BYTES;
+  if (bytes > r->max_buffer / UPLOAD_PIECES) bytes = r->max_buffer / UPLOAD_PIECES;
+  bytes &= ~(VkDeviceSize)15;
+  VkDeviceSize fit = bytes > header ? (bytes - header) / per_splat : 0;
+  if (r->upload_piece_splats && r->upload_piece_splats < fit) fit = r->upload_piece_splats;
+  if (fit == 0) {
+    rlog(r, "uploading splats: a staging piece of %llu bytes holds no splat", (unsigned long long)bytes);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  uint32_t piece = fit > UINT32_MAX ? UINT32_MAX : (uint32_t)fit;
+  uint64_t pieces = 0;
+  for (uint32_t c = 0; c < o->chunks; c++) pieces += (o->chunk[c].count + (uint64_t)piece - 1) / piece;
+  if (pieces == 0) return VK_SUCCESS;
   uploader u;
-  /* both halves hold the whole object when it is small (+16: the halves' rounding down) */
-  VkDeviceSize all = render_object_bytes(o->sh_format, o->sh_words, o->count, o->chunks) + 16;
-  VkResult res = uploader_begin(r, 2 * all, &u);
+  VkResult res = uploader_begin(r, bytes, pieces < UPLOAD_PIECES ? (uint32_t)pieces : UPLOAD_PIECES, &u);
   if (res != VK_SUCCESS) return res;
-  uint32_t piece = (uint32_t)((u.half - header) / per_splat);
   for (uint32_t c = 0; c < o->chunks && res == VK_SUCCESS; c++)
     for (uint32_t at = 0; at < o->chunk[c].count && res == VK_SUCCESS; at += piece) {
       uint32_t n = o->chunk[c].count - at < piece ? o->chunk[c].count - at : piece;
       res = upload_piece(&u, sc, o, &o->chunk[c], at, n);
     }
-  for (uint32_t k = 0; k < 2 && res == VK_SUCCESS; k++) res = uploader_wait(&u, k);
+  for (uint32_t k = 0; k < u.pieces && res == VK_SUCCESS; k++) res = uploader_wait(&u, k);
   uploader_end(&u);
   return res;
 }

@@ -26,6 +26,7 @@ void app_renderer_create_budget(vkh_context *ctx, uint32_t frame_slots, splatsor
 typedef struct app_renderer_options {
   VkDeviceSize memory_budget; /* bytes; 0: the device's memory */
   uint32_t sh_precision;      /* splat_renderer_create_info.sh_precision: 32, 16, 8; 0: 16 */
+  uint32_t upload_threads;    /* splat_renderer_create_info.upload_threads; 0: the cores */
 } app_renderer_options;
 void app_renderer_create_opts(vkh_context *ctx, uint32_t frame_slots, splatsort_log_fn log, void *log_user,
                               const app_renderer_options *opts, app_renderer *out);
