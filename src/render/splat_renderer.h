@@ -178,7 +178,8 @@ uint32_t splat_renderer_scene_count(const splat_renderer *r);
  * (per splat: positions 16 bytes, shapes 16 bytes, SH by the create info's sh_precision: 3 *
  * (sh_degree + 1)^2 values at 4, 2 or 1 bytes each, rounded up to 4 bytes a splat, plus 384
  * bytes of 8-bit scale and offset tables per object chunk), then the frame's shared buffers
- * (records, centres, the depth-sort stage's, the compute raster's pairs and image). */
+ * (records, depths, the fused depth sort's keys and values, the compute raster's pairs and
+ * image). */
 typedef struct splat_renderer_memory_info {
   uint32_t splats;               /* over every object */
   VkDeviceSize positions;        /* position + opacity */
