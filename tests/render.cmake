@@ -5,7 +5,7 @@
 splatsort_test_executable(test_render
                           SOURCES test_render.c render_common.c test_render_graphics.c test_render_compute.c
                                   test_render_api.c test_render_objects.c test_render_scene.c test_render_storage.c
-                                  test_render_upload.c
+                                  test_render_upload.c test_render_stream.c
                                   renderer_debug.c
                           LIBS splat_refrender splatsort_tools splatsort_vkh m
                           INCLUDES ${PROJECT_SOURCE_DIR}/shaders/render ${PROJECT_SOURCE_DIR}/src/sort/shaders)
@@ -44,6 +44,9 @@ splatsort_lavapipe_test(render_storage COMMAND test_render storage --out ${rende
 # The upload packed on several threads: the GPU buffers byte-identical to one thread's (any subgroup
 # size would do: the subject is the CPU packing).
 splatsort_lavapipe_test(render_upload WIDTHS 256 COMMAND test_render upload --out ${render_out}/upload)
+# A streamed object (begin_object, append_object in parts): set_scene's bytes, a frame of the
+# resident splats, the 8-bit tables' bound, the errors, the upload statistics.
+splatsort_lavapipe_test(render_stream COMMAND test_render stream --out ${render_out}/stream)
 # .spz: each scene against its .spz round trip on the GPU (PSNR >= 35 dB): a generated SH-3
 # scene, the bundled one and two real ones; one subgroup size (the quantisation is the subject).
 splatsort_lavapipe_test(render_image_spz WIDTHS 256 COMMAND test_render spz --out ${render_out}/spz

@@ -123,6 +123,8 @@ void render_test_stereo(const render_args *a);
 void render_test_storage(const render_args *a);
 /* test_render_upload.c */
 void render_test_upload(const render_args *a);
+/* test_render_stream.c */
+void render_test_stream(const render_args *a);
 /* test_render_scene.c */
 void render_test_spz(const render_args *a);
 void render_test_sog(const render_args *a);

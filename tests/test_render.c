@@ -73,6 +73,10 @@ static const render_test tests[] = {
     {"upload", render_test_upload,
      "the GPU buffers of an upload are byte-identical with 1 packing thread and with 2, 3, 4, 7, 16 and the default: "
      "32/16/8-bit SH, degrees 0 and 3, 1, 3 and 10007 splats, several chunks and a wrapped staging ring"},
+    /* test_render_stream.c */
+    {"stream", render_test_stream,
+     "an object streamed in parts (begin/append/finish_object) has set_scene's GPU bytes; k of n splats resident "
+     "draw the k-splat scene's image exactly; 8-bit SH tables from the first part; errors leave resident; stats"},
     /* test_render_scene.c */
     {"spz", render_test_spz,
      "each scene against itself written as .spz and loaded back, both on the GPU (what the quantisation costs)"},

@@ -177,6 +177,13 @@ static float uint_bits(uint32_t u) {
 }
 
 
+/* The resident splats of chunk c (a streamed object's chunks fill in order). */
+static uint32_t ch_resident(const object_gpu *o, uint32_t c) {
+  const object_chunk *ch = &o->chunk[c];
+  return o->resident <= ch->first ? 0 : o->resident - ch->first < ch->count ? o->resident - ch->first : ch->count;
+}
+
+
 /* One projection of every drawn object from `cam` into the frame's slots: `mode` says whether
  * it writes the keys (the visible set, keys, depths, block counts), the records (at record
  * offset `rec`), or both. Returns the number of slots used. */
@@ -202,9 +209,9 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
     pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > o->sh_degree ? o->sh_degree : (uint32_t)f->sh_degree;
     pc.size = cam->width | cam->height << 16;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->project);
-    for (uint32_t c = 0; c < o->chunks; c++) {
+    for (uint32_t c = 0; c < o->chunks && ch_resident(o, c); c++) {
       const object_chunk *ch = &o->chunk[c];
-      pc.count = ch->count;
+      pc.count = ch_resident(o, c);
       pc.base = base + ch->first;
       VkDescriptorBufferInfo bi[SP_BINDINGS] = {
           [SP_BIND_POS] = {ch->pos.buffer, 0, VK_WHOLE_SIZE},
@@ -215,9 +222,9 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
       render_sort_bindings(r, bi, (splatsort_buffer){0});
       ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BINDINGS);
       vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-      render_dispatch_1d(r, cmd, ch->count);
+      render_dispatch_1d(r, cmd, pc.count);
     }
-    base += o->count;
+    base += o->resident; /* a streamed object's slots as those of a scene of its resident splats */
   }
   return base;
 }
@@ -300,13 +307,14 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   vkCmdResetQueryPool(cmd, r->queries, f->slot * TS_COUNT, TS_COUNT);
   timestamp(r, cmd, f->slot, TS_START);
   /* Earlier frames on the queue must be done with what this one overwrites: their reads
-   * (draw arguments, vertex fetch, sort, count copy) and their writes (write-after-write). */
+   * (draw arguments, vertex fetch, sort, count copy) and their writes (write-after-write); and
+   * uploads' copies (append_object while frames run) visible to the projection's reads. */
   ssvk_memory_barrier(&r->vk, cmd,
                       VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
                           VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
   uint32_t count = record_projection(r, cmd, f);
   splatsort_result sorted;
   VkResult res = record_sort(r, cmd, *k, f, key_bits, count, &sorted);

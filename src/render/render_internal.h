@@ -27,6 +27,7 @@ typedef struct object_chunk {
 /* One loaded splat set (an object): its own arrays, in object space, in one or more chunks. */
 typedef struct object_gpu {
   uint32_t count, sh_degree; /* count 0: the slot is free */
+  uint32_t resident;         /* splats [0, resident) copied (append_object); frames draw these */
   uint32_t sh_format, sh_words; /* SP_SH_FORMAT_*, uint32 words of SH a splat (splat_shared.h) */
   float sh8_scale[48], sh8_offset[48]; /* SP_SH_FORMAT_U8: each chunk's header (splat_sh8_range) */
   uint32_t scene_flags;                /* its scene's splat_scene_flag_bits at upload */
@@ -81,6 +82,7 @@ struct splat_renderer {
   uint32_t upload_piece_splats; /* tests/renderer_debug.c: splats per staging piece (0: from its size) */
 
   object_gpu objects[SPLAT_MAX_OBJECTS];
+  splat_upload_stats upload_stats; /* of the last upload (splat_renderer_upload_stats) */
   scene_gpu scene;
   uint32_t frame_count; /* frame slots projected in the last prepared frame */
 
@@ -128,8 +130,11 @@ uint32_t render_chunk_splats(const splat_renderer *r, uint32_t sh_format, uint32
 void render_object_destroy(splat_renderer *r, object_gpu *o);
 
 /* ---- upload.c ---- */
-/* Packs and copies a scene into an object's chunks (blocking). */
-VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc);
+/* Packs and copies `part` into an object's chunks after its resident splats (blocking; the
+ * caller has checked it and counts it resident), adding to r->upload_stats' pack, wait and bytes. */
+VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *part);
+/* Monotonic seconds. */
+double render_seconds(void);
 /* upload_threads 0: the online cores, 1..SPLAT_DEFAULT_UPLOAD_THREADS. */
 uint32_t render_default_upload_threads(void);
 

@@ -202,6 +202,74 @@ VkResult splat_renderer_memory(const splat_renderer *r, splat_renderer_memory_in
 VkResult splat_renderer_add_object(splat_renderer *r, const splat_scene *scene, uint32_t *id);
 VkResult splat_renderer_remove_object(splat_renderer *r, uint32_t id);
 
+/* A streamed object: its splats arrive in parts (e.g. as a file decodes: splat_load_options.on_part
+ * in splat_scene.h) and frames draw the part that has arrived. begin_object makes the object's
+ * GPU arrays for `count` splats at once (nothing copied yet); each append_object copies the next
+ * splats after those already resident; frames recorded after an append project, sort and draw
+ * splats [0, resident) of the object (slots as for a scene of those splats alone, so the image is
+ * that scene's); finish_object ends it early when fewer splats came than announced.
+ * add_object is begin_object + one append_object of the whole scene, set_scene the same in place
+ * of every object: one upload path, the same bytes on the GPU.
+ * 8-bit SH (create_info.sh_precision 8): the object's scale and offset tables
+ * (splat_sh8_range) are computed over the first part appended, as an upload computes them over
+ * its whole scene; a value of a later part outside that part's range of its band and channel is
+ * stored as the nearest end of the range (splat_sh8_encode clamps), so within the range a value
+ * is off by at most half a step (scale / 2), outside it by its distance from the range more.
+ * Append a first part that represents the scene (a file's first decoded piece does), or use 16. */
+typedef struct splat_object_desc {
+  const void *next;   /* reserved for later; must be NULL */
+  uint32_t count;     /* the splats to come, >= 1 */
+  uint32_t sh_degree; /* 0..SPLAT_SCENE_MAX_SH_DEGREE: every part's */
+  uint32_t flags;     /* splat_scene_flag_bits (SPLAT_SCENE_ANTIALIASED): as a scene's */
+} splat_object_desc;
+
+/* Makes an object of desc->count splats, none resident, and returns its id. The frame's shared
+ * buffers grow to the new total, so, as for add_object, no submitted frame may still use the
+ * renderer. Frames may draw it (at 0 splats it draws nothing) as soon as it exists.
+ * Errors (logged; the objects stay as they were): VK_ERROR_VALIDATION_FAILED_EXT for NULL
+ * arguments, a count of 0, a degree above 3 or desc->next not NULL; VK_ERROR_OUT_OF_HOST_MEMORY
+ * when SPLAT_MAX_OBJECTS are loaded; VK_ERROR_OUT_OF_DEVICE_MEMORY above the memory budget, the
+ * device or one frame (as add_object), or when an allocation fails. */
+VkResult splat_renderer_begin_object(splat_renderer *r, const splat_object_desc *desc, uint32_t *id);
+/* Copies part->count splats after the object's resident ones (blocking, as set_scene: packed on
+ * the upload threads, through the staging ring; the part's arrays are only read during the
+ * call), then counts them resident. part->sh_degree and sh_coeffs must be the object's;
+ * part->flags are ignored (the desc's hold). The values are checked as set_scene checks a
+ * scene, and a message names the splat by its index in the object.
+ * Synchronisation: the copies write only the object's splats beyond the resident ones, which no
+ * frame reads, so frames recorded earlier may still be in flight; the call returns once its
+ * copies are complete, on the create info's queue, and frames recorded afterwards (on that
+ * queue: the frame's first barrier makes the copies visible to it) draw the new splats too.
+ * Not thread-safe: one call on the renderer at a time, as every call.
+ * Errors (logged; the resident count stays): VK_ERROR_VALIDATION_FAILED_EXT for a bad id, a
+ * part that is NULL, empty, of another SH degree, with a NULL array or a bad value, or more
+ * splats than the object has left; others from Vulkan (the object's splats beyond the resident
+ * ones are then undefined until appended again). */
+VkResult splat_renderer_append_object(splat_renderer *r, uint32_t id, const splat_scene *part);
+/* Ends a streamed object at its resident splats (a file whose parts came to fewer than it
+ * announced, e.g. with splats dropped for non-finite values): from then on it holds `resident`
+ * splats, as if begun with that count (its unused memory is kept until it is removed). At least
+ * one splat must be resident. VK_ERROR_VALIDATION_FAILED_EXT (logged) for a bad id or none
+ * resident. Any time, no GPU work. */
+VkResult splat_renderer_finish_object(splat_renderer *r, uint32_t id);
+/* The object's resident splats (0 for no such object); its count once complete. Any time. */
+uint32_t splat_renderer_object_resident(const splat_renderer *r, uint32_t id);
+
+/* Where the time of the last upload went (set_scene, add_object or append_object; zeroed by
+ * begin_object). Wall-clock seconds on the calling thread. */
+typedef struct splat_upload_stats {
+  uint32_t splats;        /* uploaded */
+  double validate_s;      /* checking the values (check_values: one pass over the arrays) */
+  double pack_s;          /* packing into the staging pieces on the upload threads (wall time) */
+  double wait_s;          /* waiting for the pieces' copies (their fences) */
+  double total_s;         /* the whole call, with the buffers' creation for set_scene / add_object */
+  uint64_t bytes;         /* copied to the GPU */
+  double gb_per_s;        /* bytes / total_s / 1e9: the upload's rate, validation and packing included */
+} splat_upload_stats;
+
+/* Fills *out. VK_ERROR_VALIDATION_FAILED_EXT for NULL arguments. Any time, no GPU work. */
+VkResult splat_renderer_upload_stats(const splat_renderer *r, splat_upload_stats *out);
+
 /* An object drawn in a frame with its model transform (column-major object -> world: a
  * rotation, a uniform scale and a translation; positions, covariances and the SH view
  * direction follow it). */

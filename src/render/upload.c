@@ -1,6 +1,6 @@
 /* upload.c: an object's splats packed on the CPU (shape, SH at the object's precision) by the
  * renderer's upload threads and copied to its chunks through a staging ring of a few pieces. */
-#define _POSIX_C_SOURCE 200809L /* sysconf(_SC_NPROCESSORS_ONLN) */
+#define _POSIX_C_SOURCE 200809L /* sysconf(_SC_NPROCESSORS_ONLN), clock_gettime */
 #include "render_internal.h"
 
 #include "splat_project.h"
@@ -12,7 +12,15 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+
+double render_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 
 /* One splat's SH values at the object's format (splat_shared.h), into its `sh_words` words. */
@@ -112,7 +120,9 @@ typedef struct uploader {
 static VkResult uploader_wait(uploader *u, uint32_t k) {
   if (!u->pending[k]) return VK_SUCCESS;
   u->pending[k] = false;
+  double t0 = render_seconds();
   VkResult res = vkWaitForFences(u->r->vk.device, 1, &u->fence[k], VK_TRUE, UINT64_MAX);
+  u->r->upload_stats.wait_s += render_seconds() - t0;
   if (res == VK_SUCCESS) res = vkResetFences(u->r->vk.device, 1, &u->fence[k]);
   if (res != VK_SUCCESS) rlog(u->r, "uploading splats: waiting for a copy failed (%s)", ssvk_result_name(res));
   return res;
@@ -150,10 +160,10 @@ static VkResult uploader_begin(splat_renderer *r, VkDeviceSize piece_bytes, uint
 }
 
 
-/* Packs splats [first, first + count) of one chunk into the next staging piece and copies them
+/* Packs `count` splats of the part from splat `from` into the next staging piece and copies them
  * to the chunk's buffers at `at` splats in; the first piece of a chunk also its SH header. */
-static VkResult upload_piece(uploader *u, const splat_scene *sc, const object_gpu *o, const object_chunk *c,
-                             uint32_t at, uint32_t count) {
+static VkResult upload_piece(uploader *u, const splat_scene *sc, uint32_t from, const object_gpu *o,
+                             const object_chunk *c, uint32_t at, uint32_t count) {
   uint32_t k = u->next;
   u->next = (u->next + 1) % u->pieces;
   VkResult res = uploader_wait(u, k);
@@ -161,8 +171,11 @@ static VkResult upload_piece(uploader *u, const splat_scene *sc, const object_gp
   VkDeviceSize header = at == 0 ? 4ull * SP_SH_HEADER_WORDS(o->sh_format) : 0;
   VkDeviceSize base = k * u->piece_bytes, pos_size = 16ull * count, sh_size = 4ull * o->sh_words * count;
   char *m = (char *)u->staging.mapped + base;
-  pack_parallel(u->r->upload_threads, sc, o, c->first + at, count, (float *)m, (uint32_t *)(m + pos_size),
+  double t0 = render_seconds();
+  pack_parallel(u->r->upload_threads, sc, o, from, count, (float *)m, (uint32_t *)(m + pos_size),
                 (uint32_t *)(m + 2 * pos_size));
+  u->r->upload_stats.pack_s += render_seconds() - t0;
+  u->r->upload_stats.bytes += 2 * pos_size + sh_size + header;
   if (header) { /* scale[48], offset[48]: splat_shared.h */
     memcpy(m + 2 * pos_size + sh_size, o->sh8_scale, sizeof o->sh8_scale);
     memcpy(m + 2 * pos_size + sh_size + sizeof o->sh8_scale, o->sh8_offset, sizeof o->sh8_offset);
@@ -191,11 +204,12 @@ static VkResult upload_piece(uploader *u, const splat_scene *sc, const object_gp
 }
 
 
-/* Every chunk of the object through the staging ring; returns once the last copy is done. */
+/* The part's splats (object splats [resident, resident + part->count)) through the staging
+ * ring, in pieces that end at chunk ends; returns once the last copy is done. */
 VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc) {
   VkDeviceSize per_splat = 32ull + 4ull * o->sh_words, header = 4ull * SP_SH_HEADER_WORDS(o->sh_format);
-  /* a small object in one piece (+16: the piece's rounding down) */
-  VkDeviceSize bytes = render_object_bytes(o->sh_format, o->sh_words, o->count, o->chunks) + 16;
+  /* a small part in one piece (+16: the piece's rounding down; a header for each chunk it touches) */
+  VkDeviceSize bytes = render_object_bytes(o->sh_format, o->sh_words, sc->count, o->chunks) + 16;
   if (bytes > UPLOAD_PIECE_BYTES) bytes = UPLOAD_PIECE_BYTES;
   if (bytes > r->max_buffer / UPLOAD_PIECES) bytes = r->max_buffer / UPLOAD_PIECES;
   bytes &= ~(VkDeviceSize)15;
@@ -206,19 +220,22 @@ VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc) 
     return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   }
   uint32_t piece = fit > UINT32_MAX ? UINT32_MAX : (uint32_t)fit;
-  uint64_t pieces = 0;
-  for (uint32_t c = 0; c < o->chunks; c++) pieces += (o->chunk[c].count + (uint64_t)piece - 1) / piece;
-  if (pieces == 0) return VK_SUCCESS;
+  if (sc->count == 0) return VK_SUCCESS;
+  uint64_t pieces = sc->count / piece + o->chunks; /* no fewer than it takes: the ring's size */
   uploader u;
   VkResult res = uploader_begin(r, bytes, pieces < UPLOAD_PIECES ? (uint32_t)pieces : UPLOAD_PIECES, &u);
   if (res != VK_SUCCESS) return res;
-  for (uint32_t c = 0; c < o->chunks && res == VK_SUCCESS; c++)
-    for (uint32_t at = 0; at < o->chunk[c].count && res == VK_SUCCESS; at += piece) {
-      uint32_t n = o->chunk[c].count - at < piece ? o->chunk[c].count - at : piece;
-      res = upload_piece(&u, sc, o, &o->chunk[c], at, n);
-    }
+  uint32_t at = o->resident, end = o->resident + sc->count, c = 0;
+  while (at < end && res == VK_SUCCESS) {
+    while (o->chunk[c].first + o->chunk[c].count <= at) c++;
+    const object_chunk *ch = &o->chunk[c];
+    uint32_t n = ch->first + ch->count - at; /* to the chunk's end, the part's, a piece */
+    n = n < end - at ? n : end - at;
+    n = n < piece ? n : piece;
+    res = upload_piece(&u, sc, at - o->resident, o, ch, at - ch->first, n);
+    at += n;
+  }
   for (uint32_t k = 0; k < u.pieces && res == VK_SUCCESS; k++) res = uploader_wait(&u, k);
   uploader_end(&u);
   return res;
 }
-
