@@ -5,6 +5,7 @@
 #include "host_pass.h"
 #include "input.h"
 #include "objects.h"
+#include "stream.h"
 #include "vkh.h"
 
 #include <math.h>
@@ -38,6 +39,15 @@ typedef struct headless {
   gpu_clock *clock;        /* --bench: the SM clock (NULL without NVML) */
   char clock_note[256];
   gpu_clock_stats clock_stats; /* read after each measured frame */
+  /* the load's phases (load: lines): seconds since the open started, less not_counted (the
+   * device's setup in the blocking path, which opens the file first) */
+  double t_open, not_counted;
+  bool full_frame_said;
+  splat_upload_stats upload; /* the uploads', added up */
+  viewer_loader *loader;     /* --stream */
+  viewer_stream stream;
+  bool loading;              /* --stream: frames while the scene arrives (no grid, no read-back) */
+  uint32_t loading_frames;
 } headless;
 
 static double seconds(void) {
@@ -46,9 +56,13 @@ static double seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Seconds of the load so far (its load: lines). */
+static double since_open(const headless *h) { return seconds() - h->t_open - h->not_counted; }
+
 /* Every scene of the command line, read and decoded (uploaded later, setup_gpu). */
 static int load_scenes(headless *h) {
   const splatview_options *o = h->o;
+  h->t_open = seconds();
   for (uint32_t i = 0; i < o->scene_count; i++) {
     const char *path = o->scenes[i];
     splat_scene *scene = &h->scenes[i];
@@ -63,6 +77,7 @@ static int load_scenes(headless *h) {
       fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", path,
               scene->dropped, scene->clamped);
   }
+  printf("load: decoded %.3f s\n", since_open(h));
   return 0;
 }
 
@@ -71,6 +86,8 @@ static int load_scenes(headless *h) {
 static int load_view(headless *h) {
   const splatview_options *o = h->o;
   char err[1024];
+  splat_cameras_free(h->cams); /* --stream frames the first part, then the whole scene */
+  h->cams = NULL;
   if (o->cameras && splat_cameras_load(o->cameras, &h->cams, &h->cam_count, err, sizeof err) != 0) goto fail;
   h->width = o->width;
   h->height = o->height;
@@ -99,15 +116,30 @@ static void print_scene_memory(const splat_renderer *r, uint32_t sh_bits) {
 }
 
 
-/* The device, and the renderer with every scene on it as an object, side by side. */
-static int setup_gpu(headless *h) {
+/* The device and the renderer (its time is not the load's). */
+static void create_gpu(headless *h) {
   const splatview_options *o = h->o;
+  double t0 = seconds();
   vkh_options vo = vkh_default_options(false);
   vkh_init(&h->ctx, &vo);
   if (o->bench) h->clock = gpu_clock_open_vk(h->ctx.physical_device, h->clock_note, sizeof h->clock_note);
   app_renderer_options ro = {.memory_budget = (VkDeviceSize)h->o->memory_budget_mib << 20,
                              .sh_precision = h->o->sh_precision, .upload_threads = h->o->upload_threads};
   app_renderer_create_opts(&h->ctx, 1, vkh_sort_log, NULL, &ro, &h->ar);
+  if (h->t_open) h->not_counted += seconds() - t0;
+}
+
+static int check_sort(headless *h) {
+  if (splat_renderer_has_sort(h->ar.renderer, h->o->sort)) return 0;
+  fprintf(stderr, "splatview: --sort %s is not available on %s\n", splatsort_algorithm_name(h->o->sort),
+          h->ctx.props.deviceName);
+  return -1;
+}
+
+/* The device, and the renderer with every scene on it as an object, side by side. */
+static int setup_gpu(headless *h) {
+  const splatview_options *o = h->o;
+  create_gpu(h);
   double t0 = seconds();
   for (uint32_t i = 0; i < o->scene_count; i++) {
     VkResult res = viewer_objects_add(&h->objects, h->ar.renderer, &h->scenes[i], o->scenes[i], i == 0);
@@ -116,16 +148,15 @@ static int setup_gpu(headless *h) {
               vkh_result_name(res));
       return -1;
     }
+    splat_upload_stats st;
+    splat_renderer_upload_stats(h->ar.renderer, &st);
+    viewer_upload_stats_add(&h->upload, &st);
     splat_scene_free(&h->scenes[i]);
   }
+  printf("load: uploaded %.3f s\n", since_open(h));
   if (o->bench) printf("scene: uploaded to the GPU in %.2f s\n", seconds() - t0);
   if (o->bench) print_scene_memory(h->ar.renderer, o->sh_precision ? o->sh_precision : 16);
-  if (!splat_renderer_has_sort(h->ar.renderer, o->sort)) {
-    fprintf(stderr, "splatview: --sort %s is not available on %s\n", splatsort_algorithm_name(o->sort),
-            h->ctx.props.deviceName);
-    return -1;
-  }
-  return 0;
+  return check_sort(h);
 }
 
 /* The timings file, the read-back buffer and the grid (once the image size is known). */
@@ -188,7 +219,7 @@ static int render_frame(headless *h, uint32_t frame, bool readback) {
   splat_frame f = make_frame(h, &cam);
   VkCommandBuffer cmd = vkh_begin(&h->ctx);
   VkResult res = VK_SUCCESS;
-  if (o->grid)
+  if (o->grid && !h->loading)
     viewer_host_pass_record(&h->hp, cmd, h->ar.renderer, &f, h->grid[0], h->grid[1], h->grid[2]);
   else
     res = splat_renderer_cmd_render(h->ar.renderer, cmd, &f);
@@ -248,6 +279,12 @@ static int render_frames(headless *h) {
   for (uint32_t frame = 0; frame < o->frames; frame++) {
     bool out = o->out && frame + 1 == o->frames;
     if (render_frame(h, frame, out) != 0) return -1;
+    if (!h->full_frame_said) {
+      char text[256];
+      viewer_upload_stats_text(&h->upload, text, sizeof text);
+      printf("load: first full frame %.3f s\nload: upload: %s\n", since_open(h), text);
+      h->full_frame_said = true;
+    }
     if (o->bench) gpu_clock_stats_add(h->clock, &h->clock_stats);
     app_stats_add(&h->stats, &h->last);
     if (h->csv) app_timings_row(h->csv, h->warmup_frames + frame, &h->last);
@@ -304,6 +341,7 @@ static int report(headless *h) {
  * layer spoke. */
 static int headless_destroy(headless *h, int status) {
   if (h->csv) fclose(h->csv);
+  viewer_loader_destroy(h->loader); /* cancels and joins a load still running */
   vkh_buffer_destroy(&h->ctx, &h->readback);
   app_stats_free(&h->stats);
   viewer_host_pass_destroy(&h->hp);
@@ -319,9 +357,88 @@ static int headless_destroy(headless *h, int status) {
   return status;
 }
 
+/* --stream: the first part placed as the object and framed; later the whole scene. */
+static int place_first_part(headless *h) {
+  viewer_stream *s = &h->stream;
+  viewer_object *ob = &h->objects.at[0];
+  *ob = (viewer_object){.id = s->id, .count = s->total};
+  app_scene_name(ob->name, sizeof ob->name, h->o->scene);
+  memcpy(ob->lo, s->lo, sizeof ob->lo);
+  memcpy(ob->hi, s->hi, sizeof ob->hi);
+  h->objects.count = 1;
+  printf("load: first part %.3f s (%u of %u splats)\n", s->t_first_part - h->not_counted, s->resident, s->total);
+  return load_view(h);
+}
+
+/* --stream: parts appended as they come, 50 ms at most between two frames, a frame drawn
+ * (and waited for) after each round once a splat is resident, until the load has ended. */
+static int stream_parts(headless *h) {
+  viewer_stream *s = &h->stream;
+  char err[1200];
+  for (;;) {
+    viewer_load_status st;
+    viewer_loader_status(h->loader, &st);
+    if (st.finished) return 0; /* the worker waits on each part: none is left */
+    uint32_t parts = s->parts;
+    if (viewer_stream_pump(s, h->loader, h->ar.renderer, 0.05, 0.01, h->t_open, NULL, NULL, err, sizeof err) < 0) {
+      fprintf(stderr, "splatview: %s: %s\n", h->o->scene, err);
+      return -1;
+    }
+    if (parts == 0 && s->parts > 0 && place_first_part(h) != 0) return -1;
+    if (!s->resident) continue;
+    if (render_frame(h, 0, false) != 0) return -1;
+    if (h->loading_frames++ == 0)
+      printf("load: first frame %.3f s (%u of %u splats resident)\n", since_open(h), s->resident, s->total);
+  }
+}
+
+/* --stream: the device first, then the scene drawn while it loads; ends with every splat
+ * resident and the view framing the whole scene, as the blocking path's. */
+static int stream_scene(headless *h) {
+  const splatview_options *o = h->o;
+  char err[1200];
+  if (o->scene_count != 1) {
+    fprintf(stderr, "splatview: --stream opens one scene (%u given)\n", o->scene_count);
+    return -1;
+  }
+  create_gpu(h);
+  if (check_sort(h) != 0) return -1;
+  h->raster = o->raster == SPLATVIEW_RASTER_COMPUTE ? SPLAT_RASTER_COMPUTE : SPLAT_RASTER_GRAPHICS;
+  h->loader = viewer_loader_create();
+  h->t_open = seconds();
+  if (!h->loader || viewer_loader_start(h->loader, o->scene, true, err, sizeof err) != 0) {
+    fprintf(stderr, "splatview: %s\n", h->loader ? err : "out of memory");
+    return -1;
+  }
+  h->loading = true;
+  if (stream_parts(h) != 0) return -1;
+  h->loading = false;
+  splat_scene scene;
+  double secs;
+  int rc = viewer_loader_take(h->loader, &scene, &secs, err, sizeof err);
+  if (rc == 0 && viewer_stream_finish(&h->stream, h->ar.renderer, err, sizeof err) != 0) rc = -1;
+  if (rc != 0) {
+    splat_scene_free(&scene);
+    fprintf(stderr, "splatview: %s\n", rc == SPLAT_SCENE_CANCELLED ? "loading was cancelled" : err);
+    return -1;
+  }
+  printf("load: full scene %.3f s (%u splats in %u parts, %u frames drawn while loading)\n", since_open(h),
+         h->stream.resident, h->stream.parts, h->loading_frames);
+  h->upload = h->stream.stats;
+  viewer_object *ob = &h->objects.at[0];
+  ob->count = h->stream.resident;
+  app_scene_bounds(&scene, ob->lo, ob->hi);
+  if (scene.dropped || scene.clamped)
+    fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", o->scene,
+            scene.dropped, scene.clamped);
+  splat_scene_free(&scene);
+  return load_view(h);
+}
+
 int splatview_run_headless(const splatview_options *o) {
   headless h = {.o = o};
-  if (load_scenes(&h) != 0 || setup_gpu(&h) != 0 || load_view(&h) != 0 || setup_output(&h) != 0)
+  if (o->stream ? stream_scene(&h) != 0 || setup_output(&h) != 0
+                : load_scenes(&h) != 0 || setup_gpu(&h) != 0 || load_view(&h) != 0 || setup_output(&h) != 0)
     return headless_destroy(&h, 1);
   choose_raster(&h);
   if (render_frames(&h) != 0) return headless_destroy(&h, 1);

@@ -12,12 +12,16 @@ struct viewer_loader {
   pthread_t thread;
   bool started;                 /* a thread to join */
   volatile int cancel;          /* splat_load_progress.cancel: written here, read by the library */
+  bool stream;                  /* parts handed over (on_part) */
+  pthread_cond_t part_cond;     /* a part waits, or it was taken, or a cancel */
 
   /* under lock */
   bool finished;
   const char *phase;
   uint64_t done, total, bytes;
   double t0, phase_t0, t_end;
+  bool part_waiting;
+  viewer_load_part part;
 
   /* the worker's own until it has finished, then the main thread's */
   char path[1024];
@@ -36,6 +40,7 @@ viewer_loader *viewer_loader_create(void) {
   viewer_loader *l = calloc(1, sizeof *l);
   if (!l) return NULL;
   pthread_mutex_init(&l->lock, NULL);
+  pthread_cond_init(&l->part_cond, NULL);
   return l;
 }
 
@@ -51,19 +56,55 @@ static void on_progress(void *user, const char *phase, uint64_t done, uint64_t t
   pthread_mutex_unlock(&l->lock);
 }
 
+/* On the worker thread (splat_load_options.on_part): hands the part to the main thread and
+ * waits until it is taken or the load cancelled. */
+static int on_part(void *user, const splat_scene *part, uint32_t first, uint32_t total) {
+  viewer_loader *l = user;
+  pthread_mutex_lock(&l->lock);
+  l->part = (viewer_load_part){part, first, total};
+  l->part_waiting = true;
+  pthread_cond_broadcast(&l->part_cond);
+  while (l->part_waiting && !l->cancel) pthread_cond_wait(&l->part_cond, &l->lock);
+  l->part_waiting = false;
+  int stop = l->cancel;
+  pthread_mutex_unlock(&l->lock);
+  return stop;
+}
+
+/* TEMPORARY until splat_load_options.on_part lands from main: the loaded scene handed over as
+ * the hook will, an empty part with the total, then parts of PART_SPLATS. */
+enum { PART_SPLATS = 1u << 16 };
+static int fake_parts(viewer_loader *l) {
+  splat_scene *s = &l->scene, p = *s;
+  p.count = 0;
+  p.positions = p.scales = p.rotations = p.opacities = p.sh = NULL;
+  if (on_part(l, &p, 0, s->count)) return SPLAT_SCENE_CANCELLED;
+  size_t v = (size_t)s->sh_coeffs * 3;
+  for (uint32_t at = 0; at < s->count; at += p.count) {
+    p = *s;
+    p.count = s->count - at < PART_SPLATS ? s->count - at : PART_SPLATS;
+    p.positions = s->positions + 3ull * at, p.scales = s->scales + 3ull * at, p.rotations = s->rotations + 4ull * at;
+    p.opacities = s->opacities + at, p.sh = s->sh + v * at;
+    if (on_part(l, &p, at, s->count)) return SPLAT_SCENE_CANCELLED;
+  }
+  return 0;
+}
+
 static void *worker(void *arg) {
   viewer_loader *l = arg;
   splat_load_progress p = {on_progress, l, &l->cancel};
   splat_load_options o = {.progress = &p}; /* threads 0: every core */
   l->rc = splat_scene_load_ex2(l->path, &l->scene, &o, l->err, sizeof l->err);
+  if (l->rc == 0 && l->stream && (l->rc = fake_parts(l)) != 0) splat_scene_free(&l->scene);
   pthread_mutex_lock(&l->lock);
   l->finished = true;
   l->t_end = now_s();
+  pthread_cond_broadcast(&l->part_cond); /* a main thread waiting for a part */
   pthread_mutex_unlock(&l->lock);
   return NULL;
 }
 
-int viewer_loader_start(viewer_loader *l, const char *path, char *err, size_t n) {
+int viewer_loader_start(viewer_loader *l, const char *path, bool stream, char *err, size_t n) {
   if (l->started) {
     snprintf(err, n, "%s: a scene is still loading", path);
     return -1;
@@ -77,6 +118,8 @@ int viewer_loader_start(viewer_loader *l, const char *path, char *err, size_t n)
   l->err[0] = 0;
   l->rc = -1;
   l->cancel = 0;
+  l->stream = stream;
+  l->part_waiting = false;
   l->finished = false;
   l->phase = "open";
   l->done = l->total = l->bytes = 0;
@@ -91,7 +134,36 @@ int viewer_loader_start(viewer_loader *l, const char *path, char *err, size_t n)
 }
 
 void viewer_loader_cancel(viewer_loader *l) {
-  if (l && l->started) l->cancel = 1;
+  if (!l || !l->started) return;
+  pthread_mutex_lock(&l->lock);
+  l->cancel = 1;
+  pthread_cond_broadcast(&l->part_cond); /* a worker waiting on its part gives up */
+  pthread_mutex_unlock(&l->lock);
+}
+
+int viewer_loader_part(viewer_loader *l, viewer_load_part *p, double wait_s) {
+  if (!l->started) return 0;
+  pthread_mutex_lock(&l->lock);
+  if (!l->part_waiting && !l->finished && wait_s > 0) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    double t = (double)until.tv_nsec * 1e-9 + wait_s;
+    until.tv_sec += (time_t)t;
+    until.tv_nsec = (long)((t - (double)(time_t)t) * 1e9);
+    while (!l->part_waiting && !l->finished && pthread_cond_timedwait(&l->part_cond, &l->lock, &until) == 0) {
+    }
+  }
+  int got = l->part_waiting;
+  if (got) *p = l->part;
+  pthread_mutex_unlock(&l->lock);
+  return got;
+}
+
+void viewer_loader_part_done(viewer_loader *l) {
+  pthread_mutex_lock(&l->lock);
+  l->part_waiting = false;
+  pthread_cond_broadcast(&l->part_cond);
+  pthread_mutex_unlock(&l->lock);
 }
 
 void viewer_loader_status(viewer_loader *l, viewer_load_status *s) {
@@ -134,6 +206,7 @@ void viewer_loader_destroy(viewer_loader *l) {
     pthread_join(l->thread, NULL);
   }
   splat_scene_free(&l->scene);
+  pthread_cond_destroy(&l->part_cond);
   pthread_mutex_destroy(&l->lock);
   free(l);
 }

@@ -32,10 +32,25 @@ viewer_loader *viewer_loader_create(void);
 void viewer_loader_destroy(viewer_loader *l);
 
 /* Starts loading `path` on a new thread. Returns 0, or -1 with a message in err when a load
- * is still running or not taken, or the thread cannot be started. */
-int viewer_loader_start(viewer_loader *l, const char *path, char *err, size_t err_size);
+ * is still running or not taken, or the thread cannot be started. `stream`: the worker hands
+ * each decoded part over (viewer_loader_part) and waits until it is taken. */
+int viewer_loader_start(viewer_loader *l, const char *path, bool stream, char *err, size_t err_size);
+
+/* A part of a streamed load (splat_load_options.on_part): splats [first, first + count) of the
+ * scene, `total` the splats the file declares; the first part has count 0 (the scene's degree
+ * and flags, to make room). */
+typedef struct viewer_load_part {
+  const splat_scene *scene;
+  uint32_t first, total;
+} viewer_load_part;
+/* The part the worker waits on: 1 with it in *p (its arrays valid until viewer_loader_part_done),
+ * 0 when none came within `wait_s` seconds. The main thread's. */
+int viewer_loader_part(viewer_loader *l, viewer_load_part *p, double wait_s);
+/* Lets the worker go on after the part viewer_loader_part returned. */
+void viewer_loader_part_done(viewer_loader *l);
 /* Asks the running load to stop (it ends SPLAT_SCENE_CANCELLED within one read piece or
- * decode block unless it finishes first). No effect when none runs. */
+ * decode block unless it finishes first; a part not yet taken is dropped). No effect when none
+ * runs. */
 void viewer_loader_cancel(viewer_loader *l);
 void viewer_loader_status(viewer_loader *l, viewer_load_status *s);
 

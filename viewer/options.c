@@ -71,6 +71,13 @@ void splatview_usage(FILE *f) {
           "  --vsync on|off          windowed: start with vsync on (default) or off\n",
           splatview_default_scene());
   fputs(
+          "  --stream                headless: draw frames while the (one) scene loads, each part\n"
+          "                          uploaded as it is decoded; prints load: lines with the time\n"
+          "                          to the first part, first frame, full scene and first full\n"
+          "                          frame (without it, the blocking load's load: lines)\n"
+          "  --keep-until-loaded     windowed: keep drawing the current scene while a new one\n"
+          "                          loads, and swap when it is complete (default: the new one\n"
+          "                          fills in as it arrives)\n"
           "  --convert IN OUT        load IN (.ply, compressed .ply, .splat, .spz) and write it to\n"
           "                          OUT as a 3DGS .ply or a .spz (version 4), then exit; no GPU\n"
           "  --help                  this text\n"
@@ -131,12 +138,14 @@ enum {
   OPT_HEADLESS = 256, OPT_BENCH, OPT_GRID, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
   OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS, OPT_CONVERT, OPT_SH_PRECISION, OPT_UPLOAD_THREADS,
+  OPT_STREAM, OPT_KEEP_UNTIL_LOADED,
 };
 
 /* The flags first, then the options that take a value. */
 static const struct option long_options[] = {
     {"help", no_argument, NULL, 'h'}, {"headless", no_argument, NULL, OPT_HEADLESS},
     {"bench", no_argument, NULL, OPT_BENCH}, {"grid", no_argument, NULL, OPT_GRID},
+    {"stream", no_argument, NULL, OPT_STREAM}, {"keep-until-loaded", no_argument, NULL, OPT_KEEP_UNTIL_LOADED},
     {"out", required_argument, NULL, OPT_OUT}, {"screenshot", required_argument, NULL, OPT_SCREENSHOT},
     {"timings", required_argument, NULL, OPT_TIMINGS}, {"cameras", required_argument, NULL, OPT_CAMERAS},
     {"size", required_argument, NULL, OPT_SIZE}, {"camera", required_argument, NULL, OPT_CAMERA},
@@ -320,6 +329,8 @@ static int apply(int opt, char **argv, splatview_options *o, parse_state *st, ch
   case OPT_HEADLESS: o->headless = true; return 0;
   case OPT_BENCH: o->bench = true; return 0;
   case OPT_GRID: o->grid = true; return 0;
+  case OPT_STREAM: o->stream = true; return 0;
+  case OPT_KEEP_UNTIL_LOADED: o->keep_until_loaded = true; return 0;
   case OPT_OUT: o->out = optarg; return 0;
   case OPT_SCREENSHOT: o->screenshot = optarg; return 0;
   case OPT_TIMINGS: o->timings = optarg; return 0;

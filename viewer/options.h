@@ -29,6 +29,8 @@ typedef struct splatview_options {
   uint32_t scene_count;
   bool headless, bench, help, vsync;
   bool grid;                /* draw an opaque reference grid under the splats (host pass) */
+  bool stream;              /* --stream: headless frames while the scene loads */
+  bool keep_until_loaded;   /* --keep-until-loaded: the window draws the old scene until the new one is in */
   const char *out;          /* PNG of the last frame (headless) */
   uint32_t width, height;
   bool size_given;

@@ -12,7 +12,7 @@ int window_loads_begin(window_loads *l, const char *path, char *err, size_t n) {
     snprintf(err, n, "out of memory");
     return -1;
   }
-  return viewer_loader_start(l->loader, path, err, n);
+  return viewer_loader_start(l->loader, path, false, err, n);
 }
 
 void window_loads_end(window_loads *l) {
@@ -55,7 +55,7 @@ int window_loads_start_pending(window_loads *l, uint32_t frames, char *err, size
     viewer_loader_cancel(l->loader);
     return 0;
   }
-  int rc = viewer_loader_start(l->loader, l->pending, err, n);
+  int rc = viewer_loader_start(l->loader, l->pending, false, err, n);
   l->frame0 = frames;
   l->running_add = l->pending_add;
   free(l->pending);
