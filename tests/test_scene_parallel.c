@@ -371,6 +371,92 @@ static void test_shrinking(void) {
   printf("a file that shrinks while loading: an error at every thread count\n");
 }
 
+/* on_part's parts put together: they must come in order, after one empty first part. */
+typedef struct assembly {
+  splat_scene s;       /* arrays sized for `total` */
+  uint32_t total, parts, next, stop_at;
+  bool begun, ok;
+} assembly;
+
+static int on_part(void *user, const splat_scene *part, uint32_t first, uint32_t total) {
+  assembly *a = user;
+  if (!a->begun) {
+    a->begun = true;
+    a->ok = part->count == 0 && part->positions == NULL && first == 0;
+    a->total = total;
+    a->s = (splat_scene){.sh_degree = part->sh_degree, .sh_coeffs = part->sh_coeffs, .flags = part->flags};
+    size_t k = (size_t)part->sh_coeffs * 3;
+    a->s.positions = malloc(total * 12ull), a->s.scales = malloc(total * 12ull);
+    a->s.rotations = malloc(total * 16ull), a->s.opacities = malloc(total * 4ull);
+    a->s.sh = malloc(total * k * 4);
+    return 0;
+  }
+  size_t n = part->count, k = (size_t)a->s.sh_coeffs * 3;
+  if (first != a->next || n == 0 || (uint64_t)first + n > a->total || part->sh_coeffs != a->s.sh_coeffs ||
+      part->flags != a->s.flags || total != a->total) {
+    a->ok = false;
+    return 1;
+  }
+  memcpy(a->s.positions + 3ull * first, part->positions, n * 12);
+  memcpy(a->s.scales + 3ull * first, part->scales, n * 12);
+  memcpy(a->s.rotations + 4ull * first, part->rotations, n * 16);
+  memcpy(a->s.opacities + first, part->opacities, n * 4);
+  memcpy(a->s.sh + k * first, part->sh, n * k * 4);
+  a->next += (uint32_t)n;
+  return ++a->parts == a->stop_at;
+}
+
+/* The parts, put together in order, are the scene the load returns; a nonzero answer cancels. */
+static void stream_file(const char *what, const char *path, uint32_t min_parts_at_2) {
+  splat_scene ref;
+  char err[600];
+  CHECK(splat_scene_load(path, &ref, err, sizeof err) == 0, "%s: reference load: %s", what, err);
+  for (int t = 0; t < NTHREADS; ++t) {
+    assembly a = {0};
+    splat_load_options o = {.threads = thread_counts[t], .on_part = on_part, .part_user = &a};
+    splat_scene s;
+    int rc = splat_scene_load_ex2(path, &s, &o, err, sizeof err);
+    a.s.count = a.next;
+    memcpy(a.s.bounds_min, s.bounds_min, sizeof s.bounds_min), memcpy(a.s.bounds_max, s.bounds_max, sizeof s.bounds_max);
+    a.s.dropped = s.dropped, a.s.clamped = s.clamped;
+    CHECK(rc == 0 && a.ok && same_scene(&a.s, &s) && same_scene(&s, &ref) && a.total >= s.count,
+          "%s, %u threads: rc %d '%s', %u parts of %u splats (declared %u), the load's %u: %s", what, o.threads, rc,
+          err, a.parts, a.next, a.total, s.count, a.ok ? "different bytes" : "parts out of order");
+    CHECK(o.threads < 2 || a.parts >= min_parts_at_2, "%s, %u threads: %u parts", what, o.threads, a.parts);
+    if (rc == 0) splat_scene_free(&s);
+    splat_scene_free(&a.s);
+    /* the first or the second part asks to stop */
+    for (uint32_t stop = 1; stop <= 2; ++stop) {
+      a = (assembly){.stop_at = stop};
+      memset(&s, 0xab, sizeof s);
+      rc = splat_scene_load_ex2(path, &s, &o, err, sizeof err);
+      bool whole = a.parts == 1 && a.next == ref.count;
+      CHECK((rc == SPLAT_SCENE_CANCELLED && strstr(err, ": cancelled") && is_zero_scene(&s) && a.parts == stop) ||
+                (stop == 2 && whole && rc == 0),
+            "%s, %u threads, stop at part %u: rc %d '%s', %u parts", what, o.threads, stop, rc, err, a.parts);
+      if (rc == 0) splat_scene_free(&s);
+      splat_scene_free(&a.s);
+    }
+  }
+  splat_scene_free(&ref);
+}
+
+static void test_stream(void) {
+  rng_state = 123;
+  buf b = make_ply(300007, 300007, 1, true, L_MIXED, true);
+  write_file(tmp_path("stream.ply"), b.data, b.size);
+  free(b.data);
+  stream_file(".ply with dropped splats, streamed", tmp_path("stream.ply"), 2);
+  remove(tmp_path("stream.ply"));
+  rng_state = 124;
+  b = make_splat(70001);
+  write_file(tmp_path("stream.splat"), b.data, b.size);
+  free(b.data);
+  stream_file(".splat, streamed", tmp_path("stream.splat"), 2);
+  remove(tmp_path("stream.splat"));
+  printf("on_part: the parts in order make the scene loaded, at every thread count; a stop cancels\n");
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: test_scene_parallel TMPDIR\n");
@@ -385,6 +471,7 @@ int main(int argc, char **argv) {
   test_errors();
   test_progress_cancel();
   test_shrinking();
+  test_stream();
   if (failures) fprintf(stderr, "test_scene_parallel: %d failures\n", failures);
   return failures ? 1 : 0;
 }

@@ -91,7 +91,8 @@ int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_op
                          size_t err_size) {
   const splat_load_progress *progress = options ? options->progress : NULL;
   scene_progress prog = {progress, false};
-  scene_error e = {path ? path : "<null>", err, err_size, progress ? &prog : NULL};
+  scene_stream stream = {options ? options->on_part : NULL, options ? options->part_user : NULL, false, false};
+  scene_error e = {path ? path : "<null>", err, err_size, progress ? &prog : NULL, &stream};
   if (err != NULL && err_size > 0) err[0] = '\0';
   if (out == NULL) return scene_fail(&e, "no output scene given");
   memset(out, 0, sizeof *out);
@@ -120,8 +121,13 @@ int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_op
       free(data);
     }
   }
+  /* a format that did not stream hands its scene over whole */
+  if (rc == 0 && !stream.begun && scene_stream_part(&stream, out, 0, out->count, &e) != 0) {
+    splat_scene_free(out);
+    rc = -1;
+  }
   if (rc != 0) memset(out, 0, sizeof *out);
-  return prog.cancelled ? SPLAT_SCENE_CANCELLED : rc;
+  return prog.cancelled || stream.cancelled ? SPLAT_SCENE_CANCELLED : rc;
 }
 
 int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_progress *progress, char *err,

@@ -35,6 +35,21 @@ int scene_report(const scene_error *e, const char *phase, uint64_t done, uint64_
   return scene_fail(e, "cancelled");
 }
 
+int scene_stream_part(scene_stream *st, const splat_scene *part, uint32_t first, uint64_t total,
+                      const scene_error *e) {
+  if (st == NULL || st->on_part == NULL) return 0;
+  uint32_t declared = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
+  if (!st->begun) {
+    st->begun = true;
+    splat_scene empty = {.sh_degree = part->sh_degree, .sh_coeffs = part->sh_coeffs, .flags = part->flags};
+    if (st->on_part(st->user, &empty, 0, declared) != 0) goto cancel;
+  }
+  if (part->count == 0 || st->on_part(st->user, part, first, declared) == 0) return 0;
+cancel:
+  st->cancelled = true;
+  return scene_fail(e, "cancelled");
+}
+
 const char *scene_token(char buf[64], const char *s, size_t n) {
   size_t m = n > 48 ? 48 : n;
   for (size_t i = 0; i < m; ++i) {

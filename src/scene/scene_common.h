@@ -22,13 +22,30 @@ typedef struct scene_progress {
   bool cancelled;
 } scene_progress;
 
+typedef struct scene_error scene_error;
+
+/* splat_load_options.on_part and what it has been given: `begun` once the empty first part
+ * went out, `cancelled` once it asked the load to stop. */
+typedef struct scene_stream {
+  int (*on_part)(void *user, const splat_scene *part, uint32_t first, uint32_t total);
+  void *user;
+  bool begun, cancelled;
+} scene_stream;
+
+/* Hands `part` (splats [first, first + part->count) of a scene of `total` declared splats) to
+ * the stream, the empty part first; -1 (with "<name>: cancelled") when the callback asks to
+ * stop. No stream: 0. */
+int scene_stream_part(scene_stream *st, const splat_scene *part, uint32_t first, uint64_t total,
+                      const scene_error *e);
+
 /* Where an error goes: "<name>: <message>"; and where progress goes (NULL: nowhere). */
-typedef struct scene_error {
+struct scene_error {
   const char *name;
   char *buf;
   size_t size;
   scene_progress *progress;
-} scene_error;
+  scene_stream *stream; /* NULL: no streaming */
+};
 
 #if defined(__GNUC__)
 #define SCENE_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -88,6 +105,7 @@ struct scene_rows {
   uint64_t count;        /* rows, dropped ones included */
   size_t offset, stride; /* byte of the first row in the file; bytes a row (> 0) */
   uint32_t sh_degree;
+  uint32_t flags;        /* splat_scene_flag_bits of the scene, known from the header */
   /* Decodes n rows at `rows` into the slots from *slot on (kept splats only, in order),
    * advancing *slot and adding clamped values to *clamped. Called on several threads at once,
    * each on its own slots. */

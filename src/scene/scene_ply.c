@@ -730,7 +730,6 @@ int scene_load_ply_file(int fd, size_t size, unsigned threads, splat_scene *out,
   free(head);
   free(h);
   if (rc != 0) return rc;
-  rc = scene_decode_file(fd, size, &rows, threads, out, e);
-  if (rc == 0 && aa) out->flags |= SPLAT_SCENE_ANTIALIASED;
-  return rc;
+  rows.flags = aa ? SPLAT_SCENE_ANTIALIASED : 0;
+  return scene_decode_file(fd, size, &rows, threads, out, e);
 }

@@ -36,6 +36,7 @@ int scene_decode_memory(const uint8_t *data, const scene_rows *r, splat_scene *o
 typedef struct piece {
   uint64_t first, n, kept;
   uint32_t clamped;
+  bool done;       /* decoded (under the job's mutex) */
   bool failed;     /* a read came short: the file shrank, or read_errno */
   int read_errno;
   size_t fail_at;  /* the byte the short read started at */
@@ -53,6 +54,8 @@ typedef struct job {
   pthread_mutex_t mu;        /* guards what follows */
   pthread_cond_t changed;
   uint64_t done;             /* rows of the pieces completed */
+  uint64_t handed;           /* pieces given to the stream, in file order */
+  uint64_t handed_splats;    /* the splats they held */
   unsigned running;
   bool no_memory;
 } job;
@@ -101,6 +104,7 @@ static void *worker(void *arg) {
     pthread_mutex_lock(&j->mu);
     if (p->failed) atomic_store(&j->stop, 1);
     else j->done += p->n;
+    p->done = !p->failed && !atomic_load(&j->stop);
     pthread_cond_signal(&j->changed);
     pthread_mutex_unlock(&j->mu);
   }
@@ -116,12 +120,35 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+/* The next piece in file order to the stream (called with the mutex held, which it drops
+ * meanwhile): its kept splats, where they sit until compact() moves them. */
+static void hand_piece(job *j, const scene_error *e) {
+  const piece *p = &j->pieces[j->handed++];
+  const splat_scene *s = j->s;
+  size_t a = (size_t)p->first, nsh = (size_t)s->sh_coeffs * 3;
+  splat_scene part = {.count = (uint32_t)p->kept, .sh_degree = s->sh_degree, .sh_coeffs = s->sh_coeffs,
+                      .flags = s->flags, .positions = s->positions + a * 3, .scales = s->scales + a * 3,
+                      .rotations = s->rotations + a * 4, .opacities = s->opacities + a, .sh = s->sh + a * nsh};
+  uint32_t first = (uint32_t)j->handed_splats;
+  j->handed_splats += p->kept;
+  pthread_mutex_unlock(&j->mu);
+  int rc = scene_stream_part(e->stream, &part, first, j->r->count, e);
+  pthread_mutex_lock(&j->mu);
+  if (rc != 0) atomic_store(&j->stop, 1);
+}
+
 /* Waits for the workers, reporting "decode" as pieces complete (never the end: scene_finish
- * does); a cancel stops them. */
+ * does) and handing them to the stream in file order; a cancel stops them. */
 static void watch(job *j, const scene_error *e) {
   uint64_t reported = 0;
+  bool streaming = e->stream != NULL && e->stream->on_part != NULL;
   pthread_mutex_lock(&j->mu);
-  while (j->running > 0) {
+  for (;;) {
+    if (streaming && !atomic_load(&j->stop) && j->handed < j->npieces && j->pieces[j->handed].done) {
+      hand_piece(j, e);
+      continue;
+    }
+    if (j->running == 0) break;
     if (e->progress != NULL && j->done != reported && j->done < j->r->count && !atomic_load(&j->stop)) {
       reported = j->done;
       pthread_mutex_unlock(&j->mu);
@@ -157,6 +184,7 @@ static uint64_t compact(const job *j) {
 /* Why the load stopped, if it did: the first failed piece (in file order), or no memory. */
 static int stopped(const job *j, size_t size, const scene_error *e) {
   if (e->progress != NULL && e->progress->cancelled) return -1; /* scene_report wrote "cancelled" */
+  if (e->stream != NULL && e->stream->cancelled) return -1;     /* so did scene_stream_part */
   for (uint64_t k = 0; k < j->npieces; ++k) {
     const piece *p = &j->pieces[k];
     if (p->failed)
@@ -181,7 +209,8 @@ int scene_decode_file(int fd, size_t size, const scene_rows *r, unsigned threads
                       const scene_error *e) {
   if (scene_report(e, "read", 0, size) != 0 || scene_report(e, "read", size, size) != 0) return -1;
   if (scene_alloc(out, r->count, r->sh_degree, e) != 0) return -1;
-  if (scene_report(e, "decode", 0, r->count) != 0) {
+  out->flags = r->flags;
+  if (scene_report(e, "decode", 0, r->count) != 0 || scene_stream_part(e->stream, out, 0, r->count, e) != 0) {
     splat_scene_free(out);
     return -1;
   }

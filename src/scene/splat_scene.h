@@ -145,6 +145,22 @@ typedef struct splat_load_options {
    * (at most 256, and no more than there are splats). Other formats (compressed .ply, .spz,
    * SOG) load as with 1. The scene loaded is the same, byte for byte, for every count. */
   uint32_t threads;
+  /* Optional, for drawing a scene while it loads: decoded splats handed over in file order.
+   * Called on the thread that called splat_scene_load_ex2: first once the file's header is read,
+   * with an empty part (part->count 0, NULL arrays; sh_degree, sh_coeffs and flags already the
+   * scene's) and `total` the splats the file declares, so the caller can make room; then with
+   * parts, each splats [first, first + part->count) of the scene being loaded, with the indices
+   * they will have in *out (splats dropped for non-finite values are left out, so the parts may
+   * add up to less than `total`, never more), `first` growing by the previous part's count.
+   * A part's arrays may be read only during the call (they move into *out later). The load goes
+   * on decoding on other threads while the callback runs, so it may take its time (e.g. wait
+   * for an upload); a nonzero return stops the load as a cancel does (SPLAT_SCENE_CANCELLED).
+   * After parts, the load may still fail (a truncated file): the return value says whether
+   * *out is the scene the parts made. Binary .ply and .splat read on several threads stream
+   * in pieces of at most SPLAT_LOAD_DECODE_EVERY splats; every other case hands the whole
+   * scene over in one part before returning. NULL: no parts. */
+  int (*on_part)(void *user, const splat_scene *part, uint32_t first, uint32_t total);
+  void *part_user;
   const void *next; /* reserved for later options; must be NULL */
 } splat_load_options;
 
