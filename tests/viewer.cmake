@@ -192,6 +192,12 @@ splatsort_test(viewer_projection_timing GPU LABELS viewer TIMEOUT 300
                COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/viewer_projection_timing.sh $<TARGET_FILE:splatview>
                        $<TARGET_FILE:gen_scene> ${viewer_test_dir})
 
+# --headless --stream: frames while a generated scene arrives in parts end in the blocking
+# load's image, byte for byte; the load: lines in order; a truncated file fails with one message.
+splatsort_test(viewer_stream GPU LABELS viewer TIMEOUT 300
+               COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/viewer_stream.sh $<TARGET_FILE:splatview>
+                       $<TARGET_FILE:gen_scene> ${viewer_test_dir})
+
 splatsort_test(viewer_sort_each GPU LABELS viewer TIMEOUT 300
                COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/viewer_sort_each.sh $<TARGET_FILE:splatview> ${viewer_scene}
                        ${viewer_test_dir})

@@ -366,7 +366,7 @@ static int place_first_part(headless *h) {
   memcpy(ob->lo, s->lo, sizeof ob->lo);
   memcpy(ob->hi, s->hi, sizeof ob->hi);
   h->objects.count = 1;
-  printf("load: first part %.3f s (%u of %u splats)\n", s->t_first_part - h->not_counted, s->resident, s->total);
+  printf("load: first part %.3f s (%u of %u splats)\n", s->t_first_part, s->first_part, s->total);
   return load_view(h);
 }
 
@@ -380,7 +380,8 @@ static int stream_parts(headless *h) {
     viewer_loader_status(h->loader, &st);
     if (st.finished) return 0; /* the worker waits on each part: none is left */
     uint32_t parts = s->parts;
-    if (viewer_stream_pump(s, h->loader, h->ar.renderer, 0.05, 0.01, h->t_open, NULL, NULL, err, sizeof err) < 0) {
+    double budget = h->loading_frames ? 0.05 : 0; /* the first frame as soon as a part is in */
+    if (viewer_stream_pump(s, h->loader, h->ar.renderer, budget, 0.01, h->t_open, NULL, NULL, err, sizeof err) < 0) {
       fprintf(stderr, "splatview: %s: %s\n", h->o->scene, err);
       return -1;
     }

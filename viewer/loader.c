@@ -71,31 +71,12 @@ static int on_part(void *user, const splat_scene *part, uint32_t first, uint32_t
   return stop;
 }
 
-/* TEMPORARY until splat_load_options.on_part lands from main: the loaded scene handed over as
- * the hook will, an empty part with the total, then parts of PART_SPLATS. */
-enum { PART_SPLATS = 1u << 16 };
-static int fake_parts(viewer_loader *l) {
-  splat_scene *s = &l->scene, p = *s;
-  p.count = 0;
-  p.positions = p.scales = p.rotations = p.opacities = p.sh = NULL;
-  if (on_part(l, &p, 0, s->count)) return SPLAT_SCENE_CANCELLED;
-  size_t v = (size_t)s->sh_coeffs * 3;
-  for (uint32_t at = 0; at < s->count; at += p.count) {
-    p = *s;
-    p.count = s->count - at < PART_SPLATS ? s->count - at : PART_SPLATS;
-    p.positions = s->positions + 3ull * at, p.scales = s->scales + 3ull * at, p.rotations = s->rotations + 4ull * at;
-    p.opacities = s->opacities + at, p.sh = s->sh + v * at;
-    if (on_part(l, &p, at, s->count)) return SPLAT_SCENE_CANCELLED;
-  }
-  return 0;
-}
-
 static void *worker(void *arg) {
   viewer_loader *l = arg;
   splat_load_progress p = {on_progress, l, &l->cancel};
-  splat_load_options o = {.progress = &p}; /* threads 0: every core */
+  splat_load_options o = {.progress = &p, /* threads 0: every core */
+                          .on_part = l->stream ? on_part : NULL, .part_user = l};
   l->rc = splat_scene_load_ex2(l->path, &l->scene, &o, l->err, sizeof l->err);
-  if (l->rc == 0 && l->stream && (l->rc = fake_parts(l)) != 0) splat_scene_free(&l->scene);
   pthread_mutex_lock(&l->lock);
   l->finished = true;
   l->t_end = now_s();

@@ -17,6 +17,7 @@ typedef struct viewer_stream {
   uint32_t total;          /* splats the file declared */
   uint32_t resident;       /* appended so far */
   uint32_t parts;          /* parts with splats appended */
+  uint32_t first_part;     /* the splats of the first */
   float lo[3], hi[3];      /* the bounds of the first part with splats (app_scene_bounds) */
   double t_first_part;     /* seconds after t0 when the first part with splats was appended; 0: none */
   splat_upload_stats stats; /* the appends' added up; gb_per_s over their total */
