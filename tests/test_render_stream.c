@@ -165,6 +165,22 @@ static void image_case(splat_renderer *r, uint32_t n) {
   uint8_t *rgba = malloc(px);
   splat_renderer *saved = renderer;
   renderer = r;
+  /* begun, nothing resident yet (poisoned): a frame of the background alone */
+  splat_object_desc d0 = {.count = n, .sh_degree = s.sh_degree};
+  uint32_t id0;
+  VK_CHECK(splat_renderer_begin_object(r, &d0, &id0));
+  poison(r, id0);
+  for (int raster = SPLAT_RASTER_GRAPHICS; raster <= SPLAT_RASTER_COMPUTE; raster++) {
+    splat_raster_path keep = frame_opts.raster;
+    frame_opts.raster = (splat_raster_path)raster;
+    render_gpu(&cams[0], SPLATSORT_ALGORITHM_AUTO, 32, -1, b, rgba);
+    frame_opts.raster = keep;
+    size_t drawn = 0;
+    for (size_t i = 4; i < px; i++) drawn += b[i] != b[i % 4];
+    CHECK(drawn == 0, "stream: a frame (raster %d) with no splat resident drew %zu values off the background", raster,
+          drawn);
+  }
+  VK_CHECK(splat_renderer_remove_object(r, id0));
   uint16_t *single = malloc(px * 2);
   const uint32_t ks[] = {1, 777, n / 2 + 5, n};
   for (uint32_t t = 0; t < 4; t++) {
@@ -241,6 +257,14 @@ static void error_cases(splat_renderer *r, const render_args *a) {
         "stream: a begin over the budget: %s", last_log);
   CHECK(splat_renderer_object_resident(small, first) == 100 && splat_renderer_scene_count(small) == 100,
         "stream: the object before a refused begin changed");
+  /* 9,300 SH-1 splats: 56 bytes each of arrays and ~56 of frame buffers, 1,041,600 bytes alone; beside
+   * the 100 (5,600 bytes of arrays), with frame buffers for 9,400: 1,052,800, above 1 MiB */
+  splat_object_desc alone = {.count = 9300, .sh_degree = 1};
+  CHECK(splat_renderer_object_fits(small, &big, true) == VK_ERROR_OUT_OF_DEVICE_MEMORY &&
+            splat_renderer_object_fits(small, &alone, true) == VK_SUCCESS &&
+            splat_renderer_object_fits(small, &alone, false) == VK_ERROR_OUT_OF_DEVICE_MEMORY &&
+            splat_renderer_object_fits(small, &zero, true) == VK_ERROR_VALIDATION_FAILED_EXT,
+        "stream: object_fits: alone or beside the objects, in the budget or not");
   splat_renderer_destroy(small);
   splat_scene_free(&s);
 }

@@ -381,7 +381,7 @@ static int stream_parts(headless *h) {
     if (st.finished) return 0; /* the worker waits on each part: none is left */
     uint32_t parts = s->parts;
     double budget = h->loading_frames ? 0.05 : 0; /* the first frame as soon as a part is in */
-    if (viewer_stream_pump(s, h->loader, h->ar.renderer, budget, 0.01, h->t_open, NULL, NULL, err, sizeof err) < 0) {
+    if (viewer_stream_pump(s, h->loader, h->ar.renderer, budget, 0.01, h->t_open, NULL, err, sizeof err) < 0) {
       fprintf(stderr, "splatview: %s: %s\n", h->o->scene, err);
       return -1;
     }

@@ -66,7 +66,7 @@ void viewer_objects_bounds(const viewer_objects *s, float lo[3], float hi[3]) {
 
 uint32_t viewer_objects_instances(const viewer_objects *s, splat_instance out[SPLAT_MAX_OBJECTS]) {
   const float *d = s->at[0].offset;
-  if (s->count == 1 && d[0] == 0 && d[1] == 0 && d[2] == 0) return 0;
+  if (s->count == 1 && d[0] == 0 && d[1] == 0 && d[2] == 0 && !s->others_hidden) return 0;
   for (uint32_t i = 0; i < s->count; i++) {
     splat_instance *in = &out[i];
     memset(in, 0, sizeof *in);

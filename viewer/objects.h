@@ -21,6 +21,9 @@ typedef struct viewer_objects {
   viewer_object at[SPLAT_MAX_OBJECTS];
   uint32_t count;
   uint32_t selected;     /* index into at[] */
+  /* The renderer holds objects not listed here (a scene kept while another streams in,
+   * window_stream.c), so the frame lists its instances even for one object in place. */
+  bool others_hidden;
 } viewer_objects;
 
 /* Uploads `scene` (read from `path`) as an object. `replace`: in place of every object (the
@@ -34,8 +37,9 @@ VkResult viewer_objects_add(viewer_objects *s, splat_renderer *r, const splat_sc
 uint32_t viewer_objects_splats(const viewer_objects *s);
 /* The box around every object as placed (what the views frame). */
 void viewer_objects_bounds(const viewer_objects *s, float lo[3], float hi[3]);
-/* The frame's instances: 0 when one object sits where its file put it (the frame then draws
- * every object untransformed, as a single scene always was), else one per object. */
+/* The frame's instances: 0 when one object sits where its file put it and no other is hidden
+ * (the frame then draws every object untransformed, as a single scene always was), else one per
+ * object. */
 uint32_t viewer_objects_instances(const viewer_objects *s, splat_instance out[SPLAT_MAX_OBJECTS]);
 /* Moves the selected object by `dir` (world units of a twentieth of its box's diagonal). */
 void viewer_objects_move(viewer_objects *s, const float dir[3]);

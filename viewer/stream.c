@@ -25,12 +25,14 @@ void viewer_upload_stats_add(splat_upload_stats *sum, const splat_upload_stats *
 
 /* One part: the object made at the first (count 0, the total), the splats appended after. */
 static int take_part(viewer_stream *s, const viewer_load_part *p, splat_renderer *r, double t0,
-                     void (*idle)(void *), void *idle_user, char *err, size_t n) {
+                     const viewer_stream_hooks *h, char *err, size_t n) {
   const splat_scene *sc = p->scene;
   if (!s->begun) {
     splat_object_desc d = {.count = p->total ? p->total : sc->count, .sh_degree = sc->sh_degree, .flags = sc->flags};
-    if (idle) idle(idle_user);
+    if (h && h->idle) h->idle(h->user);
     VkResult res = splat_renderer_begin_object(r, &d, &s->id);
+    if (res == VK_ERROR_OUT_OF_DEVICE_MEMORY && h && h->make_room && h->make_room(h->user, &d))
+      res = splat_renderer_begin_object(r, &d, &s->id);
     if (res != VK_SUCCESS) {
       snprintf(err, n, "cannot make room for %u splats on the GPU (%s)", d.count, vkh_result_name(res));
       return -1;
@@ -58,12 +60,12 @@ static int take_part(viewer_stream *s, const viewer_load_part *p, splat_renderer
 }
 
 int viewer_stream_pump(viewer_stream *s, viewer_loader *l, splat_renderer *r, double budget_s, double wait_s,
-                       double t0, void (*idle)(void *), void *idle_user, char *err, size_t n) {
+                       double t0, const viewer_stream_hooks *hooks, char *err, size_t n) {
   double start = now_s();
   int taken = 0;
   viewer_load_part p;
   while (viewer_loader_part(l, &p, taken ? 0 : wait_s)) {
-    int rc = take_part(s, &p, r, t0, idle, idle_user, err, n);
+    int rc = take_part(s, &p, r, t0, hooks, err, n);
     viewer_loader_part_done(l);
     if (rc != 0) return -1;
     taken++;

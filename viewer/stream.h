@@ -23,14 +23,21 @@ typedef struct viewer_stream {
   splat_upload_stats stats; /* the appends' added up; gb_per_s over their total */
 } viewer_stream;
 
+/* What the caller does around begin_object: `idle` waits for its frames in flight (begin_object
+ * grows the frame's buffers); `make_room`, when the budget refused the object, may free
+ * something and return true to try once more. Either may be NULL. */
+typedef struct viewer_stream_hooks {
+  void (*idle)(void *user);
+  bool (*make_room)(void *user, const splat_object_desc *desc);
+  void *user;
+} viewer_stream_hooks;
+
 /* Appends the parts the loader hands over until `budget_s` seconds have passed (at least one
- * part when one comes within wait_s), the first making the object (no submitted frame may still
- * use the renderer then: begin_object grows the frame's buffers; `idle` is called before it,
- * may be NULL). t0: the load's start (viewer_stream.t_first_part). Returns the parts taken, or
- * -1 with a message in err when the renderer refused one (the caller cancels the load and
- * removes the object). */
+ * part when one comes within wait_s), the first making the object. t0: the load's start
+ * (viewer_stream.t_first_part). Returns the parts taken, or -1 with a message in err when the
+ * renderer refused one (the caller cancels the load and removes the object). */
 int viewer_stream_pump(viewer_stream *s, viewer_loader *l, splat_renderer *r, double budget_s, double wait_s,
-                       double t0, void (*idle)(void *), void *idle_user, char *err, size_t n);
+                       double t0, const viewer_stream_hooks *hooks, char *err, size_t n);
 /* Once the load has succeeded: a file that had fewer splats than it declared (dropped ones)
  * ends the object at those resident (finish_object). 0, or -1 with a message. */
 int viewer_stream_finish(viewer_stream *s, splat_renderer *r, char *err, size_t n);

@@ -11,6 +11,7 @@
 #include "swapchain.h"
 #include "window_hud.h"
 #include "window_load.h"
+#include "window_stream.h"
 #include "vkh.h"
 
 #define GLFW_INCLUDE_VULKAN
@@ -26,6 +27,7 @@
 
 #define FRAMES_IN_FLIGHT 2
 #define LARGE_SCENE ((off_t)64 << 20) /* bytes: a first scene this large loads under the window */
+#define STREAM_BUDGET_S 0.008 /* appending a streamed scene's parts: at most this a frame */
 #define LOADING_FPS 60.0      /* frame rate cap while a scene loads: the loading thread needs the CPU */
 
 typedef struct frame_slot {
@@ -86,6 +88,7 @@ typedef struct viewer {
   /* loading in the background: one load at a time; a file dropped while one runs cancels it
    * and is loaded next (the newest drop wins) */
   window_loads loads;
+  window_stream ws;         /* a replacement drawn as it arrives (window_stream.h) */
   uint32_t loading_frames;  /* frames of the loading screen (before the first scene) */
   bool input_ready;         /* the controllers are set up: input callbacks act */
 } viewer;
@@ -261,14 +264,67 @@ static int take_load(viewer *v, splat_scene *scene, char *path, size_t path_size
   return 0;
 }
 
-/* Once a frame: a finished load shown, then the newest drop started (or the load it replaces
- * cancelled). */
+static void drain_cb(void *user) { drain(user); }
+
+/* A streamed replacement: the parts that came appended (STREAM_BUDGET_S at most a frame); the new
+ * scene framed once it is shown. A part the renderer refuses ends the load. */
+static void stream_round(viewer *v, const window_stream_ctx *c) {
+  char err[1200], note[1200];
+  int rc = window_stream_pump(&v->ws, c, v->loads.loader, STREAM_BUDGET_S, err, sizeof err, note, sizeof note);
+  if (note[0]) set_message(v, false, "%s", note);
+  if (rc < 0) {
+    set_message(v, true, "%s: %s", v->ws.path, err);
+    viewer_loader_cancel(v->loads.loader);
+  }
+  if (rc > 0) {
+    objects_changed(v);
+    viewer_input_frame(&v->in);
+    if (v->cam_count) viewer_input_set_cameras(&v->in, NULL, 0); /* they belong to the first scene */
+    set_title(v);
+  }
+}
+
+/* A streamed load has ended: complete (`scene`: the whole, for its bounds; freed here), or
+ * failed or cancelled, which brings the current scene back (window_stream_end). */
+static void stream_done(viewer *v, const window_stream_ctx *c, splat_scene *scene) {
+  char err[1200];
+  int shown = window_stream_end(&v->ws, c, scene, err, sizeof err);
+  v->loads.running_stream = false;
+  if (err[0]) set_message(v, true, "%s: %s", v->ws.path, err);
+  objects_changed(v);
+  viewer_input_frame(&v->in); /* the whole scene's bounds (it was framed by its first part) or the old one's */
+  set_title(v);
+  if (shown) {
+    const viewer_object *o = &v->objects.at[0];
+    set_message(v, false, "opened %s: %u splats%s", o->name, o->count,
+                scene->dropped ? " (some dropped: non-finite values)" : "");
+    printf("opened %s: %u splats\n", v->ws.path, o->count);
+    fflush(stdout);
+  } else if (v->ws.old_freed) {
+    set_message(v, true, "%s did not load, and the scene before it was freed for the memory budget", v->ws.path);
+  }
+  if (scene) splat_scene_free(scene);
+}
+
+/* Once a frame: a streamed load's parts appended; a finished load shown, then the newest drop
+ * started (or the load it replaces cancelled). */
 static void background_load(viewer *v) {
+  window_stream_ctx c = {&v->objects, v->ar.renderer, drain_cb, v};
+  if (v->ws.active) stream_round(v, &c);
   splat_scene scene;
   char path[1024];
   bool add;
-  if (take_load(v, &scene, path, sizeof path, &add)) show_scene(v, path, &scene, add);
+  int took = take_load(v, &scene, path, sizeof path, &add);
+  if (v->ws.active && (took || !window_loads_running(&v->loads)))
+    stream_done(v, &c, took ? &scene : NULL);
+  else if (took)
+    show_scene(v, path, &scene, add);
   start_pending(v);
+  if (v->loads.running_stream && !v->ws.active) {
+    viewer_load_status st;
+    viewer_loader_status(v->loads.loader, &st);
+    window_stream_begin(&v->ws, &c, st.path, v->o->keep_until_loaded);
+  }
 }
 
 /* Events; while a scene loads, waiting so frames come at most LOADING_FPS a second (unless
@@ -906,6 +962,7 @@ static int run_loop(viewer *v) {
   const splatview_options *o = v->o;
   double last = glfwGetTime();
   v->fps_t0 = last;
+  v->loads.allow_stream = o->sh_precision != 8; /* 8-bit SH: the tables of the whole scene (splat_renderer.h) */
   while (!glfwWindowShouldClose(v->window) && !quit_signal && !(o->frames && v->frame >= o->frames)) {
     poll_events(v, last);
     background_load(v);
@@ -913,6 +970,12 @@ static int run_loop(viewer *v) {
     if (ready < 0) return -1;
     if (ready == 0) {
       last = glfwGetTime();
+      continue;
+    }
+    if (!splat_renderer_scene_count(v->ar.renderer)) { /* the scene was freed for one that did not load */
+      draw_loading_frame(v);
+      last = glfwGetTime();
+      glfwWaitEventsTimeout(1.0 / 30.0);
       continue;
     }
     double now = glfwGetTime();

@@ -55,9 +55,11 @@ int window_loads_start_pending(window_loads *l, uint32_t frames, char *err, size
     viewer_loader_cancel(l->loader);
     return 0;
   }
-  int rc = viewer_loader_start(l->loader, l->pending, false, err, n);
+  bool stream = l->allow_stream && !l->pending_add;
+  int rc = viewer_loader_start(l->loader, l->pending, stream, err, n);
   l->frame0 = frames;
   l->running_add = l->pending_add;
+  l->running_stream = rc == 0 && stream;
   free(l->pending);
   l->pending = NULL;
   return rc;

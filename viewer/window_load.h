@@ -16,6 +16,8 @@ typedef struct window_loads {
   char *pending;        /* the newest dropped file not yet started */
   bool pending_add;     /* it was dropped with Shift: another object, not a replacement */
   bool running_add;     /* the same for the load running */
+  bool allow_stream;    /* replacements from now on stream (window_stream.h); set by the window */
+  bool running_stream;  /* the load running streams its parts: the window takes them */
   uint32_t frame0;      /* frames drawn when the running load started */
 } window_loads;
 
@@ -29,8 +31,9 @@ bool window_loads_running(window_loads *l);
 /* Files dropped on the window: of several, a SOG scene's meta.json, else the first; `add`:
  * Shift was held. Replaces a drop not yet started. msg: what to tell the user ("" if nothing). */
 void window_loads_drop(window_loads *l, int count, const char **paths, bool add, char *msg, size_t n);
-/* The dropped file: started when no load runs (`frames`: the frames drawn so far), else the
- * running load is cancelled and it starts once that has ended. Returns -1 with a message in err
+/* The dropped file: started when no load runs (`frames`: the frames drawn so far), streamed
+ * when allow_stream and it replaces the scene (running_stream), else the running load is
+ * cancelled and it starts once that has ended. Returns -1 with a message in err
  * when it cannot start. */
 int window_loads_start_pending(window_loads *l, uint32_t frames, char *err, size_t n);
 /* A finished load: 1 with its scene in *scene (the caller's), its file in path and *add (it

@@ -283,16 +283,39 @@ VkResult splat_renderer_add_object(splat_renderer *r, const splat_scene *sc, uin
 }
 
 
+/* A desc begin_object takes (logged as `call`'s when not). */
+static bool check_desc(splat_renderer *r, const splat_object_desc *d, const char *call) {
+  if (d && !d->next && d->count && d->sh_degree <= SPLAT_SCENE_MAX_SH_DEGREE) return true;
+  rlog(r, "%s: %s; the objects stay as they were", call,
+       !d ? "desc is required" : d->next ? "desc->next must be NULL" : d->count == 0 ? "the count is 0"
+                                                                     : "sh_degree is above 3");
+  return false;
+}
+
+
 VkResult splat_renderer_begin_object(splat_renderer *r, const splat_object_desc *d, uint32_t *id) {
   if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
   r->upload_stats = (splat_upload_stats){0};
-  if (!d || !id || d->next || d->count == 0 || d->sh_degree > SPLAT_SCENE_MAX_SH_DEGREE) {
-    rlog(r, "begin_object: %s; the objects stay as they were",
-         !d || !id ? "desc and id are required" : d->next ? "desc->next must be NULL"
-         : d->count == 0 ? "the count is 0" : "sh_degree is above 3");
+  if (!id) {
+    rlog(r, "begin_object: id is NULL");
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
+  if (!check_desc(r, d, "begin_object")) return VK_ERROR_VALIDATION_FAILED_EXT;
   return add_slot(r, d, NULL, "begin_object", id);
+}
+
+
+VkResult splat_renderer_object_fits(splat_renderer *r, const splat_object_desc *d, bool alone) {
+  if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!check_desc(r, d, "object_fits")) return VK_ERROR_VALIDATION_FAILED_EXT;
+  uint64_t total = (alone ? 0 : (uint64_t)render_objects_total(r)) + d->count;
+  if (total > UINT32_MAX) {
+    rlog(r, "object_fits: %llu splats in all is above 2^32 - 1", (unsigned long long)total);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  const char *then = alone ? "it does not fit alone" : "it does not fit beside the objects loaded";
+  return check_memory(r, d->count, d->sh_degree, (uint32_t)total, alone, then) ? VK_SUCCESS
+                                                                                : VK_ERROR_OUT_OF_DEVICE_MEMORY;
 }
 
 

@@ -21,6 +21,7 @@
 #include "splatsort.h"
 #include "splatsort_depth.h"
 
+#include <stdbool.h>
 #include <vulkan/vulkan.h>
 
 #ifdef __cplusplus
@@ -231,6 +232,12 @@ typedef struct splat_object_desc {
  * when SPLAT_MAX_OBJECTS are loaded; VK_ERROR_OUT_OF_DEVICE_MEMORY above the memory budget, the
  * device or one frame (as add_object), or when an allocation fails. */
 VkResult splat_renderer_begin_object(splat_renderer *r, const splat_object_desc *desc, uint32_t *id);
+/* Whether begin_object(desc) would fit the memory budget, the device and one frame: beside the
+ * objects loaded, or (`alone`) in place of them all (a host that would free its current scene
+ * for a new one asks first). VK_SUCCESS; VK_ERROR_OUT_OF_DEVICE_MEMORY with the message
+ * begin_object would log; VK_ERROR_VALIDATION_FAILED_EXT for a desc begin_object refuses.
+ * Reads only host-side sizes: any time, no GPU work. */
+VkResult splat_renderer_object_fits(splat_renderer *r, const splat_object_desc *desc, bool alone);
 /* Copies part->count splats after the object's resident ones (blocking, as set_scene: packed on
  * the upload threads, through the staging ring; the part's arrays are only read during the
  * call), then counts them resident. part->sh_degree and sh_coeffs must be the object's;
