@@ -223,6 +223,39 @@ static long number_in_line(const char *file, const char *start, const char *need
   return n;
 }
 
+/* 5b. a drop streams in place of the scene shown (window_stream.h): large.ply dropped on a window
+ * showing small.ply is drawn as it arrives; a broken file dropped then cancels it half-way and
+ * fails itself, and small.ply, kept on the GPU meanwhile, comes back: the last frame equals the
+ * headless image of small.ply in the view a drop frames (the default view). */
+static void test_stream_restore(char *sv, const char *dir, path_buf *large, path_buf *small, char *xdnd) {
+  path_buf broken = in_dir(dir, "broken_stream.ply"), shot = in_dir(dir, "window_stream_restore.png");
+  path_buf head = in_dir(dir, "headless_stream_restore.png");
+  path_buf out = in_dir(dir, "stream_restore_stdout.txt"), err = in_dir(dir, "stream_restore_stderr.txt");
+  remove(shot.s);
+  FILE *f = fopen(broken.s, "wb");
+  CHECK(f != NULL, "cannot write %s", broken.s);
+  if (!f) return;
+  fputs("ply\nformat binary_little_endian 1.0\nelement vertex 100\nproperty float x\nend_header\n", f);
+  fclose(f);
+  char script[] = "\"$1\" \"$6\" --size 320x240 " ALONG_Z " --raster graphics --screenshot \"$2\" >\"$3\" 2>\"$4\" & "
+                  "p=$!; " SH_WAIT_FOR
+                  "\"$5\" splatview \"$7\" && w '^streaming .*large.ply' \"$3\" && \"$5\" splatview \"$8\" && "
+                  "w broken_stream.ply \"$4\" && \"$5\" --close splatview; d=$?; "
+                  "[ $d -eq 0 ] || kill $p; wait $p; s=$?; "
+                  "[ $d -eq 0 ] || { echo \"xdnd_drop or a wait failed ($d)\" >&2; exit 98; }; exit $s";
+  char *args[] = {"xvfb-run", "-a", "-s", "-screen 0 640x480x24", "sh", "-c", script, "sh", sv, shot.s, out.s, err.s,
+                  xdnd, small->s, large->s, broken.s, NULL};
+  expect_status(run(args), 0, "windowed, a streamed drop cancelled");
+  file_contains(out.s, ""); /* both into the log */
+  file_contains(err.s, "");
+  CHECK(number_in_line(out.s, "cancelled loading ", "large.ply", "after ") >= 0,
+        "the streamed load of large.ply was not cancelled by the drop after it");
+  CHECK(!file_contains(out.s, "opened "), "a scene was opened");
+  char *head_args[] = {sv, "--headless", small->s, "--size", "320x240", "--raster", "graphics", "--out", head.s, NULL};
+  expect_status(run(head_args), 0, "headless, small scene");
+  compare(dir, "window_stream_restore.png", "headless_stream_restore.png", 320, 240);
+}
+
 /* 5. loading in the background. A large file (1M SH-3 splats, 248 MB; all but 3,000 under the
  * opacity cull, so lavapipe draws it quickly) dropped and a small one right after: the newest
  * drop wins, the large load is cancelled and the small scene opens. The large file dropped
@@ -274,6 +307,7 @@ static void test_load(char *sv, const char *dir, char *gen, char *xdnd) {
   expect_status(run(args2), 0, "windowed, large first scene");
   printf("loading screen frames: %ld\n", number_in_line(out2.s, "loaded ", "large.ply", "splats/s), "));
   compare(dir, "window_load_first.png", "headless_load.png", 320, 240);
+  test_stream_restore(sv, dir, &large, &small, xdnd);
   remove(large.s);
 }
 

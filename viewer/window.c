@@ -27,7 +27,7 @@
 
 #define FRAMES_IN_FLIGHT 2
 #define LARGE_SCENE ((off_t)64 << 20) /* bytes: a first scene this large loads under the window */
-#define STREAM_BUDGET_S 0.008 /* appending a streamed scene's parts: at most this a frame */
+#define STREAM_BUDGET_S 0.025 /* appending a streamed scene's parts: at most this a frame */
 #define LOADING_FPS 60.0      /* frame rate cap while a scene loads: the loading thread needs the CPU */
 
 typedef struct frame_slot {
@@ -277,6 +277,8 @@ static void stream_round(viewer *v, const window_stream_ctx *c) {
     viewer_loader_cancel(v->loads.loader);
   }
   if (rc > 0) {
+    printf("streaming %s: %u of %u splats shown\n", v->ws.path, v->ws.s.resident, v->ws.s.total);
+    fflush(stdout);
     objects_changed(v);
     viewer_input_frame(&v->in);
     if (v->cam_count) viewer_input_set_cameras(&v->in, NULL, 0); /* they belong to the first scene */
