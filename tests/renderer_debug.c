@@ -39,7 +39,9 @@ void splat_renderer_debug_set_pair_capacity(splat_renderer *r, uint32_t pairs) {
 }
 
 void splat_renderer_debug_set_upload_threads(splat_renderer *r, uint32_t threads) {
-  if (r) r->upload_threads = threads ? threads : render_default_upload_threads();
+  if (!r) return;
+  r->upload_threads = threads ? threads : render_default_upload_threads();
+  r->pack_min_splats = 1; /* every thread a slice, however small: small scenes reach them all */
 }
 
 void splat_renderer_debug_set_upload_piece_splats(splat_renderer *r, uint32_t n) {

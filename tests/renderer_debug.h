@@ -39,7 +39,8 @@ uint32_t splat_renderer_debug_chunks(const splat_renderer *r, uint32_t object);
 /* The compute raster's pair capacity from the next frame on (its buffers are made again):
  * the overflow path with small scenes. Only when no frame uses the renderer. */
 void splat_renderer_debug_set_pair_capacity(splat_renderer *r, uint32_t pairs);
-/* The upload's packing threads from now on (as create_info.upload_threads; 0: the default). */
+/* The upload's packing threads from now on (as create_info.upload_threads; 0: the default),
+ * each given a slice however few splats there are (the renderer's own floor is 4,096 a thread). */
 void splat_renderer_debug_set_upload_threads(splat_renderer *r, uint32_t threads);
 /* Splats per staging piece of the uploads from now on (0: as many as a piece holds), so that
  * small scenes take many pieces and wrap the upload's ring. */

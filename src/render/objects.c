@@ -153,9 +153,9 @@ static VkResult object_begin(splat_renderer *r, const splat_object_desc *d, obje
 
 /* Copies a checked part after the resident splats, which it then joins. 8-bit SH: the first
  * part sets the object's tables (splat_renderer.h says what that means for later parts). */
-static VkResult object_append(splat_renderer *r, object_gpu *o, const splat_scene *part) {
+static VkResult object_append(splat_renderer *r, object_gpu *o, const splat_scene *part, bool streaming) {
   if (o->sh_format == SP_SH_FORMAT_U8 && o->resident == 0) splat_sh8_range(part, o->sh8_scale, o->sh8_offset);
-  VkResult res = render_upload(r, o, part);
+  VkResult res = render_upload(r, o, part, streaming);
   if (res == VK_SUCCESS) o->resident += part->count;
   return res;
 }
@@ -203,7 +203,7 @@ VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
   splat_object_desc d = desc_of(sc);
   VkResult res = object_begin(r, &d, &o);
   if (res == VK_SUCCESS) {
-    res = object_append(r, &o, sc);
+    res = object_append(r, &o, sc, false);
     if (res == VK_SUCCESS) res = render_create_frame_buffers(r, &s, sc->count);
     if (res != VK_SUCCESS) render_object_destroy(r, &o), render_frame_buffers_destroy(r, &s);
   }
@@ -211,7 +211,8 @@ VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
     rlog(r, "uploading a scene of %u splats failed (%s); the previous scene stays", sc->count, ssvk_result_name(res));
     return res;
   }
-  /* the caller has made sure no frame still uses the old ones */
+  /* the caller has made sure no frame still uses the old ones; appends' copies may */
+  (void)render_stream_ring_end(r);
   for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) render_object_destroy(r, &r->objects[i]);
   render_frame_buffers_destroy(r, &r->scene);
   craster_release(r);
@@ -246,7 +247,7 @@ static VkResult add_slot(splat_renderer *r, const splat_object_desc *d, const sp
   scene_gpu s = {0};
   VkResult res = object_begin(r, d, &o);
   if (res == VK_SUCCESS) {
-    if (sc) res = object_append(r, &o, sc);
+    if (sc) res = object_append(r, &o, sc, false);
     if (res == VK_SUCCESS && total > r->scene.count) res = render_create_frame_buffers(r, &s, total);
     if (res != VK_SUCCESS) render_object_destroy(r, &o), render_frame_buffers_destroy(r, &s);
   }
@@ -319,6 +320,14 @@ VkResult splat_renderer_object_fits(splat_renderer *r, const splat_object_desc *
 }
 
 
+/* Whether an object is still being filled (its splats not all resident). */
+static bool streaming_left(const splat_renderer *r) {
+  for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++)
+    if (r->objects[i].resident < r->objects[i].count) return true;
+  return false;
+}
+
+
 /* The object `id` names, or NULL (logged as `call`'s). */
 static object_gpu *find_object(splat_renderer *r, uint32_t id, const char *call) {
   if (id < SPLAT_MAX_OBJECTS && r->objects[id].count) return &r->objects[id];
@@ -347,7 +356,8 @@ VkResult splat_renderer_append_object(splat_renderer *r, uint32_t id, const spla
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
   if (!validate(r, part, o->resident, call, then)) return VK_ERROR_VALIDATION_FAILED_EXT;
-  VkResult res = object_append(r, o, part);
+  VkResult res = object_append(r, o, part, true);
+  if (res == VK_SUCCESS && !streaming_left(r)) res = render_stream_ring_end(r); /* the last copies done */
   if (res != VK_SUCCESS) {
     rlog(r, "%s: copying %u splats failed (%s); %s", call, part->count, ssvk_result_name(res), then);
     return res;
@@ -365,6 +375,8 @@ VkResult splat_renderer_finish_object(splat_renderer *r, uint32_t id) {
     rlog(r, "finish_object: object %u has no splat resident (remove it instead)", id);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
+  VkResult res = render_stream_ring_end(r); /* its copies done before its chunks change */
+  if (res != VK_SUCCESS) return res;
   /* chunks past the resident splats freed, the last one's count cut */
   while (o->chunks > 1 && o->chunk[o->chunks - 1].first >= o->resident) {
     object_chunk *ch = &o->chunk[--o->chunks];
@@ -388,6 +400,7 @@ VkResult splat_renderer_remove_object(splat_renderer *r, uint32_t id) {
     if (r) rlog(r, "remove_object: %u is not an object", id);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
+  (void)render_stream_ring_end(r); /* appends' copies may still write into it */
   render_object_destroy(r, &r->objects[id]);
   return VK_SUCCESS;
 }

@@ -80,6 +80,8 @@ struct splat_renderer {
   uint32_t sh_precision; /* splat_sh_precision of the scenes uploaded (never DEFAULT: 16 then) */
   uint32_t upload_threads; /* packing threads of an upload (never 0) */
   uint32_t upload_piece_splats; /* tests/renderer_debug.c: splats per staging piece (0: from its size) */
+  uint32_t pack_min_splats; /* the fewest splats a packing thread gets (tests/renderer_debug.c: 1) */
+  struct uploader *stream_ring; /* append_object's staging ring, kept while an object streams (upload.c) */
 
   object_gpu objects[SPLAT_MAX_OBJECTS];
   splat_upload_stats upload_stats; /* of the last upload (splat_renderer_upload_stats) */
@@ -130,9 +132,16 @@ uint32_t render_chunk_splats(const splat_renderer *r, uint32_t sh_format, uint32
 void render_object_destroy(splat_renderer *r, object_gpu *o);
 
 /* ---- upload.c ---- */
-/* Packs and copies `part` into an object's chunks after its resident splats (blocking; the
- * caller has checked it and counts it resident), adding to r->upload_stats' pack, wait and bytes. */
-VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *part);
+/* Packs and copies `part` into an object's chunks after its resident splats (the caller has
+ * checked it and counts it resident), adding to r->upload_stats' pack, wait and bytes. Blocking
+ * through a ring of its own; or, `streaming`, through r->stream_ring (made at the first), returning
+ * once the copies are submitted (a piece is waited for when it is packed again). On failure
+ * every copy it submitted is done. */
+VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *part, bool streaming);
+/* Waits for the stream ring's copies and frees it (none: VK_SUCCESS). */
+VkResult render_stream_ring_end(splat_renderer *r);
+/* Packing threads take at least this many splats each (a thread costs more than it packs below). */
+#define RENDER_PACK_MIN_SPLATS 4096u
 /* Monotonic seconds. */
 double render_seconds(void);
 /* upload_threads 0: the online cores, 1..SPLAT_DEFAULT_UPLOAD_THREADS. */

@@ -17,6 +17,7 @@ void splat_renderer_destroy(splat_renderer *r) {
   if (!r) return;
   VkDevice d = r->vk.device;
   const VkAllocationCallbacks *a = r->vk.allocator;
+  (void)render_stream_ring_end(r); /* appends' copies still in flight */
   render_frame_buffers_destroy(r, &r->scene);
   for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) render_object_destroy(r, &r->objects[i]);
   craster_destroy(r);
@@ -173,6 +174,7 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   r->multiview = (info->flags & SPLAT_RENDERER_CREATE_MULTIVIEW_BIT) != 0;
   r->sh_precision = shp ? shp : SPLAT_SH_PRECISION_16;
   r->upload_threads = info->upload_threads ? info->upload_threads : render_default_upload_threads();
+  r->pack_min_splats = RENDER_PACK_MIN_SPLATS;
   vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
   device_limits(r, info->physical_device, info->memory_budget);
   if (!take_sorters(r, info)) {

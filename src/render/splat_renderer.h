@@ -137,9 +137,9 @@ typedef struct splat_renderer_create_info {
    * 4 snorm16, the scales as halves (splat_pack_shape). Anything else: VK_ERROR_VALIDATION_FAILED_EXT. */
   uint32_t sh_precision;
   /* Optional: the CPU threads that pack a scene's splats into the GPU layout during
-   * splat_renderer_set_scene / add_object (the bulk of an upload: SH to halves or bytes, the
-   * shapes); each packs a slice of every staging piece, and the bytes stored are the same at
-   * any count. 0: the machine's online cores, at most SPLAT_DEFAULT_UPLOAD_THREADS; 1: the
+   * splat_renderer_set_scene / add_object / append_object (the bulk of an upload: SH to halves
+   * or bytes, the shapes); each packs a slice of every staging piece (of at least 4,096 splats:
+   * fewer threads for smaller pieces), and the bytes stored are the same at any count. 0: the machine's online cores, at most SPLAT_DEFAULT_UPLOAD_THREADS; 1: the
    * calling thread only. At most SPLAT_MAX_UPLOAD_THREADS, else VK_ERROR_VALIDATION_FAILED_EXT.
    * A thread that cannot be started leaves its slice to the calling thread. */
   uint32_t upload_threads;
@@ -216,7 +216,8 @@ VkResult splat_renderer_remove_object(splat_renderer *r, uint32_t id);
  * its whole scene; a value of a later part outside that part's range of its band and channel is
  * stored as the nearest end of the range (splat_sh8_encode clamps), so within the range a value
  * is off by at most half a step (scale / 2), outside it by its distance from the range more.
- * Append a first part that represents the scene (a file's first decoded piece does), or use 16. */
+ * Append a first part that represents the scene (a file's first decoded part, its first few
+ * thousand splats, is a sample of it, not a guarantee), or use 16. */
 typedef struct splat_object_desc {
   const void *next;   /* reserved for later; must be NULL */
   uint32_t count;     /* the splats to come, >= 1 */
@@ -244,20 +245,27 @@ VkResult splat_renderer_object_fits(splat_renderer *r, const splat_object_desc *
  * part->flags are ignored (the desc's hold). The values are checked as set_scene checks a
  * scene, and a message names the splat by its index in the object.
  * Synchronisation: the copies write only the object's splats beyond the resident ones, which no
- * frame reads, so frames recorded earlier may still be in flight; the call returns once its
- * copies are complete, on the create info's queue, and frames recorded afterwards (on that
- * queue: the frame's first barrier makes the copies visible to it) draw the new splats too.
- * Not thread-safe: one call on the renderer at a time, as every call.
+ * frame reads, so frames recorded earlier may still be in flight. The call returns once the part
+ * is packed and its copies are submitted to the create info's queue, through a staging ring the
+ * renderer keeps while an object is incomplete (4 pieces of 16 MiB; a piece is waited for by
+ * its fence when it is packed again), so parts of a few thousand splats cost little; the
+ * append that completes the last incomplete object, finish_object, remove_object, set_scene and
+ * destroy wait for every copy and free the ring. Frames recorded afterwards and submitted to
+ * that queue draw the new splats (their first barrier orders the copies before the projection);
+ * a host that draws on another queue waits for the create info's queue first. Not
+ * thread-safe: one call on the renderer at a time, as every call.
  * Errors (logged; the resident count stays): VK_ERROR_VALIDATION_FAILED_EXT for a bad id, a
  * part that is NULL, empty, of another SH degree, with a NULL array or a bad value, or more
- * splats than the object has left; others from Vulkan (the object's splats beyond the resident
- * ones are then undefined until appended again). */
+ * splats than the object has left; others from Vulkan, also from an earlier append's copies
+ * waited for now (the object's splats beyond the resident ones are then undefined until
+ * appended again; every copy this call submitted is done when it returns). */
 VkResult splat_renderer_append_object(splat_renderer *r, uint32_t id, const splat_scene *part);
 /* Ends a streamed object at its resident splats (a file whose parts came to fewer than it
  * announced, e.g. with splats dropped for non-finite values): from then on it holds `resident`
- * splats, as if begun with that count (its unused memory is kept until it is removed). At least
- * one splat must be resident. VK_ERROR_VALIDATION_FAILED_EXT (logged) for a bad id or none
- * resident. Any time, no GPU work. */
+ * splats, as if begun with that count (its chunks past them are freed, the rest of its memory
+ * kept until it is removed). At least one splat must be resident. It waits for the appends'
+ * copies still in flight. VK_ERROR_VALIDATION_FAILED_EXT (logged) for a bad id or none
+ * resident; a copy's error as append_object's. */
 VkResult splat_renderer_finish_object(splat_renderer *r, uint32_t id);
 /* The object's resident splats (0 for no such object); its count once complete. Any time. */
 uint32_t splat_renderer_object_resident(const splat_renderer *r, uint32_t id);
@@ -266,9 +274,10 @@ uint32_t splat_renderer_object_resident(const splat_renderer *r, uint32_t id);
  * begin_object). Wall-clock seconds on the calling thread. */
 typedef struct splat_upload_stats {
   uint32_t splats;        /* uploaded */
-  double validate_s;      /* checking the values (check_values: one pass over the arrays) */
+  double validate_s;      /* checking the values (one pass over the arrays) */
   double pack_s;          /* packing into the staging pieces on the upload threads (wall time) */
-  double wait_s;          /* waiting for the pieces' copies (their fences) */
+  double wait_s;          /* waiting for the pieces' copies (their fences; an append waits only
+                             for pieces it packs again, and the last for all) */
   double total_s;         /* the whole call, with the buffers' creation for set_scene / add_object */
   uint64_t bytes;         /* copied to the GPU */
   double gb_per_s;        /* bytes / total_s / 1e9: the upload's rate, validation and packing included */

@@ -71,9 +71,10 @@ static void *pack_job_run(void *p) {
 
 /* pack_splats over up to `threads` threads, each a contiguous slice (whole splats, so no two
  * write one word); the calling thread packs the first slice and any whose thread did not start. */
-static void pack_parallel(uint32_t threads, const splat_scene *sc, const object_gpu *o, uint32_t first,
-                          uint32_t count, float *pos, uint32_t *shape, uint32_t *sh) {
-  uint32_t n = threads < count ? threads : count;
+static void pack_parallel(uint32_t threads, uint32_t min_splats, const splat_scene *sc, const object_gpu *o,
+                          uint32_t first, uint32_t count, float *pos, uint32_t *shape, uint32_t *sh) {
+  uint32_t most = count / (min_splats ? min_splats : 1);
+  uint32_t n = threads < most ? threads : most ? most : 1;
   if (n > SPLAT_MAX_UPLOAD_THREADS) n = SPLAT_MAX_UPLOAD_THREADS;
   pack_job job[SPLAT_MAX_UPLOAD_THREADS];
   pthread_t tid[SPLAT_MAX_UPLOAD_THREADS];
@@ -105,7 +106,7 @@ uint32_t render_default_upload_threads(void) {
 #define UPLOAD_PIECES 4u
 
 
-typedef struct uploader {
+struct uploader {
   splat_renderer *r;
   ssvk_buffer staging;
   VkDeviceSize piece_bytes;
@@ -114,7 +115,8 @@ typedef struct uploader {
   VkFence fence[UPLOAD_PIECES];
   bool pending[UPLOAD_PIECES];
   uint32_t next;
-} uploader;
+};
+typedef struct uploader uploader;
 
 
 static VkResult uploader_wait(uploader *u, uint32_t k) {
@@ -172,7 +174,7 @@ static VkResult upload_piece(uploader *u, const splat_scene *sc, uint32_t from, 
   VkDeviceSize base = k * u->piece_bytes, pos_size = 16ull * count, sh_size = 4ull * o->sh_words * count;
   char *m = (char *)u->staging.mapped + base;
   double t0 = render_seconds();
-  pack_parallel(u->r->upload_threads, sc, o, from, count, (float *)m, (uint32_t *)(m + pos_size),
+  pack_parallel(u->r->upload_threads, u->r->pack_min_splats, sc, o, from, count, (float *)m, (uint32_t *)(m + pos_size),
                 (uint32_t *)(m + 2 * pos_size));
   u->r->upload_stats.pack_s += render_seconds() - t0;
   u->r->upload_stats.bytes += 2 * pos_size + sh_size + header;
@@ -204,27 +206,78 @@ static VkResult upload_piece(uploader *u, const splat_scene *sc, uint32_t from, 
 }
 
 
-/* The part's splats (object splats [resident, resident + part->count)) through the staging
- * ring, in pieces that end at chunk ends; returns once the last copy is done. */
-VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc) {
+/* Splats a piece of the ring holds (0: none, logged). */
+static uint32_t piece_splats(splat_renderer *r, const object_gpu *o, VkDeviceSize bytes) {
   VkDeviceSize per_splat = 32ull + 4ull * o->sh_words, header = 4ull * SP_SH_HEADER_WORDS(o->sh_format);
-  /* a small part in one piece (+16: the piece's rounding down; a header for each chunk it touches) */
-  VkDeviceSize bytes = render_object_bytes(o->sh_format, o->sh_words, sc->count, o->chunks) + 16;
+  VkDeviceSize fit = bytes > header ? (bytes - header) / per_splat : 0;
+  if (r->upload_piece_splats && r->upload_piece_splats < fit) fit = r->upload_piece_splats;
+  if (fit == 0) rlog(r, "uploading splats: a staging piece of %llu bytes holds no splat", (unsigned long long)bytes);
+  return fit > UINT32_MAX ? UINT32_MAX : (uint32_t)fit;
+}
+
+
+/* A ring for one upload of `count` splats: a small part in one piece (+16: the piece's rounding
+ * down; a header for each chunk it touches), else UPLOAD_PIECES pieces of UPLOAD_PIECE_BYTES. */
+static VkResult ring_for(splat_renderer *r, const object_gpu *o, uint32_t count, uploader *u) {
+  VkDeviceSize bytes = render_object_bytes(o->sh_format, o->sh_words, count, o->chunks) + 16;
   if (bytes > UPLOAD_PIECE_BYTES) bytes = UPLOAD_PIECE_BYTES;
   if (bytes > r->max_buffer / UPLOAD_PIECES) bytes = r->max_buffer / UPLOAD_PIECES;
   bytes &= ~(VkDeviceSize)15;
-  VkDeviceSize fit = bytes > header ? (bytes - header) / per_splat : 0;
-  if (r->upload_piece_splats && r->upload_piece_splats < fit) fit = r->upload_piece_splats;
-  if (fit == 0) {
-    rlog(r, "uploading splats: a staging piece of %llu bytes holds no splat", (unsigned long long)bytes);
-    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  uint32_t piece = piece_splats(r, o, bytes);
+  if (!piece) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  uint64_t pieces = count / piece + o->chunks; /* no fewer than it takes */
+  return uploader_begin(r, bytes, pieces < UPLOAD_PIECES ? (uint32_t)pieces : UPLOAD_PIECES, u);
+}
+
+
+static VkResult ring_wait_all(uploader *u) {
+  VkResult res = VK_SUCCESS;
+  for (uint32_t k = 0; k < u->pieces; k++) {
+    VkResult w = uploader_wait(u, k);
+    if (res == VK_SUCCESS) res = w;
   }
-  uint32_t piece = fit > UINT32_MAX ? UINT32_MAX : (uint32_t)fit;
+  return res;
+}
+
+
+VkResult render_stream_ring_end(splat_renderer *r) {
+  if (!r->stream_ring) return VK_SUCCESS;
+  VkResult res = ring_wait_all(r->stream_ring);
+  uploader_end(r->stream_ring);
+  render_host_free(r->vk.allocator, r->stream_ring);
+  r->stream_ring = NULL;
+  return res;
+}
+
+
+/* The stream ring, made at the first streamed upload: UPLOAD_PIECES pieces of UPLOAD_PIECE_BYTES. */
+static VkResult stream_ring(splat_renderer *r, uploader **out) {
+  if (!r->stream_ring) {
+    uploader *u = render_host_alloc(r->vk.allocator, sizeof *u);
+    if (!u) return VK_ERROR_OUT_OF_HOST_MEMORY;
+    VkDeviceSize bytes = UPLOAD_PIECE_BYTES < r->max_buffer / UPLOAD_PIECES ? UPLOAD_PIECE_BYTES
+                                                                            : r->max_buffer / UPLOAD_PIECES;
+    VkResult res = uploader_begin(r, bytes & ~(VkDeviceSize)15, UPLOAD_PIECES, u);
+    if (res != VK_SUCCESS) {
+      render_host_free(r->vk.allocator, u);
+      return res;
+    }
+    r->stream_ring = u;
+  }
+  *out = r->stream_ring;
+  return VK_SUCCESS;
+}
+
+
+/* The part's splats (object splats [resident, resident + part->count)) through a staging ring,
+ * in pieces that end at chunk ends (render_internal.h says which ring and when it returns). */
+VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc, bool streaming) {
   if (sc->count == 0) return VK_SUCCESS;
-  uint64_t pieces = sc->count / piece + o->chunks; /* no fewer than it takes: the ring's size */
-  uploader u;
-  VkResult res = uploader_begin(r, bytes, pieces < UPLOAD_PIECES ? (uint32_t)pieces : UPLOAD_PIECES, &u);
+  uploader own, *u = &own;
+  VkResult res = streaming ? stream_ring(r, &u) : ring_for(r, o, sc->count, &own);
   if (res != VK_SUCCESS) return res;
+  uint32_t piece = piece_splats(r, o, u->piece_bytes);
+  if (!piece) res = VK_ERROR_OUT_OF_DEVICE_MEMORY;
   uint32_t at = o->resident, end = o->resident + sc->count, c = 0;
   while (at < end && res == VK_SUCCESS) {
     while (o->chunk[c].first + o->chunk[c].count <= at) c++;
@@ -232,10 +285,12 @@ VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc) 
     uint32_t n = ch->first + ch->count - at; /* to the chunk's end, the part's, a piece */
     n = n < end - at ? n : end - at;
     n = n < piece ? n : piece;
-    res = upload_piece(&u, sc, at - o->resident, o, ch, at - ch->first, n);
+    res = upload_piece(u, sc, at - o->resident, o, ch, at - ch->first, n);
     at += n;
   }
-  for (uint32_t k = 0; k < u.pieces && res == VK_SUCCESS; k++) res = uploader_wait(&u, k);
-  uploader_end(&u);
+  if (streaming && res == VK_SUCCESS) return VK_SUCCESS;
+  VkResult w = ring_wait_all(u); /* a failed part is appended again later: none of its copies may be left */
+  if (res == VK_SUCCESS) res = w;
+  if (!streaming) uploader_end(u);
   return res;
 }
