@@ -64,12 +64,16 @@ int viewer_stream_pump(viewer_stream *s, viewer_loader *l, splat_renderer *r, do
   double start = now_s();
   int taken = 0;
   viewer_load_part p;
-  while (viewer_loader_part(l, &p, taken ? 0 : wait_s)) {
+  for (;;) {
+    /* the first part within wait_s; then every part that comes until the budget is spent (parts
+     * are a few thousand splats: a frame between two would cost more than the appends) */
+    double left = budget_s - (now_s() - start);
+    if (taken && left <= 0) break;
+    if (!viewer_loader_part(l, &p, taken ? left : wait_s)) break;
     int rc = take_part(s, &p, r, t0, hooks, err, n);
     viewer_loader_part_done(l);
     if (rc != 0) return -1;
     taken++;
-    if (now_s() - start >= budget_s) break;
   }
   return taken;
 }

@@ -32,8 +32,9 @@ typedef struct viewer_stream_hooks {
   void *user;
 } viewer_stream_hooks;
 
-/* Appends the parts the loader hands over until `budget_s` seconds have passed (at least one
- * part when one comes within wait_s), the first making the object. t0: the load's start
+/* Appends the parts the loader hands over: the first that comes within wait_s, then every one
+ * that comes until `budget_s` seconds have passed (waiting for them; the load's end ends it),
+ * the first making the object. t0: the load's start
  * (viewer_stream.t_first_part). Returns the parts taken, or -1 with a message in err when the
  * renderer refused one (the caller cancels the load and removes the object). */
 int viewer_stream_pump(viewer_stream *s, viewer_loader *l, splat_renderer *r, double budget_s, double wait_s,
