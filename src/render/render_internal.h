@@ -29,7 +29,8 @@ typedef struct object_gpu {
   uint32_t count, sh_degree; /* count 0: the slot is free */
   uint32_t resident;         /* splats [0, resident) copied (append_object); frames draw these */
   uint32_t sh_format, sh_words; /* SP_SH_FORMAT_*, uint32 words of SH a splat (splat_shared.h) */
-  float sh8_scale[48], sh8_offset[48]; /* SP_SH_FORMAT_U8: each chunk's header (splat_sh8_range) */
+  float sh8_scale[48], sh8_offset[48]; /* SP_SH_FORMAT_U8: each chunk's header (splat_sh8_range of the
+                                          first part appended: the whole scene for set_scene) */
   uint32_t scene_flags;                /* its scene's splat_scene_flag_bits at upload */
   uint32_t chunks;
   object_chunk *chunk;

@@ -58,7 +58,7 @@ void splat_sh_color(int degree, const float *sh, const float dir[3], float rgb[3
 
 /* Precision of the SH coefficients on the GPU (splat_renderer_create_info.sh_precision).
  * 8: one byte each, value = offset + scale * byte with a scale and offset per band and channel
- * over the whole object (splat_sh8_range). */
+ * over the whole object (splat_sh8_range; a streamed object's over its first part, splat_renderer.h). */
 typedef enum splat_sh_precision {
   SPLAT_SH_PRECISION_DEFAULT = 0, /* 16 */
   SPLAT_SH_PRECISION_8 = 8,
