@@ -178,6 +178,7 @@ static void test_drop(char *sv, const char *dir, char *gen, char *xdnd) {
   CHECK(file_contains(err.s, "broken.ply"), "splatview did not report the broken file by name on stderr");
   CHECK(file_contains(err.s, "big.ply") && file_contains(err.s, "budget is 4.00 MiB"),
         "splatview did not report the scene above its memory budget on stderr");
+  CHECK(!file_contains(err.s, "freed first"), "the scene shown was freed for one that does not fit alone");
   char *head_args[] = {sv, "--headless", scene.s, "--size", "320x240", "--raster", "graphics", "--out", head.s, NULL};
   expect_status(run(head_args), 0, "headless, dropped scene");
   compare(dir, "window_drop.png", "headless_drop.png", 320, 240);
@@ -204,6 +205,34 @@ static void test_shift_drop(char *sv, char *bundled, const char *dir, char *xdnd
                        "--out", head.s, NULL};
   expect_status(run(head_args), 0, "headless, two scenes");
   compare(dir, "window_shift_drop.png", "headless_shift_drop.png", 320, 240);
+}
+
+/* 4c. a streamed drop that the memory budget holds alone but not beside the scene shown: the
+ * scene shown is freed first (said on stderr), the new one opens, and the last frame equals its
+ * headless image. 22,000 SH-3 splats take ~3.9 MiB with their frame buffers, under the 4 MiB
+ * budget alone, above it beside the 3,000-splat scene (~0.3 MiB). test_drop checks that a scene
+ * that does not fit alone leaves the scene shown as it was. */
+static long number_in_line(const char *file, const char *start, const char *needle, const char *before);
+static void test_budget_stream(char *sv, const char *dir, char *gen, char *xdnd) {
+  path_buf scene = in_dir(dir, "dropped.ply"), mid = in_dir(dir, "budget_mid.ply"); /* dropped.ply: test_drop's */
+  path_buf shot = in_dir(dir, "window_budget.png"), head = in_dir(dir, "headless_budget.png");
+  path_buf out = in_dir(dir, "budget_stdout.txt"), err = in_dir(dir, "budget_stderr.txt");
+  remove(shot.s);
+  char *mid_args[] = {gen, "--count", "22000", "--sh-degree", "3", "--seed", "13", "--out", mid.s, NULL};
+  expect_status(run(mid_args), 0, "gen_scene (budget)");
+  char script[] = "\"$1\" \"$6\" --size 320x240 " ALONG_Z " --raster graphics --memory-budget 4 --screenshot \"$2\" "
+                  ">\"$3\" 2>\"$4\" & p=$!; " SH_WAIT_FOR
+                  "\"$5\" splatview \"$7\" && w '^opened .*budget_mid.ply' \"$3\" && \"$5\" --close splatview; d=$?; "
+                  "[ $d -eq 0 ] || kill $p; wait $p; s=$?; "
+                  "[ $d -eq 0 ] || { echo \"xdnd_drop or a wait failed ($d)\" >&2; exit 98; }; exit $s";
+  char *args[] = {"xvfb-run", "-a", "-s", "-screen 0 640x480x24", "sh", "-c", script, "sh", sv, shot.s, out.s, err.s,
+                  xdnd, scene.s, mid.s, NULL};
+  expect_status(run(args), 0, "windowed, a streamed drop that fits only alone");
+  CHECK(file_contains(err.s, "which was freed first"), "the scene shown was not freed for the budget (or not said)");
+  CHECK(number_in_line(out.s, "opened ", "budget_mid.ply", ": ") == 22000, "budget_mid.ply was not opened");
+  char *head_args[] = {sv, "--headless", mid.s, "--size", "320x240", "--raster", "graphics", "--out", head.s, NULL};
+  expect_status(run(head_args), 0, "headless, budget scene");
+  compare(dir, "window_budget.png", "headless_budget.png", 320, 240);
 }
 
 /* The number in a line of `file` that starts with `start`, contains `needle` and has `before`
@@ -373,6 +402,7 @@ int main(int argc, char **argv) {
   if (argc == 6) {
     test_drop(sv, dir, argv[4], argv[5]);
     test_shift_drop(sv, scene, dir, argv[5]);
+    test_budget_stream(sv, dir, argv[4], argv[5]);
   }
 
   return check_report("test_viewer_window");
