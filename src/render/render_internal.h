@@ -130,6 +130,17 @@ void render_object_destroy(splat_renderer *r, object_gpu *o);
 /* ---- upload.c ---- */
 /* Packs and copies a scene into an object's chunks (blocking). */
 VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *sc);
+/* fn(ctx, lo, hi) over [0, count) split in up to `threads` contiguous ranges, one a thread (the
+ * calling thread takes the first, and any whose thread could not start); returns when all are
+ * done (parallel.c). */
+void render_parallel(uint32_t threads, uint32_t count, void (*fn)(void *ctx, uint32_t lo, uint32_t hi), void *ctx);
+
+/* n floats as halves (splat_float_to_half's bits for finite values), two a word, low half first,
+ * OR'ed into out (zeroed by the caller); F16C where the CPU has it unless the test switch
+ * render_force_portable_halves is set. */
+void render_pack_halves(const float *v, uint32_t n, uint32_t *out);
+extern bool render_force_portable_halves;
+
 /* upload_threads 0: the online cores, 1..SPLAT_DEFAULT_UPLOAD_THREADS. */
 uint32_t render_default_upload_threads(void);
 
