@@ -22,12 +22,21 @@ typedef struct scene_progress {
   bool cancelled;
 } scene_progress;
 
-/* Where an error goes: "<name>: <message>"; and where progress goes (NULL: nowhere). */
+/* Where a load's parallel work runs (scene_pool.c): `threads` (>= 1, 0 already resolved to the
+ * cores) threads made for each parallel step, or the host's pool when `host` is set. */
+typedef struct scene_pool {
+  unsigned threads;
+  const splat_load_pool *host;
+} scene_pool;
+
+/* Where an error goes: "<name>: <message>"; where progress goes (NULL: nowhere); and where
+ * parallel work runs (NULL: on the calling thread). One struct because every reader takes it. */
 typedef struct scene_error {
   const char *name;
   char *buf;
   size_t size;
   scene_progress *progress;
+  const scene_pool *pool;
 } scene_error;
 
 #if defined(__GNUC__)
@@ -108,6 +117,54 @@ int scene_decode_memory(const uint8_t *data, const scene_rows *r, splat_scene *o
  * for byte, as scene_decode_memory's. */
 int scene_decode_file(int fd, size_t size, const scene_rows *r, unsigned threads, splat_scene *out,
                       const scene_error *e);
+
+/* ---- parallel steps (scene_pool.c) ---------------------------------------------------------- */
+
+/* One parallel step of a load: tasks 0..count-1, each run once on e->pool (inline when it has
+ * one thread or there is no pool). A task returns 0, or -1 with its message written to te (its
+ * own buffer, named as e): the step then fails with the message of the failed task of lowest
+ * index, whatever the timing, so errors are the same at every thread count. */
+typedef struct scene_job scene_job;
+typedef int (*scene_task_fn)(scene_job *j, void *arg, uint32_t index, const scene_error *te);
+
+/* Runs the step and returns when every task has returned: 0, or -1 with the first failure's
+ * message in e (or "cancelled": e's progress says so). With `phase` not NULL, `phase` is
+ * reported (done < total, increasing) as tasks call scene_job_done; the cancel flag is read at
+ * each report. */
+int scene_run(const scene_error *e, const char *phase, uint64_t total, uint32_t count, scene_task_fn task,
+              void *arg);
+
+/* For a task: whether it need not run on (cancelled, or a task of lower index than `index`
+ * failed), and adding finished units of the step's progress. */
+bool scene_job_skip(scene_job *j, uint32_t index);
+void scene_job_done(scene_job *j, uint64_t units);
+
+/* The threads a step may use (1 with no pool): what the splits are sized by. */
+unsigned scene_pool_width(const scene_pool *p);
+
+/* Splats [first, first + n) of a scene, decoded into the slots from `first` on: `kept` of them
+ * (kept splats only, in order) and `clamped` values. */
+typedef struct scene_range {
+  uint64_t first, n, kept;
+  uint32_t clamped;
+} scene_range;
+
+/* Decodes range `index` (r->first, r->n set) into s, setting r->kept and r->clamped: 0, or -1
+ * with a message in te. */
+typedef int (*scene_range_fn)(void *ctx, uint32_t index, scene_range *r, splat_scene *s, scene_job *j,
+                              const scene_error *te);
+
+/* Splits `total` splats into ranges for e->pool's width (about four a thread, at most
+ * SPLAT_LOAD_DECODE_EVERY each; exactly that with one thread, so "decode" is reported at its
+ * multiples as by a serial loop): a calloc'd array (freed by the caller) of *count ranges; NULL
+ * when out of memory (reported). */
+scene_range *scene_split(uint64_t total, const scene_error *e, uint32_t *count);
+
+/* Decodes the ranges into s (allocated for `total` splats) in parallel, reporting "decode" as
+ * they complete, then closes the gaps dropped splats left: *kept splats, s->clamped the sum.
+ * Returns 0, or -1 (the first failed range's message, or cancelled) leaving s to the caller. */
+int scene_decode_ranges(splat_scene *s, uint64_t total, scene_range *ranges, uint32_t count, scene_range_fn fn,
+                        void *ctx, const scene_error *e, uint32_t *kept);
 
 /* A reader's answer when it leaves a file to the whole-file path (scene_read_file and the
  * in-memory reader): not the layout it streams, or a header that path reports on. */
