@@ -142,6 +142,12 @@ void scene_job_done(scene_job *j, uint64_t units);
 /* The threads a step may use (1 with no pool): what the splits are sized by. */
 unsigned scene_pool_width(const scene_pool *p);
 
+/* Whether a load runs its steps in parallel (more than one thread, or a host pool): a reader
+ * whose serial path is leaner (.spz) keeps it otherwise. */
+static inline bool scene_parallel(const scene_error *e) {
+  return e->pool != NULL && (e->pool->threads > 1 || e->pool->host != NULL);
+}
+
 /* Splats [first, first + n) of a scene, decoded into the slots from `first` on: `kept` of them
  * (kept splats only, in order) and `clamped` values. */
 typedef struct scene_range {

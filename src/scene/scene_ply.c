@@ -573,6 +573,51 @@ static void decode_packed(const uint32_t pk[4], const float cv[18], float p[3], 
   *opacity = (float)(pk[3] & 255) / 255.0f;
 }
 
+/* Where a compressed PLY's elements and properties are, for decode_packed_range. */
+typedef struct packed_ctx {
+  const uint8_t *cbase, *vbase, *sbase; /* chunk, vertex and sh rows (sbase NULL: no sh) */
+  size_t chunk_stride, vertex_stride, sh_stride;
+  uint32_t cp_off[18];  /* the chunk's min/max properties (cnames); type T_NONE: absent */
+  uint8_t cp_type[18];
+  uint32_t vp_off[4];   /* packed_position, _rotation, _scale, _color */
+  uint32_t rest_off[45];
+  bool colour_range;
+  uint32_t coeffs;
+} packed_ctx;
+
+/* Splats [r->first, r->first + r->n) into slots from r->first on (scene_decode_ranges); the
+ * chunk's ranges read at the range's first splat and at each chunk start. */
+static int decode_packed_range(void *ctx, uint32_t index, scene_range *r, splat_scene *out, scene_job *j,
+                               const scene_error *te) {
+  (void)index, (void)j, (void)te;
+  const packed_ctx *c = ctx;
+  const uint32_t coeffs = c->coeffs;
+  uint64_t kept = r->first;
+  float cv[18];
+  for (uint64_t i = r->first; i < r->first + r->n; ++i) {
+    if (i % CHUNK_SPLATS == 0 || i == r->first) {
+      const uint8_t *row = c->cbase + (i / CHUNK_SPLATS) * c->chunk_stride;
+      for (int k = 0; k < 18; ++k) cv[k] = c->cp_type[k] != T_NONE ? read_value(row + c->cp_off[k], c->cp_type[k]) : 0.0f;
+      if (!c->colour_range) {
+        for (int k = 12; k < 15; ++k) cv[k] = 0.0f;
+        for (int k = 15; k < 18; ++k) cv[k] = 1.0f;
+      }
+    }
+    const uint8_t *row = c->vbase + i * c->vertex_stride;
+    uint32_t pk[4];
+    for (int k = 0; k < 4; ++k) memcpy(&pk[k], row + c->vp_off[k], 4);
+    float p[3], s[3], q[4], sh[48], opacity;
+    decode_packed(pk, cv, p, s, q, sh, &opacity);
+    if (c->sbase != NULL) {
+      const uint8_t *srow = c->sbase + i * c->sh_stride;
+      for (uint32_t k = 0; k < (coeffs - 1) * 3; ++k) sh[3 + k] = (float)srow[c->rest_off[k]] * (8.0f / 255.0f) - 4.0f;
+    }
+    kept += scene_put(out, (uint32_t)kept, p, s, q, opacity, sh, coeffs * 3);
+  }
+  r->kept = kept - r->first;
+  return 0;
+}
+
 static int load_compressed(const uint8_t *d, size_t size, const ply_header *h, const ply_elem *vertex,
                            splat_scene *out, const scene_error *e) {
   char tb[64];
@@ -631,40 +676,29 @@ static int load_compressed(const uint8_t *d, size_t size, const ply_header *h, c
   }
   uint32_t degree = degree_of(n_rest), coeffs = (degree + 1) * (degree + 1);
   /* rest_off[(k-1)*3 + c]: byte of coefficient k, channel c in an sh row. */
-  uint32_t rest_off[45];
+  uint32_t rest_off[45] = {0};
   for (uint32_t k = 1; k < coeffs; ++k)
     for (uint32_t c = 0; c < 3; ++c) rest_off[(k - 1) * 3 + c] = rest[c * (coeffs - 1) + (k - 1)]->offset;
 
   if (check_sizes(h, size, e) != 0 || scene_alloc(out, n, degree, e) != 0) return -1;
-  const uint8_t *cbase = d + chunk->offset, *vbase = d + vertex->offset;
-  const uint8_t *sbase = sh_el ? d + sh_el->offset : NULL;
-  uint32_t kept = 0;
-  float cv[18];
-  for (uint64_t i = 0; i < n; ++i) {
-    if (scene_decoded(e, i, n) != 0) {
-      splat_scene_free(out);
-      return -1;
-    }
-    if (i % CHUNK_SPLATS == 0) {
-      const uint8_t *row = cbase + (i / CHUNK_SPLATS) * chunk->stride;
-      for (int j = 0; j < 18; ++j) cv[j] = cp[j] ? read_value(row + cp[j]->offset, cp[j]->type) : 0.0f;
-      if (!colour_range) {
-        for (int j = 12; j < 15; ++j) cv[j] = 0.0f;
-        for (int j = 15; j < 18; ++j) cv[j] = 1.0f;
-      }
-    }
-    const uint8_t *row = vbase + i * vertex->stride;
-    uint32_t pk[4];
-    for (int j = 0; j < 4; ++j) memcpy(&pk[j], row + vp[j]->offset, 4);
-
-    float p[3], s[3], q[4], sh[48], opacity;
-    decode_packed(pk, cv, p, s, q, sh, &opacity);
-    if (sbase != NULL) {
-      const uint8_t *srow = sbase + i * sh_el->stride;
-      for (uint32_t j = 0; j < (coeffs - 1) * 3; ++j)
-        sh[3 + j] = (float)srow[rest_off[j]] * (8.0f / 255.0f) - 4.0f;
-    }
-    kept += scene_put(out, kept, p, s, q, opacity, sh, coeffs * 3);
+  packed_ctx c = {.cbase = d + chunk->offset, .vbase = d + vertex->offset, .sbase = sh_el ? d + sh_el->offset : NULL,
+                  .chunk_stride = chunk->stride, .vertex_stride = vertex->stride,
+                  .sh_stride = sh_el ? sh_el->stride : 0, .colour_range = colour_range, .coeffs = coeffs};
+  for (int j = 0; j < 18; ++j) {
+    c.cp_off[j] = cp[j] ? cp[j]->offset : 0;
+    c.cp_type[j] = cp[j] ? cp[j]->type : T_NONE;
+  }
+  for (int j = 0; j < 4; ++j) c.vp_off[j] = vp[j]->offset;
+  memcpy(c.rest_off, rest_off, sizeof rest_off);
+  uint32_t nranges, kept = 0;
+  scene_range *ranges = NULL;
+  rc = scene_report(e, "decode", 0, n);
+  if (rc == 0) rc = (ranges = scene_split(n, e, &nranges)) == NULL ? -1 : 0;
+  if (rc == 0) rc = scene_decode_ranges(out, n, ranges, nranges, decode_packed_range, &c, e, &kept);
+  free(ranges);
+  if (rc != 0) {
+    splat_scene_free(out);
+    return -1;
   }
   return scene_finish(out, kept, n, e);
 }
