@@ -182,6 +182,28 @@ int scene_decode_ranges(splat_scene *s, uint64_t total, scene_range *ranges, uin
 int scene_load_ply_file(int fd, size_t size, unsigned threads, splat_scene *out, const scene_error *e);
 int scene_load_splat_file(int fd, size_t size, unsigned threads, splat_scene *out, const scene_error *e);
 
+/* An ASCII PLY's vertex rows (scene_ply_ascii.c): where they start, and how each value is read. */
+enum scene_value_type { SCENE_VALUE_F32, SCENE_VALUE_F64, SCENE_VALUE_INT };
+typedef struct scene_ascii_value {
+  uint8_t type;   /* scene_value_type */
+  int64_t lo, hi; /* SCENE_VALUE_INT: the property type's range */
+} scene_ascii_value;
+typedef struct scene_ascii {
+  size_t start;    /* byte of the first vertex row (a line start) */
+  uint64_t line;   /* its line number in the file, from 1 */
+  uint64_t count;  /* vertex rows */
+  uint32_t nprops; /* values a row */
+  const scene_ascii_value *values;
+  bool last;       /* the vertex element is the last: only blank lines may follow its rows */
+} scene_ascii;
+
+/* Parses the vertex rows in pieces on e->pool into rows of nprops floats, decoded by `rows`
+ * (stride nprops floats; its offsets index those floats), and finishes *out. Errors name the
+ * line: too few or too many values, a value that is not a number (or not an integer in range),
+ * fewer lines than vertices, non-blank lines after the last vertex when a->last. */
+int scene_decode_ascii(const uint8_t *d, size_t size, const scene_ascii *a, const scene_rows *rows,
+                       splat_scene *out, const scene_error *e);
+
 /* .spz (scene_spz.c): whether the bytes start as one (gzip or the version-4 header), and the loader. */
 bool scene_is_spz(const uint8_t *data, size_t size);
 int scene_load_spz(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);

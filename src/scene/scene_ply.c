@@ -1,6 +1,6 @@
-/* scene_ply.c: binary little-endian PLY: the header parser, the standard 3DGS
- * vertex layout (properties by name, any scalar type) and the PlayCanvas/SuperSplat
- * compressed layout (chunk bounds + packed vertices + optional uchar SH). */
+/* scene_ply.c: PLY: the header parser, the standard 3DGS vertex layout (properties by name, any
+ * scalar type; binary little-endian, or ASCII through scene_ply_ascii.c) and the
+ * PlayCanvas/SuperSplat compressed layout (chunk bounds + packed vertices + optional uchar SH). */
 #include "scene_common.h"
 
 #include <float.h>
@@ -40,6 +40,8 @@ typedef struct ply_header {
   ply_prop props[PLY_MAX_PROPERTIES];
   uint32_t nelems, nprops;
   size_t data_start;
+  uint64_t data_line; /* the line number of data_start */
+  bool ascii;         /* format ascii 1.0 */
   bool antialiased; /* the header's comments say so (antialias_comment) */
 } ply_header;
 
@@ -133,15 +135,14 @@ static void antialias_comment(const ply_line *l, bool *aa) {
   }
 }
 
-static int parse_format(const ply_line *l, bool *have_format, const scene_error *e) {
+static int parse_format(const ply_line *l, bool *have_format, bool *ascii, const scene_error *e) {
   char tb[64];
   if (l->ntok != 3) return scene_fail(e, "header line %u: malformed format line", l->no);
   if (*have_format) return scene_fail(e, "header line %u: second format line", l->no);
-  if (tok_is(l->tok[1], l->tlen[1], "ascii"))
-    return scene_fail(e, "ASCII PLY is not supported (only format binary_little_endian 1.0)");
+  *ascii = tok_is(l->tok[1], l->tlen[1], "ascii");
   if (tok_is(l->tok[1], l->tlen[1], "binary_big_endian"))
-    return scene_fail(e, "big-endian PLY is not supported (only format binary_little_endian 1.0)");
-  if (!tok_is(l->tok[1], l->tlen[1], "binary_little_endian"))
+    return scene_fail(e, "big-endian PLY is not supported (only binary_little_endian 1.0 and ascii 1.0)");
+  if (!*ascii && !tok_is(l->tok[1], l->tlen[1], "binary_little_endian"))
     return scene_fail(e, "unknown PLY format '%s'", scene_token(tb, l->tok[1], l->tlen[1]));
   if (!tok_is(l->tok[2], l->tlen[2], "1.0"))
     return scene_fail(e, "unsupported PLY version '%s' (expected 1.0)", scene_token(tb, l->tok[2], l->tlen[2]));
@@ -254,9 +255,10 @@ static int parse_header(const uint8_t *d, size_t size, ply_header *h, const scen
     if (tok_is(l.tok[0], l.tlen[0], "end_header")) {
       if (l.ntok != 1) return scene_fail(e, "header line %u: malformed end_header line", l.no);
       h->data_start = pos;
+      h->data_line = l.no + 1;
       break;
     } else if (tok_is(l.tok[0], l.tlen[0], "format")) {
-      rc = parse_format(&l, &have_format, e);
+      rc = parse_format(&l, &have_format, &h->ascii, e);
     } else if (tok_is(l.tok[0], l.tlen[0], "element")) {
       rc = parse_element(&l, h, e);
     } else if (tok_is(l.tok[0], l.tlen[0], "property")) {
@@ -268,7 +270,7 @@ static int parse_header(const uint8_t *d, size_t size, ply_header *h, const scen
   }
   if (!have_format) return scene_fail(e, "missing format line in the PLY header");
   if (h->nelems == 0) return scene_fail(e, "no elements in the PLY header");
-  return place_elements(h, e);
+  return h->ascii ? 0 : place_elements(h, e); /* ASCII rows are lines: no byte offsets */
 }
 
 /* Every element placed and of fixed size must fit in the file: a header that
@@ -703,21 +705,76 @@ static int load_compressed(const uint8_t *d, size_t size, const ply_header *h, c
   return scene_finish(out, kept, n, e);
 }
 
+/* ---- ASCII ------------------------------------------------------------------------------- */
+
+/* How an ASCII value of PLY type t is read: floats as floats, integers in the type's range. */
+static scene_ascii_value ascii_value(uint8_t t) {
+  static const int64_t lo[] = {0, INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0}, hi[] = {0, INT8_MAX, UINT8_MAX, INT16_MAX,
+                                                                                 UINT16_MAX, INT32_MAX, UINT32_MAX};
+  if (t == T_F32) return (scene_ascii_value){SCENE_VALUE_F32, 0, 0};
+  if (t == T_F64 || t == T_NONE) return (scene_ascii_value){SCENE_VALUE_F64, 0, 0};
+  return (scene_ascii_value){SCENE_VALUE_INT, lo[t], hi[t]};
+}
+
+/* The standard 3DGS layout in ASCII: a line a row. The rows of elements before vertex are
+ * skipped a line each; the vertex properties become floats at 4 * their index, so the binary
+ * row decoder (and its policy) reads the parsed rows. */
+static int load_ascii(const uint8_t *d, size_t size, ply_header *h, const ply_elem *vertex, splat_scene *out,
+                      const scene_error *e) {
+  char tb[64], tb2[64];
+  if (vertex->list != NULL)
+    return scene_fail(e, "element '%s' has the variable-size list property '%s', which is not supported",
+                      scene_token(tb, vertex->name, vertex->len), scene_token(tb2, vertex->list->name, vertex->list->len));
+  if (find_prop(h, vertex, "packed_position") != NULL)
+    return scene_fail(e, "an ASCII PLY with packed_* properties: the compressed layout is read only in binary");
+  size_t at = h->data_start;
+  uint64_t line = h->data_line;
+  for (const ply_elem *el = h->elems; el < vertex; ++el)
+    for (uint64_t i = 0; i < el->count; ++i, ++line) {
+      const uint8_t *nl = at < size ? memchr(d + at, '\n', size - at) : NULL;
+      if (nl == NULL)
+        return scene_fail(e, "truncated: the file ends at line %llu, inside the %llu rows of element '%s'",
+                          (unsigned long long)line, (unsigned long long)el->count, scene_token(tb, el->name, el->len));
+      at = (size_t)(nl - d) + 1;
+    }
+  scene_ascii_value *values = malloc((vertex->nprops + 1) * sizeof *values);
+  if (values == NULL) return scene_fail(e, "out of memory for the vertex properties");
+  for (uint32_t j = 0; j < vertex->nprops; ++j) {
+    ply_prop *p = &h->props[vertex->first + j];
+    values[j] = ascii_value(p->type);
+    p->offset = 4 * j;
+    p->type = T_F32;
+  }
+  ply_layout L;
+  scene_rows rows;
+  int rc = plan_3dgs(h, vertex, &L, &rows, e);
+  if (rc == 0) {
+    rows.offset = 0;
+    rows.stride = 4 * (size_t)vertex->nprops;
+    scene_ascii a = {at, line, vertex->count, vertex->nprops, values, vertex == &h->elems[h->nelems - 1]};
+    rc = scene_decode_ascii(d, size, &a, &rows, out, e);
+  }
+  free(values);
+  return rc;
+}
+
 int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e) {
   ply_header *h = malloc(sizeof *h);
   if (h == NULL) return scene_fail(e, "out of memory for the PLY header");
   h->nelems = h->nprops = 0;
-  h->antialiased = false;
+  h->antialiased = h->ascii = false;
   int rc = parse_header(data, size, h, e);
   const ply_elem *vertex = NULL;
   if (rc == 0) vertex = find_elem(h, "vertex", e, &rc);
   if (rc == 0 && vertex == NULL) rc = scene_fail(e, "no element 'vertex' in the PLY header");
-  if (rc == 0) rc = check_readable(h, vertex, e);
+  if (rc == 0 && !h->ascii) rc = check_readable(h, vertex, e);
   if (rc == 0 && vertex->count == 0) rc = scene_fail(e, "no splats: element vertex has count 0");
   if (rc == 0) {
     bool compressed = find_prop(h, vertex, "packed_position") != NULL ||
                       (find_prop(h, vertex, "x") == NULL && find_elem(h, "chunk", e, &rc) != NULL);
-    if (compressed)
+    if (h->ascii)
+      rc = load_ascii(data, size, h, vertex, out, e);
+    else if (compressed)
       rc = load_compressed(data, size, h, vertex, out, e);
     else
       rc = load_3dgs(data, size, h, vertex, out, e);
@@ -740,8 +797,9 @@ static bool plan_file(int fd, size_t size, uint8_t *head, ply_header *h, ply_lay
   }
   const scene_error quiet = {e->name, NULL, 0, NULL};
   h->nelems = h->nprops = 0;
-  h->antialiased = false;
-  if (head_size < 5 || memcmp(head, "ply", 3) != 0 || parse_header(head, head_size, h, &quiet) != 0) return false;
+  h->antialiased = h->ascii = false;
+  if (head_size < 5 || memcmp(head, "ply", 3) != 0 || parse_header(head, head_size, h, &quiet) != 0 || h->ascii)
+    return false;
   int rc;
   const ply_elem *vertex = find_elem(h, "vertex", &quiet, &rc);
   if (rc != 0 || vertex == NULL || check_readable(h, vertex, &quiet) != 0 || vertex->count == 0) return false;
