@@ -3,9 +3,12 @@
  *
  * Formats, chosen by content (the "ply" magic), then the .splat extension, then the .spz
  * magic (gzip or "NGSP"), then a zip archive (bundled SOG), then the name:
- *   - 3DGS .ply, binary little-endian: properties found by name in any order,
+ *   - 3DGS .ply, binary little-endian or ASCII: properties found by name in any order,
  *     any PLY scalar type (converted to float), SH degree 0..3 from the number of
- *     f_rest_* properties, unknown properties and other fixed-size elements skipped.
+ *     f_rest_* properties, unknown properties and other fixed-size elements skipped. ASCII
+ *     rows are one a line; numbers are read as in the C locale whatever the process's is
+ *     (strtof_l), integer properties must be integers in their type's range, and a row with
+ *     too few or too many values is an error naming its line.
  *   - PlayCanvas/SuperSplat compressed .ply (element "chunk" + packed_* vertex
  *     properties, optional "sh" element).
  *   - antimatter15 .splat, 32 bytes a splat, SH degree 0.
@@ -151,8 +154,8 @@ typedef struct splat_load_options {
   /* Progress and cancellation, as for splat_scene_load_ex. NULL: none. */
   const splat_load_progress *progress;
   /* Threads that decode. 0: the machine's online cores (sysconf(_SC_NPROCESSORS_ONLN)); 1:
-   * splat_scene_load_ex's path, on the calling thread (an ASCII .ply and the SOG steps run there
-   * as one task each). Above 1 (or 0 on a machine with more than one core) each format decodes
+   * splat_scene_load_ex's path, everything on the calling thread, the file read whole and then
+   * decoded. Above 1 (or 0 on a machine with more than one core) each format decodes
    * in parallel steps, the threads created and joined within each step (at most 256, and no
    * more than the step has tasks):
    *   - binary 3DGS .ply and .splat: the rows are read in pieces straight into the scene's
@@ -178,10 +181,14 @@ typedef struct splat_load_options {
 } splat_load_options;
 
 /* As splat_scene_load_ex, with `options` (NULL: all defaults, so as many threads as cores).
- * Progress is reported on the calling thread, in the same two phases; on the pieces path the
- * data is read while it is decoded, so "read" reports 0 and then the file's size at once, and
- * "decode" reports splats as pieces of at most SPLAT_LOAD_DECODE_EVERY complete, not at every
- * multiple of it. A cancel stops every thread within one 1 MiB read. A file that shrinks while
+ * Progress is reported on the calling thread (with a host pool: see `pool`), in the same two
+ * phases; on the pieces path the data is read while it is decoded, so "read" reports 0 and then
+ * the file's size at once, and "decode" reports splats as ranges of at most
+ * SPLAT_LOAD_DECODE_EVERY complete, not at every multiple of it. The steps before the splats
+ * (.spz streams, SOG images, counting an ASCII file's lines) report nothing; a cancel during
+ * them is seen at the first "decode" report after them. A load that fails reports the error the
+ * serial order meets first (the first bad stream, image, range or line), so its message does
+ * not depend on the thread count or timing. A cancel stops every thread within one 1 MiB read. A file that shrinks while
  * it loads is an error ("truncated while loading"). Returns 0, -1 on failure (also when
  * options->next is not NULL), SPLAT_SCENE_CANCELLED when cancelled; after either failure *out
  * is zeroed and nothing is left allocated. */
