@@ -76,6 +76,10 @@ static inline bool scene_add(size_t a, size_t b, size_t *r) {
   return true;
 }
 
+/* malloc for a large block filled in one pass, asking for transparent huge pages (scene_common.c
+ * says why); an ordinary malloc block. */
+void *scene_malloc_large(size_t n);
+
 /* Allocates the output arrays for up to `count` splats of SH degree `sh_degree`;
  * on failure frees what it made, zeroes *s and reports. */
 int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_error *e);

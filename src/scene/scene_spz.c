@@ -494,7 +494,7 @@ static int raw_alloc(spz_raw *q, const spz_layout *L, const scene_error *e) {
   q->L = L;
   for (int a = 0; a < A_COUNT; ++a) {
     size_t bytes = (size_t)L->count * L->bytes[a];
-    if (bytes > 0 && (q->raw[a] = malloc(bytes)) == NULL) {
+    if (bytes > 0 && (q->raw[a] = scene_malloc_large(bytes)) == NULL) {
       raw_free(q);
       return scene_fail(e, "out of memory for the decompressed %s (%zu bytes)", attr_name[a], bytes);
     }
