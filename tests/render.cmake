@@ -47,6 +47,11 @@ splatsort_lavapipe_test(render_upload WIDTHS 256 COMMAND test_render upload --ou
 # A streamed object (begin_object, append_object in parts): set_scene's bytes, a frame of the
 # resident splats, the 8-bit tables' bound, the errors, the upload statistics.
 splatsort_lavapipe_test(render_stream COMMAND test_render stream --out ${render_out}/stream)
+# copybench: the host -> device copy rates an upload is bounded by (run on the GPU machine for the
+# numbers, docs/performance.md); a small run here so it keeps working, validation on.
+splatsort_test_executable(copybench SOURCES bench/copybench.c LIBS splatsort_vkh)
+splatsort_test(copybench_lavapipe GPU LABELS sg8 ENV LP_NATIVE_VECTOR_WIDTH=256
+               COMMAND copybench --mib 8 --piece-mib 1 --pieces 3 --threads 1,2 --runs 1)
 # .spz: each scene against its .spz round trip on the GPU (PSNR >= 35 dB): a generated SH-3
 # scene, the bundled one and two real ones; one subgroup size (the quantisation is the subject).
 splatsort_lavapipe_test(render_image_spz WIDTHS 256 COMMAND test_render spz --out ${render_out}/spz

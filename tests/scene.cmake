@@ -1,9 +1,12 @@
 # Scene loading (CPU only): the loader tests, the gen_scene generator (built by
 # tests/CMakeLists.txt) and the load benchmark. The loader's fuzz targets: tests/fuzz.cmake.
 find_package(Threads REQUIRED)
+find_package(ZLIB REQUIRED) # test_scene_decode gzips .spz files
 splatsort_test_executable(test_scene SOURCES test_scene.c LIBS splatsort_render m Threads::Threads)
 
 splatsort_test_executable(test_scene_parallel SOURCES test_scene_parallel.c LIBS splatsort_render m)
+splatsort_test_executable(test_scene_decode SOURCES test_scene_decode.c
+                          LIBS sog_writer splatsort_render ZLIB::ZLIB PkgConfig::SPLAT_SCENE_DEPS Threads::Threads m)
 splatsort_test_executable(scene_load_bench SOURCES bench/scene_load_bench.c LIBS splatsort_render)
 
 set(scene_test_tmp ${CMAKE_CURRENT_BINARY_DIR}/scene_tmp)
@@ -19,6 +22,7 @@ foreach(mode synthetic policy malformed roundtrip progress)
   scene_test(scene_${mode} COMMAND test_scene ${mode} ${scene_test_tmp}/${mode})
 endforeach()
 scene_test(scene_parallel COMMAND test_scene_parallel ${scene_test_tmp}/parallel)
+scene_test(scene_decode COMMAND test_scene_decode ${scene_test_tmp}/decode)
 scene_test(scene_real COMMAND test_scene real ${PROJECT_SOURCE_DIR}/../shared/scenes)
 scene_test(scene_asset COMMAND test_scene asset ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)
 scene_test(scene_gen COMMAND test_scene gen $<TARGET_FILE:gen_scene> ${scene_test_tmp}/gen)

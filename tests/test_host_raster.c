@@ -552,7 +552,8 @@ static splat_scene sheet_scene(void) {
 static void test_arrays(void) {
   splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)app.sorters,
-                                   .sorter_count = app.sorter_count, .frame_slots = 1, .log = renderer_log};
+                                   .sorter_count = app.sorter_count, .frame_slots = 1, .log = renderer_log,
+                                   .upload_threads = 4}; /* the values are checked in four ranges */
   splat_renderer *r;
   VK_CHECK(splat_renderer_create(&ci, &r));
   splat_scene s = sheet_scene();
@@ -614,6 +615,15 @@ static void test_arrays(void) {
     CHECK(rs2 == VK_ERROR_VALIDATION_FAILED_EXT && log_messages > before, "set_scene(%s): %s", bad[k].what,
           vkh_result_name(rs2));
   }
+  /* two bad splats in different threads' ranges: the lower one is named */
+  static float two_bad[SHEET_N];
+  memcpy(two_bad, sheet_alpha, sizeof two_bad), two_bad[17] = -0.5f, two_bad[SHEET_N - 3] = 2.0f;
+  splat_scene both = s;
+  both.opacities = two_bad;
+  before = log_messages;
+  CHECK(splat_renderer_set_scene(r, &both) == VK_ERROR_VALIDATION_FAILED_EXT && log_messages > before &&
+            strstr(last_log, "splat 17: opacity -0.5"),
+        "two bad opacities: '%s' (want splat 17 named)", last_log);
   CHECK(splat_renderer_add_object(r, NULL, &id) == VK_ERROR_VALIDATION_FAILED_EXT, "add_object(NULL)");
   CHECK(splat_renderer_add_object(r, &s, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "add_object(id NULL)");
   CHECK(splat_renderer_scene_count(r) == SHEET_N, "after the refusals: %u splats", splat_renderer_scene_count(r));

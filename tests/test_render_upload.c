@@ -5,7 +5,9 @@
 #include "render_common.h"
 
 #include "renderer_debug.h"
+#include "splat_project.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,56 @@ static void upload_case(splat_renderer *r, uint32_t precision, uint32_t n, uint3
   splat_scene_free(&s);
 }
 
+/* SH values at every half's edges: each finite half, the midpoints between neighbours (ties
+ * round to even) and a float ulp either side, subnormal halves, past the largest half, and
+ * random floats over many exponents: the GPU's 16-bit SH words hold splat_float_to_half's bits
+ * of each (the upload's vector conversion against the scalar one tested in test_project). */
+static void upload_halves(splat_renderer *r) {
+  enum { PER = 48 };
+  size_t want = 65536u * 4 + 40000, n = (want + PER - 1) / PER;
+  splat_scene s;
+  gen_object_scene(&s, (uint32_t)n, 3);
+  size_t k = 0, values = n * PER;
+  uint64_t seed = 12345;
+  for (uint32_t h = 0; h < 65536 && k + 4 <= values; h++) {
+    float f = splat_half_to_float((uint16_t)h), g = splat_half_to_float((uint16_t)(h + 1));
+    if (!isfinite(f)) continue;
+    s.sh[k++] = f;
+    if (!isfinite(g) || (h & 0x7fffu) == 0x7fffu || ((h + 1) & 0x7fffu) == 0) {
+      s.sh[k++] = copysignf(65520.0f, f); /* where the largest half rounds up to infinity */
+      s.sh[k++] = nextafterf(copysignf(65520.0f, f), 0.0f);
+      s.sh[k++] = copysignf(3.0e38f, f);
+      continue;
+    }
+    float mid = (float)(((double)f + (double)g) / 2);
+    s.sh[k++] = mid, s.sh[k++] = nextafterf(mid, f), s.sh[k++] = nextafterf(mid, g);
+  }
+  while (k < values) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t bits = (uint32_t)(seed >> 32);
+    bits = (bits & 0x807fffffu) | ((uint32_t)(96 + (bits >> 23) % 64) << 23); /* 2^-31 .. 2^32 */
+    float f;
+    memcpy(&f, &bits, 4);
+    s.sh[k++] = f;
+  }
+  splat_renderer_debug_set_chunk_splats(r, 0);
+  splat_renderer_debug_set_upload_piece_splats(r, 0);
+  splat_renderer_debug_set_upload_threads(r, 0);
+  VK_CHECK(splat_renderer_set_scene(r, &s));
+  size_t bytes;
+  uint8_t *all = read_object(r, &bytes);
+  const uint16_t *sh = (const uint16_t *)(const void *)(all + 32 * n);
+  size_t bad = 0, first = 0;
+  CHECK(bytes == 32 * n + 2 * values, "halves: %zu bytes read back for %zu splats", bytes, n);
+  for (size_t i = 0; i < values && bytes == 32 * n + 2 * values; i++)
+    if (sh[i] != splat_float_to_half(s.sh[i]) && bad++ == 0) first = i;
+  CHECK(bad == 0, "halves: %zu of %zu SH values differ from splat_float_to_half, first %.9g -> %04x, want %04x", bad,
+        values, (double)s.sh[first], sh[first], splat_float_to_half(s.sh[first]));
+  free(all);
+  splat_scene_free(&s);
+  printf("  16-bit SH: %zu values at every half's edges stored as splat_float_to_half gives\n", values);
+}
+
 void render_test_upload(const render_args *a) {
   splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)a->ar->sorters,
@@ -85,6 +137,7 @@ void render_test_upload(const render_args *a) {
       upload_case(r, precisions[p], 10007, degree, 0, 0);   /* one piece, no count divides it */
       upload_case(r, precisions[p], 10007, degree, 4096, 997); /* 3 chunks, 12 pieces: the ring wraps */
     }
+    if (precisions[p] == 16) upload_halves(r);
     splat_renderer_destroy(r);
   }
   printf("  uploads at 32/16/8-bit SH, degrees 0 and 3, 1..10007 splats, 1 chunk and 3: "

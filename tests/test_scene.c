@@ -683,7 +683,7 @@ static void expect_error_text(const char *name, const char *text, const char *wo
 
 /* Header lines that are wrong: magic, format, keywords, types, counts, lists. */
 static void malformed_header(const buf *good, size_t hdr_len) {
-  expect_error_text("ascii.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nend_header\n1\n", "ASCII");
+  expect_error_text("ascii.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nend_header\n1\n", "missing required");
   expect_error_text("be.ply", "ply\nformat binary_big_endian 1.0\nelement vertex 1\nproperty float x\nend_header\n1234",
                     "big-endian");
   expect_error_text("weird.ply", "ply\nformat binary_middle_endian 1.0\nend_header\n", "unknown PLY format");

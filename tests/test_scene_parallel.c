@@ -406,14 +406,23 @@ static int on_part(void *user, const splat_scene *part, uint32_t first, uint32_t
   return ++a->parts == a->stop_at;
 }
 
+/* A host pool that runs the tasks last-first on the calling thread. */
+static void backwards_pool(void *user, void (*task)(void *arg, uint32_t index), void *arg, uint32_t count) {
+  (void)user;
+  for (uint32_t i = count; i-- > 0;) task(arg, i);
+}
+
 /* The parts, put together in order, are the scene the load returns; a nonzero answer cancels. */
 static void stream_file(const char *what, const char *path, uint32_t min_parts_at_2) {
   splat_scene ref;
   char err[600];
   CHECK(splat_scene_load(path, &ref, err, sizeof err) == 0, "%s: reference load: %s", what, err);
-  for (int t = 0; t < NTHREADS; ++t) {
+  static const splat_load_pool pool = {backwards_pool, NULL};
+  for (int t = 0; t <= NTHREADS; ++t) {
     assembly a = {0};
-    splat_load_options o = {.threads = thread_counts[t], .on_part = on_part, .part_user = &a};
+    /* the last round: 7 threads' split on a host pool */
+    splat_load_options o = {.threads = thread_counts[t < NTHREADS ? t : 3], .on_part = on_part, .part_user = &a,
+                            .pool = t < NTHREADS ? NULL : &pool};
     splat_scene s;
     int rc = splat_scene_load_ex2(path, &s, &o, err, sizeof err);
     a.s.count = a.next;

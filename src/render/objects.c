@@ -8,6 +8,7 @@
 #include "render_spv_spv.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,13 +82,42 @@ static bool check_scene(splat_renderer *r, const splat_scene *sc, const char *ca
 }
 
 
-/* The values, splat by splat (splat_scene.h, "A scene from the host's own arrays"): finite
- * positions and SH, scales >= 0, unit rotations, opacities in [0, 1]. The first bad value is
- * named by its index in the object (`first` + its index in the part). */
-static bool check_values(splat_renderer *r, const splat_scene *sc, uint32_t first, const char *call,
-                         const char *then) {
+/* Splat i's values as splat_scene.h's "A scene from the host's own arrays" asks: finite
+ * positions and SH, scales >= 0, unit rotations, opacities in [0, 1] (report_values names what
+ * is wrong; the two agree). */
+static bool splat_ok(const splat_scene *sc, uint32_t i) {
+  const float *p = sc->positions + 3ull * i, *s = sc->scales + 3ull * i, *q = sc->rotations + 4ull * i;
+  bool ok = true;
+  for (int k = 0; k < 3; k++) ok &= isfinite(p[k]) && s[k] >= 0.0f && !isinf(s[k]);
+  float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], o = sc->opacities[i];
+  ok &= fabsf(len2 - 1.0f) <= 2e-3f && o >= 0.0f && o <= 1.0f;
+  const float *sh = sc->sh + (size_t)i * sc->sh_coeffs * 3;
+  for (uint32_t h = 0; h < sc->sh_coeffs * 3; h++) ok &= isfinite(sh[h]);
+  return ok;
+}
+
+typedef struct value_scan {
+  const splat_scene *sc;
+  _Atomic uint32_t first_bad; /* the lowest bad splat found so far, or the count */
+} value_scan;
+
+static void scan_values(void *ctx, uint32_t lo, uint32_t hi) {
+  value_scan *v = ctx;
+  for (uint32_t i = lo; i < hi; i++) {
+    if ((i & 4095) == 0 && atomic_load_explicit(&v->first_bad, memory_order_relaxed) < lo) return;
+    if (splat_ok(v->sc, i)) continue;
+    uint32_t was = atomic_load(&v->first_bad);
+    while (i < was && !atomic_compare_exchange_weak(&v->first_bad, &was, i)) {}
+    return;
+  }
+}
+
+/* Splats [from, count) one by one until the first bad value, which is named by its index in the
+ * object (`first` + its index in the part). */
+static bool report_values(splat_renderer *r, const splat_scene *sc, uint32_t from, uint32_t first,
+                          const char *call, const char *then) {
   const uint32_t halves = sc->sh_coeffs * 3;
-  for (uint32_t i = 0; i < sc->count; i++) {
+  for (uint32_t i = from; i < sc->count; i++) {
     const float *p = sc->positions + 3ull * i, *s = sc->scales + 3ull * i, *q = sc->rotations + 4ull * i;
     const float *sh = sc->sh + (size_t)i * halves;
     float o = sc->opacities[i];
@@ -121,6 +151,15 @@ static bool check_values(splat_renderer *r, const splat_scene *sc, uint32_t firs
       }
   }
   return true;
+}
+
+/* Every value checked on the upload threads; the first bad one (the lowest splat) is named. */
+static bool check_values(splat_renderer *r, const splat_scene *sc, uint32_t first, const char *call,
+                         const char *then) {
+  value_scan v = {sc, sc->count};
+  render_parallel(render_threads_for(r, sc->count), sc->count, scan_values, &v);
+  uint32_t bad = atomic_load(&v.first_bad);
+  return bad == sc->count || report_values(r, sc, bad, first, call, then);
 }
 
 

@@ -141,10 +141,26 @@ void render_object_destroy(splat_renderer *r, object_gpu *o);
 VkResult render_upload(splat_renderer *r, object_gpu *o, const splat_scene *part, bool streaming);
 /* Waits for the stream ring's copies and frees it (none: VK_SUCCESS). */
 VkResult render_stream_ring_end(splat_renderer *r);
-/* Packing threads take at least this many splats each (a thread costs more than it packs below). */
+/* Packing and checking threads take at least this many splats each (a thread costs more than it
+ * does below), and the threads for `count` splats so. */
 #define RENDER_PACK_MIN_SPLATS 4096u
+static inline uint32_t render_threads_for(const splat_renderer *r, uint32_t count) {
+  uint32_t most = count / (r->pack_min_splats ? r->pack_min_splats : 1);
+  return r->upload_threads < most ? r->upload_threads : most ? most : 1;
+}
 /* Monotonic seconds. */
 double render_seconds(void);
+/* fn(ctx, lo, hi) over [0, count) split in up to `threads` contiguous ranges, one a thread (the
+ * calling thread takes the first, and any whose thread could not start); returns when all are
+ * done (parallel.c). */
+void render_parallel(uint32_t threads, uint32_t count, void (*fn)(void *ctx, uint32_t lo, uint32_t hi), void *ctx);
+
+/* n floats as halves (splat_float_to_half's bits for finite values), two a word, low half first,
+ * OR'ed into out (zeroed by the caller); F16C where the CPU has it unless the test switch
+ * render_force_portable_halves is set. */
+void render_pack_halves(const float *v, uint32_t n, uint32_t *out);
+extern bool render_force_portable_halves;
+
 /* upload_threads 0: the online cores, 1..SPLAT_DEFAULT_UPLOAD_THREADS. */
 uint32_t render_default_upload_threads(void);
 

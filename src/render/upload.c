@@ -31,7 +31,7 @@ static void pack_sh(const object_gpu *o, const float *v, uint32_t values, uint32
     for (uint32_t h = 0; h < values; h++)
       out[h >> 2] |= (uint32_t)splat_sh8_encode(v[h], o->sh8_scale[h], o->sh8_offset[h]) << (8 * (h & 3));
   } else {
-    for (uint32_t h = 0; h < values; h++) out[h >> 1] |= (uint32_t)splat_float_to_half(v[h]) << (16 * (h & 1));
+    render_pack_halves(v, values, out);
   }
 }
 

@@ -92,7 +92,8 @@ int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_op
   const splat_load_progress *progress = options ? options->progress : NULL;
   scene_progress prog = {progress, false};
   scene_stream stream = {options ? options->on_part : NULL, options ? options->part_user : NULL, false, false};
-  scene_error e = {path ? path : "<null>", err, err_size, progress ? &prog : NULL, &stream};
+  scene_pool pool = {1, options ? options->pool : NULL};
+  scene_error e = {path ? path : "<null>", err, err_size, progress ? &prog : NULL, &pool, &stream};
   if (err != NULL && err_size > 0) err[0] = '\0';
   if (out == NULL) return scene_fail(&e, "no output scene given");
   memset(out, 0, sizeof *out);
@@ -103,12 +104,13 @@ int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_op
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     threads = n > 1 ? (unsigned)n : 1;
   }
+  pool.threads = threads;
   int rc;
   /* A folder is a SOG scene when it holds a meta.json. */
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
     rc = scene_load_sog_dir(path, out, &e);
-  } else if (threads == 1 || (rc = load_pieces(path, threads, out, &e)) == SCENE_FALLBACK) {
+  } else if ((threads == 1 && pool.host == NULL) || (rc = load_pieces(path, threads, out, &e)) == SCENE_FALLBACK) {
     uint8_t *data;
     size_t size;
     rc = scene_read_file(path, &data, &size, &e);

@@ -79,7 +79,7 @@ void splat_scene_free(splat_scene *scene) {
  * Debian default): each byte is touched once, and 4 KiB page faults and TLB misses can then
  * cost more than the parsing (on the 2-core development VM, over 10 times:
  * docs/performance.md, "Scene loading"). A hint only; the block is an ordinary malloc block. */
-static void *malloc_large(size_t n) {
+void *scene_malloc_large(size_t n) {
   void *p = malloc(n);
 #if defined(MADV_HUGEPAGE)
   long page = sysconf(_SC_PAGESIZE);
@@ -105,11 +105,11 @@ int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_
   if (!scene_mul(n, 3 * sizeof(float), &b3) || !scene_mul(n, 4 * sizeof(float), &b4) ||
       !scene_mul(n, sizeof(float), &b1) || !scene_mul(n, (size_t)coeffs * 3 * sizeof(float), &bsh))
     return scene_fail(e, "%llu splats do not fit in memory (size overflow)", (unsigned long long)count);
-  s->positions = malloc_large(b3);
-  s->scales = malloc_large(b3);
-  s->rotations = malloc_large(b4);
-  s->opacities = malloc_large(b1);
-  s->sh = malloc_large(bsh);
+  s->positions = scene_malloc_large(b3);
+  s->scales = scene_malloc_large(b3);
+  s->rotations = scene_malloc_large(b4);
+  s->opacities = scene_malloc_large(b1);
+  s->sh = scene_malloc_large(bsh);
   if (!s->positions || !s->scales || !s->rotations || !s->opacities || !s->sh) {
     splat_scene_free(s);
     return scene_fail(e, "out of memory for %llu splats (%zu bytes)", (unsigned long long)count,
@@ -211,7 +211,7 @@ int scene_read_file(const char *path, uint8_t **data_out, size_t *size_out, cons
   /* Read, not mapped: a file truncated while it loads (still being written, or replaced) must
    * give an error, not SIGBUS. */
   size_t size = (size_t)st.st_size;
-  uint8_t *data = malloc_large(size);
+  uint8_t *data = scene_malloc_large(size);
   if (!data) {
     close(fd);
     return scene_fail(e, "out of memory reading %zu bytes", size);

@@ -38,12 +38,21 @@ typedef struct scene_stream {
 int scene_stream_part(scene_stream *st, const splat_scene *part, uint32_t first, uint64_t total,
                       const scene_error *e);
 
-/* Where an error goes: "<name>: <message>"; and where progress goes (NULL: nowhere). */
+/* Where a load's parallel work runs (scene_pool.c): `threads` (>= 1, 0 already resolved to the
+ * cores) threads made for each parallel step, or the host's pool when `host` is set. */
+typedef struct scene_pool {
+  unsigned threads;
+  const splat_load_pool *host;
+} scene_pool;
+
+/* Where an error goes: "<name>: <message>"; where progress goes (NULL: nowhere); and where
+ * parallel work runs (NULL: on the calling thread). One struct because every reader takes it. */
 struct scene_error {
   const char *name;
   char *buf;
   size_t size;
   scene_progress *progress;
+  const scene_pool *pool;
   scene_stream *stream; /* NULL: no streaming */
 };
 
@@ -83,6 +92,10 @@ static inline bool scene_add(size_t a, size_t b, size_t *r) {
   *r = a + b;
   return true;
 }
+
+/* malloc for a large block filled in one pass, asking for transparent huge pages (scene_common.c
+ * says why); an ordinary malloc block. */
+void *scene_malloc_large(size_t n);
 
 /* Allocates the output arrays for up to `count` splats of SH degree `sh_degree`;
  * on failure frees what it made, zeroes *s and reports. */
@@ -127,6 +140,65 @@ int scene_decode_memory(const uint8_t *data, const scene_rows *r, splat_scene *o
 int scene_decode_file(int fd, size_t size, const scene_rows *r, unsigned threads, splat_scene *out,
                       const scene_error *e);
 
+/* ---- parallel steps (scene_pool.c) ---------------------------------------------------------- */
+
+/* One parallel step of a load: tasks 0..count-1, each run once on e->pool (inline when it has
+ * one thread or there is no pool). A task returns 0, or -1 with its message written to te (its
+ * own buffer, named as e): the step then fails with the message of the failed task of lowest
+ * index, whatever the timing, so errors are the same at every thread count. */
+typedef struct scene_job scene_job;
+typedef int (*scene_task_fn)(scene_job *j, void *arg, uint32_t index, const scene_error *te);
+
+/* Runs the step and returns when every task has returned: 0, or -1 with the first failure's
+ * message in e (or "cancelled": e's progress says so). With `phase` not NULL, `phase` is
+ * reported (done < total, increasing) as tasks call scene_job_done; the cancel flag is read at
+ * each report. */
+int scene_run(const scene_error *e, const char *phase, uint64_t total, uint32_t count, scene_task_fn task,
+              void *arg);
+
+/* For a task: whether it need not run on (cancelled, or a task of lower index than `index`
+ * failed), and adding finished units of the step's progress. */
+bool scene_job_skip(scene_job *j, uint32_t index);
+void scene_job_done(scene_job *j, uint64_t units);
+
+/* The threads a step may use (1 with no pool): what the splits are sized by. */
+unsigned scene_pool_width(const scene_pool *p);
+
+/* Whether a load runs its steps in parallel (more than one thread, or a host pool): a reader
+ * whose serial path is leaner (.spz) keeps it otherwise. */
+static inline bool scene_parallel(const scene_error *e) {
+  return e->pool != NULL && (e->pool->threads > 1 || e->pool->host != NULL);
+}
+
+/* Splats [first, first + n) of a scene, decoded into the slots from `first` on: `kept` of them
+ * (kept splats only, in order) and `clamped` values. */
+typedef struct scene_range {
+  uint64_t first, n, kept;
+  uint32_t clamped;
+  bool done; /* decoded (set under the step's lock) */
+} scene_range;
+
+/* Decodes range `index` (r->first, r->n set) into s, setting r->kept and r->clamped: 0, or -1
+ * with a message in te. */
+typedef int (*scene_range_fn)(void *ctx, uint32_t index, scene_range *r, splat_scene *s, scene_job *j,
+                              const scene_error *te);
+
+/* Splits `total` splats into ranges for e->pool's width (about four a thread, at most
+ * SPLAT_LOAD_DECODE_EVERY each; exactly that with one thread, so "decode" is reported at its
+ * multiples as by a serial loop): a calloc'd array (freed by the caller) of *count ranges; NULL
+ * when out of memory (reported). */
+scene_range *scene_split(uint64_t total, const scene_error *e, uint32_t *count);
+
+/* Decodes the ranges into s (allocated for `total` splats) in parallel, reporting "decode" as
+ * they complete, then closes the gaps dropped splats left: *kept splats, s->clamped the sum.
+ * Returns 0, or -1 (the first failed range's message, or cancelled) leaving s to the caller. */
+int scene_decode_ranges(splat_scene *s, uint64_t total, scene_range *ranges, uint32_t count, scene_range_fn fn,
+                        void *ctx, const scene_error *e, uint32_t *kept);
+/* As scene_decode_ranges, also handing the ranges to e->stream in order as they finish
+ * (splat_load_options.on_part), after the empty first part (s->flags, sh_degree set). */
+int scene_stream_ranges(splat_scene *s, uint64_t total, scene_range *ranges, uint32_t count, scene_range_fn fn,
+                        void *ctx, const scene_error *e, uint32_t *kept);
+
 /* A reader's answer when it leaves a file to the whole-file path (scene_read_file and the
  * in-memory reader): not the layout it streams, or a header that path reports on. */
 #define SCENE_FALLBACK 1
@@ -136,6 +208,28 @@ int scene_decode_file(int fd, size_t size, const scene_rows *r, unsigned threads
  * or allocated (compressed PLY, a header error: the whole-file path reads and reports it). */
 int scene_load_ply_file(int fd, size_t size, unsigned threads, splat_scene *out, const scene_error *e);
 int scene_load_splat_file(int fd, size_t size, unsigned threads, splat_scene *out, const scene_error *e);
+
+/* An ASCII PLY's vertex rows (scene_ply_ascii.c): where they start, and how each value is read. */
+enum scene_value_type { SCENE_VALUE_F32, SCENE_VALUE_F64, SCENE_VALUE_INT };
+typedef struct scene_ascii_value {
+  uint8_t type;   /* scene_value_type */
+  int64_t lo, hi; /* SCENE_VALUE_INT: the property type's range */
+} scene_ascii_value;
+typedef struct scene_ascii {
+  size_t start;    /* byte of the first vertex row (a line start) */
+  uint64_t line;   /* its line number in the file, from 1 */
+  uint64_t count;  /* vertex rows */
+  uint32_t nprops; /* values a row */
+  const scene_ascii_value *values;
+  bool last;       /* the vertex element is the last: only blank lines may follow its rows */
+} scene_ascii;
+
+/* Parses the vertex rows in pieces on e->pool into rows of nprops floats, decoded by `rows`
+ * (stride nprops floats; its offsets index those floats), and finishes *out. Errors name the
+ * line: too few or too many values, a value that is not a number (or not an integer in range),
+ * fewer lines than vertices, non-blank lines after the last vertex when a->last. */
+int scene_decode_ascii(const uint8_t *d, size_t size, const scene_ascii *a, const scene_rows *rows,
+                       splat_scene *out, const scene_error *e);
 
 /* .spz (scene_spz.c): whether the bytes start as one (gzip or the version-4 header), and the loader. */
 bool scene_is_spz(const uint8_t *data, size_t size);

@@ -1,6 +1,6 @@
-/* scene_ply.c: binary little-endian PLY: the header parser, the standard 3DGS
- * vertex layout (properties by name, any scalar type) and the PlayCanvas/SuperSplat
- * compressed layout (chunk bounds + packed vertices + optional uchar SH). */
+/* scene_ply.c: PLY: the header parser, the standard 3DGS vertex layout (properties by name, any
+ * scalar type; binary little-endian, or ASCII through scene_ply_ascii.c) and the
+ * PlayCanvas/SuperSplat compressed layout (chunk bounds + packed vertices + optional uchar SH). */
 #include "scene_common.h"
 
 #include <float.h>
@@ -40,6 +40,8 @@ typedef struct ply_header {
   ply_prop props[PLY_MAX_PROPERTIES];
   uint32_t nelems, nprops;
   size_t data_start;
+  uint64_t data_line; /* the line number of data_start */
+  bool ascii;         /* format ascii 1.0 */
   bool antialiased; /* the header's comments say so (antialias_comment) */
 } ply_header;
 
@@ -133,15 +135,14 @@ static void antialias_comment(const ply_line *l, bool *aa) {
   }
 }
 
-static int parse_format(const ply_line *l, bool *have_format, const scene_error *e) {
+static int parse_format(const ply_line *l, bool *have_format, bool *ascii, const scene_error *e) {
   char tb[64];
   if (l->ntok != 3) return scene_fail(e, "header line %u: malformed format line", l->no);
   if (*have_format) return scene_fail(e, "header line %u: second format line", l->no);
-  if (tok_is(l->tok[1], l->tlen[1], "ascii"))
-    return scene_fail(e, "ASCII PLY is not supported (only format binary_little_endian 1.0)");
+  *ascii = tok_is(l->tok[1], l->tlen[1], "ascii");
   if (tok_is(l->tok[1], l->tlen[1], "binary_big_endian"))
-    return scene_fail(e, "big-endian PLY is not supported (only format binary_little_endian 1.0)");
-  if (!tok_is(l->tok[1], l->tlen[1], "binary_little_endian"))
+    return scene_fail(e, "big-endian PLY is not supported (only binary_little_endian 1.0 and ascii 1.0)");
+  if (!*ascii && !tok_is(l->tok[1], l->tlen[1], "binary_little_endian"))
     return scene_fail(e, "unknown PLY format '%s'", scene_token(tb, l->tok[1], l->tlen[1]));
   if (!tok_is(l->tok[2], l->tlen[2], "1.0"))
     return scene_fail(e, "unsupported PLY version '%s' (expected 1.0)", scene_token(tb, l->tok[2], l->tlen[2]));
@@ -254,9 +255,10 @@ static int parse_header(const uint8_t *d, size_t size, ply_header *h, const scen
     if (tok_is(l.tok[0], l.tlen[0], "end_header")) {
       if (l.ntok != 1) return scene_fail(e, "header line %u: malformed end_header line", l.no);
       h->data_start = pos;
+      h->data_line = l.no + 1;
       break;
     } else if (tok_is(l.tok[0], l.tlen[0], "format")) {
-      rc = parse_format(&l, &have_format, e);
+      rc = parse_format(&l, &have_format, &h->ascii, e);
     } else if (tok_is(l.tok[0], l.tlen[0], "element")) {
       rc = parse_element(&l, h, e);
     } else if (tok_is(l.tok[0], l.tlen[0], "property")) {
@@ -268,7 +270,7 @@ static int parse_header(const uint8_t *d, size_t size, ply_header *h, const scen
   }
   if (!have_format) return scene_fail(e, "missing format line in the PLY header");
   if (h->nelems == 0) return scene_fail(e, "no elements in the PLY header");
-  return place_elements(h, e);
+  return h->ascii ? 0 : place_elements(h, e); /* ASCII rows are lines: no byte offsets */
 }
 
 /* Every element placed and of fixed size must fit in the file: a header that
@@ -573,6 +575,51 @@ static void decode_packed(const uint32_t pk[4], const float cv[18], float p[3], 
   *opacity = (float)(pk[3] & 255) / 255.0f;
 }
 
+/* Where a compressed PLY's elements and properties are, for decode_packed_range. */
+typedef struct packed_ctx {
+  const uint8_t *cbase, *vbase, *sbase; /* chunk, vertex and sh rows (sbase NULL: no sh) */
+  size_t chunk_stride, vertex_stride, sh_stride;
+  uint32_t cp_off[18];  /* the chunk's min/max properties (cnames); type T_NONE: absent */
+  uint8_t cp_type[18];
+  uint32_t vp_off[4];   /* packed_position, _rotation, _scale, _color */
+  uint32_t rest_off[45];
+  bool colour_range;
+  uint32_t coeffs;
+} packed_ctx;
+
+/* Splats [r->first, r->first + r->n) into slots from r->first on (scene_decode_ranges); the
+ * chunk's ranges read at the range's first splat and at each chunk start. */
+static int decode_packed_range(void *ctx, uint32_t index, scene_range *r, splat_scene *out, scene_job *j,
+                               const scene_error *te) {
+  (void)index, (void)j, (void)te;
+  const packed_ctx *c = ctx;
+  const uint32_t coeffs = c->coeffs;
+  uint64_t kept = r->first;
+  float cv[18];
+  for (uint64_t i = r->first; i < r->first + r->n; ++i) {
+    if (i % CHUNK_SPLATS == 0 || i == r->first) {
+      const uint8_t *row = c->cbase + (i / CHUNK_SPLATS) * c->chunk_stride;
+      for (int k = 0; k < 18; ++k) cv[k] = c->cp_type[k] != T_NONE ? read_value(row + c->cp_off[k], c->cp_type[k]) : 0.0f;
+      if (!c->colour_range) {
+        for (int k = 12; k < 15; ++k) cv[k] = 0.0f;
+        for (int k = 15; k < 18; ++k) cv[k] = 1.0f;
+      }
+    }
+    const uint8_t *row = c->vbase + i * c->vertex_stride;
+    uint32_t pk[4];
+    for (int k = 0; k < 4; ++k) memcpy(&pk[k], row + c->vp_off[k], 4);
+    float p[3], s[3], q[4], sh[48], opacity;
+    decode_packed(pk, cv, p, s, q, sh, &opacity);
+    if (c->sbase != NULL) {
+      const uint8_t *srow = c->sbase + i * c->sh_stride;
+      for (uint32_t k = 0; k < (coeffs - 1) * 3; ++k) sh[3 + k] = (float)srow[c->rest_off[k]] * (8.0f / 255.0f) - 4.0f;
+    }
+    kept += scene_put(out, (uint32_t)kept, p, s, q, opacity, sh, coeffs * 3);
+  }
+  r->kept = kept - r->first;
+  return 0;
+}
+
 static int load_compressed(const uint8_t *d, size_t size, const ply_header *h, const ply_elem *vertex,
                            splat_scene *out, const scene_error *e) {
   char tb[64];
@@ -631,59 +678,103 @@ static int load_compressed(const uint8_t *d, size_t size, const ply_header *h, c
   }
   uint32_t degree = degree_of(n_rest), coeffs = (degree + 1) * (degree + 1);
   /* rest_off[(k-1)*3 + c]: byte of coefficient k, channel c in an sh row. */
-  uint32_t rest_off[45];
+  uint32_t rest_off[45] = {0};
   for (uint32_t k = 1; k < coeffs; ++k)
     for (uint32_t c = 0; c < 3; ++c) rest_off[(k - 1) * 3 + c] = rest[c * (coeffs - 1) + (k - 1)]->offset;
 
   if (check_sizes(h, size, e) != 0 || scene_alloc(out, n, degree, e) != 0) return -1;
-  const uint8_t *cbase = d + chunk->offset, *vbase = d + vertex->offset;
-  const uint8_t *sbase = sh_el ? d + sh_el->offset : NULL;
-  uint32_t kept = 0;
-  float cv[18];
-  for (uint64_t i = 0; i < n; ++i) {
-    if (scene_decoded(e, i, n) != 0) {
-      splat_scene_free(out);
-      return -1;
-    }
-    if (i % CHUNK_SPLATS == 0) {
-      const uint8_t *row = cbase + (i / CHUNK_SPLATS) * chunk->stride;
-      for (int j = 0; j < 18; ++j) cv[j] = cp[j] ? read_value(row + cp[j]->offset, cp[j]->type) : 0.0f;
-      if (!colour_range) {
-        for (int j = 12; j < 15; ++j) cv[j] = 0.0f;
-        for (int j = 15; j < 18; ++j) cv[j] = 1.0f;
-      }
-    }
-    const uint8_t *row = vbase + i * vertex->stride;
-    uint32_t pk[4];
-    for (int j = 0; j < 4; ++j) memcpy(&pk[j], row + vp[j]->offset, 4);
-
-    float p[3], s[3], q[4], sh[48], opacity;
-    decode_packed(pk, cv, p, s, q, sh, &opacity);
-    if (sbase != NULL) {
-      const uint8_t *srow = sbase + i * sh_el->stride;
-      for (uint32_t j = 0; j < (coeffs - 1) * 3; ++j)
-        sh[3 + j] = (float)srow[rest_off[j]] * (8.0f / 255.0f) - 4.0f;
-    }
-    kept += scene_put(out, kept, p, s, q, opacity, sh, coeffs * 3);
+  packed_ctx c = {.cbase = d + chunk->offset, .vbase = d + vertex->offset, .sbase = sh_el ? d + sh_el->offset : NULL,
+                  .chunk_stride = chunk->stride, .vertex_stride = vertex->stride,
+                  .sh_stride = sh_el ? sh_el->stride : 0, .colour_range = colour_range, .coeffs = coeffs};
+  for (int j = 0; j < 18; ++j) {
+    c.cp_off[j] = cp[j] ? cp[j]->offset : 0;
+    c.cp_type[j] = cp[j] ? cp[j]->type : T_NONE;
+  }
+  for (int j = 0; j < 4; ++j) c.vp_off[j] = vp[j]->offset;
+  memcpy(c.rest_off, rest_off, sizeof rest_off);
+  uint32_t nranges, kept = 0;
+  scene_range *ranges = NULL;
+  rc = scene_report(e, "decode", 0, n);
+  if (rc == 0) rc = (ranges = scene_split(n, e, &nranges)) == NULL ? -1 : 0;
+  if (rc == 0) rc = scene_decode_ranges(out, n, ranges, nranges, decode_packed_range, &c, e, &kept);
+  free(ranges);
+  if (rc != 0) {
+    splat_scene_free(out);
+    return -1;
   }
   return scene_finish(out, kept, n, e);
+}
+
+/* ---- ASCII ------------------------------------------------------------------------------- */
+
+/* How an ASCII value of PLY type t is read: floats as floats, integers in the type's range. */
+static scene_ascii_value ascii_value(uint8_t t) {
+  static const int64_t lo[] = {0, INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0}, hi[] = {0, INT8_MAX, UINT8_MAX, INT16_MAX,
+                                                                                 UINT16_MAX, INT32_MAX, UINT32_MAX};
+  if (t == T_F32) return (scene_ascii_value){SCENE_VALUE_F32, 0, 0};
+  if (t == T_F64 || t == T_NONE) return (scene_ascii_value){SCENE_VALUE_F64, 0, 0};
+  return (scene_ascii_value){SCENE_VALUE_INT, lo[t], hi[t]};
+}
+
+/* The standard 3DGS layout in ASCII: a line a row. The rows of elements before vertex are
+ * skipped a line each; the vertex properties become floats at 4 * their index, so the binary
+ * row decoder (and its policy) reads the parsed rows. */
+static int load_ascii(const uint8_t *d, size_t size, ply_header *h, const ply_elem *vertex, splat_scene *out,
+                      const scene_error *e) {
+  char tb[64], tb2[64];
+  if (vertex->list != NULL)
+    return scene_fail(e, "element '%s' has the variable-size list property '%s', which is not supported",
+                      scene_token(tb, vertex->name, vertex->len), scene_token(tb2, vertex->list->name, vertex->list->len));
+  if (find_prop(h, vertex, "packed_position") != NULL)
+    return scene_fail(e, "an ASCII PLY with packed_* properties: the compressed layout is read only in binary");
+  size_t at = h->data_start;
+  uint64_t line = h->data_line;
+  for (const ply_elem *el = h->elems; el < vertex; ++el)
+    for (uint64_t i = 0; i < el->count; ++i, ++line) {
+      const uint8_t *nl = at < size ? memchr(d + at, '\n', size - at) : NULL;
+      if (nl == NULL)
+        return scene_fail(e, "truncated: the file ends at line %llu, inside the %llu rows of element '%s'",
+                          (unsigned long long)line, (unsigned long long)el->count, scene_token(tb, el->name, el->len));
+      at = (size_t)(nl - d) + 1;
+    }
+  scene_ascii_value *values = malloc((vertex->nprops + 1) * sizeof *values);
+  if (values == NULL) return scene_fail(e, "out of memory for the vertex properties");
+  for (uint32_t j = 0; j < vertex->nprops; ++j) {
+    ply_prop *p = &h->props[vertex->first + j];
+    values[j] = ascii_value(p->type);
+    p->offset = 4 * j;
+    p->type = T_F32;
+  }
+  ply_layout L;
+  scene_rows rows;
+  int rc = plan_3dgs(h, vertex, &L, &rows, e);
+  if (rc == 0) {
+    rows.offset = 0;
+    rows.stride = 4 * (size_t)vertex->nprops;
+    scene_ascii a = {at, line, vertex->count, vertex->nprops, values, vertex == &h->elems[h->nelems - 1]};
+    rc = scene_decode_ascii(d, size, &a, &rows, out, e);
+  }
+  free(values);
+  return rc;
 }
 
 int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e) {
   ply_header *h = malloc(sizeof *h);
   if (h == NULL) return scene_fail(e, "out of memory for the PLY header");
   h->nelems = h->nprops = 0;
-  h->antialiased = false;
+  h->antialiased = h->ascii = false;
   int rc = parse_header(data, size, h, e);
   const ply_elem *vertex = NULL;
   if (rc == 0) vertex = find_elem(h, "vertex", e, &rc);
   if (rc == 0 && vertex == NULL) rc = scene_fail(e, "no element 'vertex' in the PLY header");
-  if (rc == 0) rc = check_readable(h, vertex, e);
+  if (rc == 0 && !h->ascii) rc = check_readable(h, vertex, e);
   if (rc == 0 && vertex->count == 0) rc = scene_fail(e, "no splats: element vertex has count 0");
   if (rc == 0) {
     bool compressed = find_prop(h, vertex, "packed_position") != NULL ||
                       (find_prop(h, vertex, "x") == NULL && find_elem(h, "chunk", e, &rc) != NULL);
-    if (compressed)
+    if (h->ascii)
+      rc = load_ascii(data, size, h, vertex, out, e);
+    else if (compressed)
       rc = load_compressed(data, size, h, vertex, out, e);
     else
       rc = load_3dgs(data, size, h, vertex, out, e);
@@ -706,8 +797,9 @@ static bool plan_file(int fd, size_t size, uint8_t *head, ply_header *h, ply_lay
   }
   const scene_error quiet = {e->name, NULL, 0, NULL};
   h->nelems = h->nprops = 0;
-  h->antialiased = false;
-  if (head_size < 5 || memcmp(head, "ply", 3) != 0 || parse_header(head, head_size, h, &quiet) != 0) return false;
+  h->antialiased = h->ascii = false;
+  if (head_size < 5 || memcmp(head, "ply", 3) != 0 || parse_header(head, head_size, h, &quiet) != 0 || h->ascii)
+    return false;
   int rc;
   const ply_elem *vertex = find_elem(h, "vertex", &quiet, &rc);
   if (rc != 0 || vertex == NULL || check_readable(h, vertex, &quiet) != 0 || vertex->count == 0) return false;

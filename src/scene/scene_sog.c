@@ -16,10 +16,12 @@ typedef struct sog_image {
   uint8_t *rgba;
 } sog_image;
 
-/* Fetches, checks and decodes image `id` of m into *img. Per-splat images must match `like`
- * (the first one's size) when it is given. */
-static int decode_image(const sog_meta *m, enum sog_image_id id, sog_fetch_fn fetch, void *user,
-                        const sog_image *like, sog_image *img, const scene_error *e) {
+/* Fetches, checks and decodes image `id` of m into *img. *sized: whether a per-splat image got
+ * as far as its size checks (a still lossless WebP, its size in img->width and height even when
+ * it then fails), where the serial order checks it against the first image (like_first). */
+static int decode_image(const sog_meta *m, enum sog_image_id id, sog_fetch_fn fetch, void *user, sog_image *img,
+                        bool *sized, const scene_error *e) {
+  *sized = false;
   const char *name = m->files[id];
   char tok[64];
   scene_token(tok, name, strlen(name));
@@ -48,12 +50,10 @@ static int decode_image(const sog_meta *m, enum sog_image_id id, sog_fetch_fn fe
       rc = scene_fail(e, "%s: %d texels wide is SH degree %u, but shN.bands is %u", tok, f.width, d, m->shn_bands);
     else if (f.height > 1024)
       rc = scene_fail(e, "%s: %d rows; 16-bit labels reach 1024 rows of 64 entries", tok, f.height);
-  } else if (like != NULL && ((uint32_t)f.width != like->width || (uint32_t)f.height != like->height)) {
-    char first[64];
-    scene_token(first, m->files[SOG_MEANS_L], strlen(m->files[SOG_MEANS_L]));
-    rc = scene_fail(e, "%s: %dx%d, but %s is %ux%u (the per-splat images share one size)", tok, f.width, f.height,
-                    first, like->width, like->height);
   } else {
+    *sized = true;
+    img->width = (uint32_t)f.width;
+    img->height = (uint32_t)f.height;
     /* At least a texel a splat; and not so many more that a tiny file could make us decode a
      * 16383 x 16383 image for a few splats (writers pad to a multiple of 4 rows and columns,
      * at most a power-of-two square: under 4x). */
@@ -74,9 +74,9 @@ static int decode_image(const sog_meta *m, enum sog_image_id id, sog_fetch_fn fe
       rc = scene_fail(e, "%s: out of memory for %dx%d texels", tok, f.width, f.height);
     else if (WebPDecodeRGBAInto(data, size, img->rgba, bytes, f.width * 4) == NULL)
       rc = scene_fail(e, "%s: the WebP data is broken (libwebp could not decode it)", tok);
-    if (rc != 0) {
+    if (rc != 0) { /* the size stays, for like_first */
       free(img->rgba);
-      memset(img, 0, sizeof *img);
+      img->rgba = NULL;
     }
   }
   free(owned);
@@ -192,23 +192,26 @@ static int bad_label(const sog_meta *m, uint32_t i, uint32_t label, uint32_t ent
                     scene_token(tok, m->files[SOG_SHN_LABELS], strlen(m->files[SOG_SHN_LABELS])), i, label, entries);
 }
 
-/* Every splat into out (allocated here), under scene.h's policy. The SH goes straight to its
- * slot, its finiteness known per table entry and palette entry. */
-static int decode_splats(sog_decoding *dc, splat_scene *out, const scene_error *e) {
+/* What a range of splats reads (decode_range). */
+typedef struct sog_ranges {
+  const sog_decoding *dc;
+  uint32_t nrest;
+  bool dc_finite[3][256];
+} sog_ranges;
+
+/* Splats [r->first, r->first + r->n) into the slots from r->first on, under scene.h's policy.
+ * The SH goes straight to its slot, its finiteness known per table entry and palette entry. */
+static int decode_range(void *ctx, uint32_t index, scene_range *r, splat_scene *out, scene_job *j,
+                        const scene_error *te) {
+  (void)index, (void)j;
+  const sog_ranges *g = ctx;
+  const sog_decoding *dc = g->dc;
   const sog_meta *m = dc->m;
-  if (make_position_tables(dc, e) != 0 || scene_alloc(out, m->count, dc->degree, e) != 0) return -1;
-  const uint32_t nsh = out->sh_coeffs * 3, nrest = nsh - 3;
+  const uint32_t nrest = g->nrest, nsh = nrest + 3;
   const uint8_t *lo = dc->img[SOG_MEANS_L].rgba, *hi = dc->img[SOG_MEANS_U].rgba, *qt = dc->img[SOG_QUATS].rgba,
                 *sc = dc->img[SOG_SCALES].rgba, *c0 = dc->img[SOG_SH0].rgba, *lb = dc->img[SOG_SHN_LABELS].rgba;
-  bool dc_finite[3][256];
-  for (int c = 0; c < 3; ++c)
-    for (int b = 0; b < 256; ++b) dc_finite[c][b] = scene_finite(dc->t.dc[c][b]);
-  uint32_t kept = 0;
-  for (uint32_t i = 0; i < m->count; ++i) {
-    if (scene_decoded(e, i, m->count) != 0) { /* progress; nonzero: cancelled */
-      splat_scene_free(out);
-      return -1;
-    }
+  uint32_t kept = (uint32_t)r->first;
+  for (uint32_t i = (uint32_t)r->first; i < r->first + r->n; ++i) {
     const size_t o = (size_t)i * 4;
     float p[3], s[3], q[4], *sh = out->sh + (size_t)kept * nsh;
     bool finite = true;
@@ -217,47 +220,102 @@ static int decode_splats(sog_decoding *dc, splat_scene *out, const scene_error *
       p[c] = dc->pos ? dc->pos[c * 65536 + v] : inv_log(lerp(m->means_min[c], m->means_max[c], v / 65535.0));
       s[c] = dc->t.scale[c][sc[o + c]];
       sh[c] = dc->t.dc[c][c0[o + c]];
-      finite &= dc_finite[c][c0[o + c]];
+      finite &= g->dc_finite[c][c0[o + c]];
     }
-    if (!decode_quat(qt + o, q)) {
-      splat_scene_free(out);
-      return bad_tag(m, i, qt[o + 3], e);
-    }
+    if (!decode_quat(qt + o, q)) return bad_tag(m, i, qt[o + 3], te);
     if (nrest > 0) {
       uint32_t label = lb[o] | (uint32_t)lb[o + 1] << 8;
-      if (label >= dc->entries) {
-        splat_scene_free(out);
-        return bad_label(m, i, label, dc->entries, e);
-      }
+      if (label >= dc->entries) return bad_label(m, i, label, dc->entries, te);
       memcpy(sh + 3, dc->palette + (size_t)label * nrest, nrest * sizeof(float));
       finite &= dc->entry_finite[label];
     }
     /* a dropped splat's slot, SH included, is taken by the next one */
     kept += finite && scene_put_core(out, kept, p, s, q, dc->t.opacity[c0[o + 3]]);
   }
+  r->kept = kept - r->first;
+  return 0;
+}
+
+/* Every splat into out (allocated here), in ranges on e->pool; the first bad splat (in order)
+ * is the error. */
+static int decode_splats(sog_decoding *dc, splat_scene *out, const scene_error *e) {
+  const sog_meta *m = dc->m;
+  if (make_position_tables(dc, e) != 0 || scene_alloc(out, m->count, dc->degree, e) != 0) return -1;
+  sog_ranges g = {dc, out->sh_coeffs * 3 - 3, {{0}}};
+  for (int c = 0; c < 3; ++c)
+    for (int b = 0; b < 256; ++b) g.dc_finite[c][b] = scene_finite(dc->t.dc[c][b]);
+  uint32_t nranges, kept = 0;
+  scene_range *ranges = NULL;
+  int rc = scene_report(e, "decode", 0, m->count); /* nonzero: cancelled */
+  if (rc == 0) rc = (ranges = scene_split(m->count, e, &nranges)) == NULL ? -1 : 0;
+  if (rc == 0) rc = scene_decode_ranges(out, m->count, ranges, nranges, decode_range, &g, e, &kept);
+  free(ranges);
+  if (rc != 0) {
+    splat_scene_free(out);
+    return -1;
+  }
   out->flags = m->flags;
   return scene_finish(out, kept, m->count, e);
+}
+
+/* The images of a decode, one a task (decode_images). */
+typedef struct sog_images {
+  sog_decoding *dc;
+  sog_fetch_fn fetch;
+  void *user;
+  enum sog_image_id ids[SOG_IMAGES];
+  uint32_t n;
+  bool sized[SOG_IMAGES], failed[SOG_IMAGES];
+} sog_images;
+
+static int image_task(scene_job *j, void *arg, uint32_t k, const scene_error *te) {
+  (void)j;
+  sog_images *im = arg;
+  enum sog_image_id id = im->ids[k];
+  im->failed[k] = decode_image(im->dc->m, id, im->fetch, im->user, &im->dc->img[id], &im->sized[k], te) != 0;
+  return im->failed[k] ? -1 : 0;
+}
+
+/* Per-splat image k against the first one: in the serial order this check comes after the
+ * format checks and before the size checks, so it wins over image k's own size failure. */
+static bool like_first(const sog_images *im, uint32_t k, const scene_error *e) {
+  const sog_image *first = &im->dc->img[im->ids[0]], *img = &im->dc->img[im->ids[k]];
+  if (k == 0 || !im->sized[0] || !im->sized[k] || (img->width == first->width && img->height == first->height))
+    return true;
+  const sog_meta *m = im->dc->m;
+  char tok[64], name0[64];
+  const char *name = m->files[im->ids[k]];
+  scene_fail(e, "%s: %ux%u, but %s is %ux%u (the per-splat images share one size)",
+             scene_token(tok, name, strlen(name)), img->width, img->height,
+             scene_token(name0, m->files[SOG_MEANS_L], strlen(m->files[SOG_MEANS_L])), first->width, first->height);
+  return false;
+}
+
+/* Fetches and decodes the images, one a task on e->pool (libwebp decodes are independent), each
+ * reporting into its own buffer; the error is the first in the serial order, whatever the timing. */
+static int decode_images(sog_decoding *dc, sog_fetch_fn fetch, void *user, const scene_error *e) {
+  static const enum sog_image_id order[] = {SOG_MEANS_L, SOG_MEANS_U, SOG_QUATS,         SOG_SCALES,
+                                            SOG_SH0,     SOG_SHN_LABELS, SOG_SHN_CENTROIDS};
+  sog_images im = {.dc = dc, .fetch = fetch, .user = user};
+  for (size_t k = 0; k < sizeof order / sizeof order[0]; ++k)
+    if (dc->m->has_shn || (order[k] != SOG_SHN_LABELS && order[k] != SOG_SHN_CENTROIDS)) im.ids[im.n++] = order[k];
+  int rc = scene_run(e, NULL, 0, im.n, image_task, &im);
+  if (e->progress != NULL && e->progress->cancelled) return -1;
+  /* the failed task of lowest index ran, and so did every task before it: their sizes are known */
+  for (uint32_t k = 0; k < im.n; ++k)
+    if (!like_first(&im, k, e) || im.failed[k]) return -1;
+  return rc;
 }
 
 int sog_decode(const sog_meta *m, sog_fetch_fn fetch, void *user, splat_scene *out, const scene_error *e) {
   memset(out, 0, sizeof *out);
   sog_decoding dc = {.m = m};
-  static const enum sog_image_id per_splat[] = {SOG_MEANS_L, SOG_MEANS_U, SOG_QUATS, SOG_SCALES, SOG_SH0,
-                                                SOG_SHN_LABELS};
-  int rc = 0;
-  for (size_t k = 0; k < sizeof per_splat / sizeof per_splat[0] && rc == 0; ++k) {
-    enum sog_image_id id = per_splat[k];
-    if (id == SOG_SHN_LABELS && !m->has_shn) continue;
-    rc = decode_image(m, id, fetch, user, k == 0 ? NULL : &dc.img[SOG_MEANS_L], &dc.img[id], e);
-  }
+  int rc = decode_images(&dc, fetch, user, e);
   if (rc == 0) {
     make_tables(m, &dc.t);
-    if (m->has_shn) {
-      rc = decode_image(m, SOG_SHN_CENTROIDS, fetch, user, NULL, &dc.img[SOG_SHN_CENTROIDS], e);
-      if (rc == 0)
-        rc = make_palette(m, &dc.img[SOG_SHN_CENTROIDS], &dc.t, &dc.degree, &dc.entries, &dc.palette,
-                          &dc.entry_finite, e);
-    }
+    if (m->has_shn)
+      rc = make_palette(m, &dc.img[SOG_SHN_CENTROIDS], &dc.t, &dc.degree, &dc.entries, &dc.palette,
+                        &dc.entry_finite, e);
   }
   if (rc == 0) rc = decode_splats(&dc, out, e);
   for (int k = 0; k < SOG_IMAGES; ++k) free(dc.img[k].rgba);

@@ -426,11 +426,12 @@ static int read_attr(spz_src *src, enum spz_attr a, const spz_layout *L, const s
 }
 
 /* Version 1's half-float positions can be infinite or NaN: such splats are dropped (scene.h's
- * policy), the rest keep their order. Every other value .spz can hold is finite. */
-static uint32_t drop_nonfinite(splat_scene *s, uint32_t n) {
+ * policy), the rest keep their order. Every other value .spz can hold is finite. Compacts
+ * splats [first, first + n) into the slots from `first` on; returns how many are kept. */
+static uint32_t drop_nonfinite(splat_scene *s, uint32_t first, uint32_t n) {
   const size_t nsh = (size_t)s->sh_coeffs * 3;
-  uint32_t kept = 0;
-  for (uint32_t i = 0; i < n; ++i) {
+  uint32_t kept = first;
+  for (uint32_t i = first; i < first + n; ++i) {
     if (!scene_all_finite(s->positions + (size_t)i * 3, 3)) continue;
     if (kept != i) {
       memcpy(s->positions + (size_t)kept * 3, s->positions + (size_t)i * 3, 3 * sizeof(float));
@@ -441,7 +442,7 @@ static uint32_t drop_nonfinite(splat_scene *s, uint32_t n) {
     }
     ++kept;
   }
-  return kept;
+  return kept - first;
 }
 
 /* The scene for L, its flags, and a chunk buffer; on failure nothing stays allocated. */
@@ -470,11 +471,114 @@ static int end_scene(const spz_layout *L, splat_scene *out, uint8_t *buf, int rc
     splat_scene_free(out);
     return -1;
   }
-  uint32_t kept = L->version == 1 ? drop_nonfinite(out, L->count) : L->count;
+  uint32_t kept = L->version == 1 ? drop_nonfinite(out, 0, L->count) : L->count;
   return scene_finish(out, kept, L->count, e);
 }
 
+/* ---- in parallel: every attribute decompressed whole, then ranges of splats dequantised ------- */
+
+/* The quantised attributes of every splat, an array each (raw[a]: count * L->bytes[a] bytes). */
+typedef struct spz_raw {
+  const spz_layout *L;
+  const spz_luts *t;
+  uint8_t *raw[A_COUNT];
+} spz_raw;
+
+static void raw_free(spz_raw *q) {
+  for (int a = 0; a < A_COUNT; ++a) free(q->raw[a]);
+  memset(q->raw, 0, sizeof q->raw);
+}
+
+static int raw_alloc(spz_raw *q, const spz_layout *L, const scene_error *e) {
+  memset(q, 0, sizeof *q);
+  q->L = L;
+  for (int a = 0; a < A_COUNT; ++a) {
+    size_t bytes = (size_t)L->count * L->bytes[a];
+    if (bytes > 0 && (q->raw[a] = scene_malloc_large(bytes)) == NULL) {
+      raw_free(q);
+      return scene_fail(e, "out of memory for the decompressed %s (%zu bytes)", attr_name[a], bytes);
+    }
+  }
+  return 0;
+}
+
+/* Splats [r->first, r->first + r->n), SPZ_CHUNK at a time through every attribute, so that each
+ * chunk's SH lines are written while in cache; into slots from r->first on. */
+static int dequantise_range(void *ctx, uint32_t index, scene_range *r, splat_scene *s, scene_job *j,
+                            const scene_error *te) {
+  (void)index, (void)j, (void)te;
+  const spz_raw *q = ctx;
+  const spz_layout *L = q->L;
+  uint32_t first = (uint32_t)r->first, end = (uint32_t)(r->first + r->n);
+  for (uint32_t i0 = first; i0 < end; i0 += SPZ_CHUNK) {
+    uint32_t n = end - i0 < SPZ_CHUNK ? end - i0 : SPZ_CHUNK;
+    for (int a = 0; a < A_COUNT; ++a)
+      if (L->bytes[a] > 0) decode((enum spz_attr)a, L, q->t, q->raw[a] + (size_t)i0 * L->bytes[a], i0, n, s);
+  }
+  r->kept = L->version == 1 ? drop_nonfinite(s, first, (uint32_t)r->n) : r->n;
+  return 0;
+}
+
+/* Dequantises q into out (begun by begin_scene) in ranges and finishes it; frees out on failure. */
+static int dequantise(spz_raw *q, splat_scene *out, const scene_error *e) {
+  uint32_t count = q->L->count, nranges, kept = 0;
+  scene_range *ranges = scene_split(count, e, &nranges);
+  int rc = ranges == NULL ? -1
+                          : scene_decode_ranges(out, count, ranges, nranges, dequantise_range, q, e, &kept);
+  free(ranges);
+  if (rc != 0) {
+    splat_scene_free(out);
+    return -1;
+  }
+  return scene_finish(out, kept, count, e);
+}
+
 /* ---- versions 1-3: one gzip stream ---------------------------------------------------------- */
+
+/* What follows the splats in the gzip stream: extension records when the flags say so (their
+ * coordinate system goes into L->flip), nothing otherwise. */
+static int read_trailer(spz_src *src, spz_layout *L, const scene_error *e) {
+  uint8_t *ext = NULL;
+  uint64_t extra = 0;
+  int rc = 0;
+  if ((L->flags & SPZ_FLAG_EXTENSIONS) && !(ext = malloc(SPZ_MAX_EXTENSIONS)))
+    rc = scene_fail(e, "out of memory for the extensions");
+  if (rc == 0) rc = src_drain(src, ext, ext ? SPZ_MAX_EXTENSIONS : 0, &extra, e);
+  if (rc == 0 && extra > 0 && ext == NULL)
+    rc = scene_fail(e, "more data after the %u splats the header counts (the count does not match the data)",
+                    L->count);
+  if (rc == 0 && extra > SPZ_MAX_EXTENSIONS)
+    rc = scene_fail(e, "more than %d bytes of extension records after the splat data", SPZ_MAX_EXTENSIONS);
+  if (rc == 0 && ext != NULL) rc = read_extensions(ext, (size_t)extra, L, e);
+  free(ext);
+  return rc;
+}
+
+/* Versions 1-3 in parallel. Inflate is sequential (a deflate stream does not say where its
+ * blocks start, and each may refer back 32 KiB), so the attributes are inflated whole on this
+ * thread, then the extensions read (their flips go straight into the tables: a sign flip is
+ * exact, so the result is the serial path's bit for bit), then ranges of splats dequantised in
+ * parallel. Consumes src and buf; frees out on failure. */
+static int legacy_parallel(spz_src *src, spz_layout *L, splat_scene *out, uint8_t *buf, const scene_error *e) {
+  free(buf);
+  spz_raw q;
+  int rc = raw_alloc(&q, L, e);
+  for (int a = 0; a < A_COUNT && rc == 0; ++a)
+    if (L->bytes[a] > 0) rc = src_read(src, q.raw[a], (size_t)L->count * L->bytes[a], e);
+  if (rc == 0) rc = read_trailer(src, L, e);
+  src_free(src);
+  if (rc != 0) {
+    raw_free(&q);
+    splat_scene_free(out);
+    return -1;
+  }
+  spz_luts t;
+  luts_init(&t, L);
+  q.t = &t;
+  rc = dequantise(&q, out, e);
+  raw_free(&q);
+  return rc;
+}
 
 static int load_legacy(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e) {
   spz_src src;
@@ -498,47 +602,79 @@ static int load_legacy(const uint8_t *data, size_t size, splat_scene *out, const
     src_free(&src);
     return -1;
   }
+  if (scene_parallel(e)) return legacy_parallel(&src, &L, out, buf, e);
   spz_luts t;
   luts_init(&t, &L);
   /* extensions come after the data, but may change how the data is read: the positions, rotations
    * and SH are flipped afterwards if they do (the flips are their own inverse) */
   for (int a = 0; a < A_COUNT && rc == 0; ++a)
     if (L.bytes[a] > 0) rc = read_attr(&src, (enum spz_attr)a, &L, &t, buf, out, e);
-  uint8_t *ext = NULL;
-  uint64_t extra = 0;
-  if (rc == 0 && (L.flags & SPZ_FLAG_EXTENSIONS) && !(ext = malloc(SPZ_MAX_EXTENSIONS)))
-    rc = scene_fail(e, "out of memory for the extensions");
-  if (rc == 0) rc = src_drain(&src, ext, ext ? SPZ_MAX_EXTENSIONS : 0, &extra, e);
-  if (rc == 0 && extra > 0 && ext == NULL)
-    rc = scene_fail(e, "more data after the %u splats the header counts (the count does not match the data)",
-                    L.count);
-  if (rc == 0 && extra > SPZ_MAX_EXTENSIONS)
-    rc = scene_fail(e, "more than %d bytes of extension records after the splat data", SPZ_MAX_EXTENSIONS);
-  if (rc == 0 && ext != NULL) {
-    spz_layout stored = L;
-    rc = read_extensions(ext, (size_t)extra, &L, e);
-    if (rc == 0 && memcmp(stored.flip, L.flip, sizeof L.flip) != 0) {
-      /* undo the default conversion and apply the named one: the product of the two flips */
-      float f[3];
-      for (int c = 0; c < 3; ++c) f[c] = stored.flip[c] * L.flip[c];
-      float fq[3], fsh[15];
-      flip_q(f, fq);
-      flip_sh(f, fsh);
-      for (uint32_t i = 0; i < L.count; ++i) {
-        for (int c = 0; c < 3; ++c) out->positions[(size_t)i * 3 + c] *= f[c];
-        for (int c = 0; c < 3; ++c) out->rotations[(size_t)i * 4 + 1 + c] *= fq[c];
-        float *sh = out->sh + ((size_t)i * out->sh_coeffs + 1) * 3;
-        for (uint32_t k = 0; k < L.sh_dim; ++k)
-          for (int c = 0; c < 3; ++c) sh[k * 3 + c] *= fsh[k];
-      }
+  spz_layout stored = L;
+  if (rc == 0) rc = read_trailer(&src, &L, e);
+  if (rc == 0 && memcmp(stored.flip, L.flip, sizeof L.flip) != 0) {
+    /* undo the default conversion and apply the named one: the product of the two flips */
+    float f[3];
+    for (int c = 0; c < 3; ++c) f[c] = stored.flip[c] * L.flip[c];
+    float fq[3], fsh[15];
+    flip_q(f, fq);
+    flip_sh(f, fsh);
+    for (uint32_t i = 0; i < L.count; ++i) {
+      for (int c = 0; c < 3; ++c) out->positions[(size_t)i * 3 + c] *= f[c];
+      for (int c = 0; c < 3; ++c) out->rotations[(size_t)i * 4 + 1 + c] *= fq[c];
+      float *sh = out->sh + ((size_t)i * out->sh_coeffs + 1) * 3;
+      for (uint32_t k = 0; k < L.sh_dim; ++k)
+        for (int c = 0; c < 3; ++c) sh[k * 3 + c] *= fsh[k];
     }
   }
-  free(ext);
   src_free(&src);
   return end_scene(&L, out, buf, rc, e);
 }
 
 /* ---- version 4: a plain header, a table of contents, one ZSTD stream per attribute ---------- */
+
+/* Version 4's streams in the file, for v4_parallel. */
+typedef struct spz_streams {
+  const spz_layout *L;
+  const uint8_t *d;
+  const size_t *at, *csize; /* each stream's byte in the file and compressed size */
+  spz_raw q;
+} spz_streams;
+
+/* Stream k decompressed whole into its array; it must hold exactly what its table entry says. */
+static int inflate_stream(scene_job *j, void *arg, uint32_t k, const scene_error *te) {
+  (void)j;
+  spz_streams *st = arg;
+  char what[32];
+  snprintf(what, sizeof what, "stream %u (%s)", k, attr_name[k]);
+  spz_src src;
+  if (src_zstd(&src, what, st->d + st->at[k], st->csize[k], te) != 0) return -1;
+  src.expect = (uint64_t)st->L->count * st->L->bytes[k];
+  uint64_t extra = 0;
+  int rc = src_read(&src, st->q.raw[k], (size_t)src.expect, te);
+  if (rc == 0) rc = src_drain(&src, NULL, 0, &extra, te);
+  if (rc == 0 && extra > 0)
+    rc = scene_fail(te, "%s holds more than the %llu bytes its table entry says", what, (unsigned long long)src.expect);
+  src_free(&src);
+  return rc;
+}
+
+/* Version 4 in parallel: the streams decompressed one a task (the first failing one in stream
+ * order is the error), then ranges of splats dequantised. Frees out on failure. */
+static int v4_parallel(spz_streams *st, const spz_luts *t, splat_scene *out, const scene_error *e) {
+  const spz_layout *L = st->L;
+  uint32_t nstreams = L->sh_dim > 0 ? A_COUNT : A_COUNT - 1;
+  int rc = raw_alloc(&st->q, L, e);
+  if (rc == 0) rc = scene_run(e, NULL, 0, nstreams, inflate_stream, st);
+  if (rc != 0) {
+    raw_free(&st->q);
+    splat_scene_free(out);
+    return -1;
+  }
+  st->q.t = t;
+  rc = dequantise(&st->q, out, e);
+  raw_free(&st->q);
+  return rc;
+}
 
 static int load_v4(const uint8_t *d, size_t size, splat_scene *out, const scene_error *e) {
   if (size < SPZ_HEADER)
@@ -593,6 +729,11 @@ static int load_v4(const uint8_t *d, size_t size, splat_scene *out, const scene_
   if (begin_scene(&L, out, &buf, e) != 0) return -1;
   spz_luts t;
   luts_init(&t, &L);
+  if (scene_parallel(e)) {
+    free(buf);
+    spz_streams st = {&L, d, at, csize};
+    return v4_parallel(&st, &t, out, e);
+  }
   int rc = 0;
   spz_src src[A_COUNT];
   char what[A_COUNT][32];

@@ -3,9 +3,12 @@
  *
  * Formats, chosen by content (the "ply" magic), then the .splat extension, then the .spz
  * magic (gzip or "NGSP"), then a zip archive (bundled SOG), then the name:
- *   - 3DGS .ply, binary little-endian: properties found by name in any order,
+ *   - 3DGS .ply, binary little-endian or ASCII: properties found by name in any order,
  *     any PLY scalar type (converted to float), SH degree 0..3 from the number of
- *     f_rest_* properties, unknown properties and other fixed-size elements skipped.
+ *     f_rest_* properties, unknown properties and other fixed-size elements skipped. ASCII
+ *     rows are one a line; numbers are read as in the C locale whatever the process's is
+ *     (strtof_l), integer properties must be integers in their type's range, and a row with
+ *     too few or too many values is an error naming its line.
  *   - PlayCanvas/SuperSplat compressed .ply (element "chunk" + packed_* vertex
  *     properties, optional "sh" element).
  *   - antimatter15 .splat, 32 bytes a splat, SH degree 0.
@@ -133,18 +136,47 @@ typedef struct splat_load_progress {
 int splat_scene_load_ex(const char *path, splat_scene *out, const splat_load_progress *progress, char *err,
                         size_t err_size);
 
+/* A host's thread pool, for splat_scene_load_ex2 to run its parallel steps on instead of
+ * making threads of its own. The contract of `run`: call task(arg, i) once for every i in
+ * [0, count), on any of the host's threads (the calling thread included, in any order, all at
+ * once or one after another), and return only when every call has returned. A load calls `run`
+ * several times (one parallel step each), always from the thread that called the loader, never
+ * from inside a task; tasks do not wait on one another, so a pool that runs them one at a time
+ * on the calling thread is correct (only slower). The scene loaded is the same, byte for byte,
+ * whatever pool runs it. */
+typedef struct splat_load_pool {
+  void (*run)(void *user, void (*task)(void *arg, uint32_t index), void *arg, uint32_t count);
+  void *user;
+} splat_load_pool;
+
 /* Options of splat_scene_load_ex2. A zeroed struct (or NULL) means the defaults. */
 typedef struct splat_load_options {
   /* Progress and cancellation, as for splat_scene_load_ex. NULL: none. */
   const splat_load_progress *progress;
-  /* Threads that decode a binary 3DGS .ply or a .splat. 0: the machine's online cores
-   * (sysconf(_SC_NPROCESSORS_ONLN)); 1: splat_scene_load_ex's path, on the calling thread, the
-   * file read whole and then decoded. Above 1 (or 0 on a machine with more than one core) the
-   * rows are read in pieces straight into the scene's arrays, each thread with a buffer of
-   * 1 MiB, so no copy of the file is kept; the threads are created and joined within the call
-   * (at most 256, and no more than there are splats). Other formats (compressed .ply, .spz,
-   * SOG) load as with 1. The scene loaded is the same, byte for byte, for every count. */
+  /* Threads that decode. 0: the machine's online cores (sysconf(_SC_NPROCESSORS_ONLN)); 1:
+   * splat_scene_load_ex's path, everything on the calling thread, the file read whole and then
+   * decoded. Above 1 (or 0 on a machine with more than one core) each format decodes
+   * in parallel steps, the threads created and joined within each step (at most 256, and no
+   * more than the step has tasks):
+   *   - binary 3DGS .ply and .splat: the rows are read in pieces straight into the scene's
+   *     arrays, each piece with a buffer of 1 MiB, so no copy of the file is kept;
+   *   - ASCII .ply: the body is split into byte ranges at line ends, each range parsed by one
+   *     task once the lines before it are counted;
+   *   - compressed .ply: ranges of splats (the chunk bounds read where a range needs them);
+   *   - .spz version 4: its streams (5 or 6) are decompressed one a task, into a copy of the
+   *     quantised data (about 65 bytes a splat at SH degree 3), then ranges of splats are
+   *     dequantised; versions 1-3 are one gzip stream, whose inflate is sequential (deflate
+   *     does not say where its blocks start), so only their dequantisation is parallel;
+   *   - SOG: one task per WebP image (6 or 7: the image count bounds this step, and the SH
+   *     labels and centroids are the largest), then ranges of splats.
+   * The scene loaded, and the message of a load that fails, are the same for every count. */
   uint32_t threads;
+  /* A host pool (see above) to run the parallel steps on instead of threads made for them;
+   * NULL: none. `threads` (0: the cores) still sizes the split of the work (about four tasks a
+   * thread). With a pool, "decode" progress is reported from the task that completes a piece
+   * of it, on whichever of the pool's threads runs it, one report at a time, in order (the
+   * others wait while the callback runs); the other reports come from the calling thread. */
+  const splat_load_pool *pool;
   /* Optional, for drawing a scene while it loads: decoded splats handed over in file order.
    * Called on the thread that called splat_scene_load_ex2: first once the file's header is read,
    * with an empty part (part->count 0, NULL arrays; sh_degree, sh_coeffs and flags already the
@@ -158,17 +190,22 @@ typedef struct splat_load_options {
    * After parts, the load may still fail (a truncated file): the return value says whether
    * *out is the scene the parts made. Binary .ply and .splat read on several threads stream
    * in pieces of at most SPLAT_LOAD_DECODE_EVERY splats; every other case hands the whole
-   * scene over in one part before returning. NULL: no parts. */
+   * scene over in one part before returning. With a host pool (below), the parts come from
+   * the pool's threads as progress does, one at a time, in order. NULL: no parts. */
   int (*on_part)(void *user, const splat_scene *part, uint32_t first, uint32_t total);
   void *part_user;
   const void *next; /* reserved for later options; must be NULL */
 } splat_load_options;
 
 /* As splat_scene_load_ex, with `options` (NULL: all defaults, so as many threads as cores).
- * Progress is reported on the calling thread, in the same two phases; on the pieces path the
- * data is read while it is decoded, so "read" reports 0 and then the file's size at once, and
- * "decode" reports splats as pieces of at most SPLAT_LOAD_DECODE_EVERY complete, not at every
- * multiple of it. A cancel stops every thread within one 1 MiB read. A file that shrinks while
+ * Progress is reported on the calling thread (with a host pool: see `pool`), in the same two
+ * phases; on the pieces path the data is read while it is decoded, so "read" reports 0 and then
+ * the file's size at once, and "decode" reports splats as ranges of at most
+ * SPLAT_LOAD_DECODE_EVERY complete, not at every multiple of it. The steps before the splats
+ * (.spz streams, SOG images, counting an ASCII file's lines) report nothing; a cancel during
+ * them is seen at the first "decode" report after them. A load that fails reports the error the
+ * serial order meets first (the first bad stream, image, range or line), so its message does
+ * not depend on the thread count or timing. A cancel stops every thread within one 1 MiB read. A file that shrinks while
  * it loads is an error ("truncated while loading"). Returns 0, -1 on failure (also when
  * options->next is not NULL), SPLAT_SCENE_CANCELLED when cancelled; after either failure *out
  * is zeroed and nothing is left allocated. */

@@ -5,7 +5,8 @@
  * callback, in alternating order, so the cost of the progress reports is measured under the
  * same conditions; the callback's timestamps also split a load into its read and decode phases.
  * With --threads N both loads go through splat_scene_load_ex2 with N threads (0: every core), which
- * reads binary .ply and .splat while decoding them (its "decode" phase holds the reading). The
+ * decodes every format in parallel (splat_scene.h says how each splits) and reads binary .ply and
+ * .splat while decoding them (its "decode" phase holds the reading). The
  * peak RSS printed is the process's (getrusage), over all runs. */
 #include "splat_scene.h"
 #include "util.h"
