@@ -154,10 +154,10 @@ static bool report_values(splat_renderer *r, const splat_scene *sc, uint32_t fro
 }
 
 /* Every value checked on the upload threads; the first bad one (the lowest splat) is named. */
-static bool check_values(splat_renderer *r, const splat_scene *sc, uint32_t first, const char *call,
-                         const char *then) {
+static bool check_values(splat_renderer *r, const splat_scene *sc, uint32_t threads, uint32_t first,
+                         const char *call, const char *then) {
   value_scan v = {sc, sc->count};
-  render_parallel(render_threads_for(r, sc->count), sc->count, scan_values, &v);
+  render_parallel(threads, sc->count, scan_values, &v);
   uint32_t bad = atomic_load(&v.first_bad);
   return bad == sc->count || report_values(r, sc, bad, first, call, then);
 }
@@ -200,10 +200,13 @@ static VkResult object_append(splat_renderer *r, object_gpu *o, const splat_scen
 }
 
 
-/* check_values, timed into the upload statistics. */
-static bool validate(splat_renderer *r, const splat_scene *sc, uint32_t first, const char *call, const char *then) {
+/* check_values on the upload threads, timed into the upload statistics; an append's part (`part`:
+ * often a few thousand splats from a file) on no more threads than render_threads_for gives it. */
+static bool validate(splat_renderer *r, const splat_scene *sc, bool part, uint32_t first, const char *call,
+                     const char *then) {
   double t0 = render_seconds();
-  bool ok = check_values(r, sc, first, call, then);
+  uint32_t threads = part ? render_threads_for(r, sc->count) : r->upload_threads;
+  bool ok = check_values(r, sc, threads, first, call, then);
   r->upload_stats.validate_s = render_seconds() - t0;
   return ok;
 }
@@ -236,7 +239,7 @@ VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
   const char *then = "the previous scene stays";
   if (!check_scene(r, sc, "set_scene", then)) return VK_ERROR_VALIDATION_FAILED_EXT;
   if (!check_memory(r, sc->count, sc->sh_degree, sc->count, true, then)) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  if (!validate(r, sc, 0, "set_scene", then)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!validate(r, sc, false, 0, "set_scene", then)) return VK_ERROR_VALIDATION_FAILED_EXT;
   object_gpu o;
   scene_gpu s = {0};
   splat_object_desc d = desc_of(sc);
@@ -281,7 +284,7 @@ static VkResult add_slot(splat_renderer *r, const splat_object_desc *d, const sp
   }
   uint32_t total = (uint32_t)sum;
   if (!check_memory(r, d->count, d->sh_degree, total, false, then)) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  if (sc && !validate(r, sc, 0, call, then)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (sc && !validate(r, sc, false, 0, call, then)) return VK_ERROR_VALIDATION_FAILED_EXT;
   object_gpu o;
   scene_gpu s = {0};
   VkResult res = object_begin(r, d, &o);
@@ -394,7 +397,7 @@ VkResult splat_renderer_append_object(splat_renderer *r, uint32_t id, const spla
          o->resident, o->count, then);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
-  if (!validate(r, part, o->resident, call, then)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!validate(r, part, true, o->resident, call, then)) return VK_ERROR_VALIDATION_FAILED_EXT;
   VkResult res = object_append(r, o, part, true);
   if (res == VK_SUCCESS && !streaming_left(r)) res = render_stream_ring_end(r); /* the last copies done */
   if (res != VK_SUCCESS) {
