@@ -51,27 +51,28 @@ static float select_kth(float *v, size_t n, size_t k) {
 int splat_scene_robust_bounds(const float *positions, uint32_t count, float lo[3], float hi[3]) {
   for (int a = 0; a < 3; a++) lo[a] = hi[a] = 0.0f;
   if (count == 0 || !positions) return -1;
-  float *v = malloc((size_t)count * sizeof *v);
+  /* every stride-th point: all of them up to SPLAT_ROBUST_BOUNDS_SAMPLE */
+  uint32_t stride = (uint32_t)(((uint64_t)count + SPLAT_ROBUST_BOUNDS_SAMPLE - 1) / SPLAT_ROBUST_BOUNDS_SAMPLE);
+  size_t cap = (size_t)(count + (uint64_t)stride - 1) / stride;
+  float *v = malloc(cap * 3 * sizeof *v);
   if (!v) return -1;
-  float rlo[3], rhi[3];
+  size_t n = 0;
+  for (uint64_t i = 0; i < count; i += stride) {
+    const float *p = positions + (size_t)i * 3;
+    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+    for (int a = 0; a < 3; a++) v[a * cap + n] = p[a];
+    n++;
+  }
+  if (n == 0) {
+    free(v);
+    return -1;
+  }
+  size_t klo = (size_t)floor(0.02 * (double)(n - 1)), khi = (size_t)ceil(0.98 * (double)(n - 1));
   for (int a = 0; a < 3; a++) {
-    size_t n = 0;
-    for (uint32_t i = 0; i < count; i++) {
-      const float *p = positions + (size_t)i * 3;
-      if (isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])) v[n++] = p[a];
-    }
-    if (n == 0) {
-      free(v);
-      return -1;
-    }
-    size_t klo = (size_t)floor(0.02 * (double)(n - 1));
-    size_t khi = (size_t)ceil(0.98 * (double)(n - 1));
-    rlo[a] = select_kth(v, n, klo);
-    rhi[a] = select_kth(v, n, khi);
+    lo[a] = select_kth(v + a * cap, n, klo);
+    hi[a] = select_kth(v + a * cap, n, khi);
   }
   free(v);
-  memcpy(lo, rlo, sizeof rlo);
-  memcpy(hi, rhi, sizeof rhi);
   return 0;
 }
 

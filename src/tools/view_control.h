@@ -16,8 +16,12 @@ extern "C" {
 
 /* Robust extent of a point set: per axis the 2nd and 98th percentiles (sorted values at
  * floor(0.02 (n-1)) and ceil(0.98 (n-1))), ignoring non-finite values. Real scenes have
- * far-away outliers that would make a min/max box useless for framing.
+ * far-away outliers that would make a min/max box useless for framing. Above
+ * SPLAT_ROBUST_BOUNDS_SAMPLE points, the percentiles of every ceil(count / that)-th point (so
+ * a 100M-splat scene costs what a 1M one does: exact selection over all of them took 7 s;
+ * the sample's percentiles are within a few hundredths of a percent of the whole set's rank).
  * Returns 0, or -1 (lo = hi = 0) when there is no finite point or memory runs out. */
+#define SPLAT_ROBUST_BOUNDS_SAMPLE (1u << 20)
 int splat_scene_robust_bounds(const float *positions, uint32_t count, float lo[3], float hi[3]);
 
 /* Distance from which a sphere of `radius` fits in a view of `fovy_deg` and aspect
