@@ -200,7 +200,8 @@ void ss_self_test_retire(splatsort *s, bool late) {
 
 /* A late sort is late, not lost: the wait goes on past the timeout (as the host's own
  * vkDeviceWaitIdle before vkDestroyDevice would) until the fence signals or the device is lost. */
-void ss_self_test_finish(splatsort *s) {
+bool ss_self_test_finish(splatsort *s) {
+  bool all = true;
   for (uint32_t i = 0; i < s->pending_count; i++) {
     ss_self_test_run *run = &s->pending[i];
     VkResult r = s->vk.fn.vkWaitForFences(s->vk.device, 1, &run->fence, VK_TRUE,
@@ -215,8 +216,10 @@ void ss_self_test_finish(splatsort *s) {
       continue;
     }
     ss_log(s, "splatsort_destroy: waiting for the self-test's late sort failed (%s): its command pool, fence, "
-              "buffer and pipelines are left allocated rather than freed under the GPU",
+              "buffer and pipelines (the sorter's too) are left allocated rather than freed under the GPU",
            ssvk_result_name(r));
+    all = false;
   }
   s->pending_count = 0;
+  return all;
 }

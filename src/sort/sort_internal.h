@@ -165,8 +165,9 @@ void ss_self_test_release(splatsort *s, ss_self_test_run *run);
  * last pending one) that run keeps them until destroy, else they are destroyed now. */
 void ss_self_test_retire(splatsort *s, bool late);
 /* At destroy (before the sorter's pipelines go): waits for every pending run, past the
- * timeout if need be, and frees it. */
-void ss_self_test_finish(splatsort *s);
+ * timeout if need be, and frees it. False when a wait failed and a run was left (the sorter's
+ * pipelines, which it may use, must then stay too). */
+bool ss_self_test_finish(splatsort *s);
 
 /* ---- validate.c: argument checks (each logs "<fn>: <argument> ..." and returns false) ---- */
 /* A buffer range a call binds: the host's range and the bytes from its offset the call uses. */

@@ -266,10 +266,10 @@ VkResult ss_create_pipeline(splatsort *s, const uint32_t *code, size_t code_size
 
 void splatsort_destroy(splatsort *s) {
   if (!s) return;
-  ss_self_test_finish(s);
+  bool idle = ss_self_test_finish(s);
   VkDevice d = s->vk.device;
   const VkAllocationCallbacks *a = s->vk.allocator;
-  for (uint32_t i = 0; i < SS_MAX_PIPELINES; i++)
+  for (uint32_t i = 0; i < SS_MAX_PIPELINES && idle; i++)
     if (s->pipelines[i]) s->vk.fn.vkDestroyPipeline(d, s->pipelines[i], a);
   if (s->layout) s->vk.fn.vkDestroyPipelineLayout(d, s->layout, a);
   if (s->set_layout) s->vk.fn.vkDestroyDescriptorSetLayout(d, s->set_layout, a);
