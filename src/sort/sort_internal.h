@@ -37,6 +37,7 @@ typedef struct ss_device_info {
 
 struct ss_algorithm_ops;
 
+#define SS_SELF_TEST_RUNS 2 /* at most per create: the chosen algorithm, then quaternary */
 /* What a creation-time self-test made (self_test.c), kept by the sorter after a timeout. */
 typedef struct ss_self_test_run {
   VkCommandPool pool;
@@ -67,7 +68,7 @@ struct splatsort {
    * second, with these tile and variant; 0: one kernel for every sort. */
   uint32_t onesweep_split, onesweep_large_tile, onesweep_large_variant;
   /* self-tests that timed out (the chosen algorithm's, quaternary's): waited for and freed at destroy */
-  ss_self_test_run pending[2];
+  ss_self_test_run pending[SS_SELF_TEST_RUNS];
   uint32_t pending_count;
   uint32_t pending_timeout_ms;
 };
@@ -154,7 +155,6 @@ void ss_timestamp(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_
 /* Word index of an indirect count in the count binding (0 for direct sorts). */
 uint32_t ss_count_index(const splatsort *sorter, const splatsort_sort_info *info);
 /* ---- self_test.c ---- */
-#define SS_SELF_TEST_RUNS 2 /* at most per create: the chosen algorithm, then quaternary */
 typedef enum ss_self_test_outcome { SS_SELF_TEST_PASSED, SS_SELF_TEST_WRONG, SS_SELF_TEST_TIMEOUT, SS_SELF_TEST_ERROR } ss_self_test_outcome;
 /* Sorts the adversarial input with the sorter's pipelines and checks it; *error: the Vulkan
  * error of SS_SELF_TEST_ERROR. After a timeout the run moves to s->pending (the sort may

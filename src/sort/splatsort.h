@@ -459,8 +459,8 @@ typedef struct splatsort_result {
  * one VkBuffer that share a byte (keys, values, tmp_keys, tmp_values and internal are all
  * written, by the sort's passes, and the count may not lie in any of them; compared are the
  * bytes the sort uses: 4 * max_count from each key or value offset, internal_size, 4 bytes of
- * count), timestamps beyond first_query + count past 2^32 or past query_count where given,
- * next != NULL. The sorter is only read: several threads may record with one sorter at the same
+ * count), timestamps whose range (first_query + splatsort_timestamp_count) passes 2^32, or
+ * query_count where given, next != NULL. The sorter is only read: several threads may record with one sorter at the same
  * time (into different command buffers). */
 SPLATSORT_API VkResult splatsort_cmd_sort(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info,
                             splatsort_result *result);
