@@ -19,11 +19,17 @@ static void capture_log(void *user, const char *message) {
   fprintf(stderr, "log: %s\n", message);
 }
 
-static VkResult create(vkh_context *ctx, splatsort_algorithm a, const void *next, splatsort **out) {
+static VkResult create_flags(vkh_context *ctx, splatsort_algorithm a, uint32_t flags, const void *next,
+                             splatsort **out) {
   log_text[0] = 0;
   splatsort_create_info ci = {.next = next, .physical_device = ctx->physical_device, .device = ctx->device,
-                              .algorithm = a, .enabled_features = ctx->sort_features, .log = capture_log};
+                              .algorithm = a, .enabled_features = ctx->sort_features, .flags = flags,
+                              .log = capture_log};
   return splatsort_create(&ci, out);
+}
+
+static VkResult create(vkh_context *ctx, splatsort_algorithm a, const void *next, splatsort **out) {
+  return create_flags(ctx, a, 0, next, out);
 }
 
 /* A real sort of 50,000 pairs with the sorter, checked against the stable order. */
@@ -46,6 +52,50 @@ static void sorts_correctly(vkh_context *ctx, splatsort *s, const char *what) {
   uint32_t bad = check_sorted_indices(input, n, 32, ok, ov);
   CHECK(bad == n, "%s: wrong pair at %u", what, bad);
   sort_buffers_destroy(ctx, &b);
+}
+
+/* Late is not wrong. With a 1 or 5 ms timeout, a sort slow on purpose (OneSweep with its
+ * lookback fallback on every tile, or radix16 where OneSweep cannot run, first held on the
+ * stall's event) is late, and so is quaternary's, queued behind it on the same queue. create
+ * succeeds with quaternary, unverified and saying so, or, with FAIL_IF_LATE, fails; either way
+ * destroy (or the failed create) waits for both sorts and frees all they used: an object left
+ * behind is reported by the validation layer at vkDestroyDevice, a host block by LeakSanitizer. */
+static void late_is_not_wrong(vkh_context *ctx, const splatsort_self_test *test) {
+  const splatsort_algorithm slow[] = {SPLATSORT_ALGORITHM_ONESWEEP, SPLATSORT_ALGORITHM_RADIX16};
+  const uint32_t timeouts[] = {1, 5};
+  for (size_t t = 0; t < 2; t++) {
+    for (int fail = 0; fail < 2; fail++) {
+      splatsort_self_test late = *test;
+      late.timeout_ms = timeouts[t];
+      late.flags = SPLATSORT_SELF_TEST_INJECT_STALL_BIT | (fail ? SPLATSORT_SELF_TEST_FAIL_IF_LATE_BIT : 0);
+      splatsort *s = (splatsort *)(uintptr_t)1;
+      VkResult r = VK_ERROR_FEATURE_NOT_PRESENT;
+      size_t a = 0;
+      for (; a < 2 && r == VK_ERROR_FEATURE_NOT_PRESENT; a++)
+        r = create_flags(ctx, slow[a], SPLATSORT_CREATE_FORCE_LOOKBACK_FALLBACK_BIT, &late, &s);
+      const char *name = splatsort_algorithm_name(slow[a - 1]);
+      char first_late[128];
+      snprintf(first_late, sizeof first_late, "the %s sort of %u pairs did not finish within %u ms", name,
+               20011u, timeouts[t]);
+      printf("%s, %u ms%s: %s\n", name, timeouts[t], fail ? ", FAIL_IF_LATE" : "", vkh_result_name(r));
+      CHECK(strstr(log_text, first_late) && strstr(log_text, "falling back from the"), "%s, %u ms: late, falls back\n%s",
+            name, timeouts[t], log_text);
+      CHECK(strstr(log_text, "the quaternary sort of"), "%u ms: quaternary, queued behind the slow sort, is late\n%s",
+            timeouts[t], log_text);
+      if (!fail) {
+        CHECK(r == VK_SUCCESS && s && splatsort_get_algorithm(s) == SPLATSORT_ALGORITHM_QUATERNARY &&
+                  strstr(log_text, "did not finish in time and was not verified"),
+              "%s, %u ms: create succeeds with quaternary, unverified (%s)\n%s", name, timeouts[t], vkh_result_name(r),
+              log_text);
+        if (r == VK_SUCCESS && s) sorts_correctly(ctx, s, "after a late self-test");
+      } else {
+        CHECK(r == VK_ERROR_INITIALIZATION_FAILED && s == NULL &&
+                  strstr(log_text, "was late; create fails (SPLATSORT_SELF_TEST_FAIL_IF_LATE_BIT)"),
+              "%s, %u ms, FAIL_IF_LATE: create fails (%s)\n%s", name, timeouts[t], vkh_result_name(r), log_text);
+      }
+      if (r == VK_SUCCESS) splatsort_destroy(s);
+    }
+  }
 }
 
 /* --trust-device: no injected fault. Every algorithm is created with the self-test and must
@@ -136,6 +186,8 @@ int main(int argc, char **argv) {
   if (s) sorts_correctly(&ctx, s, "after the timeout fallback");
   splatsort_destroy(s);
 
+  late_is_not_wrong(&ctx, &test);
+
   /* bad chains */
   splatsort_self_test twice = test;
   twice.next = &test;
@@ -144,13 +196,16 @@ int main(int argc, char **argv) {
   splatsort_self_test bad_flags = test;
   bad_flags.flags = 1u << 7;
   splatsort_auto_hint bad_hint = {.type = SPLATSORT_STRUCTURE_TYPE_AUTO_HINT, .key_bits = 33};
+  splatsort_self_test bad_family = test;
+  bad_family.queue_family_index = 99;
   struct {
     const void *next;
     const char *words;
   } bad[] = {{&twice, "repeated structure type 2"},
              {&no_queue, "queue is VK_NULL_HANDLE"},
              {&bad_flags, "unknown bits in flags"},
-             {&bad_hint, "key_bits 33 is above 32"}};
+             {&bad_hint, "key_bits 33 is above 32"},
+             {&bad_family, "queue_family_index 99 is beyond the device's"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     s = (splatsort *)(uintptr_t)1;
     r = create(&ctx, SPLATSORT_ALGORITHM_QUATERNARY, bad[i].next, &s);

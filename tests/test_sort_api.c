@@ -5,9 +5,22 @@
 #include "sort_harness.h"
 #include "splatsort_depth.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char last_log[512];
+
+/* Host-visible bytes the refused calls' buffers start with: still there after the command
+ * buffer ran, nothing was recorded. */
+#define UNTOUCHED 0xA5
+static void fill(const vkh_buffer *b, VkDeviceSize size) { memset(b->mapped, UNTOUCHED, size); }
+static VkDeviceSize first_touched(const vkh_buffer *b, VkDeviceSize size) {
+  const unsigned char *m = b->mapped;
+  VkDeviceSize i = 0;
+  while (i < size && m[i] == UNTOUCHED) i++;
+  return i;
+}
 
 static void capture_log(void *user, const char *message) {
   (void)user;
@@ -21,6 +34,21 @@ static void expect_sort_error(splatsort *s, VkCommandBuffer cmd, const splatsort
   CHECK(strstr(last_log, word) != NULL, "log '%s' should mention '%s'", last_log, word);
 }
 
+static VkQueryPool timestamp_pool(vkh_context *ctx, uint32_t count) {
+  VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                              .queryCount = count};
+  VkQueryPool pool;
+  VK_CHECK(vkCreateQueryPool(ctx->device, &qi, NULL, &pool));
+  return pool;
+}
+
+/* The refusal's log names both words (the arguments, and what is wrong with them). */
+static void expect_sort_error2(splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info, const char *word,
+                               const char *word2) {
+  expect_sort_error(s, cmd, info, word);
+  CHECK(strstr(last_log, word2) != NULL, "log '%s' should mention '%s'", last_log, word2);
+}
+
 static void expect_depth_error(const splatsort_depth *d, VkCommandBuffer cmd, const splatsort_depth_info *info,
                                const char *word) {
   last_log[0] = 0;
@@ -29,8 +57,170 @@ static void expect_depth_error(const splatsort_depth *d, VkCommandBuffer cmd, co
   CHECK(strstr(last_log, word) != NULL, "depth stage: log '%s' should mention '%s'", last_log, word);
 }
 
+/* The depth stage's record arguments, each refused with a message naming it and nothing
+ * recorded (the buffers keep their bytes); the valid info then records and runs. */
+static void depth_refusals(vkh_context *ctx, const splatsort_depth *d, const splatsort_depth_memory_requirements *mr) {
+  VkDeviceSize top = ~(VkDeviceSize)0 / mr->alignment * mr->alignment;
+  vkh_buffer centers = vkh_buffer_create(ctx, 16000, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, true, "centers");
+  vkh_buffer scratch = vkh_buffer_create(ctx, mr->scratch_size, mr->scratch_usage, true, "scratch");
+  vkh_buffer indices = vkh_buffer_create(ctx, mr->indices_size + 256, mr->indices_usage, true, "indices");
+  fill(&centers, 16000), fill(&scratch, mr->scratch_size), fill(&indices, mr->indices_size + 256);
+  uint32_t stamps = splatsort_depth_timestamp_count(d, 32);
+  VkQueryPool pool = timestamp_pool(ctx, stamps);
+  const splatsort_depth_info ok = {.max_count = 1000, .count = 10, .centers = {centers.buffer, 0, 16000},
+                                   .center_stride = 16, .key_bits = 32, .view_proj = {[0] = 1, [5] = 1, [11] = 1, [14] = 1},
+                                   .scratch = {scratch.buffer, 0, VK_WHOLE_SIZE},
+                                   .indices = {indices.buffer, 0, VK_WHOLE_SIZE}};
+  splatsort_depth_info x;
+  VkCommandBuffer cmd = vkh_begin(ctx);
+#define DEPTH_CASE(word, ...) (x = ok, x.__VA_ARGS__, expect_depth_error(d, cmd, &x, word))
+  DEPTH_CASE("key_bits 8 is not in 16..32", key_bits = 8);
+  DEPTH_CASE("key_bits 40 is not in 16..32", key_bits = 40);
+  DEPTH_CASE("center_stride 8 ", center_stride = 8);
+  DEPTH_CASE("center_stride 14 ", center_stride = 14, x.opacity_cull = 1);
+  DEPTH_CASE("center_stride 12 ", center_stride = 12, x.opacity_cull = 1);
+  DEPTH_CASE("key_mode 7", key_mode = (splatsort_depth_key_mode)7);
+  DEPTH_CASE("next", next = &ok);
+  DEPTH_CASE("centers", centers.size = 1000);
+  DEPTH_CASE("scratch", scratch.size = mr->scratch_size - 4);
+  DEPTH_CASE("indices", indices.buffer = VK_NULL_HANDLE);
+  DEPTH_CASE("max_count", max_count = 0);
+  DEPTH_CASE("splatsort_depth_cmd_sort: count 1001 is above max_count 1000", count = 1001);
+  DEPTH_CASE("draw_count", draw_count = (splatsort_buffer){indices.buffer, 2, 4});
+  /* non-finite numbers */
+  DEPTH_CASE("view_proj[5] is nan", view_proj[5] = NAN);
+  DEPTH_CASE("view_proj[0] is inf", view_proj[0] = INFINITY);
+  DEPTH_CASE("frustum_margin is inf", frustum_margin = INFINITY);
+  DEPTH_CASE("near_w is -inf", near_w = -INFINITY);
+  DEPTH_CASE("camera_position[1] is nan", camera_position[1] = NAN, x.key_mode = SPLATSORT_DEPTH_KEY_RADIAL);
+  /* aliasing: a written range sharing bytes with another */
+  DEPTH_CASE("scratch (bytes", indices = (splatsort_buffer){scratch.buffer, 0, VK_WHOLE_SIZE});
+  DEPTH_CASE("centers (bytes 0..15995) and scratch", scratch = (splatsort_buffer){centers.buffer, 0, VK_WHOLE_SIZE});
+  DEPTH_CASE("indices (bytes 0..3999) and draw_count", draw_count = (splatsort_buffer){indices.buffer, 3996, 4});
+  DEPTH_CASE("scratch (bytes", count_buffer = (splatsort_buffer){scratch.buffer, 64, 4});
+  /* wrap-around and queries */
+  DEPTH_CASE("scratch.offset", scratch = (splatsort_buffer){scratch.buffer, top, VK_WHOLE_SIZE});
+  DEPTH_CASE("indices.offset", indices = (splatsort_buffer){indices.buffer, mr->alignment, ~0ull - 1});
+  DEPTH_CASE("beyond query_count", query_pool = pool, x.first_query = 1, x.query_count = stamps);
+  DEPTH_CASE("wraps around past 2^32", query_pool = pool, x.first_query = UINT32_MAX);
+#undef DEPTH_CASE
+  vkh_submit_wait(ctx, cmd);
+  CHECK(first_touched(&centers, 16000) == 16000 && first_touched(&scratch, mr->scratch_size) == mr->scratch_size &&
+            first_touched(&indices, mr->indices_size + 256) == mr->indices_size + 256,
+        "a refused depth stage wrote into centers, scratch or indices");
+  /* not over-strict: draw_count just after the indices, the pool's exact size */
+  x = ok;
+  x.draw_count = (splatsort_buffer){indices.buffer, 4000, 4};
+  x.query_pool = pool, x.query_count = stamps;
+  memset(centers.mapped, 0, 16000);
+  cmd = vkh_begin(ctx);
+  VkResult r = splatsort_depth_cmd_sort(d, cmd, &x, NULL);
+  CHECK(r == VK_SUCCESS, "depth stage with valid ranges: %s (%s)", vkh_result_name(r), last_log);
+  vkh_submit_wait(ctx, cmd);
+  vkDestroyQueryPool(ctx->device, pool, NULL);
+  vkh_buffer_destroy(ctx, &centers), vkh_buffer_destroy(ctx, &scratch), vkh_buffer_destroy(ctx, &indices);
+}
+
+/* Allocation callbacks over malloc that count live blocks (each block keeps its size and
+ * alignment in front of it). */
+static int live_blocks;
+static void *VKAPI_PTR test_alloc(void *user, size_t size, size_t alignment, VkSystemAllocationScope scope) {
+  (void)user, (void)scope;
+  if (alignment < 16) alignment = 16;
+  void *base;
+  if (posix_memalign(&base, alignment, alignment + (size ? size : 1)) != 0) return NULL;
+  size_t *p = (size_t *)((char *)base + alignment);
+  p[-1] = size, p[-2] = alignment;
+  live_blocks++;
+  return p;
+}
+static void VKAPI_PTR test_free(void *user, void *mem) {
+  (void)user;
+  if (!mem) return;
+  live_blocks--;
+  free((char *)mem - ((size_t *)mem)[-2]);
+}
+static void *VKAPI_PTR test_realloc(void *user, void *old, size_t size, size_t alignment,
+                                    VkSystemAllocationScope scope) {
+  if (!old) return test_alloc(user, size, alignment, scope);
+  void *p = size ? test_alloc(user, size, alignment, scope) : NULL;
+  if (p) memcpy(p, old, ((size_t *)old)[-1] < size ? ((size_t *)old)[-1] : size);
+  if (p || !size) test_free(user, old);
+  return p;
+}
+static void VKAPI_PTR test_internal(void *user, size_t size, VkInternalAllocationType type,
+                                    VkSystemAllocationScope scope) {
+  (void)user, (void)size, (void)type, (void)scope;
+}
+
+/* Allocation callbacks with a NULL function are refused by the sorter and the stage (named in
+ * the log, out-handle NULL, nothing allocated through them); complete ones are used and every
+ * block is given back at destroy. */
+static void allocator_refusals(const splatsort_create_info *base, const splatsort *s) {
+  const VkAllocationCallbacks full = {.pfnAllocation = test_alloc, .pfnReallocation = test_realloc,
+                                      .pfnFree = test_free};
+  struct {
+    VkAllocationCallbacks a;
+    const char *word;
+  } bad[] = {{full, "allocator->pfnAllocation is NULL"}, {full, "allocator->pfnReallocation is NULL"},
+             {full, "allocator->pfnFree is NULL"}, {full, "pfnInternalAllocation and pfnInternalFree"}};
+  bad[0].a.pfnAllocation = NULL, bad[1].a.pfnReallocation = NULL, bad[2].a.pfnFree = NULL;
+  bad[3].a.pfnInternalAllocation = test_internal;
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    splatsort_create_info ci = *base;
+    ci.allocator = &bad[i].a;
+    splatsort *t = (splatsort *)(uintptr_t)1;
+    last_log[0] = 0;
+    VkResult r = splatsort_create(&ci, &t);
+    CHECK(r == VK_ERROR_VALIDATION_FAILED_EXT && t == NULL && strstr(last_log, bad[i].word) &&
+              strstr(last_log, "splatsort_create"),
+          "sorter, %s: %s, log '%s'", bad[i].word, vkh_result_name(r), last_log);
+    splatsort_depth_create_info dci = {.sorter = s, .allocator = &bad[i].a, .log = capture_log};
+    splatsort_depth *d = (splatsort_depth *)(uintptr_t)1;
+    last_log[0] = 0;
+    r = splatsort_depth_create(&dci, &d);
+    CHECK(r == VK_ERROR_VALIDATION_FAILED_EXT && d == NULL && strstr(last_log, bad[i].word) &&
+              strstr(last_log, "splatsort_depth_create"),
+          "stage, %s: %s, log '%s'", bad[i].word, vkh_result_name(r), last_log);
+  }
+  CHECK(live_blocks == 0, "%d blocks allocated through refused callbacks", live_blocks);
+  splatsort_create_info ci = *base;
+  ci.allocator = &full;
+  splatsort *t = NULL;
+  VkResult r = splatsort_create(&ci, &t);
+  CHECK(r == VK_SUCCESS && t && live_blocks > 0, "complete callbacks: %s, %d blocks", vkh_result_name(r), live_blocks);
+  splatsort_depth_create_info dci = {.sorter = t ? t : s, .allocator = &full, .log = capture_log};
+  splatsort_depth *d = NULL;
+  r = splatsort_depth_create(&dci, &d);
+  CHECK(r == VK_SUCCESS && d, "stage with complete callbacks: %s", vkh_result_name(r));
+  splatsort_depth_destroy(d);
+  splatsort_destroy(t);
+  CHECK(live_blocks == 0, "%d blocks still allocated after destroy", live_blocks);
+}
+
+/* The self-test's queue family must be one of the device's: 99 is refused before anything is made. */
+static void queue_family_refusal(vkh_context *ctx, const splatsort_create_info *base) {
+  uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(ctx->physical_device, &families, NULL);
+  splatsort_self_test test = {.type = SPLATSORT_STRUCTURE_TYPE_SELF_TEST, .queue = ctx->queue,
+                              .queue_family_index = 99};
+  splatsort_create_info ci = *base;
+  ci.next = &test;
+  splatsort *t = (splatsort *)(uintptr_t)1;
+  last_log[0] = 0;
+  VkResult r = splatsort_create(&ci, &t);
+  char want[128];
+  snprintf(want, sizeof want, "queue_family_index 99 is beyond the device's %u queue families", families);
+  CHECK(r == VK_ERROR_VALIDATION_FAILED_EXT && t == NULL && strstr(last_log, want), "family 99: %s, log '%s'",
+        vkh_result_name(r), last_log);
+  test.queue_family_index = families;
+  r = splatsort_create(&ci, &t);
+  CHECK(r == VK_ERROR_VALIDATION_FAILED_EXT && t == NULL, "family %u (one past the last): %s", families,
+        vkh_result_name(r));
+}
+
 /* The depth-sort stage refuses bad create and record arguments with a message naming them. */
-static void depth_stage_misuse(vkh_context *ctx, const splatsort *s, VkCommandBuffer cmd, const sort_buffers *b) {
+static void depth_stage_misuse(vkh_context *ctx, const splatsort *s) {
   splatsort_depth *d = (splatsort_depth *)(uintptr_t)1;
   splatsort_depth_create_info dci = {.log = capture_log};
   CHECK(splatsort_depth_create(&dci, &d) == VK_ERROR_VALIDATION_FAILED_EXT && d == NULL && strstr(last_log, "sorter"),
@@ -73,29 +263,52 @@ static void depth_stage_misuse(vkh_context *ctx, const splatsort *s, VkCommandBu
             splatsort_depth_timestamp_count(NULL, 32) == 0 && !*splatsort_depth_timestamp_label(NULL, 32, 1) &&
             !*splatsort_depth_timestamp_label(d, 8, 1),
         "stage timestamps for bad key_bits or a NULL stage");
-  /* b's key/value buffer stands in for every range: large enough for 1000 centres */
-  splatsort_depth_info ok = {.max_count = 1000, .count = 10, .centers = {b->keyvals.buffer, 0, 16000},
-                             .center_stride = 16, .key_bits = 32,
-                             .scratch = {b->keyvals.buffer, 0, VK_WHOLE_SIZE},
-                             .indices = {b->internal.buffer, 0, VK_WHOLE_SIZE}};
-  splatsort_depth_info x;
-#define DEPTH_CASE(word, ...) (x = ok, x.__VA_ARGS__, expect_depth_error(d, cmd, &x, word))
-  DEPTH_CASE("key_bits 8 is not in 16..32", key_bits = 8);
-  DEPTH_CASE("key_bits 40 is not in 16..32", key_bits = 40);
-  DEPTH_CASE("center_stride 8 ", center_stride = 8);
-  DEPTH_CASE("center_stride 14 ", center_stride = 14, x.opacity_cull = 1);
-  DEPTH_CASE("center_stride 12 ", center_stride = 12, x.opacity_cull = 1);
-  DEPTH_CASE("key_mode 7", key_mode = (splatsort_depth_key_mode)7);
-  DEPTH_CASE("next", next = &ok);
-  DEPTH_CASE("centers", centers.size = 1000);
-  DEPTH_CASE("scratch", scratch.size = mr.scratch_size - 4);
-  DEPTH_CASE("indices", indices.buffer = VK_NULL_HANDLE);
-  DEPTH_CASE("max_count", max_count = 0);
-  DEPTH_CASE("splatsort_depth_cmd_sort: count 1001 is above max_count 1000", count = 1001);
-  DEPTH_CASE("draw_count", draw_count = (splatsort_buffer){b->count.buffer, 2, 4});
-#undef DEPTH_CASE
+  depth_refusals(ctx, d, &mr);
   splatsort_depth_destroy(d);
   splatsort_depth_destroy(NULL); /* accepted */
+}
+
+/* Ranges that alias, wrap around past 2^64 or reach past the query pool: refused, named, and
+ * nothing recorded (the buffers keep their bytes after the command buffer ran); then the same
+ * buffers with the pool's exact size sort, with the validation layer silent. */
+static void sort_refusals(vkh_context *ctx, splatsort *s, sort_buffers *b) {
+  VkDeviceSize kv_size = b->pad + 4 * b->region, align = b->req.alignment;
+  VkDeviceSize top = ~(VkDeviceSize)0 / align * align; /* aligned, a few bytes below 2^64 */
+  VkBuffer kv = b->keyvals.buffer;
+  uint32_t stamps = splatsort_timestamp_count(s, 32);
+  VkQueryPool pool = timestamp_pool(ctx, stamps);
+  fill(&b->keyvals, kv_size);
+  fill(&b->internal, b->req.internal_size);
+  VkCommandBuffer cmd = vkh_begin(ctx);
+  splatsort_sort_info x;
+#define REFUSE(word, word2, ...) (x = b->info, x.__VA_ARGS__, expect_sort_error2(s, cmd, &x, word, word2))
+  REFUSE("keys (bytes", "and tmp_keys (bytes", tmp_keys = x.keys);
+  REFUSE("keys (bytes", "and values (bytes", values.offset = x.keys.offset + align);
+  REFUSE("values (bytes", "and tmp_values", tmp_values.offset = x.values.offset + b->region - align);
+  REFUSE("internal (bytes", "and tmp_values", internal = (splatsort_buffer){kv, sort_region(b, 3), VK_WHOLE_SIZE});
+  REFUSE("keys (bytes", "and count_buffer", count_buffer = (splatsort_buffer){kv, sort_region(b, 0) + 8, 4});
+  REFUSE("internal (bytes", "and count_buffer", count_buffer = (splatsort_buffer){b->internal.buffer, 0, 4});
+  REFUSE("keys.offset", "+ size 4000 wraps around", keys = (splatsort_buffer){kv, top, 4000});
+  REFUSE("tmp_keys.offset", "the bytes it needs 4000 wraps", tmp_keys = (splatsort_buffer){kv, top, VK_WHOLE_SIZE});
+  REFUSE("internal.offset", "wraps around", internal = (splatsort_buffer){b->internal.buffer, align, ~0ull - 1});
+  REFUSE("count_buffer.offset", "wraps around", count_buffer = (splatsort_buffer){b->count.buffer, ~0ull - 3, 4});
+  REFUSE("first_query 1 + the", "beyond query_count", query_pool = pool, x.first_query = 1, x.query_count = stamps);
+  REFUSE("first_query 4294967293", "wraps around past 2^32", query_pool = pool, x.first_query = UINT32_MAX - 2);
+#undef REFUSE
+  vkh_submit_wait(ctx, cmd);
+  CHECK(first_touched(&b->keyvals, kv_size) == kv_size && first_touched(&b->internal, b->req.internal_size) ==
+            b->req.internal_size, "a refused sort wrote byte %llu of the key/value buffer, %llu of internal",
+        (unsigned long long)first_touched(&b->keyvals, kv_size),
+        (unsigned long long)first_touched(&b->internal, b->req.internal_size));
+  /* not over-strict: adjacent ranges and a pool of exactly the timestamps */
+  x = b->info;
+  x.query_pool = pool, x.query_count = stamps;
+  cmd = vkh_begin(ctx);
+  VkResult r = splatsort_cmd_sort(s, cmd, &x, NULL);
+  CHECK(r == VK_SUCCESS, "adjacent ranges, %u queries in a pool of %u: %s (%s)", stamps, stamps, vkh_result_name(r),
+        last_log);
+  vkh_submit_wait(ctx, cmd);
+  vkDestroyQueryPool(ctx->device, pool, NULL);
 }
 
 /* The radix16 sorter: requirements, name, passes and timestamps of 4-bit digits, its tile, and
@@ -322,8 +535,11 @@ int main(void) {
   SORT_CASE("internal.size", internal.size = 16);
   SORT_CASE("count_buffer.size", count_buffer = (splatsort_buffer){b.count.buffer, 8, 3});
 #undef SORT_CASE
-  depth_stage_misuse(&ctx, s, cmd, &b);
   vkh_submit_wait(&ctx, cmd);
+  sort_refusals(&ctx, s, &b);
+  depth_stage_misuse(&ctx, s);
+  allocator_refusals(&ci, s);
+  queue_family_refusal(&ctx, &ci);
 
   sort_buffers_destroy(&ctx, &b);
   splatsort_destroy(s);

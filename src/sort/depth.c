@@ -35,7 +35,7 @@ void splatsort_depth_destroy(splatsort_depth *d) {
     if (d->pipelines[i]) d->vk.fn.vkDestroyPipeline(d->vk.device, d->pipelines[i], a);
   if (d->layout) d->vk.fn.vkDestroyPipelineLayout(d->vk.device, d->layout, a);
   if (d->set_layout) d->vk.fn.vkDestroyDescriptorSetLayout(d->vk.device, d->set_layout, a);
-  if (a && a->pfnFree)
+  if (a)
     a->pfnFree(a->pUserData, d);
   else
     free(d);
@@ -51,10 +51,11 @@ VkResult splatsort_depth_create(const splatsort_depth_create_info *info, splatso
                 !info->sorter ? "sorter is required" : info->next ? "next must be NULL" : "unknown flags");
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
+  if (!ss_check_allocator(info->log, info->log_user, "splatsort_depth_create", info->allocator))
+    return VK_ERROR_VALIDATION_FAILED_EXT;
   const VkAllocationCallbacks *a = info->allocator;
-  splatsort_depth *d = a && a->pfnAllocation
-                           ? a->pfnAllocation(a->pUserData, sizeof *d, 16, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT)
-                           : malloc(sizeof *d);
+  splatsort_depth *d = a ? a->pfnAllocation(a->pUserData, sizeof *d, 16, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT)
+                         : malloc(sizeof *d);
   if (!d) return VK_ERROR_OUT_OF_HOST_MEMORY;
   memset(d, 0, sizeof *d);
   const ssvk_device *sv = &info->sorter->vk;
@@ -148,18 +149,7 @@ const char *splatsort_depth_timestamp_label(const splatsort_depth *d, uint32_t k
   return index == 1 ? "key pass" : splatsort_timestamp_label(d->sorter, key_bits, index - 1);
 }
 
-/* A range the stage binds: present, aligned, large enough (VK_WHOLE_SIZE: unchecked). */
-static bool check_range(const splatsort_depth *d, splatsort_buffer b, const char *name, VkDeviceSize align,
-                        VkDeviceSize need) {
-  const char *what = !b.buffer ? "buffer is VK_NULL_HANDLE" : b.offset % align ? "offset is misaligned"
-                     : (b.size != VK_WHOLE_SIZE && b.size < need) ? "size is below what the stage needs"
-                                                                   : NULL;
-  if (what)
-    ssvk_log(&d->vk, "splatsort_depth_cmd_sort: %s.%s (offset %llu, size %llu; needs %llu bytes, alignment %llu)",
-             name, what, (unsigned long long)b.offset, (unsigned long long)b.size, (unsigned long long)need,
-             (unsigned long long)align);
-  return what == NULL;
-}
+static const char depth_fn[] = "splatsort_depth_cmd_sort";
 
 /* The scalar fields; each message repeats the value it refuses. */
 static bool check_fields(const splatsort_depth *d, const splatsort_depth_info *in) {
@@ -172,6 +162,12 @@ static bool check_fields(const splatsort_depth *d, const splatsort_depth_info *i
     ssvk_log(&d->vk,
              "splatsort_depth_cmd_sort: center_stride %u is not a multiple of 4 of at least %u (x, y, z%s)",
              in->center_stride, min_stride, in->opacity_cull ? " and the opacity" : "");
+  else if (!ss_check_finite(&d->vk, depth_fn, "view_proj", in->view_proj, 16) ||
+           !ss_check_finite(&d->vk, depth_fn, "frustum_margin", &in->frustum_margin, 1) ||
+           !ss_check_finite(&d->vk, depth_fn, "near_w", &in->near_w, 1) ||
+           (in->key_mode == SPLATSORT_DEPTH_KEY_RADIAL &&
+            !ss_check_finite(&d->vk, depth_fn, "camera_position", in->camera_position, 3)))
+    return false;
   else if (!(in->frustum_margin >= 0.0f) || !(in->near_w >= 0.0f))
     ssvk_log(&d->vk, "splatsort_depth_cmd_sort: frustum_margin %g and near_w %g must both be >= 0",
              (double)in->frustum_margin, (double)in->near_w);
@@ -182,16 +178,21 @@ static bool check_fields(const splatsort_depth *d, const splatsort_depth_info *i
   return false;
 }
 
+/* The host's ranges: the centres and the count are read, scratch, indices and draw_count
+ * written (none of those may share a byte with another range); then the timestamps. */
 static bool check_info(const splatsort_depth *d, const splatsort_depth_info *in, const ds_layout *l,
                        VkDeviceSize align) {
   if (!check_fields(d, in)) return false;
   VkDeviceSize centers = (VkDeviceSize)in->center_stride * (in->max_count - 1) + (in->opacity_cull ? 16u : 12u);
-  VkDeviceSize storage = d->sorter->dev.storage_alignment;
-  return check_range(d, in->centers, "centers", storage, centers) &&
-         (!in->count_buffer.buffer || check_range(d, in->count_buffer, "count_buffer", 4, 4)) &&
-         (!in->draw_count.buffer || check_range(d, in->draw_count, "draw_count", 4, 4)) &&
-         check_range(d, in->scratch, "scratch", align, l->end) &&
-         check_range(d, in->indices, "indices", align, 4ull * in->max_count);
+  ss_range r[5] = {{"centers", in->centers, d->sorter->dev.storage_alignment, centers, false},
+                   {"scratch", in->scratch, align, l->end, true},
+                   {"indices", in->indices, align, 4ull * in->max_count, true}};
+  uint32_t n = 3;
+  if (in->count_buffer.buffer) r[n++] = (ss_range){"count_buffer", in->count_buffer, 4, 4, false};
+  if (in->draw_count.buffer) r[n++] = (ss_range){"draw_count", in->draw_count, 4, 4, true};
+  return ss_check_ranges(&d->vk, depth_fn, r, n) &&
+         ss_check_queries(&d->vk, depth_fn, in->query_pool, in->first_query,
+                          splatsort_depth_timestamp_count(d, in->key_bits), in->query_count);
 }
 
 /* A storage-buffer descriptor for a uint32 at `b.offset`: bound at the aligned offset below
@@ -331,12 +332,17 @@ VkResult splatsort_depth_cmd_sort(const splatsort_depth *d, VkCommandBuffer cmd,
     si.values = mine;
     si.tmp_values = host;
   }
+  if (in->query_pool) {
+    si.query_pool = in->query_pool;
+    si.first_query = in->first_query + 1;
+    si.query_count = in->query_count;
+  }
+  /* the checks above cover what the sort checks: this one only keeps a partial recording out */
+  if (!ss_check_sort_info(d->sorter, &si)) return VK_ERROR_VALIDATION_FAILED_EXT;
   ssvk_label_begin(&d->vk, cmd, "splatsort depth stage");
   if (in->query_pool) {
     d->vk.fn.vkCmdResetQueryPool(cmd, in->query_pool, in->first_query, 1);
     d->vk.fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, in->query_pool, in->first_query);
-    si.query_pool = in->query_pool;
-    si.first_query = in->first_query + 1;
   }
   record_keys(d, cmd, in, &l, si.values, si.tmp_values, bits);
   r = splatsort_cmd_sort(d->sorter, cmd, &si, result);

@@ -162,10 +162,9 @@ ss_self_test_outcome ss_self_test(splatsort *s, const splatsort_self_test *t, Vk
       ss_log(s, "splatsort_create: self-test: the %s sort of %u pairs did not finish within %u ms",
              splatsort_algorithm_name(s->algorithm), n, timeout_ms);
       if (run.event) s->vk.fn.vkSetEvent(s->vk.device, run.event); /* the injected stall ends now */
-      /* The GPU may still use all of it, the pipelines too: kept until splatsort_destroy. */
-      memcpy(run.pipelines, s->pipelines, sizeof s->pipelines);
-      memset(s->pipelines, 0, sizeof s->pipelines);
-      s->pending[s->pending[0].fence ? 1 : 0] = run;
+      /* The GPU may still use all of it (the pipelines too, see ss_self_test_retire): kept until
+       * splatsort_destroy waits for it. */
+      s->pending[s->pending_count++] = run;
       s->pending_timeout_ms = timeout_ms;
       free(in_keys);
       return SS_SELF_TEST_TIMEOUT;
@@ -188,19 +187,39 @@ ss_self_test_outcome ss_self_test(splatsort *s, const splatsort_self_test *t, Vk
   return out;
 }
 
-void ss_self_test_finish(splatsort *s) {
-  for (int i = 0; i < SS_SELF_TEST_RUNS; i++) {
-    ss_self_test_run *run = &s->pending[i];
-    if (!run->fence) continue;
-    VkResult r = s->vk.fn.vkWaitForFences(s->vk.device, 1, &run->fence, VK_TRUE,
-                                          (uint64_t)s->pending_timeout_ms * 1000000u);
-    if (r == VK_SUCCESS) {
-      ss_self_test_release(s, run);
-      continue;
-    }
-    ss_log(s, "splatsort_destroy: the self-test's sort has still not finished (%s): its command pool, fence, "
-              "buffer and pipelines are left allocated rather than freed under the GPU",
-           ssvk_result_name(r));
+void ss_self_test_retire(splatsort *s, bool late) {
+  for (uint32_t i = 0; i < SS_MAX_PIPELINES; i++) {
+    if (!s->pipelines[i]) continue;
+    if (late)
+      s->pending[s->pending_count - 1].pipelines[i] = s->pipelines[i];
+    else
+      s->vk.fn.vkDestroyPipeline(s->vk.device, s->pipelines[i], s->vk.allocator);
+    s->pipelines[i] = VK_NULL_HANDLE;
   }
 }
 
+/* A late sort is late, not lost: the wait goes on past the timeout (as the host's own
+ * vkDeviceWaitIdle before vkDestroyDevice would) until the fence signals or the device is lost. */
+bool ss_self_test_finish(splatsort *s) {
+  bool all = true;
+  for (uint32_t i = 0; i < s->pending_count; i++) {
+    ss_self_test_run *run = &s->pending[i];
+    VkResult r = s->vk.fn.vkWaitForFences(s->vk.device, 1, &run->fence, VK_TRUE,
+                                          (uint64_t)s->pending_timeout_ms * 1000000u);
+    if (r == VK_TIMEOUT) {
+      ss_log(s, "splatsort_destroy: the self-test's late sort has not finished %u ms after its timeout either; "
+                "waiting for it", s->pending_timeout_ms);
+      r = s->vk.fn.vkWaitForFences(s->vk.device, 1, &run->fence, VK_TRUE, UINT64_MAX);
+    }
+    if (r == VK_SUCCESS || r == VK_ERROR_DEVICE_LOST) {
+      ss_self_test_release(s, run);
+      continue;
+    }
+    ss_log(s, "splatsort_destroy: waiting for the self-test's late sort failed (%s): its command pool, fence, "
+              "buffer and pipelines (the sorter's too) are left allocated rather than freed under the GPU",
+           ssvk_result_name(r));
+    all = false;
+  }
+  s->pending_count = 0;
+  return all;
+}

@@ -37,6 +37,7 @@ typedef struct ss_device_info {
 
 struct ss_algorithm_ops;
 
+#define SS_SELF_TEST_RUNS 2 /* at most per create: the chosen algorithm, then quaternary */
 /* What a creation-time self-test made (self_test.c), kept by the sorter after a timeout. */
 typedef struct ss_self_test_run {
   VkCommandPool pool;
@@ -66,7 +67,9 @@ struct splatsort {
   /* OneSweep with two pass kernels: sorts whose max_count is at least onesweep_split run the
    * second, with these tile and variant; 0: one kernel for every sort. */
   uint32_t onesweep_split, onesweep_large_tile, onesweep_large_variant;
-  ss_self_test_run pending[2]; /* self-tests that timed out (the chosen algorithm's, quaternary's): freed at destroy */
+  /* self-tests that timed out (the chosen algorithm's, quaternary's): waited for and freed at destroy */
+  ss_self_test_run pending[SS_SELF_TEST_RUNS];
+  uint32_t pending_count;
   uint32_t pending_timeout_ms;
 };
 
@@ -152,14 +155,41 @@ void ss_timestamp(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_
 /* Word index of an indirect count in the count binding (0 for direct sorts). */
 uint32_t ss_count_index(const splatsort *sorter, const splatsort_sort_info *info);
 /* ---- self_test.c ---- */
-#define SS_SELF_TEST_RUNS 2 /* at most per create: the chosen algorithm, then quaternary */
 typedef enum ss_self_test_outcome { SS_SELF_TEST_PASSED, SS_SELF_TEST_WRONG, SS_SELF_TEST_TIMEOUT, SS_SELF_TEST_ERROR } ss_self_test_outcome;
 /* Sorts the adversarial input with the sorter's pipelines and checks it; *error: the Vulkan
- * error of SS_SELF_TEST_ERROR. After a timeout the run (and the pipelines) move to s->pending. */
+ * error of SS_SELF_TEST_ERROR. After a timeout the run moves to s->pending (the sort may
+ * still be running: the sorter's pipelines must outlive it, see ss_self_test_retire). */
 ss_self_test_outcome ss_self_test(splatsort *s, const splatsort_self_test *t, VkResult *error);
 void ss_self_test_release(splatsort *s, ss_self_test_run *run);
-/* At destroy: waits (bounded) for a pending run and frees it. */
-void ss_self_test_finish(splatsort *s);
+/* Before a fallback replaces the sorter's pipelines: after a late test (late: its run is the
+ * last pending one) that run keeps them until destroy, else they are destroyed now. */
+void ss_self_test_retire(splatsort *s, bool late);
+/* At destroy (before the sorter's pipelines go): waits for every pending run, past the
+ * timeout if need be, and frees it. False when a wait failed and a run was left (the sorter's
+ * pipelines, which it may use, must then stay too). */
+bool ss_self_test_finish(splatsort *s);
+
+/* ---- validate.c: argument checks (each logs "<fn>: <argument> ..." and returns false) ---- */
+/* A buffer range a call binds: the host's range and the bytes from its offset the call uses. */
+typedef struct ss_range {
+  const char *name;  /* the argument, e.g. "tmp_keys" */
+  splatsort_buffer b;
+  VkDeviceSize align; /* of b.offset */
+  VkDeviceSize need;  /* bytes from b.offset the call reads or writes */
+  bool written;       /* written by the call: it may share no byte with another range */
+} ss_range;
+/* Each range present, aligned, without wrap-around and large enough (VK_WHOLE_SIZE: not
+ * checked against the buffer); then no written range sharing a byte of its VkBuffer with another. */
+bool ss_check_ranges(const ssvk_device *vk, const char *fn, const ss_range *ranges, uint32_t n);
+/* count queries from first: no wrap-around, and within pool_size when it is given (not 0). */
+bool ss_check_queries(const ssvk_device *vk, const char *fn, VkQueryPool pool, uint32_t first, uint32_t count,
+                      uint32_t pool_size);
+/* NULL, or all three allocation functions set (the internal pair both or neither), as Vulkan requires. */
+bool ss_check_allocator(ssvk_log_fn log, void *user, const char *fn, const VkAllocationCallbacks *a);
+/* n floats, none NaN or infinite; name[i] in the message when n > 1. */
+bool ss_check_finite(const ssvk_device *vk, const char *fn, const char *name, const float *v, uint32_t n);
+/* The sort info that splatsort_cmd_sort would accept (it logs as splatsort_cmd_sort). */
+bool ss_check_sort_info(const splatsort *s, const splatsort_sort_info *info);
 
 #define ss_log(sorter, ...) ssvk_log(&(sorter)->vk, __VA_ARGS__)
 

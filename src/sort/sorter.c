@@ -266,14 +266,14 @@ VkResult ss_create_pipeline(splatsort *s, const uint32_t *code, size_t code_size
 
 void splatsort_destroy(splatsort *s) {
   if (!s) return;
-  ss_self_test_finish(s);
+  bool idle = ss_self_test_finish(s);
   VkDevice d = s->vk.device;
   const VkAllocationCallbacks *a = s->vk.allocator;
-  for (uint32_t i = 0; i < SS_MAX_PIPELINES; i++)
+  for (uint32_t i = 0; i < SS_MAX_PIPELINES && idle; i++)
     if (s->pipelines[i]) s->vk.fn.vkDestroyPipeline(d, s->pipelines[i], a);
   if (s->layout) s->vk.fn.vkDestroyPipelineLayout(d, s->layout, a);
   if (s->set_layout) s->vk.fn.vkDestroyDescriptorSetLayout(d, s->set_layout, a);
-  if (a && a->pfnFree)
+  if (a)
     a->pfnFree(a->pUserData, s);
   else
     free(s);
@@ -319,7 +319,8 @@ static bool walk_chain(const splatsort_create_info *info, create_chain *c) {
     return false;
   }
   if (c->self_test && c->self_test->flags & ~(uint32_t)(SPLATSORT_SELF_TEST_INJECT_WRONG_ORDER_BIT |
-                                                        SPLATSORT_SELF_TEST_INJECT_STALL_BIT)) {
+                                                        SPLATSORT_SELF_TEST_INJECT_STALL_BIT |
+                                                        SPLATSORT_SELF_TEST_FAIL_IF_LATE_BIT)) {
     ssvk_log_to(info->log, info->log_user, "splatsort_create: splatsort_self_test: unknown bits in flags");
     return false;
   }
@@ -344,6 +345,7 @@ static bool check_create_info(const splatsort_create_info *info, create_chain *c
     ssvk_log_to(info->log, info->log_user, "splatsort_create: unknown algorithm %d", (int)info->algorithm);
     return false;
   }
+  if (!ss_check_allocator(info->log, info->log_user, "splatsort_create", info->allocator)) return false;
   if (info->flags & ~(uint32_t)SS_KNOWN_FLAGS ||
       info->enabled_features & ~(uint32_t)SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT) {
     ssvk_log_to(info->log, info->log_user, "splatsort_create: unknown bits in flags or enabled_features");
@@ -352,10 +354,31 @@ static bool check_create_info(const splatsort_create_info *info, create_chain *c
   return true;
 }
 
+/* The self-test's queue family is one the device has, with compute. */
+static bool check_queue_family(const splatsort_create_info *info, const ssvk_fns *fn, const splatsort_self_test *t) {
+  uint32_t n = 0;
+  fn->vkGetPhysicalDeviceQueueFamilyProperties(info->physical_device, &n, NULL);
+  if (t->queue_family_index >= n) {
+    ssvk_log_to(info->log, info->log_user,
+                "splatsort_create: splatsort_self_test: queue_family_index %u is beyond the device's %u queue "
+                "families", t->queue_family_index, n);
+    return false;
+  }
+  VkQueueFamilyProperties *props = malloc(sizeof *props * n);
+  if (!props) return true; /* unchecked rather than refused for want of memory */
+  fn->vkGetPhysicalDeviceQueueFamilyProperties(info->physical_device, &n, props);
+  bool compute = t->queue_family_index < n && (props[t->queue_family_index].queueFlags & VK_QUEUE_COMPUTE_BIT);
+  free(props);
+  if (!compute)
+    ssvk_log_to(info->log, info->log_user,
+                "splatsort_create: splatsort_self_test: queue family %u has no VK_QUEUE_COMPUTE_BIT",
+                t->queue_family_index);
+  return compute;
+}
+
 static splatsort *sorter_alloc(const VkAllocationCallbacks *a) {
-  splatsort *s = a && a->pfnAllocation
-                     ? a->pfnAllocation(a->pUserData, sizeof *s, 16, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT)
-                     : malloc(sizeof *s);
+  splatsort *s = a ? a->pfnAllocation(a->pUserData, sizeof *s, 16, VK_SYSTEM_ALLOCATION_SCOPE_OBJECT)
+                   : malloc(sizeof *s);
   if (s) memset(s, 0, sizeof *s);
   return s;
 }
@@ -378,35 +401,48 @@ static VkResult check_device(splatsort *s) {
   return VK_SUCCESS;
 }
 
-/* The self-test, and the fallback to quaternary (tested too) when the sort was wrong or late. */
+/* What the quaternary sort's self-test (the last word) means for create: wrong fails it, late
+ * keeps it unverified unless the host asked to fail. */
+static VkResult settle(splatsort *s, const splatsort_self_test *t, ss_self_test_outcome o, VkResult error,
+                       bool fallback) {
+  switch (o) {
+  case SS_SELF_TEST_PASSED:
+    if (fallback) ss_log(s, "splatsort_create: self-test: the quaternary sort passed; the sorter uses it");
+    return VK_SUCCESS;
+  case SS_SELF_TEST_ERROR: return error;
+  case SS_SELF_TEST_WRONG:
+    ss_log(s, "splatsort_create: self-test: the quaternary sort failed%s; no sort on this device can be trusted",
+           fallback ? " too" : "");
+    return VK_ERROR_INITIALIZATION_FAILED;
+  case SS_SELF_TEST_TIMEOUT: break;
+  }
+  if (t->flags & SPLATSORT_SELF_TEST_FAIL_IF_LATE_BIT) {
+    ss_log(s, "splatsort_create: self-test: the quaternary sort was late; create fails "
+              "(SPLATSORT_SELF_TEST_FAIL_IF_LATE_BIT)");
+    return VK_ERROR_INITIALIZATION_FAILED;
+  }
+  ss_log(s, "splatsort_create: self-test: the quaternary sort did not finish in time and was not verified; the "
+            "sorter uses it unverified (late is not wrong: destroy waits for the sort)");
+  return VK_SUCCESS;
+}
+
+/* The self-test, and the fallback to quaternary (tested too) when the sort was wrong or late:
+ * a late sort may be one that never finishes, which quaternary cannot be. */
 static VkResult verify(splatsort *s, const splatsort_self_test *t) {
   VkResult error;
   ss_self_test_outcome o = ss_self_test(s, t, &error);
-  if (o == SS_SELF_TEST_PASSED) return VK_SUCCESS;
-  if (o == SS_SELF_TEST_ERROR) return error;
-  if (s->algorithm == SPLATSORT_ALGORITHM_QUATERNARY) {
-    ss_log(s, "splatsort_create: self-test: the quaternary sort failed; no sort on this device can be trusted");
-    return VK_ERROR_INITIALIZATION_FAILED;
-  }
+  if (s->algorithm == SPLATSORT_ALGORITHM_QUATERNARY || o == SS_SELF_TEST_PASSED || o == SS_SELF_TEST_ERROR)
+    return settle(s, t, o, error, false);
   ss_log(s, "splatsort_create: self-test: falling back from the %s sort to quaternary",
          splatsort_algorithm_name(s->algorithm));
-  for (uint32_t i = 0; i < SS_MAX_PIPELINES; i++) {
-    if (s->pipelines[i]) s->vk.fn.vkDestroyPipeline(s->vk.device, s->pipelines[i], s->vk.allocator);
-    s->pipelines[i] = VK_NULL_HANDLE;
-  }
+  ss_self_test_retire(s, o == SS_SELF_TEST_TIMEOUT);
   s->algorithm = SPLATSORT_ALGORITHM_QUATERNARY;
   s->ops = &ss_quaternary_ops;
   s->onesweep_split = 0;
   VkResult r = s->ops->create(s);
   if (r != VK_SUCCESS) return r;
   o = ss_self_test(s, t, &error);
-  if (o == SS_SELF_TEST_PASSED) {
-    ss_log(s, "splatsort_create: self-test: the quaternary sort passed; the sorter uses it");
-    return VK_SUCCESS;
-  }
-  if (o == SS_SELF_TEST_ERROR) return error;
-  ss_log(s, "splatsort_create: self-test: the quaternary sort failed too; no sort on this device can be trusted");
-  return VK_ERROR_INITIALIZATION_FAILED;
+  return settle(s, t, o, error, true);
 }
 
 VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
@@ -420,6 +456,7 @@ VkResult splatsort_create(const splatsort_create_info *info, splatsort **out) {
     ssvk_log_to(info->log, info->log_user, "splatsort_create: vulkan_functions: cannot find %s", missing);
     return VK_ERROR_INITIALIZATION_FAILED;
   }
+  if (chain.self_test && !check_queue_family(info, &fns, chain.self_test)) return VK_ERROR_VALIDATION_FAILED_EXT;
   splatsort *s = sorter_alloc(info->allocator);
   if (!s) return VK_ERROR_OUT_OF_HOST_MEMORY;
   ssvk_device_init(&s->vk, &fns, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
@@ -503,62 +540,10 @@ splatsort_result splatsort_result_location(const splatsort *s, const splatsort_s
   return r;
 }
 
-/* A buffer range: present, its offset a multiple of `align`, at least `need` bytes. */
-static bool check_buffer(const splatsort *s, splatsort_buffer b, const char *name, VkDeviceSize align,
-                         VkDeviceSize need) {
-  if (b.buffer == VK_NULL_HANDLE) {
-    ss_log(s, "splatsort_cmd_sort: %s.buffer is VK_NULL_HANDLE", name);
-    return false;
-  }
-  if (b.offset % align) {
-    ss_log(s, "splatsort_cmd_sort: %s.offset %llu is not a multiple of %llu", name, (unsigned long long)b.offset,
-           (unsigned long long)align);
-    return false;
-  }
-  if (b.size != VK_WHOLE_SIZE && b.size < need) {
-    ss_log(s, "splatsort_cmd_sort: %s.size %llu is below the %llu bytes this sort needs%s", name,
-           (unsigned long long)b.size, (unsigned long long)need,
-           b.size == 0 ? " (give the range's size, or VK_WHOLE_SIZE)" : "");
-    return false;
-  }
-  return true;
-}
-
 VkResult splatsort_cmd_sort(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info,
                             splatsort_result *result) {
   if (!s || !cmd || !info) return VK_ERROR_VALIDATION_FAILED_EXT;
-  if (info->next) {
-    ss_log(s, "splatsort_cmd_sort: next must be NULL");
-    return VK_ERROR_VALIDATION_FAILED_EXT;
-  }
-  if (info->max_count == 0 || info->max_count > splatsort_max_count(s)) {
-    ss_log(s, "splatsort_cmd_sort: max_count %u is outside 1..%u", info->max_count, splatsort_max_count(s));
-    return VK_ERROR_VALIDATION_FAILED_EXT;
-  }
-  if (info->key_bits > 32) {
-    ss_log(s, "splatsort_cmd_sort: key_bits %u is above 32", info->key_bits);
-    return VK_ERROR_VALIDATION_FAILED_EXT;
-  }
-  bool indirect = info->count_buffer.buffer != VK_NULL_HANDLE;
-  if (!indirect && info->count > info->max_count) {
-    ss_log(s, "splatsort_cmd_sort: count %u is above max_count %u", info->count, info->max_count);
-    return VK_ERROR_VALIDATION_FAILED_EXT;
-  }
-  VkDeviceSize align = s->dev.storage_alignment, kv = 4ull * info->max_count;
-  bool keys_only = !info->values.buffer && !info->tmp_values.buffer;
-  if (!keys_only && (!info->values.buffer || !info->tmp_values.buffer)) {
-    ss_log(s, "splatsort_cmd_sort: %s.buffer is VK_NULL_HANDLE (a keys-only sort leaves out both values and "
-              "tmp_values)", info->values.buffer ? "tmp_values" : "values");
-    return VK_ERROR_VALIDATION_FAILED_EXT;
-  }
-  if ((indirect && !check_buffer(s, info->count_buffer, "count_buffer", 4, 4)) ||
-      !check_buffer(s, info->keys, "keys", align, kv) ||
-      (!keys_only && !check_buffer(s, info->values, "values", align, kv)) ||
-      !check_buffer(s, info->tmp_keys, "tmp_keys", align, kv) ||
-      (!keys_only && !check_buffer(s, info->tmp_values, "tmp_values", align, kv)) ||
-      !check_buffer(s, info->internal, "internal", align, s->ops->internal_size(s, info->max_count)))
-    return VK_ERROR_VALIDATION_FAILED_EXT;
-
+  if (!ss_check_sort_info(s, info)) return VK_ERROR_VALIDATION_FAILED_EXT;
   uint32_t bits = effective_bits(info->key_bits);
   ssvk_label_begin(&s->vk, cmd, "splatsort");
   if (info->query_pool) {

@@ -143,31 +143,42 @@ typedef enum splatsort_self_test_flag_bits {
    * only after the timeout (any algorithm but quaternary), so the sort does not finish in
    * time and the fallback runs. */
   SPLATSORT_SELF_TEST_INJECT_STALL_BIT = 1u << 1,
+  /* A quaternary sort that does not finish within timeout_ms fails create
+   * (VK_ERROR_INITIALIZATION_FAILED) instead of being kept unverified. */
+  SPLATSORT_SELF_TEST_FAIL_IF_LATE_BIT = 1u << 2,
 } splatsort_self_test_flag_bits;
 
 /* Trust, then verify: chained on splatsort_create_info::next, splatsort_create sorts a small
  * adversarial input (about 20,000 pairs across several tiles: equal runs, descending runs,
  * keys with the top bits set, few distinct keys, random keys; 32-bit keys with payloads) with
  * the chosen algorithm on `queue`, reads it back and checks it element by element against the
- * stable order. When the order is wrong, or the sort has not finished after timeout_ms, the
- * sorter falls back to the quaternary algorithm (which needs no subgroup operations and never
- * waits on another workgroup), says so through the log and tests that too; if quaternary also
- * fails, create fails with VK_ERROR_INITIALIZATION_FAILED. splatsort_get_algorithm tells the
- * host which algorithm it got. GPU sorts do fail in the field on some mobile, Apple and
- * wave-64 GPUs; this is how a host avoids a wrong order that nobody notices.
+ * stable order. When the order is wrong, or the sort has not finished after timeout_ms (it may
+ * be one that never finishes), the sorter falls back to the quaternary algorithm (which needs
+ * no subgroup operations and never waits on another workgroup), says so through the log and
+ * tests that too. The quaternary sort's test (the first, or the fallback's) is the last word:
+ *   right:  create succeeds with it;
+ *   wrong:  create fails with VK_ERROR_INITIALIZATION_FAILED (no sort can be trusted);
+ *   late:   late is not wrong: create succeeds with quaternary, not verified, and says so in
+ *           the log; with SPLATSORT_SELF_TEST_FAIL_IF_LATE_BIT it fails with
+ *           VK_ERROR_INITIALIZATION_FAILED instead.
+ * splatsort_get_algorithm tells the host which algorithm it got. GPU sorts do fail in the field
+ * on some mobile, Apple and wave-64 GPUs; this is how a host avoids a wrong order that nobody
+ * notices.
  *
  * The one place the library submits work and allocates device memory itself: a transient
- * command pool on queue_family_index, one command buffer, a fence, and a host-visible buffer
- * of about 400 KB, all freed before create returns, except after a timeout: then they stay
- * with the sorter until splatsort_destroy, which waits for the fence up to timeout_ms again
- * and otherwise leaves them (with a log line) rather than free memory the GPU may still use.
- * `queue` is externally synchronised: no other thread may use it during splatsort_create. A
- * sort that never finishes also keeps the queue busy; the fallback cannot undo that. */
+ * command pool on queue_family_index, one command buffer, a fence, an event (with the stall
+ * flag) and a host-visible buffer of about 400 KB per test, all freed before create returns,
+ * except after a timeout: then they (and the late sort's pipelines) stay with the sorter, and
+ * splatsort_destroy, or create itself when it fails, waits for the late sort's fence (past the
+ * timeout if need be, with a log line, until it signals or the device is lost) and frees them
+ * all. `queue` is externally synchronised: no other thread may use it during splatsort_create.
+ * A sort that never finishes also keeps the queue busy (the fallback cannot undo that), and
+ * then splatsort_destroy waits as long as the host's vkDeviceWaitIdle would. */
 typedef struct splatsort_self_test {
   splatsort_structure_type type; /* SPLATSORT_STRUCTURE_TYPE_SELF_TEST */
   const void *next;
   VkQueue queue;                 /* a queue of queue_family_index that supports compute */
-  uint32_t queue_family_index;
+  uint32_t queue_family_index;   /* below the device's queue family count, with VK_QUEUE_COMPUTE_BIT */
   uint32_t timeout_ms;           /* 0: 2,000 ms */
   uint32_t flags;                /* splatsort_self_test_flag_bits (testing only) */
 } splatsort_self_test;
@@ -233,7 +244,9 @@ typedef struct splatsort_create_info {
   VkPhysicalDevice physical_device;        /* required */
   VkDevice device;                         /* required; must outlive the sorter */
   VkPipelineCache pipeline_cache;          /* optional */
-  const VkAllocationCallbacks *allocator;  /* optional; also used at destroy */
+  /* optional; also used at destroy. When given, pfnAllocation, pfnReallocation and pfnFree
+   * must all be set, and pfnInternalAllocation and pfnInternalFree both or neither (Vulkan's rule). */
+  const VkAllocationCallbacks *allocator;
   splatsort_algorithm algorithm;           /* 0 = AUTO */
   uint32_t enabled_features;               /* splatsort_feature_bits the host enabled */
   uint32_t flags;                          /* splatsort_create_flag_bits */
@@ -281,13 +294,18 @@ SPLATSORT_API VkResult splatsort_get_device_requirements_with(const splatsort_vu
                                                 splatsort_device_requirements *requirements);
 
 /* Creates a sorter. On failure *out is NULL and nothing stays allocated.
- * VK_ERROR_VALIDATION_FAILED_EXT: bad argument (NULL info/out/device, an unknown structure on
- * next or a tuning value out of range, unknown algorithm or flag).
- * VK_ERROR_FEATURE_NOT_PRESENT: the device cannot run the algorithm. Other errors come from Vulkan (out of memory, pipeline creation). */
+ * VK_ERROR_VALIDATION_FAILED_EXT (with a log line naming the argument): bad argument (NULL
+ * info/out/device, an unknown structure on next or a tuning value out of range, unknown
+ * algorithm or flag, an allocator with a NULL allocation function, a self-test without a queue
+ * or whose queue_family_index is not one of the device's families with compute).
+ * VK_ERROR_FEATURE_NOT_PRESENT: the device cannot run the algorithm.
+ * VK_ERROR_INITIALIZATION_FAILED: the self-test found no sort it can trust (see
+ * splatsort_self_test). Other errors come from Vulkan (out of memory, pipeline creation). */
 SPLATSORT_API VkResult splatsort_create(const splatsort_create_info *info, splatsort **out);
 
 /* Destroys the sorter's pipelines and layouts. Accepts NULL. The caller must make sure no
- * command buffer recorded with it is still pending. */
+ * command buffer recorded with it is still pending. A self-test sort that was late at create
+ * is waited for here, then freed with everything it used (see splatsort_self_test). */
 SPLATSORT_API void splatsort_destroy(splatsort *sorter);
 
 /* The algorithm the sorter runs (AUTO resolved; quaternary after a self-test's fallback). */
@@ -368,7 +386,8 @@ SPLATSORT_API uint32_t splatsort_max_count(const splatsort *sorter);
 
 /* A range of a VkBuffer. size: the bytes from offset the library may use, checked against
  * what the sort needs (a buffer too small is an error, not a GPU fault); VK_WHOLE_SIZE: the
- * rest of the buffer, unchecked. 0 is an error. */
+ * rest of the buffer, unchecked. 0 is an error, and so is an offset + size (or offset + the
+ * bytes needed) beyond 2^64 - 1. */
 typedef struct splatsort_buffer {
   VkBuffer buffer;
   VkDeviceSize offset;
@@ -401,6 +420,10 @@ typedef struct splatsort_sort_info {
    * before any work, then one after each stage (see splatsort_timestamp_label). */
   VkQueryPool query_pool;
   uint32_t first_query;
+  /* Optional: the pool's size (its VkQueryPoolCreateInfo::queryCount), so that a range past
+   * its end is an error rather than a GPU fault. 0: not given; the library cannot read it
+   * back from the pool, so the range is then checked only for wrap-around past 2^32. */
+  uint32_t query_count;
 } splatsort_sort_info;
 
 /* Where the sorted pairs are: the input buffers after an even number of passes, the tmp
@@ -429,10 +452,16 @@ typedef struct splatsort_result {
  * (optional, may be NULL). Keys only: leave values and tmp_values both VK_NULL_HANDLE; the
  * sort then reads and writes no payloads (less memory traffic).
  *
- * Errors (nothing is recorded): VK_ERROR_VALIDATION_FAILED_EXT for a NULL sorter/cmd/info,
- * max_count 0 or above splatsort_max_count, direct count > max_count, key_bits > 32, a missing
- * buffer, a misaligned offset, next != NULL. The sorter is only read: several threads may
- * record with one sorter at the same time (into different command buffers). */
+ * Errors (nothing is recorded; a log line names the argument, except for a NULL sorter, cmd or
+ * info): VK_ERROR_VALIDATION_FAILED_EXT for a NULL sorter/cmd/info, max_count 0 or above
+ * splatsort_max_count, direct count > max_count, key_bits > 32, a missing buffer, a misaligned
+ * offset, a range smaller than the sort needs, an offset + size beyond 2^64 - 1, two ranges of
+ * one VkBuffer that share a byte (keys, values, tmp_keys, tmp_values and internal are all
+ * written, by the sort's passes, and the count may not lie in any of them; compared are the
+ * bytes the sort uses: 4 * max_count from each key or value offset, internal_size, 4 bytes of
+ * count), timestamps whose range (first_query + splatsort_timestamp_count) passes 2^32, or
+ * query_count where given, next != NULL. The sorter is only read: several threads may record with one sorter at the same
+ * time (into different command buffers). */
 SPLATSORT_API VkResult splatsort_cmd_sort(const splatsort *sorter, VkCommandBuffer cmd, const splatsort_sort_info *info,
                             splatsort_result *result);
 

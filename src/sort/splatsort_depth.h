@@ -40,14 +40,17 @@ typedef struct splatsort_depth_create_info {
   const void *next;              /* reserved: must be NULL */
   const splatsort *sorter;       /* required; the stage records with it and it must outlive the stage */
   VkPipelineCache pipeline_cache; /* optional */
-  const VkAllocationCallbacks *allocator; /* optional; also used at destroy */
+  /* optional; also used at destroy; all three allocation functions set (as at splatsort_create) */
+  const VkAllocationCallbacks *allocator;
   uint32_t flags;                /* SPLATSORT_CREATE_DEBUG_UTILS_BIT, splatsort_depth_create_flag_bits */
   splatsort_log_fn log;          /* optional */
   void *log_user;
 } splatsort_depth_create_info;
 
 /* The stage's pipelines, on the sorter's device (through the sorter's Vulkan functions).
- * VK_ERROR_VALIDATION_FAILED_EXT: NULL info/out/sorter, next != NULL, unknown flags. */
+ * VK_ERROR_VALIDATION_FAILED_EXT (with a log line): NULL info/out/sorter, next != NULL, unknown
+ * flags, an allocator with a NULL pfnAllocation, pfnReallocation or pfnFree (or only one of
+ * the internal pair). */
 SPLATSORT_API VkResult splatsort_depth_create(const splatsort_depth_create_info *info, splatsort_depth **out);
 /* Accepts NULL. No command buffer recorded with the stage may still be pending. */
 SPLATSORT_API void splatsort_depth_destroy(splatsort_depth *stage);
@@ -92,13 +95,13 @@ typedef struct splatsort_depth_info {
   uint32_t center_stride;
   uint32_t opacity_cull;
   /* world -> clip, column-major (proj * view). Any convention whose clip w is the view depth
-   * (perspective projections, OpenGL or Vulkan style): the keys order by clip w. */
+   * (perspective projections, OpenGL or Vulkan style): the keys order by clip w. All 16 finite. */
   float view_proj[16];
-  float frustum_margin;          /* visible: |x|, |y| <= margin * w; 0 means 1.3 (3DGS's) */
-  float near_w;                  /* visible: w > near_w (e.g. the near plane distance); may be 0 */
+  float frustum_margin;          /* visible: |x|, |y| <= margin * w; 0 means 1.3 (3DGS's); finite */
+  float near_w;                  /* visible: w > near_w (e.g. the near plane distance); may be 0; finite */
   uint32_t key_bits;             /* 32 (exact), or 16..31 (quantised: fewer sort passes); 0 = 32 */
   splatsort_depth_key_mode key_mode; /* culling is by clip space either way */
-  float camera_position[3];      /* world space; used by SPLATSORT_DEPTH_KEY_RADIAL */
+  float camera_position[3];      /* world space; used (and then must be finite) by SPLATSORT_DEPTH_KEY_RADIAL */
   splatsort_buffer scratch;      /* scratch_size bytes, scratch_usage */
   /* out: visible splat indices, back to front (farthest first); splats of equal key in input
    * order (lower index first): the compaction keeps index order and every sort is stable. */
@@ -110,6 +113,7 @@ typedef struct splatsort_depth_info {
    * splatsort_depth_timestamp_count for what each holds and who resets them). */
   VkQueryPool query_pool;
   uint32_t first_query;
+  uint32_t query_count;          /* optional: the pool's size, checked against; 0: not given (see splatsort_sort_info) */
 } splatsort_depth_info;
 
 /* Records the stage into `cmd` (compute-capable, outside a render pass). It binds its own
@@ -129,8 +133,11 @@ typedef struct splatsort_depth_info {
  * Errors (nothing recorded; with a log line naming the argument and its value, except for NULL
  * stage, cmd or info): VK_ERROR_VALIDATION_FAILED_EXT for NULL arguments, next != NULL,
  * max_count 0 or above the sorter's maximum, a direct count above max_count, key_bits outside
- * 16..32 (0 means 32), a bad center_stride, a negative frustum_margin or near_w, an unknown
- * key_mode, missing buffers, ranges smaller than needed or misaligned. */
+ * 16..32 (0 means 32), a bad center_stride, a NaN or infinite element of view_proj (or of
+ * camera_position for radial keys), a negative or non-finite frustum_margin or near_w, an
+ * unknown key_mode, missing buffers, ranges smaller than needed, misaligned or whose offset +
+ * size passes 2^64 - 1, a written range (scratch, indices, draw_count) sharing a byte of its
+ * VkBuffer with another range, timestamps past 2^32 or past query_count where given. */
 SPLATSORT_API VkResult splatsort_depth_cmd_sort(const splatsort_depth *stage, VkCommandBuffer cmd,
                                                 const splatsort_depth_info *info, splatsort_result *result);
 

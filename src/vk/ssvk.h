@@ -23,7 +23,8 @@ typedef void (*ssvk_log_fn)(void *user, const char *message);
 #endif
 #define SSVK_INSTANCE_FUNCTIONS(X)                                                              \
   X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceProperties2)                             \
-  X(vkGetPhysicalDeviceMemoryProperties) X(vkEnumerateDeviceExtensionProperties) X(vkGetDeviceProcAddr)
+  X(vkGetPhysicalDeviceMemoryProperties) X(vkEnumerateDeviceExtensionProperties) X(vkGetDeviceProcAddr)        \
+  X(vkGetPhysicalDeviceQueueFamilyProperties)
 #define SSVK_DEVICE_FUNCTIONS(X)                                                                \
   X(vkCreateShaderModule) X(vkDestroyShaderModule) X(vkCreateDescriptorSetLayout)                \
   X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout)           \
