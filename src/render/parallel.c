@@ -45,6 +45,7 @@ static void halves_portable(const float *v, uint32_t n, uint32_t *out) {
 }
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 /* Eight at a time with VCVTPS2PH, rounding to nearest even: the same bits as splat_float_to_half
  * for every finite value and infinity (the only values a checked scene holds; NaN payloads
@@ -58,12 +59,24 @@ __attribute__((target("avx,f16c"))) static void halves_f16c(const float *v, uint
   if (h < n) halves_portable(v + h, n - h, out + (h >> 1)); /* h is even */
 }
 
+/* CPUID leaf 1: F16C (ECX bit 29) and AVX (bit 28) with the OS saving the YMM registers (OSXSAVE,
+ * bit 27, and XCR0's SSE and AVX state bits): what VCVTPS2PH on 256-bit registers needs. Read
+ * with cpuid.h and xgetbv, which GCC and clang both take (clang rejects
+ * __builtin_cpu_supports("f16c")). */
+static bool cpu_has_f16c(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  const unsigned need = (1u << 27) | (1u << 28) | (1u << 29);
+  if ((c & need) != need) return false;
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  (void)hi;
+  return (lo & 6u) == 6u;
+}
+
 static bool have_f16c(void) {
   static int known; /* 0: not asked yet, 1: no, 2: yes; racing first calls store the same value */
-  if (!known) {
-    __builtin_cpu_init();
-    known = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx") ? 2 : 1;
-  }
+  if (!known) known = cpu_has_f16c() ? 2 : 1;
   return known == 2;
 }
 #endif
