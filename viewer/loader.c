@@ -1,6 +1,8 @@
 /* splatview's background scene loading: one worker thread a load, its progress behind a mutex. */
 #include "loader.h"
 
+#include "app.h" /* app_max_load_memory */
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +56,7 @@ static void on_progress(void *user, const char *phase, uint64_t done, uint64_t t
 static void *worker(void *arg) {
   viewer_loader *l = arg;
   splat_load_progress p = {on_progress, l, &l->cancel};
-  splat_load_options o = {.progress = &p}; /* threads 0: every core */
+  splat_load_options o = {.progress = &p, .max_memory = app_max_load_memory()}; /* threads 0: every core */
   l->rc = splat_scene_load_ex2(l->path, &l->scene, &o, l->err, sizeof l->err);
   pthread_mutex_lock(&l->lock);
   l->finished = true;
