@@ -76,7 +76,7 @@ static int inflate_entry(const uint8_t *src, uint32_t csize, uint32_t usize, uin
 int sog_zip_locate(const sog_zip *z, const char *name, sog_zip_entry *en, const scene_error *e) {
   memset(en, 0, sizeof *en);
   size_t nlen = strlen(name);
-  char *tok = en->tok;
+  char tok[64];
   scene_token(tok, name, nlen);
   const uint8_t *cd = z->data + z->cd_offset;
   size_t at = 0;

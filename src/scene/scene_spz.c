@@ -46,8 +46,8 @@
  * SPZ_TRUST_RATIO decompressed bytes a compressed byte, far beyond what real scenes reach (2-4),
  * is checked by decompressing into a small buffer, counting, before anything is allocated for it:
  * a bomb is refused after a pass at decompression speed, without its memory. A ZSTD frame's
- * window is held to 2^SPZ_ZSTD_WINDOW_LOG bytes (the reference writes 2^23 at most), so
- * streams decoded side by side cannot each ask for zstd's default 128 MiB. */
+ * window is held to zstd's default limit, 2^SPZ_ZSTD_WINDOW_LOG, whatever the library's build
+ * says: the window is touched only as far as data comes, so it costs no more than the data. */
 #include "scene_common.h"
 
 #include <errno.h>
@@ -62,7 +62,7 @@
 #define SPZ_SQRT1_2 0.70710678118654752440
 #define SPZ_EXT_COORDINATE_SYSTEM 0xADBE0003u /* SPZ_ADOBE_coordinate_system: u32 system */
 #define SPZ_ZSTD_LEVEL 12                     /* the reference library's */
-#define SPZ_ZSTD_WINDOW_LOG 24                /* 16 MiB a stream: level 19 uses 2^23 */
+#define SPZ_ZSTD_WINDOW_LOG 27                /* 128 MiB: zstd's default limit (level 22 writes 2^27) */
 #define SPZ_TRUST_RATIO 16                    /* decompressed bytes a compressed byte believed unread */
 
 enum {
