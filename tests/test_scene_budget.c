@@ -141,12 +141,12 @@ static void meta_json(buf *b, uint32_t count) {
 static uint32_t crc_of(const buf *b) { return (uint32_t)crc32(crc32(0L, Z_NULL, 0), b->p, (uInt)b->n); }
 
 /* The 4.2 MB .sog whose image inflates from zeros to 4 GB: refused at its header. */
-static size_t make_sog_zero_bomb(const char *path) {
+static size_t make_sog_zero_bomb(const char *path, uint32_t mib) {
   buf meta = {0}, img = {0}, z = {0};
   meta_json(&meta, 1000);
-  deflate_zeros(&img, 4000);
+  deflate_zeros(&img, mib);
   zip_entry e[] = {{"meta.json", 0, &meta, (uint32_t)meta.n, crc_of(&meta)},
-                   {"means_l.webp", 8, &img, 4000u << 20, 0}};
+                   {"means_l.webp", 8, &img, mib << 20, 0}};
   zip(&z, e, 2);
   save(path, &z);
   free(meta.p), free(img.p), free(z.p);
@@ -154,10 +154,10 @@ static size_t make_sog_zero_bomb(const char *path) {
 }
 
 /* A 1 MB .sog whose meta.json inflates to 1 GiB: refused as stated, before inflating. */
-static size_t make_sog_meta_bomb(const char *path) {
+static size_t make_sog_meta_bomb(const char *path, uint32_t mib) {
   buf meta = {0}, z = {0};
-  deflate_zeros(&meta, 1024);
-  zip_entry e[] = {{"meta.json", 8, &meta, 1u << 30, 0}};
+  deflate_zeros(&meta, mib);
+  zip_entry e[] = {{"meta.json", 8, &meta, mib << 20, 0}};
   zip(&z, e, 1);
   save(path, &z);
   free(meta.p), free(z.p);
@@ -237,8 +237,7 @@ static size_t make_spz_rle(const char *path, uint32_t count, size_t size, bool s
 
 /* The issue's 1 MiB .spz version 4 that claims the 119M splats the reference's bound allows
  * (1024 bytes of positions a file byte), at SH degree 3 (28 GB of arrays), streams of noise. */
-static size_t make_spz_count(const char *path) {
-  const size_t size = 1 << 20;
+static size_t make_spz_count(const char *path, size_t size) {
   uint32_t count = (uint32_t)(size * 1024 / 9);
   static const size_t per[6] = {9, 1, 3, 3, 4, 45};
   buf f = {0};
@@ -377,19 +376,36 @@ static void ceiling(const char *asset) {
   splat_scene_free(&s);
 }
 
+/* Small forms of the same files for the fuzz targets' corpora (tests/fuzz/corpus/<target>), so
+ * that mutations start from a bomb and, under -rss_limit_mb, one that gets through is a finding. */
+static int seeds(const char *corpus) {
+  char sub[1024];
+  snprintf(sub, sizeof sub, "%s/sog", corpus);
+  dir = sub;
+  make_sog_zero_bomb(path_of("budget_zero_bomb.sog"), 64);
+  make_sog_meta_bomb(path_of("budget_meta_bomb.sog"), 16);
+  make_sog_big_images(path_of("budget_big_images.sog"));
+  snprintf(sub, sizeof sub, "%s/spz", corpus);
+  make_spz_rle(path_of("budget_rle_bomb.spz"), (uint32_t)(4096ull * 1024 / 9), 4096, true, 20);
+  make_spz_count(path_of("budget_count_claim.spz"), 4096);
+  make_spz_rle(path_of("budget_window.spz"), 100, 0, false, 28);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: test_scene_budget <scratch dir> [asset.ply]\n");
+    fprintf(stderr, "usage: test_scene_budget <scratch dir> [asset.ply] | seeds <fuzz corpus dir>\n");
     return 2;
   }
+  if (strcmp(argv[1], "seeds") == 0 && argc == 3) return seeds(argv[2]);
   dir = argv[1];
   mkdir(dir, 0755);
   size_t sizes[8];
-  sizes[0] = make_sog_zero_bomb(path_of("zero_bomb.sog"));
-  sizes[1] = make_sog_meta_bomb(path_of("meta_bomb.sog"));
+  sizes[0] = make_sog_zero_bomb(path_of("zero_bomb.sog"), 4000);
+  sizes[1] = make_sog_meta_bomb(path_of("meta_bomb.sog"), 1024);
   sizes[2] = make_sog_big_images(path_of("big_images.sog"));
   sizes[3] = make_spz_rle(path_of("rle_bomb.spz"), (uint32_t)(120000ull * 1024 / 9), 120000, true, 20);
-  sizes[4] = make_spz_count(path_of("count_bomb.spz"));
+  sizes[4] = make_spz_count(path_of("count_bomb.spz"), 1 << 20);
   sizes[5] = make_cameras_zeros(path_of("cameras_zeros.json"), 40);
   sizes[6] = make_spz_rle(path_of("window.spz"), 1000, 0, false, 28);
 
