@@ -46,9 +46,6 @@ int sog_zip_open(const uint8_t *data, size_t size, sog_zip *z, const scene_error
  * fields, so one call of zlib's 32-bit counts takes them). */
 static int inflate_entry(const uint8_t *src, uint32_t csize, uint32_t usize, uint8_t **out, const char *tok,
                          const scene_error *e) {
-  /* deflate cannot expand more than 1032:1: a larger stated size is a lie, not worth allocating */
-  if (usize / 1032 > csize + 1)
-    return scene_fail(e, "%s: zip entry claims %u bytes from %u compressed", tok, usize, csize);
   uint8_t *buf = malloc(usize ? usize : 1);
   if (buf == NULL) return scene_fail(e, "%s: out of memory for %u bytes", tok, usize);
   z_stream s;
@@ -105,6 +102,9 @@ int sog_zip_locate(const sog_zip *z, const char *name, sog_zip_entry *en, const 
       return scene_fail(e, "%s: zip entry data (%u bytes at %zu) overlaps the central directory", tok, csize, start);
     if (method == 0 && csize != usize)
       return scene_fail(e, "%s: stored zip entry of %u bytes says %u uncompressed", tok, csize, usize);
+    /* deflate cannot expand more than 1032:1: a larger stated size is a lie, not worth allocating */
+    if (method == 8 && usize / 1032 > csize + 1)
+      return scene_fail(e, "%s: zip entry claims %u bytes from %u compressed", tok, usize, csize);
     *en = (sog_zip_entry){z->data + start, csize, usize, crc, method, ""};
     memcpy(en->tok, tok, sizeof en->tok);
     return 1;

@@ -203,7 +203,7 @@ typedef struct splat_load_options {
    * "Memory"): rows must be in the file (.ply, .splat); a gzip .spz's count within deflate's
    * 1032:1; a .spz or zip entry whose stated size is more than 16 times its compressed bytes is
    * decompressed once into a small buffer, counting, before anything is allocated for it (zstd
-   * has no useful bound); a SOG scene at most 64 splats a byte of its images once its arrays
+   * has no useful bound); a SOG scene at most 4 splats a byte of its images once its arrays
    * would pass 256 MiB, each image's dimensions within what the count needs (read from the
    * WebP header before decoding), meta.json at most 1 MiB as stated in the zip, before
    * inflating it. */
