@@ -9,8 +9,11 @@ splatsort_test_executable(test_scene_decode SOURCES test_scene_decode.c
                           LIBS sog_writer splatsort_render ZLIB::ZLIB PkgConfig::SPLAT_SCENE_DEPS Threads::Threads m)
 splatsort_test_executable(scene_load_bench SOURCES bench/scene_load_bench.c LIBS splatsort_render)
 # Hostile files of issue 25 (bombs, counts a tiny file claims): refused quickly in bounded memory.
-splatsort_test_executable(test_scene_budget SOURCES test_scene_budget.c
-                          LIBS splatsort_render splatsort_tools PkgConfig::SPLAT_SCENE_DEPS ZLIB::ZLIB m)
+# The scene library and the cameras.json reader only (as fuzz_cameras builds it), no renderer.
+splatsort_test_executable(test_scene_budget SOURCES test_scene_budget.c ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c
+                                                    ${PROJECT_SOURCE_DIR}/src/render/camera.c
+                          LIBS splatsort_scene PkgConfig::SPLAT_SCENE_DEPS ZLIB::ZLIB Threads::Threads m
+                          INCLUDES ${PROJECT_SOURCE_DIR}/src/tools ${PROJECT_SOURCE_DIR}/src/render)
 
 set(scene_test_tmp ${CMAKE_CURRENT_BINARY_DIR}/scene_tmp)
 file(MAKE_DIRECTORY ${scene_test_tmp})
