@@ -258,6 +258,29 @@ static size_t make_spz_count(const char *path, size_t size) {
   return f.n;
 }
 
+/* A gzip .spz (version 2, SH degree 0) whose header counts the splats of `mib` MiB of zeros
+ * (19 bytes a splat, within deflate's 1032:1) and whose data is one MiB short: the serial
+ * reader used to fill the scene's arrays before it ran out. */
+static size_t make_spz_gzip_bomb(const char *path, uint32_t mib) {
+  uint32_t count = (uint32_t)(((uint64_t)mib << 20) / 19);
+  uint8_t head[16] = {'N', 'G', 'S', 'P', 2, 0, 0, 0};
+  memcpy(head + 8, &count, 4); /* little-endian hosts only, as the loader */
+  buf f = {0}, zeros = {0};
+  static const uint8_t gz[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
+  put(&f, gz, sizeof gz);
+  /* the header as a stored block, then the repeated MiB of zeros */
+  put8(&f, 0), put16(&f, 16), put16(&f, (uint16_t)~16u), put(&f, head, 16);
+  deflate_zeros(&zeros, mib - 1);
+  put(&f, zeros.p, zeros.n);
+  static uint8_t mib0[1 << 20];
+  uLong one = crc32(0L, mib0, sizeof mib0), crc = crc32(0L, head, 16);
+  for (uint32_t k = 0; k + 1 < mib; ++k) crc = crc32_combine(crc, one, sizeof mib0);
+  put32(&f, (uint32_t)crc), put32(&f, (uint32_t)(16 + ((uint64_t)(mib - 1) << 20)));
+  save(path, &f);
+  free(f.p), free(zeros.p);
+  return f.n;
+}
+
 /* A cameras.json of `mb` MB: an array of zeros, which was 20 million cJSON nodes at 40 MB. */
 static size_t make_cameras_zeros(const char *path, size_t mb) {
   buf b = {0};
@@ -408,6 +431,7 @@ int main(int argc, char **argv) {
   sizes[4] = make_spz_count(path_of("count_bomb.spz"), 1 << 20);
   sizes[5] = make_cameras_zeros(path_of("cameras_zeros.json"), 40);
   sizes[6] = make_spz_rle(path_of("window.spz"), 1000, 0, false, 28);
+  sizes[7] = make_spz_gzip_bomb(path_of("gzip_bomb.spz"), 256);
 
   base_kb = load_in_child("/nonexistent", LOAD_SCENE, 0).peak_kb;
   printf("a child's base: %ld KB\n", base_kb);
@@ -421,6 +445,7 @@ int main(int argc, char **argv) {
     hostile("count_bomb.spz", sizes[4], kind, "");
     /* with a ceiling above its 34 GB of arrays, the streams are counted before they are believed */
     hostile_at("count_bomb.spz", sizes[4], kind, "stream 0 (positions): corrupt zstd data", (uint64_t)64 << 30);
+    hostile("gzip_bomb.spz", sizes[7], kind, "the gzip data ends after");
     hostile("window.spz", sizes[6], kind, "asks for a window of more than 128 MiB (limit 128 MiB)");
   }
   hostile("cameras_zeros.json", sizes[5], LOAD_CAMERAS, "more JSON values than a cameras.json holds");

@@ -115,6 +115,9 @@ int scene_budget_check(const scene_error *e, uint64_t need, const char *what, ..
   va_start(ap, what);
   vsnprintf(buf, sizeof buf, what, ap);
   va_end(ap);
+  if (limit < ((uint64_t)64 << 20)) /* small ceilings (tests, embedded hosts): exact bytes */
+    return scene_fail(e, "%s: needs %llu bytes (limit %llu bytes: splat_load_options.max_memory)", buf,
+                      (unsigned long long)need, (unsigned long long)limit);
   return scene_fail(e, "%s: needs %.1f MiB (limit %.1f MiB: splat_load_options.max_memory)", buf,
                     (double)need / (1 << 20), (double)limit / (1 << 20));
 }
