@@ -8,6 +8,12 @@ splatsort_test_executable(test_scene_parallel SOURCES test_scene_parallel.c LIBS
 splatsort_test_executable(test_scene_decode SOURCES test_scene_decode.c
                           LIBS sog_writer splatsort_render ZLIB::ZLIB PkgConfig::SPLAT_SCENE_DEPS Threads::Threads m)
 splatsort_test_executable(scene_load_bench SOURCES bench/scene_load_bench.c LIBS splatsort_render)
+# Hostile files of issue 25 (bombs, counts a tiny file claims): refused quickly in bounded memory.
+# The scene library and the cameras.json reader only (as fuzz_cameras builds it), no renderer.
+splatsort_test_executable(test_scene_budget SOURCES test_scene_budget.c ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c
+                                                    ${PROJECT_SOURCE_DIR}/src/render/camera.c
+                          LIBS splatsort_scene PkgConfig::SPLAT_SCENE_DEPS ZLIB::ZLIB Threads::Threads m
+                          INCLUDES ${PROJECT_SOURCE_DIR}/src/tools ${PROJECT_SOURCE_DIR}/src/render)
 
 set(scene_test_tmp ${CMAKE_CURRENT_BINARY_DIR}/scene_tmp)
 file(MAKE_DIRECTORY ${scene_test_tmp})
@@ -22,6 +28,7 @@ foreach(mode synthetic policy malformed roundtrip progress)
   scene_test(scene_${mode} COMMAND test_scene ${mode} ${scene_test_tmp}/${mode})
 endforeach()
 scene_test(scene_parallel COMMAND test_scene_parallel ${scene_test_tmp}/parallel)
+scene_test(scene_budget COMMAND test_scene_budget ${scene_test_tmp}/budget ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)
 scene_test(scene_decode COMMAND test_scene_decode ${scene_test_tmp}/decode)
 scene_test(scene_real COMMAND test_scene real ${PROJECT_SOURCE_DIR}/../shared/scenes)
 scene_test(scene_asset COMMAND test_scene asset ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)

@@ -59,13 +59,20 @@ static void on_tty_progress(void *user, const char *phase, uint64_t done, uint64
   fflush(stderr);
 }
 
+static uint64_t max_load_memory;
+
+void app_set_max_load_memory(uint64_t bytes) { max_load_memory = bytes; }
+
+uint64_t app_max_load_memory(void) { return max_load_memory; }
+
 int app_load_scene(const char *path, splat_scene *scene, bool show_progress, char *err, size_t n) {
   /* every core, and no whole-file copy for binary .ply and .splat (splat_scene_load_ex2) */
-  if (!show_progress || !isatty(STDERR_FILENO)) return splat_scene_load_ex2(path, scene, NULL, err, n);
+  splat_load_options quiet = {.max_memory = max_load_memory};
+  if (!show_progress || !isatty(STDERR_FILENO)) return splat_scene_load_ex2(path, scene, &quiet, err, n);
   const char *slash = strrchr(path, '/');
   tty_progress t = {slash ? slash + 1 : path, NULL, 0};
   splat_load_progress p = {on_tty_progress, &t, NULL};
-  splat_load_options o = {.progress = &p};
+  splat_load_options o = {.progress = &p, .max_memory = max_load_memory};
   int rc = splat_scene_load_ex2(path, scene, &o, err, n);
   fprintf(stderr, "\r\033[K");
   fflush(stderr);

@@ -16,6 +16,11 @@
  * (rewritten with \r, cleared at the end); otherwise prints nothing. */
 int app_load_scene(const char *path, splat_scene *scene, bool tty_progress, char *err, size_t err_size);
 
+/* The ceiling of every scene load of the process (--max-load-memory; splat_load_options.
+ * max_memory, 0: the loader's default), set once after the command line is read. */
+void app_set_max_load_memory(uint64_t bytes);
+uint64_t app_max_load_memory(void);
+
 /* One line on a load's progress (splat_load_progress): the phase, its percentage, how much of
  * it is done and how fast ("read 37%  93 / 248 MB  160 MB/s", "decode 45%  450,000 / 1,000,000
  * splats  0.40 M splats/s"); `seconds` is the time since the phase's first report. */

@@ -1,6 +1,7 @@
 /* splatview --convert IN OUT: loads any scene the library reads and writes it as a 3DGS .ply or
  * a .spz, whichever OUT's extension names, then says what it did. No Vulkan. */
 #include "convert.h"
+#include "app.h" /* app_max_load_memory */
 
 #include "splat_scene.h"
 
@@ -32,7 +33,8 @@ int splatview_convert(const char *in, const char *out) {
   char err[1024];
   splat_scene s;
   double t0 = seconds();
-  if (splat_scene_load(in, &s, err, sizeof err) != 0) {
+  splat_load_options o = {.threads = 1, .max_memory = app_max_load_memory()};
+  if (splat_scene_load_ex2(in, &s, &o, err, sizeof err) != 0) {
     fprintf(stderr, "splatview: %s\n", err);
     return 1;
   }

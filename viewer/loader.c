@@ -1,6 +1,8 @@
 /* splatview's background scene loading: one worker thread a load, its progress behind a mutex. */
 #include "loader.h"
 
+#include "app.h" /* app_max_load_memory */
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +77,8 @@ static void *worker(void *arg) {
   viewer_loader *l = arg;
   splat_load_progress p = {on_progress, l, &l->cancel};
   splat_load_options o = {.progress = &p, /* threads 0: every core */
-                          .on_part = l->stream ? on_part : NULL, .part_user = l};
+                          .on_part = l->stream ? on_part : NULL, .part_user = l,
+                          .max_memory = app_max_load_memory()};
   l->rc = splat_scene_load_ex2(l->path, &l->scene, &o, l->err, sizeof l->err);
   pthread_mutex_lock(&l->lock);
   l->finished = true;

@@ -9,6 +9,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "splatview: %s\n", err);
     return 2;
   }
+  app_set_max_load_memory((uint64_t)o.max_load_memory_mib << 20);
   if (o.help) {
     splatview_usage(stdout);
     return 0;

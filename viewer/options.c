@@ -78,6 +78,8 @@ void splatview_usage(FILE *f) {
           "  --keep-until-loaded     windowed: keep drawing the current scene while a new one\n"
           "                          loads, and swap when it is complete (default: the new one\n"
           "                          fills in as it arrives)\n"
+          "  --max-load-memory MIB   the most CPU memory loading a scene may take (default: the\n"
+          "                          machine's); a file that asks for more is refused\n"
           "  --convert IN OUT        load IN (.ply, compressed .ply, .splat, .spz) and write it to\n"
           "                          OUT as a 3DGS .ply or a .spz (version 4), then exit; no GPU\n"
           "  --help                  this text\n"
@@ -138,7 +140,7 @@ enum {
   OPT_HEADLESS = 256, OPT_BENCH, OPT_GRID, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
   OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS, OPT_CONVERT, OPT_SH_PRECISION, OPT_UPLOAD_THREADS,
-  OPT_STREAM, OPT_KEEP_UNTIL_LOADED,
+  OPT_STREAM, OPT_KEEP_UNTIL_LOADED, OPT_MAX_LOAD_MEMORY,
 };
 
 /* The flags first, then the options that take a value. */
@@ -159,6 +161,7 @@ static const struct option long_options[] = {
     {"raster", required_argument, NULL, OPT_RASTER}, {"antialias", required_argument, NULL, OPT_ANTIALIAS},
     {"convert", required_argument, NULL, OPT_CONVERT}, {"sh-precision", required_argument, NULL, OPT_SH_PRECISION},
     {"upload-threads", required_argument, NULL, OPT_UPLOAD_THREADS},
+    {"max-load-memory", required_argument, NULL, OPT_MAX_LOAD_MEMORY},
     {NULL, 0, NULL, 0},
 };
 
@@ -293,6 +296,10 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
   case OPT_MEMORY_BUDGET:
     if (parse_uint(v, 1, 16u << 20, &o->memory_budget_mib))
       return refuse(err, n, "--memory-budget '%s': expected MiB in 1..16777216", v);
+    return 0;
+  case OPT_MAX_LOAD_MEMORY:
+    if (parse_uint(v, 1, 1u << 30, &o->max_load_memory_mib))
+      return refuse(err, n, "--max-load-memory '%s': expected MiB in 1..1073741824", v);
     return 0;
   case OPT_WARMUP:
     st->warmup_given = true;

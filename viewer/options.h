@@ -51,6 +51,7 @@ typedef struct splatview_options {
   uint32_t frames;
   uint32_t warmup;          /* first frames left out of the statistics */
   uint32_t memory_budget_mib; /* the renderer's device-memory budget (0: the device's memory) */
+  uint32_t max_load_memory_mib; /* ceiling of a scene load's CPU memory (0: the loader's default) */
   const char *timings;      /* CSV, one row per frame */
   const char *screenshot;   /* windowed: save this PNG after the last frame (tests) */
   const char *convert_in;   /* --convert IN OUT: rewrite a scene file, no rendering */

@@ -93,7 +93,8 @@ int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_op
   scene_progress prog = {progress, false};
   scene_stream stream = {options ? options->on_part : NULL, options ? options->part_user : NULL, false, false};
   scene_pool pool = {1, options ? options->pool : NULL};
-  scene_error e = {path ? path : "<null>", err, err_size, progress ? &prog : NULL, &pool, &stream};
+  scene_error e = {path ? path : "<null>", err, err_size, progress ? &prog : NULL, &pool, &stream,
+                   options ? options->max_memory : 0};
   if (err != NULL && err_size > 0) err[0] = '\0';
   if (out == NULL) return scene_fail(&e, "no output scene given");
   memset(out, 0, sizeof *out);

@@ -92,6 +92,36 @@ void *scene_malloc_large(size_t n) {
   return p;
 }
 
+/* The default ceiling: the machine's physical memory, which no load can exceed without
+ * swapping anyway, so a scene that fits the machine is never refused by it. */
+uint64_t scene_budget(const scene_error *e) {
+  if (e->budget != 0) return e->budget;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  uint64_t phys = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+  return phys > SCENE_BUDGET_FLOOR ? phys : SCENE_BUDGET_FLOOR;
+}
+
+uint64_t scene_array_bytes(uint64_t count, uint32_t sh_degree) {
+  uint64_t coeffs = (uint64_t)(sh_degree + 1) * (sh_degree + 1);
+  uint64_t per = (3 + 3 + 4 + 1 + coeffs * 3) * sizeof(float);
+  return count > UINT64_MAX / per ? UINT64_MAX : count * per;
+}
+
+int scene_budget_check(const scene_error *e, uint64_t need, const char *what, ...) {
+  uint64_t limit = scene_budget(e);
+  if (need <= limit) return 0;
+  char buf[192];
+  va_list ap;
+  va_start(ap, what);
+  vsnprintf(buf, sizeof buf, what, ap);
+  va_end(ap);
+  if (limit < ((uint64_t)64 << 20)) /* small ceilings (tests, embedded hosts): exact bytes */
+    return scene_fail(e, "%s: needs %llu bytes (limit %llu bytes: splat_load_options.max_memory)", buf,
+                      (unsigned long long)need, (unsigned long long)limit);
+  return scene_fail(e, "%s: needs %.1f MiB (limit %.1f MiB: splat_load_options.max_memory)", buf,
+                    (double)need / (1 << 20), (double)limit / (1 << 20));
+}
+
 int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_error *e) {
   memset(s, 0, sizeof *s);
   if (count > UINT32_MAX)
@@ -99,6 +129,9 @@ int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_
                       (unsigned long long)count, UINT32_MAX);
   if (sh_degree > SPLAT_SCENE_MAX_SH_DEGREE)
     return scene_fail(e, "SH degree %u is not supported (0..3)", sh_degree);
+  if (scene_budget_check(e, scene_array_bytes(count, sh_degree), "scene arrays: %llu splats at SH degree %u",
+                         (unsigned long long)count, sh_degree) != 0)
+    return -1;
   size_t n = (size_t)count;
   uint32_t coeffs = (sh_degree + 1) * (sh_degree + 1);
   size_t b3, b4, b1, bsh;

@@ -54,6 +54,7 @@ struct scene_error {
   scene_progress *progress;
   const scene_pool *pool;
   scene_stream *stream; /* NULL: no streaming */
+  uint64_t budget;      /* bytes the load may allocate (splat_load_options.max_memory); 0: the default */
 };
 
 #if defined(__GNUC__)
@@ -97,8 +98,23 @@ static inline bool scene_add(size_t a, size_t b, size_t *r) {
  * says why); an ordinary malloc block. */
 void *scene_malloc_large(size_t n);
 
-/* Allocates the output arrays for up to `count` splats of SH degree `sh_degree`;
- * on failure frees what it made, zeroes *s and reports. */
+/* ---- the memory budget (splat_load_options.max_memory; docs/formats.md, "Memory") ---------- */
+
+/* The ceiling of a load: e->budget, or when 0 the default, the machine's physical memory (at
+ * least SCENE_BUDGET_FLOOR). */
+#define SCENE_BUDGET_FLOOR ((uint64_t)1 << 30)
+uint64_t scene_budget(const scene_error *e);
+
+/* Bytes of the output arrays of `count` splats at SH degree `sh_degree` (what scene_alloc
+ * allocates): (14 + 3 (degree + 1)^2) floats a splat. */
+uint64_t scene_array_bytes(uint64_t count, uint32_t sh_degree);
+
+/* 0 when `need` bytes fit the budget; otherwise -1 with "<file>: <what> needs <n> MiB (limit
+ * <n> MiB, max_memory)", `what` a printf format naming the member and the thing counted. */
+int scene_budget_check(const scene_error *e, uint64_t need, const char *what, ...) SCENE_PRINTF(3, 4);
+
+/* Allocates the output arrays for up to `count` splats of SH degree `sh_degree`, within the
+ * budget (scene_budget_check); on failure frees what it made, zeroes *s and reports. */
 int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_error *e);
 
 /* Reports the end of the "decode" phase (total of total), sets s->count to `kept`

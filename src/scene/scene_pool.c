@@ -78,7 +78,7 @@ void scene_job_done(scene_job *j, uint64_t units) {
 static void run_one(scene_job *j, uint32_t index) {
   if (scene_job_skip(j, index)) return;
   char message[TASK_MESSAGE] = "";
-  scene_error te = {j->e->name, message, sizeof message, NULL, NULL};
+  scene_error te = {j->e->name, message, sizeof message, NULL, NULL, NULL, j->e->budget};
   if (j->task(j, j->arg, index, &te) == 0) return;
   pthread_mutex_lock(&j->mu);
   if (index < atomic_load(&j->first_failed)) {

@@ -16,6 +16,14 @@ typedef struct sog_image {
   uint8_t *rgba;
 } sog_image;
 
+/* The most texels image `id` may have: a palette reaches 1024 rows of 960; a per-splat image at
+ * least a texel a splat, and not so many more that a tiny file could make us decode a 16383 x
+ * 16383 image for a few splats (writers pad to a multiple of 4 rows and columns, at most a
+ * power-of-two square: under 4x). */
+static uint64_t max_texels(const sog_meta *m, enum sog_image_id id) {
+  return id == SOG_SHN_CENTROIDS ? 960u * 1024u : 4ull * m->count + 65536;
+}
+
 /* Fetches, checks and decodes image `id` of m into *img. *sized: whether a per-splat image got
  * as far as its size checks (a still lossless WebP, its size in img->width and height even when
  * it then fails), where the serial order checks it against the first image (like_first). */
@@ -54,14 +62,11 @@ static int decode_image(const sog_meta *m, enum sog_image_id id, sog_fetch_fn fe
     *sized = true;
     img->width = (uint32_t)f.width;
     img->height = (uint32_t)f.height;
-    /* At least a texel a splat; and not so many more that a tiny file could make us decode a
-     * 16383 x 16383 image for a few splats (writers pad to a multiple of 4 rows and columns,
-     * at most a power-of-two square: under 4x). */
     uint64_t texels = (uint64_t)f.width * (uint64_t)f.height;
     if (texels < m->count)
       rc = scene_fail(e, "%s: %dx%d is %llu texels, fewer than the %u splats", tok, f.width, f.height,
                       (unsigned long long)texels, m->count);
-    else if (texels > 4ull * m->count + 65536)
+    else if (texels > max_texels(m, id))
       rc = scene_fail(e, "%s: %dx%d is %llu texels, far more than the %u splats need", tok, f.width, f.height,
                       (unsigned long long)texels, m->count);
   }
@@ -307,8 +312,17 @@ static int decode_images(sog_decoding *dc, sog_fetch_fn fetch, void *user, const
   return rc;
 }
 
+/* The least the scene needs, held to the budget before any image is decoded: its arrays at the
+ * lowest SH degree meta.json allows, and its per-splat images at a texel a splat. */
+static int check_budget(const sog_meta *m, const scene_error *e) {
+  uint32_t degree = !m->has_shn ? 0 : m->shn_bands ? m->shn_bands : 1, images = m->has_shn ? 6 : 5;
+  uint64_t need = scene_array_bytes(m->count, degree) + (uint64_t)m->count * 4 * images;
+  return scene_budget_check(e, need, "meta.json: %u splats at SH degree %u (arrays and images)", m->count, degree);
+}
+
 int sog_decode(const sog_meta *m, sog_fetch_fn fetch, void *user, splat_scene *out, const scene_error *e) {
   memset(out, 0, sizeof *out);
+  if (check_budget(m, e) != 0) return -1;
   sog_decoding dc = {.m = m};
   int rc = decode_images(&dc, fetch, user, e);
   if (rc == 0) {
@@ -324,6 +338,17 @@ int sog_decode(const sog_meta *m, sog_fetch_fn fetch, void *user, splat_scene *o
   free(dc.pos);
   if (rc != 0) memset(out, 0, sizeof *out);
   return rc;
+}
+
+/* A count held to the bytes of the images that must hold it (SOG_SPLATS_PER_BYTE), once the
+ * scene would be large: lossless WebP has no useful bound of its own (an image of one colour
+ * takes a few bytes at any size). */
+static int check_count(const sog_meta *m, uint64_t bytes, const scene_error *e) {
+  if (scene_array_bytes(m->count, 0) <= SOG_FREE_BYTES || m->count / SOG_SPLATS_PER_BYTE <= bytes) return 0;
+  return scene_fail(e, "meta.json: count %u splats is more than %llu bytes of images hold (limit %d splats a byte "
+                       "once the arrays pass %llu MiB)",
+                    m->count, (unsigned long long)bytes, SOG_SPLATS_PER_BYTE,
+                    (unsigned long long)(SOG_FREE_BYTES >> 20));
 }
 
 /* ---- meta.json beside its images ---------------------------------------------------------- */
@@ -350,13 +375,29 @@ static int fetch_file(void *user, const char *name, const uint8_t **data, size_t
   /* the file's own problem, said after the scene's name and the image's */
   snprintf(ename, en, "%s: %s", e->name, tok);
   uint8_t *bytes;
-  int rc = scene_read_file(path, &bytes, size, &(scene_error){ename, e->buf, e->size});
+  int rc = scene_read_file(path, &bytes, size, &(scene_error){ename, e->buf, e->size, .budget = e->budget});
   free(ename);
   free(path);
   if (rc != 0) return -1;
   *data = bytes;
   *owned = bytes;
   return 0;
+}
+
+/* The bytes of the image files m names that exist (a missing one is reported when fetched). */
+static uint64_t image_bytes(const sog_dir *d, const sog_meta *m) {
+  uint64_t total = 0;
+  for (int k = 0; k < SOG_IMAGES; ++k) {
+    size_t n = strlen(m->files[k]);
+    char *path = n ? malloc(d->dir_len + n + 1) : NULL;
+    if (path == NULL) continue;
+    memcpy(path, d->dir, d->dir_len);
+    memcpy(path + d->dir_len, m->files[k], n + 1);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) total += (uint64_t)st.st_size;
+    free(path);
+  }
+  return total;
 }
 
 /* meta.json's text, its images in the folder dir (dir_len bytes with a trailing '/', or ""):
@@ -367,6 +408,7 @@ static int load_beside(const char *dir, size_t dir_len, const uint8_t *text, siz
   sog_meta m;
   if (sog_parse_meta((const char *)text, size, &m, me) != 0) return -1;
   sog_dir d = {dir, dir_len};
+  if (check_count(&m, image_bytes(&d, &m), e) != 0) return -1;
   return sog_decode(&m, fetch_file, &d, out, e);
 }
 
@@ -390,13 +432,16 @@ int scene_load_sog_dir(const char *dir, splat_scene *out, const scene_error *e) 
   memcpy(path + n, slash ? "meta.json" : "/meta.json", sizeof "/meta.json" - slash);
   /* errors say "<folder>: meta.json: ..." and "<folder>: means_l.webp: ...", as for a bundle */
   snprintf(mname, strlen(e->name) + sizeof ": meta.json", "%s: meta.json", e->name);
-  scene_error me = {mname, e->buf, e->size};
+  scene_error me = {mname, e->buf, e->size, .budget = e->budget};
   struct stat st;
   uint8_t *text = NULL;
   size_t size = 0;
   int rc;
   if (stat(path, &st) != 0)
     rc = scene_fail(e, "is a directory without a meta.json, so neither a scene file nor a SOG scene");
+  else if (st.st_size > (off_t)SOG_META_MAX)
+    rc = scene_fail(&me, "%jd bytes; a SOG meta.json is a few KiB (limit %zu bytes)", (intmax_t)st.st_size,
+                    SOG_META_MAX);
   else
     rc = scene_read_file(path, &text, &size, &me);
   if (rc == 0) rc = load_beside(path, n + !slash, text, size, out, &me, e);
@@ -408,15 +453,44 @@ int scene_load_sog_dir(const char *dir, splat_scene *out, const scene_error *e) 
 
 /* ---- bundled .sog: a zip archive holding meta.json and the images --------------------------- */
 
+typedef struct sog_bundle {
+  const sog_zip *z;
+  const sog_meta *m;
+} sog_bundle;
+
+/* An image entry that states many more bytes than it holds: its WebP header first, read by
+ * inflating a few bytes, so that neither a bomb that is no WebP image nor one whose stated size
+ * no image its dimensions allow could have is inflated (decode_image checks the rest). */
+static int check_image_entry(const sog_meta *m, const char *name, const sog_zip_entry *en, const scene_error *e) {
+  uint8_t head[4096];
+  size_t got;
+  if (sog_zip_head(en, head, sizeof head, &got, e) != 0) return -1;
+  WebPBitstreamFeatures f;
+  if (WebPGetFeatures(head, got, &f) != VP8_STATUS_OK)
+    return scene_fail(e, "%s: not a WebP image (or a truncated one)", en->tok);
+  enum sog_image_id id = SOG_MEANS_L;
+  for (int k = SOG_IMAGES - 1; k >= 0; --k)
+    if (strcmp(m->files[k], name) == 0) id = (enum sog_image_id)k;
+  uint64_t texels = (uint64_t)f.width * (uint64_t)f.height, most = max_texels(m, id);
+  uint64_t limit = (texels < most ? texels : most) * SOG_WEBP_BYTES_PER_TEXEL + ((uint64_t)1 << 20);
+  if (en->usize > limit)
+    return scene_fail(e, "%s: zip entry states %u bytes for a %dx%d image (limit %llu bytes)", en->tok, en->usize,
+                      f.width, f.height, (unsigned long long)limit);
+  return 0;
+}
+
 static int fetch_zip(void *user, const char *name, const uint8_t **data, size_t *size, void **owned,
                      const scene_error *e) {
-  int found = sog_zip_find(user, name, data, size, owned, e);
-  if (found == 1) return 0;
+  const sog_bundle *b = user;
+  sog_zip_entry en;
+  int found = sog_zip_locate(b->z, name, &en, e);
   if (found == 0) {
     char tok[64];
     return scene_fail(e, "%s: not in the archive", scene_token(tok, name, strlen(name)));
   }
-  return -1;
+  if (found < 0) return -1;
+  if (en.usize / SOG_TRUST_RATIO > en.csize && check_image_entry(b->m, name, &en, e) != 0) return -1;
+  return sog_zip_read(&en, data, size, owned, e);
 }
 
 int scene_load_sog_bundle(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e) {
@@ -426,9 +500,15 @@ int scene_load_sog_bundle(const uint8_t *data, size_t size, splat_scene *out, co
   const uint8_t *text;
   size_t tsize;
   void *owned = NULL;
-  int found = sog_zip_find(&z, "meta.json", &text, &tsize, &owned, e);
+  sog_zip_entry en;
+  int found = sog_zip_locate(&z, "meta.json", &en, e);
   if (found == 0) return scene_fail(e, "a zip archive without a meta.json, so not a bundled SOG scene");
   if (found < 0) return -1;
+  /* refused as stated, before inflating: a meta.json bomb costs nothing */
+  if (en.usize > SOG_META_MAX)
+    return scene_fail(e, "meta.json: zip entry states %u bytes; a SOG meta.json is a few KiB (limit %zu bytes)",
+                      en.usize, SOG_META_MAX);
+  if (sog_zip_read(&en, &text, &tsize, &owned, e) != 0) return -1;
   sog_meta m;
   /* meta.json's own errors are said as "<bundle>: meta.json: ..." */
   size_t n = strlen(e->name) + sizeof ": meta.json";
@@ -438,10 +518,11 @@ int scene_load_sog_bundle(const uint8_t *data, size_t size, splat_scene *out, co
     rc = scene_fail(e, "out of memory");
   } else {
     snprintf(mname, n, "%s: meta.json", e->name);
-    rc = sog_parse_meta((const char *)text, tsize, &m, &(scene_error){mname, e->buf, e->size});
+    rc = sog_parse_meta((const char *)text, tsize, &m, &(scene_error){mname, e->buf, e->size, .budget = e->budget});
     free(mname);
   }
   free(owned);
-  if (rc != 0) return -1;
-  return sog_decode(&m, fetch_zip, &z, out, e);
+  if (rc != 0 || check_count(&m, size, e) != 0) return -1;
+  sog_bundle b = {&z, &m};
+  return sog_decode(&m, fetch_zip, &b, out, e);
 }

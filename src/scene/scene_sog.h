@@ -45,6 +45,15 @@ enum sog_image_id {
 #define SOG_NAME_MAX 256                  /* bytes of an image's file name, with its NUL */
 #define SOG_META_MAX ((size_t)1 << 20)    /* real meta.json files are 1-40 KiB */
 #define SOG_MAX_COUNT (16383u * 16383u)   /* a WebP image is at most 16383 x 16383 */
+/* Memory (docs/formats.md, "Memory"): a scene whose arrays would pass SOG_FREE_BYTES may claim at
+ * most SOG_SPLATS_PER_BYTE splats a byte of its image files (real scenes: 12-16 bytes a splat);
+ * a zip entry stating more than SOG_TRUST_RATIO bytes a compressed byte has its header read
+ * before it is inflated, and a WebP image's entry may state at most SOG_WEBP_BYTES_PER_TEXEL
+ * bytes a texel (its dimensions held to what the count needs) and 1 MiB more. */
+#define SOG_FREE_BYTES ((uint64_t)256 << 20)
+#define SOG_SPLATS_PER_BYTE 4
+#define SOG_TRUST_RATIO 16
+#define SOG_WEBP_BYTES_PER_TEXEL 8
 
 typedef struct sog_meta {
   uint32_t version;   /* 1 or 2 */
@@ -87,6 +96,24 @@ typedef struct sog_zip {
 } sog_zip;
 
 int sog_zip_open(const uint8_t *data, size_t size, sog_zip *z, const scene_error *e);
+
+/* An entry of the archive, found but not yet read: its data in the archive and its sizes (as
+ * the central directory states them), and its name as a message token. */
+typedef struct sog_zip_entry {
+  const uint8_t *src;
+  uint32_t csize, usize, crc;
+  uint16_t method; /* 0 stored, 8 deflate */
+  char tok[64];
+} sog_zip_entry;
+
+/* The entry named exactly `name` (the first when several are), checked to lie within the
+ * archive, with nothing inflated: 1 when found, 0 when not, -1 on a broken entry (reported). */
+int sog_zip_locate(const sog_zip *z, const char *name, sog_zip_entry *en, const scene_error *e);
+/* Its first min(n, usize) bytes into buf (*got of them: fewer when its data ends sooner), so a
+ * caller can look at a header before it allocates what the entry states. */
+int sog_zip_head(const sog_zip_entry *en, uint8_t *buf, size_t n, size_t *got, const scene_error *e);
+/* The whole entry, as sog_zip_find gives it: 0 or -1 (reported). */
+int sog_zip_read(const sog_zip_entry *en, const uint8_t **data, size_t *size, void **owned, const scene_error *e);
 
 /* The entry named exactly `name` (the first when several are): stored entries point into the
  * archive, deflated ones are inflated into *owned. Its CRC-32 is checked. Returns 1 when found,

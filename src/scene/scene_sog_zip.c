@@ -46,9 +46,6 @@ int sog_zip_open(const uint8_t *data, size_t size, sog_zip *z, const scene_error
  * fields, so one call of zlib's 32-bit counts takes them). */
 static int inflate_entry(const uint8_t *src, uint32_t csize, uint32_t usize, uint8_t **out, const char *tok,
                          const scene_error *e) {
-  /* deflate cannot expand more than 1032:1: a larger stated size is a lie, not worth allocating */
-  if (usize / 1032 > csize + 1)
-    return scene_fail(e, "%s: zip entry claims %u bytes from %u compressed", tok, usize, csize);
   uint8_t *buf = malloc(usize ? usize : 1);
   if (buf == NULL) return scene_fail(e, "%s: out of memory for %u bytes", tok, usize);
   z_stream s;
@@ -73,11 +70,8 @@ static int inflate_entry(const uint8_t *src, uint32_t csize, uint32_t usize, uin
   return 0;
 }
 
-int sog_zip_find(const sog_zip *z, const char *name, const uint8_t **data, size_t *size, void **owned,
-                 const scene_error *e) {
-  *data = NULL;
-  *size = 0;
-  *owned = NULL;
+int sog_zip_locate(const sog_zip *z, const char *name, sog_zip_entry *en, const scene_error *e) {
+  memset(en, 0, sizeof *en);
   size_t nlen = strlen(name);
   char tok[64];
   scene_token(tok, name, nlen);
@@ -106,27 +100,75 @@ int sog_zip_find(const sog_zip *z, const char *name, const uint8_t **data, size_
     size_t start = (size_t)lho + LFH_SIZE + u16(lh + 26) + u16(lh + 28);
     if (start > z->cd_offset || z->cd_offset - start < csize)
       return scene_fail(e, "%s: zip entry data (%u bytes at %zu) overlaps the central directory", tok, csize, start);
-    const uint8_t *src = z->data + start;
-    if (method == 0) {
-      if (csize != usize) return scene_fail(e, "%s: stored zip entry of %u bytes says %u uncompressed", tok, csize, usize);
-      *data = src;
-    } else {
-      uint8_t *buf = NULL;
-      if (inflate_entry(src, csize, usize, &buf, tok, e) != 0) return -1;
-      *data = buf;
-      *owned = buf;
-    }
-    *size = usize;
-    /* a bundle is one download: a damaged byte anywhere should say so, not decode to garbage */
-    uLong got = crc32(crc32(0L, Z_NULL, 0), *data, usize);
-    if ((uint32_t)got != crc) {
-      free(*owned);
-      *owned = NULL;
-      *data = NULL;
-      *size = 0;
-      return scene_fail(e, "%s: zip entry's CRC-32 is %08x, expected %08x (damaged archive)", tok, (unsigned)got, crc);
-    }
+    if (method == 0 && csize != usize)
+      return scene_fail(e, "%s: stored zip entry of %u bytes says %u uncompressed", tok, csize, usize);
+    /* deflate cannot expand more than 1032:1: a larger stated size is a lie, not worth allocating */
+    if (method == 8 && usize / 1032 > csize + 1)
+      return scene_fail(e, "%s: zip entry claims %u bytes from %u compressed", tok, usize, csize);
+    *en = (sog_zip_entry){z->data + start, csize, usize, crc, method, ""};
+    memcpy(en->tok, tok, sizeof en->tok);
     return 1;
   }
   return 0;
+}
+
+int sog_zip_head(const sog_zip_entry *en, uint8_t *buf, size_t n, size_t *got, const scene_error *e) {
+  *got = 0;
+  if (n > en->usize) n = en->usize;
+  if (en->method == 0) {
+    memcpy(buf, en->src, n);
+    *got = n;
+    return 0;
+  }
+  z_stream s;
+  memset(&s, 0, sizeof s);
+  if (inflateInit2(&s, -15) != Z_OK) return scene_fail(e, "%s: zlib could not start inflating", en->tok);
+  s.next_in = (Bytef *)(uintptr_t)en->src;
+  s.avail_in = en->csize;
+  s.next_out = buf;
+  s.avail_out = (uInt)n;
+  int zr = inflate(&s, Z_SYNC_FLUSH);
+  *got = n - s.avail_out;
+  inflateEnd(&s);
+  if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+    return scene_fail(e, "%s: zip entry does not inflate to its stated %u bytes (broken deflate data)", en->tok,
+                      en->usize);
+  return 0;
+}
+
+int sog_zip_read(const sog_zip_entry *en, const uint8_t **data, size_t *size, void **owned, const scene_error *e) {
+  *data = NULL;
+  *size = 0;
+  *owned = NULL;
+  if (en->method == 0) {
+    *data = en->src;
+  } else {
+    uint8_t *buf = NULL;
+    if (inflate_entry(en->src, en->csize, en->usize, &buf, en->tok, e) != 0) return -1;
+    *data = buf;
+    *owned = buf;
+  }
+  *size = en->usize;
+  /* a bundle is one download: a damaged byte anywhere should say so, not decode to garbage */
+  uLong got = crc32(crc32(0L, Z_NULL, 0), *data, en->usize);
+  if ((uint32_t)got != en->crc) {
+    free(*owned);
+    *owned = NULL;
+    *data = NULL;
+    *size = 0;
+    return scene_fail(e, "%s: zip entry's CRC-32 is %08x, expected %08x (damaged archive)", en->tok, (unsigned)got,
+                      en->crc);
+  }
+  return 0;
+}
+
+int sog_zip_find(const sog_zip *z, const char *name, const uint8_t **data, size_t *size, void **owned,
+                 const scene_error *e) {
+  *data = NULL;
+  *size = 0;
+  *owned = NULL;
+  sog_zip_entry en;
+  int found = sog_zip_locate(z, name, &en, e);
+  if (found != 1) return found;
+  return sog_zip_read(&en, data, size, owned, e) == 0 ? 1 : -1;
 }

@@ -41,7 +41,13 @@
  * arrays, so memory is the scene plus the file. Sizes come from the header; counts are bounded
  * by the file size before anything is allocated: version 4 as the reference library bounds
  * them (at most 1024 bytes of positions per byte of file), versions 1-3 by deflate's largest
- * ratio (1032:1). */
+ * ratio (1032:1). Neither bound is tight (a ZSTD run-length block makes 128 KiB of 4 bytes), so
+ * the memory a file asks for is held to the load's budget, and a claim of more than
+ * SPZ_TRUST_RATIO decompressed bytes a compressed byte, far beyond what real scenes reach (2-4),
+ * is checked by decompressing into a small buffer, counting, before anything is allocated for it:
+ * a bomb is refused after a pass at decompression speed, without its memory. A ZSTD frame's
+ * window is held to zstd's default limit, 2^SPZ_ZSTD_WINDOW_LOG, whatever the library's build
+ * says: the window is touched only as far as data comes, so it costs no more than the data. */
 #include "scene_common.h"
 
 #include <errno.h>
@@ -49,12 +55,15 @@
 #include <stdlib.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #define SPZ_MAGIC 0x5053474eu /* "NGSP" */
 #define SPZ_COLOR_SCALE 0.15
 #define SPZ_SQRT1_2 0.70710678118654752440
 #define SPZ_EXT_COORDINATE_SYSTEM 0xADBE0003u /* SPZ_ADOBE_coordinate_system: u32 system */
 #define SPZ_ZSTD_LEVEL 12                     /* the reference library's */
+#define SPZ_ZSTD_WINDOW_LOG 27                /* 128 MiB: zstd's default limit (level 22 writes 2^27) */
+#define SPZ_TRUST_RATIO 16                    /* decompressed bytes a compressed byte believed unread */
 
 enum {
   SPZ_LEGACY_HEADER = 16,
@@ -206,6 +215,7 @@ static int src_zstd(spz_src *s, const char *what, const uint8_t *data, size_t si
   s->zs = ZSTD_createDStream();
   if (s->zs == NULL) return scene_fail(e, "out of memory for zstd");
   ZSTD_initDStream(s->zs);
+  ZSTD_DCtx_setParameter(s->zs, ZSTD_d_windowLogMax, SPZ_ZSTD_WINDOW_LOG);
   return 0;
 }
 
@@ -225,6 +235,9 @@ static int64_t src_step(spz_src *s, uint8_t *out, size_t cap, bool *stuck, const
     ZSTD_outBuffer o = {out, cap, 0};
     size_t in_before = s->in.pos;
     size_t r = ZSTD_decompressStream(s->zs, &o, &s->in);
+    if (ZSTD_isError(r) && ZSTD_getErrorCode(r) == ZSTD_error_frameParameter_windowTooLarge)
+      return scene_fail(e, "%s: its zstd frame asks for a window of more than %d MiB (limit %d MiB)", s->what,
+                        1 << (SPZ_ZSTD_WINDOW_LOG - 20), 1 << (SPZ_ZSTD_WINDOW_LOG - 20));
     if (ZSTD_isError(r)) return scene_fail(e, "%s: corrupt zstd data (%s)", s->what, ZSTD_getErrorName(r));
     *stuck = o.pos == 0 && s->in.pos == in_before;
     if (!*stuck) s->z_last = r; /* with no input left after a frame it hints at the next header */
@@ -277,6 +290,17 @@ static int src_read(spz_src *s, uint8_t *dst, size_t n, const scene_error *e) {
       return scene_fail(e, "%s: truncated (the compressed data ends after %llu of %llu bytes)", s->what,
                         (unsigned long long)s->produced, (unsigned long long)s->expect);
     }
+  }
+  return 0;
+}
+
+/* As src_read, n bytes through a small buffer and dropped: a pass that only counts. */
+static int src_skip(spz_src *s, uint64_t n, const scene_error *e) {
+  uint8_t scratch[1 << 14]; /* small: a host pool's threads may have small stacks */
+  for (uint64_t done = 0; done < n;) {
+    size_t piece = n - done < sizeof scratch ? (size_t)(n - done) : sizeof scratch;
+    if (src_read(s, scratch, piece, e) != 0) return -1;
+    done += piece;
   }
   return 0;
 }
@@ -580,6 +604,28 @@ static int legacy_parallel(spz_src *src, spz_layout *L, splat_scene *out, uint8_
   return rc;
 }
 
+/* The load's memory, held to its budget before anything is allocated: the arrays, and the
+ * decompressed attributes that the parallel path keeps (counted on every path, so that the
+ * message does not depend on the thread count). */
+static int check_budget(const spz_layout *L, const scene_error *e) {
+  uint64_t need = scene_array_bytes(L->count, L->degree) + (uint64_t)L->count * layout_splat_bytes(L);
+  return scene_budget_check(e, need, "header: %u splats at SH degree %u (arrays and decompressed attributes)",
+                            L->count, L->degree);
+}
+
+/* A gzip file that claims more than SPZ_TRUST_RATIO bytes a compressed byte: inflated once,
+ * counting, with the errors of a real read, before its memory is allocated. */
+static int check_gzip(const uint8_t *data, size_t size, const spz_layout *L, uint64_t need, const scene_error *e) {
+  spz_src src;
+  if (src_gzip(&src, data, size, e) != 0) return -1;
+  src.expect = SPZ_LEGACY_HEADER + need;
+  spz_layout copy = *L;
+  int rc = src_skip(&src, SPZ_LEGACY_HEADER + need, e);
+  if (rc == 0) rc = read_trailer(&src, &copy, e);
+  src_free(&src);
+  return rc;
+}
+
 static int load_legacy(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e) {
   spz_src src;
   if (src_gzip(&src, data, size, e) != 0) return -1;
@@ -596,6 +642,8 @@ static int load_legacy(const uint8_t *data, size_t size, splat_scene *out, const
     rc = scene_fail(e, "the header says %u splats (%llu bytes), more than %zu bytes of gzip data can hold", L.count,
                     (unsigned long long)need, size);
   src.expect = sizeof h + need;
+  if (rc == 0) rc = check_budget(&L, e);
+  if (rc == 0 && need / SPZ_TRUST_RATIO > size) rc = check_gzip(data, size, &L, need, e);
   uint8_t *buf = NULL;
   if (rc == 0) rc = begin_scene(&L, out, &buf, e);
   if (rc != 0) {
@@ -640,22 +688,36 @@ typedef struct spz_streams {
   spz_raw q;
 } spz_streams;
 
-/* Stream k decompressed whole into its array; it must hold exactly what its table entry says. */
-static int inflate_stream(scene_job *j, void *arg, uint32_t k, const scene_error *te) {
-  (void)j;
-  spz_streams *st = arg;
+/* Stream k decompressed whole into dst, or with dst NULL only counted; it must hold exactly what
+ * its table entry says. */
+static int read_stream(const spz_streams *st, uint32_t k, uint8_t *dst, const scene_error *te) {
   char what[32];
   snprintf(what, sizeof what, "stream %u (%s)", k, attr_name[k]);
   spz_src src;
   if (src_zstd(&src, what, st->d + st->at[k], st->csize[k], te) != 0) return -1;
   src.expect = (uint64_t)st->L->count * st->L->bytes[k];
   uint64_t extra = 0;
-  int rc = src_read(&src, st->q.raw[k], (size_t)src.expect, te);
+  int rc = dst ? src_read(&src, dst, (size_t)src.expect, te) : src_skip(&src, src.expect, te);
   if (rc == 0) rc = src_drain(&src, NULL, 0, &extra, te);
   if (rc == 0 && extra > 0)
     rc = scene_fail(te, "%s holds more than the %llu bytes its table entry says", what, (unsigned long long)src.expect);
   src_free(&src);
   return rc;
+}
+
+static int inflate_stream(scene_job *j, void *arg, uint32_t k, const scene_error *te) {
+  (void)j;
+  spz_streams *st = arg;
+  return read_stream(st, k, st->q.raw[k], te);
+}
+
+/* A stream that claims more than SPZ_TRUST_RATIO bytes a compressed byte, counted before it is
+ * believed: the same errors as reading it, without its memory. */
+static int check_stream(scene_job *j, void *arg, uint32_t k, const scene_error *te) {
+  (void)j;
+  const spz_streams *st = arg;
+  uint64_t expect = (uint64_t)st->L->count * st->L->bytes[k];
+  return expect / SPZ_TRUST_RATIO > st->csize[k] ? read_stream(st, k, NULL, te) : 0;
 }
 
 /* Version 4 in parallel: the streams decompressed one a task (the first failing one in stream
@@ -725,13 +787,14 @@ static int load_v4(const uint8_t *d, size_t size, splat_scene *out, const scene_
     return scene_fail(e, "%zu bytes after the last stream (the table of contents does not match the file)",
                       size - offset);
 
+  spz_streams st = {&L, d, at, csize};
+  if (check_budget(&L, e) != 0 || scene_run(e, NULL, 0, nstreams, check_stream, &st) != 0) return -1;
   uint8_t *buf;
   if (begin_scene(&L, out, &buf, e) != 0) return -1;
   spz_luts t;
   luts_init(&t, &L);
   if (scene_parallel(e)) {
     free(buf);
-    spz_streams st = {&L, d, at, csize};
     return v4_parallel(&st, &t, out, e);
   }
   int rc = 0;

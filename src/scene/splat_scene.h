@@ -194,6 +194,20 @@ typedef struct splat_load_options {
    * the pool's threads as progress does, one at a time, in order. NULL: no parts. */
   int (*on_part)(void *user, const splat_scene *part, uint32_t first, uint32_t total);
   void *part_user;
+  /* The ceiling, in bytes, of what the load may allocate for its output arrays and for what it
+   * decodes on the way (.spz streams, SOG images); 0: the machine's physical memory (at least
+   * 1 GiB), which a scene that fits the machine never meets. A file whose header (splat count,
+   * SH degree, image sizes) says it needs more is refused before anything large is allocated,
+   * with "<path>: <member>: ... needs <n> MiB (limit <n> MiB: ...)" (bytes below 64 MiB).
+   * Whatever the ceiling, the claims of a file are also held to its size before they are
+   * believed (docs/formats.md, "Memory"): rows must be in the file (.ply, .splat); a gzip .spz's
+   * count within deflate's 1032:1; a .spz stream or zip entry whose stated size is more than 16
+   * times its compressed bytes is decompressed once into a small buffer, counting, or has its
+   * header read, before anything is allocated for it (zstd has no useful bound); a SOG scene
+   * at most 4 splats a byte of its images once its arrays would pass 256 MiB, each image's
+   * dimensions within what the count needs (read from the WebP header before decoding),
+   * meta.json at most 1 MiB as stated in the zip, before inflating it. */
+  uint64_t max_memory;
   const void *next; /* reserved for later options; must be NULL */
 } splat_load_options;
 

@@ -17,6 +17,10 @@
 
 #define JSON_MAX_FILE ((size_t)256 << 20)
 #define JSON_MAX_DEPTH 64
+/* cJSON makes a 64-byte node a value: a bound on values bounds the tree (64 MiB) whatever the
+ * file holds (40 MB of "0," was 20 million nodes). A camera has 25 values; 3DGS datasets have
+ * hundreds to a few thousand. */
+#define JSON_MAX_VALUES ((size_t)1 << 20)
 #define NO_CAMERA UINT32_MAX
 
 #if defined(__GNUC__)
@@ -302,6 +306,8 @@ static int walk_json(json_walk *w) {
     case WANT_VALUE:
     case WANT_VALUE_OR_CLOSE:
       if (w->values++ == w->find) return 0;
+      if (w->values > JSON_MAX_VALUES)
+        return walk_fail(w, w->pos, "more JSON values than a cameras.json holds (limit 1048576: 25 a camera)");
       rc = walk_value(w);
       break;
     case WANT_KEY:

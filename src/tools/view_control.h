@@ -155,7 +155,8 @@ typedef struct splat_camera_desc {
  * width, height (positive integers), position [3], rotation [[3],[3],[3]] (a rotation
  * matrix: |R^T R - I| <= 1e-2 per element, det > 0), fx, fy (positive); unknown members are
  * ignored, a known one given twice is an error. Strict JSON (RFC 8259; a leading UTF-8 BOM
- * is skipped; no "\u0000" in strings), file at most 256 MiB, nesting at most 64 deep. Read
+ * is skipped; no "\u0000" in strings), file at most 256 MiB, nesting at most 64 deep, at most
+ * 1,048,576 JSON values (a camera has 25; this bounds cJSON's tree to 64 MiB). Read
  * with cJSON, after a check of the text that holds it to strict JSON (cJSON accepts more) and
  * words the syntax errors. On success *out is a malloc'd
  * array (free with splat_cameras_free) of *count entries (an empty array gives NULL, 0) and
