@@ -1,4 +1,5 @@
 /* splatview: open a Gaussian-splat scene in a window, render it headless, or convert it. */
+#include "message.h"
 #include "app.h"
 #include "convert.h"
 
@@ -6,7 +7,7 @@ int main(int argc, char **argv) {
   splatview_options o;
   char err[512];
   if (splatview_parse(argc, argv, &o, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
+    viewer_error("%s", err);
     return 2;
   }
   if (o.help) {
