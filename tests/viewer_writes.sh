@@ -80,10 +80,10 @@ done
 
 echo "== a scene above --memory-budget: one line"
 "$gen" --count 30000 --sh-degree 3 --seed 12 --out "$dir/big.ply" > /dev/null || exit 1
-err=$("$view" --headless "$dir/big.ply" --size 160x120 --memory-budget 4 2>&1 > /dev/null) && bad "big.ply: exit status 0"
+err=$("$view" --headless "$dir/big.ply" --size 160x120 --memory-budget 4 --out "$dir/big.png" 2>&1 > /dev/null) && bad "big.ply: exit status 0"
 printf '%s\n' "$err"
 [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || bad "big.ply: the refusal is not one line"
-printf '%s\n' "$err" | grep -Eq '^splatview: .*big\.ply: a scene of 30000 splats .*budget is 4\.00 MiB' ||
+printf '%s\n' "$err" | grep -Eq '^splatview: .*big\.ply: .*a scene of 30000 splats .*budget is 4\.00 MiB' ||
   bad "big.ply: the line does not name the file and the budget"
 printf '%s\n' "$err" | grep -q VK_ERROR && bad "big.ply: the line blames a VkResult"
 [ $fail -eq 0 ] && echo PASS
