@@ -1,7 +1,7 @@
 /* splatview --convert IN OUT: loads any scene the library reads and writes it as a 3DGS .ply or
  * a .spz, whichever OUT's extension names, then says what it did. No Vulkan. */
-#include "message.h"
 #include "convert.h"
+#include "message.h"
 
 #include "splat_scene.h"
 

@@ -1,10 +1,10 @@
 /* splatview --headless: render offscreen (no window, no display), write a PNG, timings. */
-#include "message.h"
 #include "app.h"
 #include "app_renderer.h"
 #include "gpu_clock.h"
 #include "host_pass.h"
 #include "input.h"
+#include "message.h"
 #include "objects.h"
 #include "stream.h"
 #include "vkh.h"
@@ -77,7 +77,7 @@ static int load_scenes(headless *h) {
     if (o->bench) printf("scene: %u splats read and decoded in %.2f s\n", scene->count, seconds() - t0);
     if (scene->dropped || scene->clamped)
       viewer_error("%s: %u splats dropped and %u values clamped (non-finite values)", path,
-              scene->dropped, scene->clamped);
+                   scene->dropped, scene->clamped);
   }
   printf("load: decoded %.3f s\n", since_open(h));
   return 0;
@@ -134,7 +134,7 @@ static void create_gpu(headless *h) {
 static int check_sort(headless *h) {
   if (splat_renderer_has_sort(h->ar.renderer, h->o->sort)) return 0;
   viewer_error("--sort %s is not available on %s", splatsort_algorithm_name(h->o->sort),
-          h->ctx.props.deviceName);
+               h->ctx.props.deviceName);
   return -1;
 }
 
@@ -144,18 +144,15 @@ static int setup_gpu(headless *h) {
   create_gpu(h);
   double t0 = seconds();
   for (uint32_t i = 0; i < o->scene_count; i++) {
-    viewer_log_hold(&h->log, true); /* a refusal: the renderer's reason in our one line */
-    VkResult res = viewer_objects_add(&h->objects, h->ar.renderer, &h->scenes[i], o->scenes[i], i == 0);
     char why[1024];
-    viewer_log_take(&h->log, why, sizeof why);
-    viewer_log_hold(&h->log, false);
-    if (res != VK_SUCCESS) {
+    VkResult res = viewer_objects_add(&h->objects, h->ar.renderer, &h->scenes[i], o->scenes[i], i == 0, &h->log,
+                                      why, sizeof why);
+    if (res != VK_SUCCESS) { /* one line: the renderer's reason, else ours */
       if (why[0]) viewer_error("%s: %s", o->scenes[i], why);
       else viewer_error("%s: cannot upload %u splats to the GPU (%s)", o->scenes[i], h->scenes[i].count,
                         vkh_result_name(res));
       return -1;
     }
-    if (why[0]) fprintf(stderr, "%s\n", why);
     splat_upload_stats st;
     splat_renderer_upload_stats(h->ar.renderer, &st);
     viewer_upload_stats_add(&h->upload, &st);
@@ -330,8 +327,11 @@ static int report(headless *h) {
     viewer_error("%s", err);
     status = 1;
   }
-  if (o->scene_count > 1) snprintf(name, sizeof name, "%s + %u more (%u objects)", viewer_path(o->scene), o->scene_count - 1, o->scene_count);
-  else snprintf(name, sizeof name, "%s", viewer_path(o->scene));
+  if (o->scene_count > 1)
+    snprintf(name, sizeof name, "%s + %u more (%u objects)", viewer_path(o->scene), o->scene_count - 1,
+             o->scene_count);
+  else
+    snprintf(name, sizeof name, "%s", viewer_path(o->scene));
   printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s on %s\n", name,
          viewer_objects_splats(&h->objects),
          t->visible, h->width, h->height, splatsort_algorithm_name(t->sort), t->key_bits,
@@ -444,7 +444,7 @@ static int stream_scene(headless *h) {
   app_scene_bounds(&scene, ob->lo, ob->hi);
   if (scene.dropped || scene.clamped)
     viewer_error("%s: %u splats dropped and %u values clamped (non-finite values)", o->scene,
-            scene.dropped, scene.clamped);
+                 scene.dropped, scene.clamped);
   splat_scene_free(&scene);
   return load_view(h);
 }

@@ -1,8 +1,8 @@
 /* The heads-up display: stb_easy_font quads, indexed as triangles, alpha-blended over the
  * swapchain image. */
+#include "hud.h"
 #include "message.h"
 #include "ssvk_graphics.h"
-#include "hud.h"
 
 #include "hud_shared.h"
 #include "splatview_spv_spv.h"

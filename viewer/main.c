@@ -1,7 +1,7 @@
 /* splatview: open a Gaussian-splat scene in a window, render it headless, or convert it. */
-#include "message.h"
 #include "app.h"
 #include "convert.h"
+#include "message.h"
 
 int main(int argc, char **argv) {
   splatview_options o;

@@ -2,18 +2,18 @@
  * RGBA16F target blitted into the swapchain image, the HUD on top (what it says: window_hud.c),
  * keyboard/mouse (input.c), the scenes as objects (objects.c), scenes loaded in the background
  * (window_load.c), screenshots, timings and --bench. */
-#include "message.h"
 #include "app.h"
 #include "app_renderer.h"
 #include "host_pass.h"
 #include "hud.h"
 #include "input.h"
+#include "message.h"
 #include "objects.h"
 #include "swapchain.h"
+#include "vkh.h"
 #include "window_hud.h"
 #include "window_load.h"
 #include "window_stream.h"
-#include "vkh.h"
 
 #define GLFW_INCLUDE_VULKAN
 #include <GLFW/glfw3.h>
@@ -226,11 +226,7 @@ static void show_scene(viewer *v, const char *path, splat_scene *scene_in, bool 
   }
   drain(v); /* the renderer frees or grows buffers: no frame may still use them */
   char why[1024];
-  viewer_log_hold(&v->log, true); /* a refusal: the renderer's reason in our one line */
-  VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, &scene, path, !add);
-  viewer_log_take(&v->log, why, sizeof why);
-  viewer_log_hold(&v->log, false);
-  if (res == VK_SUCCESS && why[0]) fprintf(stderr, "%s\n", why);
+  VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, &scene, path, !add, &v->log, why, sizeof why);
   if (res != VK_SUCCESS) {
     if (res == VK_ERROR_TOO_MANY_OBJECTS)
       set_message(v, true, "%s: already %u objects, the most there can be; %s", path, v->objects.count, stays);
@@ -249,8 +245,11 @@ static void show_scene(viewer *v, const char *path, splat_scene *scene_in, bool 
   const viewer_object *o = &v->objects.at[v->objects.selected];
   set_message(v, false, "%s %s: %u splats%s", add ? "added" : "opened", o->name, scene.count,
               scene.dropped ? " (some dropped: non-finite values)" : "");
-  if (add) printf("added %s: %u splats, object %u of %u\n", viewer_path(path), scene.count, v->objects.count, v->objects.count);
-  else printf("opened %s: %u splats\n", viewer_path(path), scene.count);
+  if (add)
+    printf("added %s: %u splats, object %u of %u\n", viewer_path(path), scene.count, v->objects.count,
+           v->objects.count);
+  else
+    printf("opened %s: %u splats\n", viewer_path(path), scene.count);
   fflush(stdout);
   splat_scene_free(&scene);
 }
@@ -790,7 +789,7 @@ static int setup_device(viewer *v) {
                                                 &can_present));
   if (!can_present) {
     viewer_error("%s cannot present to this window from its graphics queue",
-            v->ctx.props.deviceName);
+                 v->ctx.props.deviceName);
     return -1;
   }
   return 0;
@@ -804,18 +803,15 @@ static int upload(viewer *v, const char *path, const splat_scene *scene) {
   }
   if (scene->dropped || scene->clamped)
     viewer_error("%s: %u splats dropped and %u values clamped (non-finite values)", path,
-            scene->dropped, scene->clamped);
+                 scene->dropped, scene->clamped);
   char why[1024];
-  viewer_log_hold(&v->log, true); /* a refusal: the renderer's reason in our one line */
-  VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, scene, path, v->objects.count == 0);
-  viewer_log_take(&v->log, why, sizeof why);
-  viewer_log_hold(&v->log, false);
-  if (res != VK_SUCCESS) {
+  VkResult res =
+      viewer_objects_add(&v->objects, v->ar.renderer, scene, path, v->objects.count == 0, &v->log, why, sizeof why);
+  if (res != VK_SUCCESS) { /* one line: the renderer's reason, else ours */
     if (why[0]) viewer_error("%s: %s", path, why);
     else viewer_error("%s: cannot upload %u splats to the GPU (%s)", path, scene->count, vkh_result_name(res));
     return -1;
   }
-  if (why[0]) fprintf(stderr, "%s\n", why);
   return 0;
 }
 
@@ -831,7 +827,7 @@ static int setup_scene(viewer *v, const char *path, const splat_scene *scene, bo
   set_title(v);
   if (!splat_renderer_has_sort(v->ar.renderer, v->o->sort)) {
     viewer_error("--sort %s is not available on %s", splatsort_algorithm_name(v->o->sort),
-            v->ctx.props.deviceName);
+                 v->ctx.props.deviceName);
     return -1;
   }
   return 0;
@@ -893,7 +889,7 @@ static int setup_view(viewer *v, bool dropped) {
   uint32_t h = v->sc.extent.height ? v->sc.extent.height : o->height;
   if (o->bench && o->size_given && (w != o->width || h != o->height))
     viewer_error("the window's framebuffer is %ux%u, not the --size %ux%u asked for", w, h,
-            o->width, o->height);
+                 o->width, o->height);
   char err[1024];
   float lo[3], hi[3];
   viewer_objects_bounds(&v->objects, lo, hi);

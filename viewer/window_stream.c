@@ -1,8 +1,8 @@
 /* A dropped scene that replaces the current ones, drawn as it arrives; the current ones kept on
  * the GPU until it is complete (window_stream.h). */
+#include "app.h"
 #include "message.h"
 #include "window_stream.h"
-#include "app.h"
 
 #include <stdio.h>
 #include <string.h>
