@@ -58,7 +58,12 @@
 #define SOAK_ASAN 1
 #endif
 #ifdef SOAK_ASAN
+#if __has_include(<sanitizer/allocator_interface.h>)
 #include <sanitizer/allocator_interface.h>
+#else
+#include <stddef.h>
+size_t __sanitizer_get_current_allocated_bytes(void); /* in GCC's libasan too, which ships no header */
+#endif
 #endif
 #include <math.h>
 #include <stdatomic.h>
