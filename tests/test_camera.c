@@ -414,6 +414,10 @@ static void test_cameras_json_bad(void) {
   CHECK(splat_cameras_load(path, &cams, &n, err, sizeof err) != 0, "FIFO accepted");
   CHECK(strstr(err, "not a regular file") != NULL, "FIFO message: %s", err);
   unlink(path);
+  /* The file's path is shown the same way: an escape sequence in it does not reach the terminal. */
+  snprintf(path, sizeof path, "%s/\x1b[31mred.json", tmpdir);
+  CHECK(splat_cameras_load(path, &cams, &n, err, sizeof err) != 0 && !strchr(err, '\x1b') && strstr(err, "/?[31mred.json"),
+        "a path with an escape sequence: '%s'", err);
   /* Member names are shown on one line: control characters (a newline, a terminal escape,
    * the 8-bit CSI U+009B) and the line separator U+2028 become '?'. An empty name at the end
    * of input has no text at all (UBSan once reported pointer arithmetic on NULL there). */

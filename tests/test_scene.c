@@ -26,6 +26,8 @@
 #include <string.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -68,6 +70,7 @@ static const char *tmp_path(const char *name) {
   snprintf(p[which], sizeof p[which], "%s/%s", tmpdir, name);
   return p[which];
 }
+static void test_write_failures(void);
 static void write_file(const char *path, const void *data, size_t size) {
   FILE *f = fopen(path, "wb");
   if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) {
@@ -1087,6 +1090,98 @@ static void test_roundtrip(void) {
   if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode))
     CHECK(splat_scene_write_ply("/dev/full", &ok, err, sizeof err) == -1 && strstr(err, "/dev/full: write failed"),
           "write to a full device: %s", err);
+  test_write_failures();
+}
+
+/* A scene of n splats with values that do not compress away (the .spz writer too). */
+static splat_scene noisy_scene(uint32_t n) {
+  splat_scene s = {.count = n, .sh_coeffs = 1};
+  s.positions = malloc(sizeof(float) * 3 * n), s.scales = malloc(sizeof(float) * 3 * n);
+  s.rotations = malloc(sizeof(float) * 4 * n), s.opacities = malloc(sizeof(float) * n);
+  s.sh = malloc(sizeof(float) * 3 * n);
+  if (!s.positions || !s.scales || !s.rotations || !s.opacities || !s.sh) {
+    splat_scene_free(&s);
+    return s;
+  }
+  for (size_t i = 0; i < n; i++) {
+    for (int c = 0; c < 3; c++) {
+      s.positions[i * 3 + c] = (float)urand(-10, 10);
+      s.scales[i * 3 + c] = (float)urand(0.01, 1);
+      s.sh[i * 3 + c] = (float)urand(-1, 1);
+    }
+    for (int c = 0; c < 4; c++) s.rotations[i * 4 + c] = (float)urand(0.1, 1);
+    s.opacities[i] = (float)urand(0.05, 0.95);
+  }
+  return s;
+}
+
+/* Whether a temporary file of `path` (the writers' "<path>.tmp-*") is left in its folder. */
+static bool temporary_left(const char *path) {
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "ls '%s'.tmp-* > /dev/null 2>&1", path);
+  return system(cmd) == 0;
+}
+
+static bool file_is(const char *path, const char *text) {
+  size_t size;
+  uint8_t *d = read_file(path, &size);
+  bool same = d && size == strlen(text) && memcmp(d, text, size) == 0;
+  free(d);
+  return same;
+}
+
+/* A write that fails part-way (a file-size limit: EFBIG after 4 KiB, as a full disk fails with
+ * ENOSPC) returns -1 with "<path>: write failed: <strerror>", leaves no file (nor a temporary
+ * one) and keeps the file that was there; a path with an escape sequence is named with '?'. */
+static void test_write_failures(void) {
+  rng_state = 77;
+  splat_scene s = noisy_scene(4000); /* 272 KB as .ply, ~50 KB as .spz */
+  if (!s.positions) {
+    CHECK(0, "out of memory");
+    return;
+  }
+  typedef int (*writer)(const char *, const splat_scene *, char *, size_t);
+  const writer writers[2] = {splat_scene_write_ply, splat_scene_write_spz};
+  const char *names[2] = {"limited.ply", "limited.spz"}, *kept[2] = {"kept.ply", "kept.spz"};
+  struct rlimit old;
+  CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0, "getrlimit: %s", strerror(errno));
+  void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+  for (int k = 0; k < 2; k++) {
+    char err[1024], path[1024], kept_path[1024]; /* tmp_path's buffers are reused */
+    snprintf(path, sizeof path, "%s", tmp_path(names[k]));
+    snprintf(kept_path, sizeof kept_path, "%s", tmp_path(kept[k]));
+    remove(path);
+    write_file(kept_path, "old", 3);
+    struct rlimit small = {4096, old.rlim_max};
+    CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0, "setrlimit: %s", strerror(errno));
+    int rc = writers[k](path, &s, err, sizeof err);
+    int rc_kept = writers[k](kept_path, &s, err + 512, sizeof err - 512);
+    setrlimit(RLIMIT_FSIZE, &old);
+    char want[1100];
+    snprintf(want, sizeof want, "%s: write failed: %s", path, strerror(EFBIG));
+    CHECK(rc == -1 && strcmp(err, want) == 0, "%s past a 4 KiB limit: %d, '%s'", names[k], rc, err);
+    CHECK(access(path, F_OK) != 0 && !temporary_left(path), "%s: a partial file was left behind", names[k]);
+    CHECK(rc_kept == -1 && file_is(kept_path, "old") && !temporary_left(kept_path),
+          "%s: the file there was not kept as it was: %s", kept[k], err + 512);
+    /* without the limit: complete, and nothing else left */
+    CHECK(writers[k](path, &s, err, sizeof err) == 0 && !temporary_left(path), "%s: %s", names[k], err);
+    splat_scene back;
+    CHECK(splat_scene_load(path, &back, err, sizeof err) == 0 && back.count == s.count, "%s read back: %s", names[k], err);
+    splat_scene_free(&back);
+    remove(path);
+    remove(kept_path);
+  }
+  signal(SIGXFSZ, was);
+  char err[1024];
+  struct stat st;
+  if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode))
+    CHECK(splat_scene_write_spz("/dev/full", &s, err, sizeof err) == -1 &&
+              strstr(err, "/dev/full: write failed: No space left on device") && stat("/dev/full", &st) == 0 &&
+              S_ISCHR(st.st_mode), /* written in place, not renamed over */
+          "spz to a full device: %s", err);
+  CHECK(splat_scene_write_ply("/nonexistent-dir/\x1b[31mx.ply", &s, err, sizeof err) == -1 && !strchr(err, '\x1b') &&
+            strstr(err, "/nonexistent-dir/?[31mx.ply: cannot create"), "a name with an escape sequence: %s", err);
+  splat_scene_free(&s);
 }
 
 /* ---- the real scenes ---------------------------------------------------------- */

@@ -1,5 +1,6 @@
 /* test_soak.c: thousands of headless frames through the renderer (src/render/splat_renderer.h) while
- * everything a viewer session changes keeps changing: the sort path (quaternary / OneSweep), the
+ * everything a viewer session changes keeps changing: the sort path (every one the device runs:
+ * quaternary, OneSweep, radix16, merge), the
  * key width (32/24/16), the key mode (view depth / radial), the raster (graphics / compute),
  * two frames in flight, the scene
  * (two files of different sizes and SH degrees, so the target is re-created too), an object
@@ -18,7 +19,9 @@
  *     to the next times the cycles (main says why not first level against last). Run it with glibc's per-thread caches
  *     off (GLIBC_TUNABLES=glibc.malloc.tcache_count=0, as tests/soak.cmake does): mallinfo2
  *     counts the blocks they hold as in use. For scale: one leaked copy of the small scene's CPU
- *     arrays is ~700 KiB a cycle.
+ *     arrays is ~700 KiB a cycle. In the AddressSanitizer build, where mallinfo2 reads 0, the heap
+ *     in use is ASan's own count (__sanitizer_get_current_allocated_bytes: bytes allocated less
+ *     bytes freed, its quarantine counted as freed).
  *     The validation layer (1.3.239) itself keeps memory that it never gives back, not even at
  *     vkDestroyDevice: ~3.3 KiB for every command buffer allocated and freed while
  *     synchronisation validation is on, 0 with it off (measured; the same growth with
@@ -44,6 +47,24 @@
 #include "vkh.h"
 
 #include <malloc.h>
+/* Under AddressSanitizer malloc is ASan's, which mallinfo2 does not see (it reads 0): the heap in
+ * use is then ASan's count of the bytes allocated and not yet freed. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SOAK_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SOAK_ASAN 1
+#endif
+#ifdef SOAK_ASAN
+#if __has_include(<sanitizer/allocator_interface.h>)
+#include <sanitizer/allocator_interface.h>
+#else
+#include <stddef.h>
+size_t __sanitizer_get_current_allocated_bytes(void); /* in GCC's libasan too, which ships no header */
+#endif
+#endif
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -116,8 +137,12 @@ typedef struct sample {
 } sample;
 
 static sample take_sample(void) {
+#ifdef SOAK_ASAN
+  sample s = {.heap = __sanitizer_get_current_allocated_bytes()};
+#else
   struct mallinfo2 mi = mallinfo2();
   sample s = {.heap = mi.uordblks + mi.hblkhd, .heap_mapped = mi.hblkhd};
+#endif
   counts(s.live, s.bytes);
   FILE *f = fopen("/proc/self/statm", "r");
   unsigned long size, resident;
@@ -148,8 +173,9 @@ static VkFence fences[SLOTS];
 static vkh_buffer readback;
 static uint64_t frames_rendered;
 static uint32_t renderer_messages;
-static splatsort_algorithm sorts[2];
+static splatsort_algorithm sorts[SPLATSORT_ALGORITHM_COUNT];
 static uint32_t sort_count;
+static uint64_t frames_by[SPLATSORT_ALGORITHM_COUNT][2]; /* frames timed, by sort and raster path */
 
 static void renderer_log(void *user, const char *message) {
   (void)user;
@@ -243,6 +269,8 @@ static void render_frames(uint32_t n, uint32_t w, uint32_t h, const splat_instan
     VkResult tr = splat_renderer_timings(ar.renderer, f.slot, &t);
     CHECK(tr == VK_SUCCESS || (tr == VK_NOT_READY && i < SLOTS), "frame %llu: timings of slot %u: %s",
           (unsigned long long)i, f.slot, vkh_result_name(tr));
+    if (tr == VK_SUCCESS && t.sort < SPLATSORT_ALGORITHM_COUNT && t.raster <= SPLAT_RASTER_COMPUTE)
+      frames_by[t.sort][t.raster]++;
     submit_frame(&f, false);
   }
 }
@@ -432,12 +460,23 @@ int main(int argc, char **argv) {
   /* A compute-raster pair capacity no view here needs more of: growth (tested in test_render)
    * is monotone by design and would show as growth here. */
   splat_renderer_debug_set_pair_capacity(ar.renderer, 1u << 20);
-  sorts[sort_count++] = SPLATSORT_ALGORITHM_QUATERNARY;
-  if (splat_renderer_has_sort(ar.renderer, SPLATSORT_ALGORITHM_ONESWEEP))
-    sorts[sort_count++] = SPLATSORT_ALGORITHM_ONESWEEP;
-  printf("test_soak: %s, subgroup size %u, sorts %s%s, validation %s, synchronisation validation %s\n",
-         ctx.props.deviceName, ctx.subgroup_size, splatsort_algorithm_name(sorts[0]),
-         sort_count > 1 ? " and onesweep" : "", ctx.validation ? "on" : "off", ctx.sync_validation ? "on" : "off");
+  /* every sort the device runs (quaternary everywhere; OneSweep, radix16 and merge where it has them) */
+  char sort_names[128] = "";
+  for (int a = 1; a < SPLATSORT_ALGORITHM_COUNT; a++) {
+    if (!splat_renderer_has_sort(ar.renderer, (splatsort_algorithm)a)) continue;
+    sorts[sort_count++] = (splatsort_algorithm)a;
+    snprintf(sort_names + strlen(sort_names), sizeof sort_names - strlen(sort_names), "%s%s", sort_count > 1 ? ", " : "",
+             splatsort_algorithm_name((splatsort_algorithm)a));
+  }
+  printf("test_soak: %s, subgroup size %u, sorts %s, rasters graphics and compute, validation %s, synchronisation "
+         "validation %s, host heap from %s\n", ctx.props.deviceName, ctx.subgroup_size, sort_names,
+         ctx.validation ? "on" : "off", ctx.sync_validation ? "on" : "off",
+#ifdef SOAK_ASAN
+         "AddressSanitizer's allocator (__sanitizer_get_current_allocated_bytes)"
+#else
+         "mallinfo2"
+#endif
+  );
   frame_resources_create();
 
   soak_files files = {scenes[0], scenes[1], malformed, missing};
@@ -492,6 +531,10 @@ int main(int argc, char **argv) {
           "the host heap grew by %lld bytes a cycle (median), %lld over %u cycles", median_step, heap_growth, measured);
   }
 
+  for (uint32_t k = 0; k < sort_count; k++) /* each sort ran with each raster */
+    for (int r = 0; r < 2; r++)
+      CHECK(frames_by[sorts[k]][r] > 0, "no frame sorted by %s went through the %s raster",
+            splatsort_algorithm_name(sorts[k]), r ? "compute" : "graphics");
   free(heap_level);
   frame_resources_destroy();
   app_renderer_destroy(&ar);

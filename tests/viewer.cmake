@@ -243,3 +243,10 @@ splatsort_test(viewer_default_view GPU LABELS viewer TIMEOUT 300 PROPERTIES FIXT
 splatsort_test(viewer_default_view_is_screenshot LABELS gpu viewer PROPERTIES FIXTURES_REQUIRED viewer_default_view
                COMMAND png_psnr ${PROJECT_SOURCE_DIR}/assets/screenshots/splatview-orbit.png
                        ${viewer_test_dir}/default_view.png 18)
+
+# Every file splatview writes (--out, --timings, --convert .ply/.spz) on /dev/full and past a
+# file-size limit (ulimit -f) fails with "<path>: write failed: ..." and leaves no file; names
+# with escape sequences are printed with '?'; a scene above the memory budget is one line.
+splatsort_test(viewer_writes GPU LABELS viewer TIMEOUT 300
+               COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/viewer_writes.sh $<TARGET_FILE:splatview> ${viewer_scene}
+                       $<TARGET_FILE:gen_scene> ${viewer_test_dir})

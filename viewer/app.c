@@ -1,6 +1,7 @@
 /* Shared pieces of splatview's headless and windowed modes. */
 #include "app.h"
 #include "input.h"
+#include "message.h"
 
 #include <limits.h>
 #include <math.h>
@@ -55,7 +56,7 @@ static void on_tty_progress(void *user, const char *phase, uint64_t done, uint64
   if (t->phase == NULL || strcmp(t->phase, phase) != 0) t->phase = phase, t->phase_t0 = now_s();
   char line[256];
   app_progress_line(line, sizeof line, phase, done, total, now_s() - t->phase_t0);
-  fprintf(stderr, "\rloading %s: %s\033[K", t->name, line); /* \033[K: clear the rest of the line */
+  fprintf(stderr, "\rloading %s: %s\033[K", viewer_path(t->name), line); /* \033[K: clear the rest of the line */
   fflush(stderr);
 }
 
@@ -101,6 +102,7 @@ void app_scene_name(char *dst, size_t n, const char *path) {
   if (len >= n) len = n - 1;
   memcpy(dst, path + start, len);
   dst[len] = 0;
+  viewer_printable(dst); /* shown in titles, the HUD and summary lines */
 }
 
 /* The bundled scene's start view: the one of the README screenshot
@@ -288,15 +290,11 @@ void app_stats_free(app_stats *s) {
   memset(s, 0, sizeof *s);
 }
 
-FILE *app_timings_open(const char *path, char *err, size_t n) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    snprintf(err, n, "%s: cannot write the timings file", path);
-    return NULL;
-  }
-  fprintf(f, "frame,projection_ms,depth_sort_ms,raster_ms,total_ms,visible,sort,key_bits,"
-             "raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity\n");
-  return f;
+int app_timings_open(viewer_out *out, const char *path, char *err, size_t n) {
+  if (viewer_out_open(out, path, err, n) != 0) return -1;
+  fprintf(out->f, "frame,projection_ms,depth_sort_ms,raster_ms,total_ms,visible,sort,key_bits,"
+                  "raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity\n");
+  return 0;
 }
 
 void app_timings_row(FILE *f, uint32_t frame, const splat_timings *t) {
@@ -385,18 +383,28 @@ void app_rgba16f_to_rgba8(const uint16_t *src, uint32_t w, uint32_t h, uint8_t *
   for (size_t i = 0; i < (size_t)w * h; i++) dst[4 * i + 3] = 255; /* composited over an opaque background */
 }
 
+/* stbi_write_png_to_func's sink: the PNG's bytes into the output file, checked at the close. */
+static void png_sink(void *user, void *data, int size) { fwrite(data, 1, (size_t)size, user); }
+
 int app_write_png_rgba16f(const char *path, uint32_t w, uint32_t h, const uint16_t *pixels, char *err, size_t n) {
   uint8_t *rgba = malloc((size_t)w * h * 4);
   if (!rgba) {
-    snprintf(err, n, "%s: out of memory for a %ux%u image", path, w, h);
+    snprintf(err, n, "%s: out of memory for a %ux%u image", viewer_path(path), w, h);
     return -1;
   }
   app_rgba16f_to_rgba8(pixels, w, h, rgba);
-  int ok = stbi_write_png(path, (int)w, (int)h, 4, rgba, (int)w * 4);
-  free(rgba);
-  if (!ok) {
-    snprintf(err, n, "%s: cannot write the PNG", path);
-    return -1;
+  viewer_out out;
+  int rc = viewer_out_open(&out, path, err, n);
+  if (rc == 0) {
+    /* stb reports only its own failures (memory); the writes' are the stream's (ferror at the close) */
+    if (stbi_write_png_to_func(png_sink, out.f, (int)w, (int)h, 4, rgba, (int)w * 4)) {
+      rc = viewer_out_close(&out, err, n);
+    } else {
+      snprintf(err, n, "%s: cannot encode the PNG", viewer_path(path));
+      viewer_out_discard(&out);
+      rc = -1;
+    }
   }
-  return 0;
+  free(rgba);
+  return rc;
 }

@@ -5,6 +5,7 @@
 
 #include "view_control.h"
 #include "options.h"
+#include "out_file.h"
 #include "splat_renderer.h"
 #include "splat_scene.h"
 #include "vkh.h"
@@ -96,12 +97,15 @@ void app_stats_print(const app_stats *s, FILE *f, const char *title);
 double app_percentile(const double *values, uint32_t count, double p);
 void app_stats_free(app_stats *s);
 
-/* CSV of per-frame timings: header written on open. */
-FILE *app_timings_open(const char *path, char *err, size_t err_size);
+/* --timings: a CSV of per-frame timings in `out` (out_file.h: complete under `path` once
+ * viewer_out_close said so, or not there), its header written on open. Returns -1 with a
+ * message in err. */
+int app_timings_open(viewer_out *out, const char *path, char *err, size_t err_size);
 void app_timings_row(FILE *f, uint32_t frame, const splat_timings *t);
 
 /* Converts an RGBA16F image (premultiplied over an opaque background) to 8-bit and writes a
- * PNG. Returns -1 with a message in err. */
+ * PNG, complete or not at all (out_file.h). Returns -1 with "<path>: <why>" in err (a full
+ * disk: "<path>: write failed: No space left on device"). */
 int app_write_png_rgba16f(const char *path, uint32_t w, uint32_t h, const uint16_t *pixels, char *err, size_t err_size);
 void app_rgba16f_to_rgba8(const uint16_t *src, uint32_t w, uint32_t h, uint8_t *dst);
 

@@ -2,6 +2,7 @@
  * a .spz, whichever OUT's extension names, then says what it did. No Vulkan. */
 #include "convert.h"
 #include "app.h" /* app_max_load_memory */
+#include "message.h"
 
 #include "splat_scene.h"
 
@@ -35,7 +36,7 @@ int splatview_convert(const char *in, const char *out) {
   double t0 = seconds();
   splat_load_options o = {.threads = 1, .max_memory = app_max_load_memory()};
   if (splat_scene_load_ex2(in, &s, &o, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
+    viewer_error("%s", err);
     return 1;
   }
   double t1 = seconds();
@@ -43,7 +44,7 @@ int splatview_convert(const char *in, const char *out) {
   int rc = spz ? splat_scene_write_spz(out, &s, err, sizeof err) : splat_scene_write_ply(out, &s, err, sizeof err);
   double t2 = seconds();
   if (rc != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
+    viewer_error("%s", err);
     splat_scene_free(&s);
     return 1;
   }
@@ -51,7 +52,7 @@ int splatview_convert(const char *in, const char *out) {
   bool smaller = out_mb <= in_mb;
   double ratio = smaller ? (out_mb > 0 ? in_mb / out_mb : 0.0) : (in_mb > 0 ? out_mb / in_mb : 0.0);
   printf("converted %s (%.2f MB) to %s (%.2f MB, %.1fx %s): %u splats, SH degree %u%s; load %.3f s, write %.3f s\n",
-         in, in_mb, out, out_mb, ratio, smaller ? "smaller" : "larger", s.count, s.sh_degree,
+         viewer_path(in), in_mb, viewer_path(out), out_mb, ratio, smaller ? "smaller" : "larger", s.count, s.sh_degree,
          (s.flags & SPLAT_SCENE_ANTIALIASED) ? ", antialiased" : "", t1 - t0, t2 - t1);
   if (s.dropped) printf("  %u splats with non-finite values were left out on loading\n", s.dropped);
   splat_scene_free(&s);

@@ -4,6 +4,7 @@
 #include "gpu_clock.h"
 #include "host_pass.h"
 #include "input.h"
+#include "message.h"
 #include "objects.h"
 #include "stream.h"
 #include "vkh.h"
@@ -26,9 +27,10 @@ typedef struct headless {
   splat_camera cam;        /* the start camera */
   vkh_context ctx;
   app_renderer ar;
+  viewer_log log;          /* the renderer's */
   viewer_host_pass hp;     /* --grid: the viewer's own pass */
   float grid[3][3];        /* its origin and half extents */
-  FILE *csv;
+  viewer_out csv;          /* --timings */
   vkh_buffer readback;     /* the last frame, for --out */
   app_stats stats;
   splat_timings last;
@@ -69,13 +71,13 @@ static int load_scenes(headless *h) {
     char err[1024];
     double t0 = seconds();
     if (app_load_scene(path, scene, true, err, sizeof err) != 0) {
-      fprintf(stderr, "splatview: %s\n", err);
+      viewer_error("%s", err);
       return -1;
     }
     if (o->bench) printf("scene: %u splats read and decoded in %.2f s\n", scene->count, seconds() - t0);
     if (scene->dropped || scene->clamped)
-      fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", path,
-              scene->dropped, scene->clamped);
+      viewer_error("%s: %u splats dropped and %u values clamped (non-finite values)", path,
+                   scene->dropped, scene->clamped);
   }
   printf("load: decoded %.3f s\n", since_open(h));
   return 0;
@@ -101,7 +103,7 @@ static int load_view(headless *h) {
     goto fail;
   return 0;
 fail:
-  fprintf(stderr, "splatview: %s\n", err);
+  viewer_error("%s", err);
   return -1;
 }
 
@@ -125,14 +127,14 @@ static void create_gpu(headless *h) {
   if (o->bench) h->clock = gpu_clock_open_vk(h->ctx.physical_device, h->clock_note, sizeof h->clock_note);
   app_renderer_options ro = {.memory_budget = (VkDeviceSize)h->o->memory_budget_mib << 20,
                              .sh_precision = h->o->sh_precision, .upload_threads = h->o->upload_threads};
-  app_renderer_create_opts(&h->ctx, 1, vkh_sort_log, NULL, &ro, &h->ar);
+  app_renderer_create_opts(&h->ctx, 1, viewer_log_fn, &h->log, &ro, &h->ar);
   if (h->t_open) h->not_counted += seconds() - t0;
 }
 
 static int check_sort(headless *h) {
   if (splat_renderer_has_sort(h->ar.renderer, h->o->sort)) return 0;
-  fprintf(stderr, "splatview: --sort %s is not available on %s\n", splatsort_algorithm_name(h->o->sort),
-          h->ctx.props.deviceName);
+  viewer_error("--sort %s is not available on %s", splatsort_algorithm_name(h->o->sort),
+               h->ctx.props.deviceName);
   return -1;
 }
 
@@ -142,10 +144,13 @@ static int setup_gpu(headless *h) {
   create_gpu(h);
   double t0 = seconds();
   for (uint32_t i = 0; i < o->scene_count; i++) {
-    VkResult res = viewer_objects_add(&h->objects, h->ar.renderer, &h->scenes[i], o->scenes[i], i == 0);
-    if (res != VK_SUCCESS) {
-      fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", o->scenes[i], h->scenes[i].count,
-              vkh_result_name(res));
+    char why[1024];
+    VkResult res = viewer_objects_add(&h->objects, h->ar.renderer, &h->scenes[i], o->scenes[i], i == 0, &h->log,
+                                      why, sizeof why);
+    if (res != VK_SUCCESS) { /* one line: the renderer's reason, else ours */
+      if (why[0]) viewer_error("%s: %s", o->scenes[i], why);
+      else viewer_error("%s: cannot upload %u splats to the GPU (%s)", o->scenes[i], h->scenes[i].count,
+                        vkh_result_name(res));
       return -1;
     }
     splat_upload_stats st;
@@ -163,8 +168,8 @@ static int setup_gpu(headless *h) {
 static int setup_output(headless *h) {
   const splatview_options *o = h->o;
   char err[1024];
-  if (o->timings && !(h->csv = app_timings_open(o->timings, err, sizeof err))) {
-    fprintf(stderr, "splatview: %s\n", err);
+  if (o->timings && app_timings_open(&h->csv, o->timings, err, sizeof err) != 0) {
+    viewer_error("%s", err);
     return -1;
   }
   if (o->out)
@@ -226,7 +231,7 @@ static int render_frame(headless *h, uint32_t frame, bool readback) {
   if (res == VK_SUCCESS && readback) record_readback(h, cmd);
   vkh_submit_wait(&h->ctx, cmd);
   if (res != VK_SUCCESS && f.raster == SPLAT_RASTER_COMPUTE) {
-    fprintf(stderr, "splatview: the compute raster cannot run (%s); --raster graphics can\n", vkh_result_name(res));
+    viewer_error("the compute raster cannot run (%s); --raster graphics can", vkh_result_name(res));
     return -1;
   }
   VK_CHECK(res);
@@ -253,7 +258,7 @@ static int warm_up(headless *h) {
       return -1;
     }
     app_stats_add(&h->stats, &h->last);
-    if (h->csv) app_timings_row(h->csv, n, &h->last);
+    if (h->csv.f) app_timings_row(h->csv.f, n, &h->last);
     times[n++] = h->last.total_ms;
     h->settled = n >= o->warmup && gpu_clock_settled(times, n, GPU_CLOCK_SETTLE_WINDOW, GPU_CLOCK_SETTLE_TOLERANCE);
   }
@@ -287,10 +292,10 @@ static int render_frames(headless *h) {
     }
     if (o->bench) gpu_clock_stats_add(h->clock, &h->clock_stats);
     app_stats_add(&h->stats, &h->last);
-    if (h->csv) app_timings_row(h->csv, h->warmup_frames + frame, &h->last);
+    if (h->csv.f) app_timings_row(h->csv.f, h->warmup_frames + frame, &h->last);
     if (out && app_overflowed(&h->last)) {
       printf("frame %u needed %u pairs, more than the %u it had: rendered again for %s\n", frame, h->last.pairs,
-             h->last.pair_capacity, o->out);
+             h->last.pair_capacity, viewer_path(o->out));
       if (render_frame(h, frame, true) != 0) return -1;
     }
   }
@@ -311,15 +316,22 @@ static void report_clock(headless *h) {
            h->clock_stats.below, h->clock_stats.samples);
 }
 
-/* The summary line, the statistics and the PNG. Returns 0, or 1 when the PNG was not written. */
+/* The timings file closed, the summary line, the statistics and the PNG. Returns 0, or 1 when
+ * the timings or the PNG could not be written. */
 static int report(headless *h) {
   const splatview_options *o = h->o;
   const splat_timings *t = &h->last;
-  if (h->csv) fclose(h->csv);
-  h->csv = NULL;
-  char name[1024];
-  if (o->scene_count > 1) snprintf(name, sizeof name, "%s + %u more (%u objects)", o->scene, o->scene_count - 1, o->scene_count);
-  else snprintf(name, sizeof name, "%s", o->scene);
+  char name[1024], err[1024];
+  int status = 0;
+  if (viewer_out_close(&h->csv, err, sizeof err) != 0) {
+    viewer_error("%s", err);
+    status = 1;
+  }
+  if (o->scene_count > 1)
+    snprintf(name, sizeof name, "%s + %u more (%u objects)", viewer_path(o->scene), o->scene_count - 1,
+             o->scene_count);
+  else
+    snprintf(name, sizeof name, "%s", viewer_path(o->scene));
   printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s on %s\n", name,
          viewer_objects_splats(&h->objects),
          t->visible, h->width, h->height, splatsort_algorithm_name(t->sort), t->key_bits,
@@ -327,20 +339,19 @@ static int report(headless *h) {
   app_print_overflow(stdout, t);
   if (o->frames > 1 || o->bench) app_stats_print(&h->stats, stdout, o->bench ? "benchmark" : "frame times");
   if (o->bench) report_clock(h);
-  if (!o->out) return 0;
-  char err[1024];
+  if (!o->out) return status;
   if (app_write_png_rgba16f(o->out, h->width, h->height, h->readback.mapped, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
+    viewer_error("%s", err);
     return 1;
   }
-  printf("wrote %s\n", o->out);
-  return 0;
+  printf("wrote %s\n", viewer_path(o->out));
+  return status;
 }
 
 /* Frees whatever h holds, however far the run got. Returns `status`, or 1 when the validation
  * layer spoke. */
 static int headless_destroy(headless *h, int status) {
-  if (h->csv) fclose(h->csv);
+  viewer_out_discard(&h->csv); /* a run that failed leaves no partial timings file */
   viewer_loader_destroy(h->loader); /* cancels and joins a load still running */
   vkh_buffer_destroy(&h->ctx, &h->readback);
   app_stats_free(&h->stats);
@@ -351,7 +362,7 @@ static int headless_destroy(headless *h, int status) {
   splat_cameras_free(h->cams);
   for (uint32_t i = 0; i < SPLATVIEW_MAX_SCENES; i++) splat_scene_free(&h->scenes[i]);
   if (h->ctx.validation_messages) {
-    fprintf(stderr, "splatview: %u validation messages\n", h->ctx.validation_messages);
+    viewer_error("%u validation messages", h->ctx.validation_messages);
     status = 1;
   }
   return status;
@@ -382,7 +393,7 @@ static int stream_parts(headless *h) {
     uint32_t parts = s->parts;
     double budget = h->loading_frames ? 0.05 : 0; /* the first frame as soon as a part is in */
     if (viewer_stream_pump(s, h->loader, h->ar.renderer, budget, 0.01, h->t_open, NULL, err, sizeof err) < 0) {
-      fprintf(stderr, "splatview: %s: %s\n", h->o->scene, err);
+      viewer_error("%s: %s", h->o->scene, err);
       return -1;
     }
     if (parts == 0 && s->parts > 0 && place_first_part(h) != 0) return -1;
@@ -399,7 +410,7 @@ static int stream_scene(headless *h) {
   const splatview_options *o = h->o;
   char err[1200];
   if (o->scene_count != 1) {
-    fprintf(stderr, "splatview: --stream opens one scene (%u given)\n", o->scene_count);
+    viewer_error("--stream opens one scene (%u given)", o->scene_count);
     return -1;
   }
   create_gpu(h);
@@ -410,7 +421,7 @@ static int stream_scene(headless *h) {
   h->loader = viewer_loader_create();
   h->t_open = seconds();
   if (!h->loader || viewer_loader_start(h->loader, o->scene, true, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", h->loader ? err : "out of memory");
+    viewer_error("%s", h->loader ? err : "out of memory");
     return -1;
   }
   h->loading = true;
@@ -422,7 +433,7 @@ static int stream_scene(headless *h) {
   if (rc == 0 && viewer_stream_finish(&h->stream, h->ar.renderer, err, sizeof err) != 0) rc = -1;
   if (rc != 0) {
     splat_scene_free(&scene);
-    fprintf(stderr, "splatview: %s\n", rc == SPLAT_SCENE_CANCELLED ? "loading was cancelled" : err);
+    viewer_error("%s", rc == SPLAT_SCENE_CANCELLED ? "loading was cancelled" : err);
     return -1;
   }
   printf("load: full scene %.3f s (%u splats in %u parts, %u frames drawn while loading)\n", since_open(h),
@@ -432,14 +443,15 @@ static int stream_scene(headless *h) {
   ob->count = h->stream.resident;
   app_scene_bounds(&scene, ob->lo, ob->hi);
   if (scene.dropped || scene.clamped)
-    fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", o->scene,
-            scene.dropped, scene.clamped);
+    viewer_error("%s: %u splats dropped and %u values clamped (non-finite values)", o->scene,
+                 scene.dropped, scene.clamped);
   splat_scene_free(&scene);
   return load_view(h);
 }
 
 int splatview_run_headless(const splatview_options *o) {
   headless h = {.o = o};
+  viewer_log_init(&h.log);
   if (o->stream ? stream_scene(&h) != 0 || setup_output(&h) != 0
                 : load_scenes(&h) != 0 || setup_gpu(&h) != 0 || load_view(&h) != 0 || setup_output(&h) != 0)
     return headless_destroy(&h, 1);

@@ -1,7 +1,8 @@
 /* The heads-up display: stb_easy_font quads, indexed as triangles, alpha-blended over the
  * swapchain image. */
-#include "ssvk_graphics.h"
 #include "hud.h"
+#include "message.h"
+#include "ssvk_graphics.h"
 
 #include "hud_shared.h"
 #include "splatview_spv_spv.h"
@@ -48,7 +49,7 @@ static void create_pipeline(viewer_hud *h) {
 viewer_hud *viewer_hud_create(vkh_context *ctx, VkFormat format, uint32_t slots) {
   viewer_hud *h = calloc(1, sizeof *h);
   if (!h || slots == 0 || slots > HUD_MAX_SLOTS) {
-    fprintf(stderr, "splatview: cannot create the HUD (%u frame slots)\n", slots);
+    viewer_error("cannot create the HUD (%u frame slots)", slots);
     exit(1);
   }
   h->ctx = ctx;

@@ -1,12 +1,13 @@
 /* splatview: open a Gaussian-splat scene in a window, render it headless, or convert it. */
 #include "app.h"
 #include "convert.h"
+#include "message.h"
 
 int main(int argc, char **argv) {
   splatview_options o;
   char err[512];
   if (splatview_parse(argc, argv, &o, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
+    viewer_error("%s", err);
     return 2;
   }
   app_set_max_load_memory((uint64_t)o.max_load_memory_mib << 20);

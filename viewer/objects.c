@@ -28,9 +28,8 @@ static void place(const viewer_objects *s, viewer_object *o) {
     o->offset[k] = 0.5f * (first->lo[k] + first->hi[k]) + first->offset[k] - 0.5f * (o->lo[k] + o->hi[k]);
 }
 
-VkResult viewer_objects_add(viewer_objects *s, splat_renderer *r, const splat_scene *scene, const char *path,
-                            bool replace) {
-  if (!replace && s->count == SPLAT_MAX_OBJECTS) return VK_ERROR_TOO_MANY_OBJECTS;
+/* The upload itself, the renderer's messages going wherever viewer_objects_add's caller says. */
+static VkResult add(viewer_objects *s, splat_renderer *r, const splat_scene *scene, const char *path, bool replace) {
   viewer_object o = {.count = scene->count};
   app_scene_name(o.name, sizeof o.name, path);
   app_scene_bounds(scene, o.lo, o.hi);
@@ -47,6 +46,17 @@ VkResult viewer_objects_add(viewer_objects *s, splat_renderer *r, const splat_sc
   s->selected = s->count;
   s->at[s->count++] = o;
   return VK_SUCCESS;
+}
+
+VkResult viewer_objects_add(viewer_objects *s, splat_renderer *r, const splat_scene *scene, const char *path,
+                            bool replace, viewer_log *log, char *why, size_t why_size) {
+  why[0] = 0;
+  if (!replace && s->count == SPLAT_MAX_OBJECTS) return VK_ERROR_TOO_MANY_OBJECTS;
+  viewer_log_hold(log, true);
+  VkResult res = add(s, r, scene, path, replace);
+  if (res != VK_SUCCESS) viewer_log_take(log, why, why_size);
+  viewer_log_hold(log, false); /* a message after a success: its own line, as ever */
+  return res;
 }
 
 uint32_t viewer_objects_splats(const viewer_objects *s) {

@@ -3,6 +3,7 @@
 #ifndef SPLATVIEW_OBJECTS_H
 #define SPLATVIEW_OBJECTS_H
 
+#include "message.h"
 #include "splat_renderer.h"
 #include "splat_scene.h"
 
@@ -30,9 +31,11 @@ typedef struct viewer_objects {
  * renderer's set_scene); else added right of the others along x, a tenth of the wider box
  * apart, centred on the first one's y and z. No submitted frame may still use the renderer.
  * On failure (the renderer's VkResult, or VK_ERROR_TOO_MANY_OBJECTS when all
- * SPLAT_MAX_OBJECTS are taken) the objects stay as they were. The new one is selected. */
+ * SPLAT_MAX_OBJECTS are taken) the objects stay as they were, and what the renderer said about
+ * it (`log`: the renderer's, viewer_log) is in `why` ("" when it said nothing) instead of a line
+ * of its own, for the caller's one line. The new one is selected. */
 VkResult viewer_objects_add(viewer_objects *s, splat_renderer *r, const splat_scene *scene, const char *path,
-                            bool replace);
+                            bool replace, viewer_log *log, char *why, size_t why_size);
 /* Splats over all objects. */
 uint32_t viewer_objects_splats(const viewer_objects *s);
 /* The box around every object as placed (what the views frame). */

@@ -7,12 +7,13 @@
 #include "host_pass.h"
 #include "hud.h"
 #include "input.h"
+#include "message.h"
 #include "objects.h"
 #include "swapchain.h"
+#include "vkh.h"
 #include "window_hud.h"
 #include "window_load.h"
 #include "window_stream.h"
-#include "vkh.h"
 
 #define GLFW_INCLUDE_VULKAN
 #include <GLFW/glfw3.h>
@@ -52,6 +53,7 @@ typedef struct viewer {
   int built_w, built_h;     /* framebuffer size the swapchain was built for */
   bool rebuild;
   app_renderer ar;          /* the renderer and its sorters */
+  viewer_log log;           /* the renderer's */
   viewer_host_pass hp;      /* --grid: the viewer's own pass, grid then splats */
   viewer_hud *hud;
   frame_slot slots[FRAMES_IN_FLIGHT];
@@ -76,7 +78,7 @@ typedef struct viewer {
   splat_raster_path ring_raster; /* the path of the frames in the ring */
   app_stats stats;
   bool keep_stats;
-  FILE *csv;
+  viewer_out csv;          /* --timings */
   double fps, fps_t0;
   uint32_t fps_frames;
 
@@ -103,9 +105,10 @@ static void set_message(viewer *v, bool error, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(v->message, sizeof v->message, fmt, ap);
   va_end(ap);
+  viewer_printable(v->message); /* the HUD shows it too */
   v->message_error = error;
   v->message_until = glfwGetTime() + (error ? 10.0 : 3.0);
-  if (error) fprintf(stderr, "splatview: %s\n", v->message);
+  if (error) viewer_error("%s", v->message);
 }
 
 /* Ctrl-C / kill end the loop like Esc, so the exit is as clean (and as checked). */
@@ -115,7 +118,7 @@ static void on_signal(int sig) {
   quit_signal = 1;
 }
 
-static void on_glfw_error(int code, const char *what) { fprintf(stderr, "splatview: GLFW error %d: %s\n", code, what); }
+static void on_glfw_error(int code, const char *what) { viewer_error("GLFW error %d: %s", code, what); }
 
 static void label(viewer *v, VkCommandBuffer cmd, const char *name) { ssvk_label_begin(&v->ctx.vk, cmd, name); }
 
@@ -136,7 +139,7 @@ static void collect(viewer *v, frame_slot *fs, uint32_t slot) {
   v->ring_next = (v->ring_next + 1) % WINDOW_MEDIAN_FRAMES;
   if (v->ring_count < WINDOW_MEDIAN_FRAMES) v->ring_count++;
   if (v->keep_stats) app_stats_add(&v->stats, &t);
-  if (v->csv) app_timings_row(v->csv, fs->frame, &t);
+  if (v->csv.f) app_timings_row(v->csv.f, fs->frame, &t);
 }
 
 /* Waits for every submitted frame and collects their timings oldest first. */
@@ -162,7 +165,7 @@ static int rebuild(viewer *v) {
                                         &v->sc, err, sizeof err);
   if (res == VK_NOT_READY) return 0;
   if (res != VK_SUCCESS) {
-    fprintf(stderr, "splatview: %s\n", err);
+    viewer_error("%s", err);
     return -1;
   }
   v->built_w = w;
@@ -222,10 +225,13 @@ static void show_scene(viewer *v, const char *path, splat_scene *scene_in, bool 
     return;
   }
   drain(v); /* the renderer frees or grows buffers: no frame may still use them */
-  VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, &scene, path, !add);
+  char why[1024];
+  VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, &scene, path, !add, &v->log, why, sizeof why);
   if (res != VK_SUCCESS) {
     if (res == VK_ERROR_TOO_MANY_OBJECTS)
       set_message(v, true, "%s: already %u objects, the most there can be; %s", path, v->objects.count, stays);
+    else if (why[0]) /* it says what stays */
+      set_message(v, true, "%s: %s", path, why);
     else
       set_message(v, true, "%s: cannot upload %u splats to the GPU (%s); %s", path, scene.count,
                   vkh_result_name(res), stays);
@@ -239,8 +245,11 @@ static void show_scene(viewer *v, const char *path, splat_scene *scene_in, bool 
   const viewer_object *o = &v->objects.at[v->objects.selected];
   set_message(v, false, "%s %s: %u splats%s", add ? "added" : "opened", o->name, scene.count,
               scene.dropped ? " (some dropped: non-finite values)" : "");
-  if (add) printf("added %s: %u splats, object %u of %u\n", path, scene.count, v->objects.count, v->objects.count);
-  else printf("opened %s: %u splats\n", path, scene.count);
+  if (add)
+    printf("added %s: %u splats, object %u of %u\n", viewer_path(path), scene.count, v->objects.count,
+           v->objects.count);
+  else
+    printf("opened %s: %u splats\n", viewer_path(path), scene.count);
   fflush(stdout);
   splat_scene_free(&scene);
 }
@@ -277,7 +286,7 @@ static void stream_round(viewer *v, const window_stream_ctx *c) {
     viewer_loader_cancel(v->loads.loader);
   }
   if (rc > 0) {
-    printf("streaming %s: %u of %u splats shown\n", v->ws.path, v->ws.s.resident, v->ws.s.total);
+    printf("streaming %s: %u of %u splats shown\n", viewer_path(v->ws.path), v->ws.s.resident, v->ws.s.total);
     fflush(stdout);
     objects_changed(v);
     viewer_input_frame(&v->in);
@@ -300,7 +309,7 @@ static void stream_done(viewer *v, const window_stream_ctx *c, splat_scene *scen
     const viewer_object *o = &v->objects.at[0];
     set_message(v, false, "opened %s: %u splats%s", o->name, o->count,
                 scene->dropped ? " (some dropped: non-finite values)" : "");
-    printf("opened %s: %u splats\n", v->ws.path, o->count);
+    printf("opened %s: %u splats\n", viewer_path(v->ws.path), o->count);
     fflush(stdout);
   } else if (v->ws.old_freed) {
     set_message(v, true, "%s did not load, and the scene before it was freed for the memory budget", v->ws.path);
@@ -350,7 +359,7 @@ static int save_target(viewer *v, const char *path) {
   splat_renderer_target(v->ar.renderer, &image, &w, &h);
   if (v->o->grid) image = v->hp.color, w = v->hp.width, h = v->hp.height;
   if (!image) {
-    fprintf(stderr, "splatview: %s: no frame rendered yet\n", path);
+    viewer_error("%s: no frame rendered yet", path);
     return -1;
   }
   vkh_buffer rb = vkh_buffer_create(&v->ctx, (VkDeviceSize)w * h * 8, 0, true, "screenshot readback");
@@ -368,7 +377,7 @@ static int save_target(viewer *v, const char *path) {
     set_message(v, true, "%s", err);
     return -1;
   }
-  printf("wrote %s (%ux%u)\n", path, w, h);
+  printf("wrote %s (%ux%u)\n", viewer_path(path), w, h);
   set_message(v, false, "wrote %s", path);
   return 0;
 }
@@ -480,7 +489,7 @@ static int frame_camera(viewer *v, splat_camera *cam) {
   int ok = v->bench ? app_bench_camera(v->o, &v->start_orbit, &v->start_cam, v->frame, e.width, e.height, cam)
                     : viewer_input_camera(&v->in, cam);
   if (ok != 0) /* not reachable from the controllers' clamped state */
-    fprintf(stderr, "splatview: the camera is not usable (frame %u)\n", v->frame);
+    viewer_error("the camera is not usable (frame %u)", v->frame);
   return ok;
 }
 
@@ -691,24 +700,24 @@ static void draw_loading_frame(viewer *v) {
 static int start_first(viewer *v, const char *path, splat_scene *scene) {
   char err[1200];
   if (window_loads_begin(&v->loads, path, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
+    viewer_error("%s", err);
     return -1;
   }
   if (v->o->cameras && splat_cameras_load(v->o->cameras, &v->cams, &v->cam_count, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
+    viewer_error("%s", err);
     return -1; /* viewer_destroy cancels the load */
   }
   /* the command line's other scenes meanwhile, on this thread: a bad one fails before the window */
   for (uint32_t i = 1; i < v->o->scene_count; i++)
     if (app_load_scene(v->o->scenes[i], &v->more[i], false, err, sizeof err) != 0) {
-      fprintf(stderr, "splatview: %s\n", err);
+      viewer_error("%s", err);
       return -1;
     }
   struct stat st;
   if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= LARGE_SCENE) return 0;
   double seconds;
   if (viewer_loader_take(v->loads.loader, scene, &seconds, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
+    viewer_error("%s", err);
     return -1;
   }
   return 0;
@@ -738,12 +747,12 @@ static int open_window(viewer *v, const char *path) {
   const splatview_options *o = v->o;
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) {
-    fprintf(stderr, "splatview: cannot open a window (no display? --headless renders without one)\n");
+    viewer_error("cannot open a window (no display? --headless renders without one)");
     return -1;
   }
   v->glfw_ready = true;
   if (!glfwVulkanSupported()) {
-    fprintf(stderr, "splatview: GLFW finds no Vulkan loader or no window-system support for it\n");
+    viewer_error("GLFW finds no Vulkan loader or no window-system support for it");
     return -1;
   }
   glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
@@ -752,7 +761,7 @@ static int open_window(viewer *v, const char *path) {
   snprintf(title, sizeof title, "splatview - %s", name);
   v->window = glfwCreateWindow((int)o->width, (int)o->height, title, NULL, NULL);
   if (!v->window) {
-    fprintf(stderr, "splatview: cannot create a %ux%u window\n", o->width, o->height);
+    viewer_error("cannot create a %ux%u window", o->width, o->height);
     return -1;
   }
   glfwSetWindowUserPointer(v->window, v);
@@ -772,15 +781,15 @@ static int setup_device(viewer *v) {
   vkh_init(&v->ctx, &vo);
   app_renderer_options ro = {.memory_budget = (VkDeviceSize)v->o->memory_budget_mib << 20,
                              .sh_precision = v->o->sh_precision, .upload_threads = v->o->upload_threads};
-  app_renderer_create_opts(&v->ctx, FRAMES_IN_FLIGHT, vkh_sort_log, NULL, &ro, &v->ar);
+  app_renderer_create_opts(&v->ctx, FRAMES_IN_FLIGHT, viewer_log_fn, &v->log, &ro, &v->ar);
   if (v->o->grid) viewer_host_pass_init(&v->hp, &v->ctx);
   VK_CHECK(glfwCreateWindowSurface(v->ctx.instance, v->window, NULL, &v->surface));
   VkBool32 can_present = VK_FALSE;
   VK_CHECK(vkGetPhysicalDeviceSurfaceSupportKHR(v->ctx.physical_device, v->ctx.queue_family, v->surface,
                                                 &can_present));
   if (!can_present) {
-    fprintf(stderr, "splatview: %s cannot present to this window from its graphics queue\n",
-            v->ctx.props.deviceName);
+    viewer_error("%s cannot present to this window from its graphics queue",
+                 v->ctx.props.deviceName);
     return -1;
   }
   return 0;
@@ -789,16 +798,18 @@ static int setup_device(viewer *v) {
 /* One scene of the start onto the GPU as an object (the first replaces what is there). */
 static int upload(viewer *v, const char *path, const splat_scene *scene) {
   if (scene->count == 0) {
-    fprintf(stderr, "splatview: %s: no splats to show\n", path);
+    viewer_error("%s: no splats to show", path);
     return -1;
   }
   if (scene->dropped || scene->clamped)
-    fprintf(stderr, "splatview: %s: %u splats dropped and %u values clamped (non-finite values)\n", path,
-            scene->dropped, scene->clamped);
-  VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, scene, path, v->objects.count == 0);
-  if (res != VK_SUCCESS) {
-    fprintf(stderr, "splatview: %s: cannot upload %u splats to the GPU (%s)\n", path, scene->count,
-            vkh_result_name(res));
+    viewer_error("%s: %u splats dropped and %u values clamped (non-finite values)", path,
+                 scene->dropped, scene->clamped);
+  char why[1024];
+  VkResult res =
+      viewer_objects_add(&v->objects, v->ar.renderer, scene, path, v->objects.count == 0, &v->log, why, sizeof why);
+  if (res != VK_SUCCESS) { /* one line: the renderer's reason, else ours */
+    if (why[0]) viewer_error("%s: %s", path, why);
+    else viewer_error("%s: cannot upload %u splats to the GPU (%s)", path, scene->count, vkh_result_name(res));
     return -1;
   }
   return 0;
@@ -815,8 +826,8 @@ static int setup_scene(viewer *v, const char *path, const splat_scene *scene, bo
   v->objects.selected = 0;
   set_title(v);
   if (!splat_renderer_has_sort(v->ar.renderer, v->o->sort)) {
-    fprintf(stderr, "splatview: --sort %s is not available on %s\n", splatsort_algorithm_name(v->o->sort),
-            v->ctx.props.deviceName);
+    viewer_error("--sort %s is not available on %s", splatsort_algorithm_name(v->o->sort),
+                 v->ctx.props.deviceName);
     return -1;
   }
   return 0;
@@ -877,13 +888,13 @@ static int setup_view(viewer *v, bool dropped) {
   uint32_t w = v->sc.extent.width ? v->sc.extent.width : o->width;
   uint32_t h = v->sc.extent.height ? v->sc.extent.height : o->height;
   if (o->bench && o->size_given && (w != o->width || h != o->height))
-    fprintf(stderr, "splatview: the window's framebuffer is %ux%u, not the --size %ux%u asked for\n", w, h,
-            o->width, o->height);
+    viewer_error("the window's framebuffer is %ux%u, not the --size %ux%u asked for", w, h,
+                 o->width, o->height);
   char err[1024];
   float lo[3], hi[3];
   viewer_objects_bounds(&v->objects, lo, hi);
   if (app_start_view(o, lo, hi, v->cams, v->cam_count, w, h, &v->start_orbit, &v->start_cam, err, sizeof err) != 0) {
-    fprintf(stderr, "splatview: %s\n", err);
+    viewer_error("%s", err);
     return -1;
   }
   uint32_t sorts = 0;
@@ -897,8 +908,8 @@ static int setup_view(viewer *v, bool dropped) {
   }
   v->keep_stats = o->bench || o->frames > 0;
   v->stats.skip = o->warmup;
-  if (o->timings && !(v->csv = app_timings_open(o->timings, err, sizeof err))) {
-    fprintf(stderr, "splatview: %s\n", err);
+  if (o->timings && app_timings_open(&v->csv, o->timings, err, sizeof err) != 0) {
+    viewer_error("%s", err);
     return -1;
   }
   return 0;
@@ -1003,8 +1014,11 @@ static int report(viewer *v) {
   window_loads_cancel(&v->loads, quit_signal ? "interrupted" : "the window closed");
   drain(v);
   if (o->screenshot && v->frame > 0 && save_target(v, o->screenshot) != 0) status = 1;
-  if (v->csv) fclose(v->csv);
-  v->csv = NULL;
+  char err[1024];
+  if (viewer_out_close(&v->csv, err, sizeof err) != 0) {
+    viewer_error("%s", err);
+    status = 1;
+  }
   char title[300];
   viewer_objects_title(&v->objects, title, sizeof title);
   if (v->frame > 0)
@@ -1021,7 +1035,7 @@ static int report(viewer *v) {
 /* Frees whatever v holds, however far the set-up or the loop got. Returns `status`, or 1 when
  * the validation layer spoke. */
 static int viewer_destroy(viewer *v, int status) {
-  if (v->csv) fclose(v->csv);
+  viewer_out_discard(&v->csv); /* a run that failed leaves no partial timings file */
   app_stats_free(&v->stats);
   if (v->ctx.device) {
     vkDeviceWaitIdle(v->ctx.device); /* a run that failed may leave frames in flight */
@@ -1039,7 +1053,7 @@ static int viewer_destroy(viewer *v, int status) {
   window_loads_end(&v->loads); /* cancels and joins a load still running */
   for (uint32_t i = 0; i < SPLATVIEW_MAX_SCENES; i++) splat_scene_free(&v->more[i]);
   if (v->ctx.validation_messages) {
-    fprintf(stderr, "splatview: %u validation messages\n", v->ctx.validation_messages);
+    viewer_error("%u validation messages", v->ctx.validation_messages);
     status = 1;
   }
   free(v);
@@ -1049,11 +1063,12 @@ static int viewer_destroy(viewer *v, int status) {
 int splatview_run_window(const splatview_options *o) {
   viewer *v = calloc(1, sizeof *v);
   if (!v) {
-    fprintf(stderr, "splatview: out of memory\n");
+    viewer_error("out of memory");
     return 1;
   }
   v->o = o;
   v->bench = o->bench;
+  viewer_log_init(&v->log);
   const char *path = o->scene ? o->scene : splatview_default_scene();
   splat_scene scene = {0};
   int set_up = setup(v, path, &scene);

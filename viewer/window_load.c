@@ -1,5 +1,6 @@
 /* The window's loading in the background (loader.c's thread): which dropped file loads next,
  * whether it replaces the scene or adds an object, and what each load ends with on stdout. */
+#include "message.h"
 #include "window_load.h"
 
 #include <stdio.h>
@@ -80,7 +81,7 @@ int window_loads_take(window_loads *l, uint32_t frames, splat_scene *scene, char
   }
   if (rc == SPLAT_SCENE_CANCELLED) {
     err[0] = 0;
-    printf("cancelled loading %s after %.2f s (%u frame%s drawn meanwhile)\n", st.path, seconds, frames,
+    printf("cancelled loading %s after %.2f s (%u frame%s drawn meanwhile)\n", viewer_path(st.path), seconds, frames,
            frames == 1 ? "" : "s");
     fflush(stdout);
     return 0;
@@ -88,7 +89,7 @@ int window_loads_take(window_loads *l, uint32_t frames, splat_scene *scene, char
   if (rc != 0) return 0;
   double mb = (double)st.bytes / 1e6, t = seconds > 0 ? seconds : 1e-9;
   printf("loaded %s in %.2f s: %.1f MB (%.0f MB/s), %u splats (%.2f M splats/s), %u frame%s drawn meanwhile\n",
-         st.path, seconds, mb, mb / t, scene->count, scene->count / t / 1e6, frames, frames == 1 ? "" : "s");
+         viewer_path(st.path), seconds, mb, mb / t, scene->count, scene->count / t / 1e6, frames, frames == 1 ? "" : "s");
   fflush(stdout);
   snprintf(path, path_size, "%s", st.path);
   *add = l->running_add;
@@ -107,6 +108,6 @@ void window_loads_cancel(window_loads *l, const char *why) {
   double seconds;
   viewer_loader_take(l->loader, &scene, &seconds, err, sizeof err); /* joins the thread */
   splat_scene_free(&scene); /* when it finished before it saw the cancel */
-  printf("cancelled loading %s after %.2f s (%s)\n", st.path, seconds, why);
+  printf("cancelled loading %s after %.2f s (%s)\n", viewer_path(st.path), seconds, why);
   fflush(stdout);
 }

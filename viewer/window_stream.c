@@ -1,7 +1,8 @@
 /* A dropped scene that replaces the current ones, drawn as it arrives; the current ones kept on
  * the GPU until it is complete (window_stream.h). */
-#include "window_stream.h"
 #include "app.h"
+#include "message.h"
+#include "window_stream.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -67,7 +68,7 @@ int window_stream_pump(window_stream *w, const window_stream_ctx *c, viewer_load
     w->freed_now = false;
     snprintf(note, note_size, "%s: the memory budget cannot hold it beside the current scene, which was freed first",
              w->path);
-    fprintf(stderr, "splatview: %s\n", note);
+    viewer_error("%s", note);
   }
   if (got < 0) return -1;
   if (!w->shown && w->s.begun && (w->old_freed || (!w->keep && w->s.resident > 0))) {

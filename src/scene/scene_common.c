@@ -20,10 +20,28 @@ int scene_fail(const scene_error *e, const char *fmt, ...) {
     vsnprintf(e->buf + n, e->size - (size_t)n, fmt, ap);
     va_end(ap);
   }
-  /* One line, whatever a path or strerror contained. */
-  for (char *c = e->buf; *c; ++c)
-    if (*c == '\n' || *c == '\r') *c = ' ';
+  /* One line with nothing a terminal acts on, whatever a path or strerror contained. */
+  scene_printable(e->buf);
   return -1;
+}
+
+void scene_printable(char *s) {
+  unsigned char *p = (unsigned char *)s;
+  while (*p) {
+    unsigned c = *p;
+    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    bool ok = len > 0;
+    for (size_t k = 1; k < len && ok; ++k) ok = (p[k] & 0xC0) == 0x80; /* stops at the terminator */
+    if (ok && len == 1) ok = c >= 0x20 && c != 0x7F;
+    if (ok && len == 2) ok = c >= 0xC2 && !(c == 0xC2 && p[1] < 0xA0); /* overlong; C1 controls */
+    if (ok && len == 3) ok = !(c == 0xE0 && p[1] < 0xA0);                /* overlong */
+    if (ok && len == 4) ok = c <= 0xF4 && !(c == 0xF0 && p[1] < 0x90);   /* overlong; above U+10FFFF */
+    if (!ok) {
+      *p++ = '?';
+      continue;
+    }
+    p += len;
+  }
 }
 
 int scene_report(const scene_error *e, const char *phase, uint64_t done, uint64_t total) {

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -77,6 +78,25 @@ static inline int scene_decoded(const scene_error *e, uint64_t i, uint64_t n) {
   if ((i & (SPLAT_LOAD_DECODE_EVERY - 1)) != 0 || e->progress == NULL) return 0;
   return scene_report(e, "decode", i, n);
 }
+
+/* A writer's output file (scene_out.c): under a temporary name renamed over `path` on success,
+ * so that a failed write leaves no partial file; written in place when `path` is not a regular
+ * file (/dev/full, a FIFO, a symbolic link). open and close return 0, or -1 with "<path>: <why>"
+ * in the error; close checks every write (ferror), the flush and the close, and on failure
+ * removes the temporary file; discard (after an error of the caller's) closes and removes it. */
+typedef struct scene_out {
+  FILE *f;
+  const char *path;
+  char *tmp; /* NULL: written in place */
+} scene_out;
+int scene_out_open(scene_out *o, const char *path, const scene_error *e);
+int scene_out_close(scene_out *o, const scene_error *e);
+void scene_out_discard(scene_out *o);
+
+/* Replaces, in place, every byte of s that could steer a terminal with '?': C0 controls (ESC
+ * included), DEL, C1 controls (U+0080..U+009F) and bytes that are not UTF-8 (a lone 0x9B is CSI
+ * to some terminals). Other UTF-8 is kept. scene_fail applies it to every message. */
+void scene_printable(char *s);
 
 /* Copies at most 48 bytes of a header token into buf (64 bytes) for a message,
  * with anything unprintable replaced by '?', so hostile names stay one short line. */

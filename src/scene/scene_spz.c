@@ -994,14 +994,20 @@ int splat_scene_write_spz(const char *path, const splat_scene *scene, char *err,
   ZSTD_freeCCtx(cctx);
   packed_free(&p);
 
-  FILE *f = rc == 0 ? fopen(path, "wb") : NULL;
-  if (rc == 0 && f == NULL) rc = scene_fail(&e, "cannot create: %s", strerror(errno));
-  if (rc == 0) {
+  scene_out out;
+  if (rc == 0 && scene_out_open(&out, path, &e) == 0) {
+    FILE *f = out.f;
     bool ok = fwrite(head, 1, SPZ_HEADER + nstreams * 16, f) == SPZ_HEADER + nstreams * 16;
     for (uint32_t k = 0; k < nstreams && ok; ++k) ok = fwrite(z[k], 1, zsize[k], f) == zsize[k];
-    if (!ok) rc = scene_fail(&e, "write failed: %s", strerror(errno));
+    if (ok) {
+      rc = scene_out_close(&out, &e);
+    } else {
+      rc = scene_fail(&e, "write failed: %s", strerror(errno));
+      scene_out_discard(&out);
+    }
+  } else {
+    rc = -1;
   }
-  if (f != NULL && fclose(f) != 0 && rc == 0) rc = scene_fail(&e, "write failed on close: %s", strerror(errno));
   for (int k = 0; k < A_COUNT; ++k) free(z[k]);
   return rc;
 }

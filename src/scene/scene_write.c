@@ -32,8 +32,9 @@ int splat_scene_write_ply(const char *path, const splat_scene *scene, char *err,
   const uint32_t coeffs = scene->sh_coeffs, nrest = (coeffs - 1) * 3;
   const uint32_t nfields = 3 + 3 + 3 + nrest + 1 + 3 + 4;
 
-  FILE *f = fopen(path, "wb");
-  if (f == NULL) return scene_fail(&e, "cannot create: %s", strerror(errno));
+  scene_out out;
+  if (scene_out_open(&out, path, &e) != 0) return -1;
+  FILE *f = out.f;
   int rc = 0;
   fprintf(f, "ply\nformat binary_little_endian 1.0\ncomment written by splatsort\n%s"
              "element vertex %u\n", (scene->flags & SPLAT_SCENE_ANTIALIASED) ? "comment SplatRenderMode: mip\n" : "",
@@ -48,7 +49,7 @@ int splat_scene_write_ply(const char *path, const splat_scene *scene, char *err,
   enum { ROWS = 4096 };
   float *buf = malloc((size_t)ROWS * nfields * sizeof(float));
   if (buf == NULL) {
-    fclose(f);
+    scene_out_discard(&out);
     return scene_fail(&e, "out of memory for the write buffer");
   }
   for (uint32_t start = 0; start < scene->count && rc == 0; start += ROWS) {
@@ -72,7 +73,7 @@ int splat_scene_write_ply(const char *path, const splat_scene *scene, char *err,
       rc = scene_fail(&e, "write failed: %s", strerror(errno));
   }
   free(buf);
-  if (ferror(f) && rc == 0) rc = scene_fail(&e, "write failed: %s", strerror(errno));
-  if (fclose(f) != 0 && rc == 0) rc = scene_fail(&e, "write failed on close: %s", strerror(errno));
+  if (rc != 0) scene_out_discard(&out);
+  else rc = scene_out_close(&out, &e); /* the header's fprintfs too: ferror */
   return rc;
 }

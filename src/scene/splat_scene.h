@@ -242,8 +242,12 @@ void splat_scene_free(splat_scene *scene);
  * f_rest_* opacity scale_0..2 rot_0..3, all float) holding the raw, pre-activation
  * values: log scale, logit opacity, f_rest channel-major. An opacity of exactly 1
  * or 0 and a scale of 0 are written as finite values that activate back to them.
- * Returns 0, or -1 with "<path>: <what is wrong>" in err (the file may then be
- * partly written). */
+ * The file is written under a temporary name in the same folder and renamed to `path` once
+ * complete, so that a failure (a full disk, a write error) leaves no partial file and the
+ * file that was there (if any) untouched; a `path` that is not a regular file (a device, a
+ * FIFO, a symbolic link) is written in place.
+ * Returns 0, or -1 with "<path>: <what is wrong>" in err (a failed write: "<path>: write
+ * failed: <strerror>"). Unprintable bytes in the message (a path's escape sequences) are '?'. */
 int splat_scene_write_ply(const char *path, const splat_scene *scene, char *err, size_t err_size);
 
 /* Writes a .spz, version 4 (the 32-byte header, then positions, alphas, colours, scales,
@@ -255,7 +259,8 @@ int splat_scene_write_ply(const char *path, const splat_scene *scene, char *err,
  * [-1, 1] to 5 bits (degree 1) and 4 bits (degrees 2, 3); values outside a range are clamped to
  * it. Axes are converted from the .ply convention to the format's (see above), and
  * SPLAT_SCENE_ANTIALIASED in scene->flags sets the file's antialiased flag.
- * Returns 0, or -1 with "<path>: <what is wrong>" in err (the file may then be partly written). */
+ * Written as splat_scene_write_ply writes: complete under `path` or not there at all.
+ * Returns 0, or -1 with "<path>: <what is wrong>" in err. */
 int splat_scene_write_spz(const char *path, const splat_scene *scene, char *err, size_t err_size);
 
 #ifdef __cplusplus

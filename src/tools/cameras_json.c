@@ -29,14 +29,6 @@
 #define PRINTF_LIKE(f, a)
 #endif
 
-static void set_err(char *err, size_t err_size, const char *fmt, ...) PRINTF_LIKE(3, 4);
-static void set_err(char *err, size_t err_size, const char *fmt, ...) {
-  if (!err || err_size == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, err_size, fmt, ap);
-  va_end(ap);
-}
 
 /* Length of the valid UTF-8 sequence at s[0..n), or 0 if it is not valid. */
 static size_t utf8_len(const unsigned char *s, size_t n) {
@@ -89,6 +81,19 @@ static void printable(char *out, size_t n, const char *s) {
     i += m;
   }
   out[k] = 0;
+}
+
+/* Every message, made printable as a whole (the file's path too: a name with an escape
+ * sequence must not reach the terminal as one). */
+static void set_err(char *err, size_t err_size, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static void set_err(char *err, size_t err_size, const char *fmt, ...) {
+  if (!err || err_size == 0) return;
+  char line[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  printable(err, err_size, line);
 }
 
 /* The text being read: `start` is 3 after a UTF-8 byte order mark (not JSON, but editors add
