@@ -7,10 +7,10 @@
  * that reached the failure, a log message naming the failed Vulkan function, the objects made
  * still usable (the failed step, tried again, works) and destroyable, and no object left at
  * vkDestroyDevice (the validation layer's object tracking; LeakSanitizer in the sanitizer build).
- *   test_faults [--stride K] [--all-errors] [--verbose]
- * --stride K: every K-th N only (with a rotating offset none are left out across K runs); the
- * errors rotate over N (OUT_OF_DEVICE_MEMORY, OUT_OF_HOST_MEMORY, DEVICE_LOST), or with
- * --all-errors each N gets all three. */
+ *   test_faults [--stride K [--offset O]] [--all-errors] [--verbose]
+ * --stride K: every K-th N only, from O (K runs with O = 0..K-1 leave none out); the error
+ * rotates over N (OUT_OF_DEVICE_MEMORY, OUT_OF_HOST_MEMORY, DEVICE_LOST), or with --all-errors
+ * each N gets all three; --verbose prints the libraries' messages. */
 #include "check.h"
 #include "sort_harness.h"
 #include "splat_renderer.h"
@@ -26,6 +26,7 @@ static struct {
   long fail_at;         /* the call to fail (-1: none) */
   VkResult error;       /* what it returns */
   const char *failed;   /* the function failed this run, NULL until then */
+  long create_calls;    /* of them in splatsort_create */
   int named;            /* a log message after the failure named it */
   int verbose;
 } fi;
@@ -235,32 +236,22 @@ static long run_once(long fail_at, VkResult error, bool self_test) {
   int before = failures;
   run_state s = {.self_test = self_test};
   vkh_options o = vkh_default_options(true);
-  double T[10]; int t = 0;
-  T[t++] = now_seconds();
   vkh_init(&s.ctx, &o);
-  T[t++] = now_seconds();
   splatsort *sorter = make_sorter(&s);
-  T[t++] = now_seconds();
+  fi.create_calls = fi.calls;
   splat_renderer *r = NULL;
   if (sorter) {
     sort_once(&s, sorter);
-  T[t++] = now_seconds();
     r = make_renderer(&s, sorter);
-  T[t++] = now_seconds();
   }
   if (r) {
     scene_once(&s, r);
-  T[t++] = now_seconds();
     frame_once(&s, r, SPLAT_RASTER_GRAPHICS);
-  T[t++] = now_seconds();
     frame_once(&s, r, SPLAT_RASTER_COMPUTE);
-  T[t++] = now_seconds();
   }
   splat_renderer_destroy(r);
   splatsort_destroy(sorter);
   vkh_destroy(&s.ctx);
-  T[t++] = now_seconds();
-  if (getenv("FAULTS_TIMES")) { for (int i = 1; i < t; i++) fprintf(stderr, " %.3f", T[i]-T[i-1]); fprintf(stderr, "\n"); }
   CHECK(s.ctx.validation_messages == 0, "%u validation message(s)", s.ctx.validation_messages);
   if (fail_at < 0) {
     CHECK(s.errors == 0, "a clean run returned %d error(s)", s.errors);
@@ -280,11 +271,11 @@ static long run_once(long fail_at, VkResult error, bool self_test) {
 
 static const VkResult errors[3] = {VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_DEVICE_LOST};
 
-/* Fails every stride-th call of a clean run's `total` (from `offset`), with every error or one
- * rotating over N; returns the runs made. */
-static long sweep(long total, long stride, long offset, int all_errors, bool self_test) {
+/* Fails every stride-th call in [from, to) (from `offset`), with every error or one rotating over
+ * N; returns the runs made. */
+static long sweep(long from, long to, long stride, long offset, int all_errors, bool self_test) {
   long runs = 0;
-  for (long n = offset % stride; n < total; n += stride)
+  for (long n = from + (offset % stride); n < to; n += stride)
     for (int e = 0; e < 3; e++) {
       if (!all_errors && e != n % 3) continue;
       run_once(n, errors[e], self_test);
@@ -308,17 +299,24 @@ int main(int argc, char **argv) {
     }
   }
   if (stride < 1) stride = 1;
+  setvbuf(stdout, NULL, _IOLBF, 0);
   double t0 = now_seconds();
-  long total[2], runs = 0;
+  /* With the self-test, splatsort_create makes the calls it makes without it and then the
+   * self-test's; the rest of the sequence is the same. So the self-test run's create and the
+   * other run's calls after create cover every call once. */
+  long total[2], create[2];
   for (int st = 0; st < 2; st++) {
     total[st] = run_once(-1, VK_SUCCESS, st);
-    printf("test_faults: self-test %s: a clean run makes %ld fallible calls (%.2f s so far)\n", st ? "on" : "off",
-           total[st], now_seconds() - t0);
+    create[st] = fi.create_calls;
+    printf("test_faults: self-test %s: a clean run makes %ld fallible calls, %ld in splatsort_create\n",
+           st ? "on" : "off", total[st], create[st]);
   }
+  CHECK(total[1] - create[1] == total[0] - create[0], "the runs after create differ in length");
   if (failures) return check_report("test_faults");
-  for (int st = 0; st < 2; st++) runs += sweep(total[st], stride, offset, all_errors, st);
-  printf("test_faults: %ld runs, each failing one call (every %ld of %ld + %ld), %s, in %.1f s\n", runs, stride,
-         total[0], total[1], all_errors ? "each with all three errors" : "the error rotating over N",
-         now_seconds() - t0);
+  long runs = sweep(0, create[1], stride, offset, all_errors, true);
+  runs += sweep(create[0], total[0], stride, offset, all_errors, false);
+  printf("test_faults: %ld runs, each failing one call (every %ld of the %ld in create with the self-test, then "
+         "%ld after it), %s, in %.1f s\n", runs, stride, create[1], total[0] - create[0],
+         all_errors ? "each with all three errors" : "the error rotating over N", now_seconds() - t0);
   return check_report("test_faults");
 }

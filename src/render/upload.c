@@ -119,8 +119,8 @@ struct uploader {
 typedef struct uploader uploader;
 
 
-/* A piece stays pending until its fence is waited for and reset (on a lost device nothing runs
- * any more), so that its copy is never freed or its fence reused under the GPU. */
+/* A piece stays pending until its fence is waited for and reset, so that its copy is never
+ * freed or its fence reused under the GPU. */
 static VkResult uploader_wait(uploader *u, uint32_t k) {
   if (!u->pending[k]) return VK_SUCCESS;
   double t0 = render_seconds();
@@ -128,20 +128,22 @@ static VkResult uploader_wait(uploader *u, uint32_t k) {
   VkResult res = u->r->vk.fn.vkWaitForFences(u->r->vk.device, 1, &u->fence[k], VK_TRUE, UINT64_MAX);
   u->r->upload_stats.wait_s += render_seconds() - t0;
   if (res == VK_SUCCESS) call = "vkResetFences", res = u->r->vk.fn.vkResetFences(u->r->vk.device, 1, &u->fence[k]);
-  u->pending[k] = res != VK_SUCCESS && res != VK_ERROR_DEVICE_LOST;
+  u->pending[k] = res != VK_SUCCESS;
   if (res != VK_SUCCESS) rlog(u->r, "uploading splats: %s for a copy failed (%s)", call, ssvk_result_name(res));
   return res;
 }
 
 
 /* Waits for every piece (a failed wait is tried once more) and frees the ring; a copy that may
- * still run keeps what it uses rather than have it freed under the GPU. */
+ * still run (a wait failed twice, the device not lost) keeps what it uses rather than have it
+ * freed under the GPU. */
 static void uploader_end(uploader *u) {
   VkDevice d = u->r->vk.device;
   bool idle = true;
   for (uint32_t k = 0; k < u->pieces; k++) {
-    for (int attempt = 0; attempt < 2 && u->pending[k]; attempt++) (void)uploader_wait(u, k);
-    if (u->pending[k]) {
+    VkResult res = VK_SUCCESS;
+    for (int attempt = 0; attempt < 2 && u->pending[k]; attempt++) res = uploader_wait(u, k);
+    if (u->pending[k] && res != VK_ERROR_DEVICE_LOST) {
       idle = false;
       continue;
     }

@@ -180,9 +180,10 @@ ss_self_test_outcome ss_self_test(splatsort *s, const splatsort_self_test *t, Vk
       free(in_keys);
       return SS_SELF_TEST_TIMEOUT;
     }
-    if (r != VK_SUCCESS && r != VK_ERROR_DEVICE_LOST) {
-      /* Not lost, so the sort may still run: as for a late one, everything stays until
-       * splatsort_destroy (create's failure path) waits for the fence again. */
+    if (r != VK_SUCCESS) {
+      /* The sort may still run: as for a late one, everything stays until splatsort_destroy
+       * (create's failure path) waits for the fence again (and frees it all once it signals or
+       * the device is lost). */
       ss_log(s, "splatsort_create: self-test: vkWaitForFences failed (%s)", ssvk_result_name(r));
       s->pending[s->pending_count++] = run;
       s->pending_timeout_ms = timeout_ms;
