@@ -9,7 +9,7 @@
  * vkDestroyDevice (the validation layer's object tracking; LeakSanitizer in the sanitizer build).
  *   test_faults [--stride K [--offset O]] [--all-errors] [--verbose]
  * --stride K: every K-th N only, from O (K runs with O = 0..K-1 leave none out); the error
- * rotates over N (OUT_OF_DEVICE_MEMORY, OUT_OF_HOST_MEMORY, DEVICE_LOST), or with --all-errors
+ * rotates over the runs (OUT_OF_DEVICE_MEMORY, OUT_OF_HOST_MEMORY, DEVICE_LOST), or with --all-errors
  * each N gets all three; --verbose prints the libraries' messages. */
 #include "check.h"
 #include "sort_harness.h"
@@ -31,7 +31,19 @@ static struct {
   int verbose;
 } fi;
 
+/* The calls of a clean run by function, for the summary. */
+static struct {
+  const char *name;
+  long count;
+} tally[32];
+
 static int inject(const char *name) {
+  if (fi.fail_at < 0)
+    for (int i = 0; i < 32; i++)
+      if (!tally[i].name || tally[i].name == name) {
+        tally[i].name = name, tally[i].count++;
+        break;
+      }
   if (fi.calls++ != fi.fail_at) return 0;
   fi.failed = name;
   return 1;
@@ -272,16 +284,15 @@ static long run_once(long fail_at, VkResult error, bool self_test) {
 static const VkResult errors[3] = {VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_DEVICE_LOST};
 
 /* Fails every stride-th call in [from, to) (from `offset`), with every error or one rotating over
- * N; returns the runs made. */
-static long sweep(long from, long to, long stride, long offset, int all_errors, bool self_test) {
-  long runs = 0;
+ * the runs; returns the runs made (*runs: all so far). */
+static void sweep(long from, long to, long stride, long offset, int all_errors, bool self_test, long *runs) {
   for (long n = from + (offset % stride); n < to; n += stride)
     for (int e = 0; e < 3; e++) {
-      if (!all_errors && e != n % 3) continue;
+      if (!all_errors && e != *runs % 3) continue;
       run_once(n, errors[e], self_test);
-      runs++;
+      ++*runs;
+      if (!all_errors) break;
     }
-  return runs;
 }
 
 int main(int argc, char **argv) {
@@ -312,11 +323,15 @@ int main(int argc, char **argv) {
            st ? "on" : "off", total[st], create[st]);
   }
   CHECK(total[1] - create[1] == total[0] - create[0], "the runs after create differ in length");
+  printf("test_faults: the calls of both clean runs:");
+  for (int i = 0; i < 32 && tally[i].name; i++) printf(" %s %ld", tally[i].name, tally[i].count);
+  printf("\n");
   if (failures) return check_report("test_faults");
-  long runs = sweep(0, create[1], stride, offset, all_errors, true);
-  runs += sweep(create[0], total[0], stride, offset, all_errors, false);
+  long runs = 0;
+  sweep(0, create[1], stride, offset, all_errors, true, &runs);
+  sweep(create[0], total[0], stride, offset, all_errors, false, &runs);
   printf("test_faults: %ld runs, each failing one call (every %ld of the %ld in create with the self-test, then "
          "%ld after it), %s, in %.1f s\n", runs, stride, create[1], total[0] - create[0],
-         all_errors ? "each with all three errors" : "the error rotating over N", now_seconds() - t0);
+         all_errors ? "each with all three errors" : "the error rotating over the runs", now_seconds() - t0);
   return check_report("test_faults");
 }
