@@ -307,7 +307,8 @@ static void blend_into_host(splat_renderer *r, VkCommandBuffer cmd, const VkDesc
   w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = SP_CR_HOST_DEPTH,
                                   .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
                                   .pImageInfo = &depth};
-  r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->p_blend_host[craster_host_format_index(host->color_format)]);
+  r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                             c->p_blend_host[craster_host_format_index(host->color_format)]);
   r->vk.push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->host_layout, 0, n, w);
   r->vk.fn.vkCmdPushConstants(cmd, c->host_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *pc, pc);
   r->vk.fn.vkCmdDispatch(cmd, pc->tiles_x, pc->tiles_y, 1);

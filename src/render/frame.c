@@ -75,7 +75,8 @@ static VkResult ensure_target(splat_renderer *r, uint32_t w, uint32_t h) {
   VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = r->target,
                                .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = SPLAT_TARGET_FORMAT,
                                .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-  if (res == VK_SUCCESS) call = "vkCreateImageView", res = r->vk.fn.vkCreateImageView(d, &vci, r->vk.allocator, &r->target_view);
+  if (res == VK_SUCCESS)
+    call = "vkCreateImageView", res = r->vk.fn.vkCreateImageView(d, &vci, r->vk.allocator, &r->target_view);
   if (res != VK_SUCCESS) {
     r->target_view = VK_NULL_HANDLE;
     rlog(r, "%s for the %ux%u target failed (%s)", call, w, h, ssvk_result_name(res));
@@ -470,11 +471,13 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   uint32_t first = slot * TS_COUNT;
   bool compute = r->slot_raster[slot] == SPLAT_RASTER_COMPUTE;
   /* the graphics raster writes no TS_PAIRS / TS_TILESORTED */
-  VkResult res = compute ? r->vk.fn.vkGetQueryPoolResults(r->vk.device, q, first, TS_RASTERED + 1, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT)
+  VkResult res = compute ? r->vk.fn.vkGetQueryPoolResults(r->vk.device, q, first, TS_RASTERED + 1, sizeof ts, ts, 8,
+                                                          VK_QUERY_RESULT_64_BIT)
                          : r->vk.fn.vkGetQueryPoolResults(r->vk.device, q, first, TS_SORTED + 1, sizeof ts, ts, 8,
                                                  VK_QUERY_RESULT_64_BIT);
   if (res == VK_SUCCESS && !compute)
-    res = r->vk.fn.vkGetQueryPoolResults(r->vk.device, q, first + TS_RASTERED, 1, 8, &ts[TS_RASTERED], 8, VK_QUERY_RESULT_64_BIT);
+    res = r->vk.fn.vkGetQueryPoolResults(r->vk.device, q, first + TS_RASTERED, 1, 8, &ts[TS_RASTERED], 8,
+                                         VK_QUERY_RESULT_64_BIT);
   if (res != VK_SUCCESS) return res;
   double period = r->props.limits.timestampPeriod * 1e-6;
   *out = (splat_timings){0};

@@ -215,8 +215,9 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   if (res == VK_SUCCESS)
     call = "vkCreateQueryPool", res = r->vk.fn.vkCreateQueryPool(r->vk.device, &qpi, r->vk.allocator, &r->queries);
   if (res == VK_SUCCESS)
-    call = "the visible counts' buffer", res = ssvk_buffer_create(&r->vk, 16 * SPLAT_MAX_FRAME_SLOTS, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, false,
-                             "splat visible counts", &r->readback);
+    call = "the visible counts' buffer", res = ssvk_buffer_create(&r->vk, 16 * SPLAT_MAX_FRAME_SLOTS,
+                                                                  VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, false,
+                                                                  "splat visible counts", &r->readback);
   if (res != VK_SUCCESS) {
     rlog(r, "splat_renderer_create: %s failed (%s)", call, ssvk_result_name(res));
     splat_renderer_destroy(r);

@@ -171,7 +171,8 @@ static VkResult uploader_begin(splat_renderer *r, VkDeviceSize piece_bytes, uint
     const char *call = "vkAllocateCommandBuffers";
     res = r->vk.fn.vkAllocateCommandBuffers(r->vk.device, &ai, &u->cmd[k]);
     if (res != VK_SUCCESS) u->cmd[k] = VK_NULL_HANDLE;
-    if (res == VK_SUCCESS) call = "vkCreateFence", res = r->vk.fn.vkCreateFence(r->vk.device, &fci, r->vk.allocator, &u->fence[k]);
+    if (res == VK_SUCCESS)
+      call = "vkCreateFence", res = r->vk.fn.vkCreateFence(r->vk.device, &fci, r->vk.allocator, &u->fence[k]);
     if (res != VK_SUCCESS) u->fence[k] = VK_NULL_HANDLE;
     if (res != VK_SUCCESS) rlog(r, "uploading splats: %s for the staging ring failed (%s)", call, ssvk_result_name(res));
   }

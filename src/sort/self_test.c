@@ -123,15 +123,16 @@ static VkResult make_run(splatsort *s, const splatsort_self_test *t, const splat
   VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   *call = "vkCreateCommandPool";
   VkResult r = s->vk.fn.vkCreateCommandPool(s->vk.device, &pci, s->vk.allocator, &run->pool);
-  if (r == VK_SUCCESS) *call = "vkCreateFence", r = s->vk.fn.vkCreateFence(s->vk.device, &fci, s->vk.allocator, &run->fence);
+  if (r == VK_SUCCESS)
+    *call = "vkCreateFence", r = s->vk.fn.vkCreateFence(s->vk.device, &fci, s->vk.allocator, &run->fence);
   if (r == VK_SUCCESS && (t->flags & SPLATSORT_SELF_TEST_INJECT_STALL_BIT)) {
     VkEventCreateInfo eci = {.sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
     *call = "vkCreateEvent";
     r = s->vk.fn.vkCreateEvent(s->vk.device, &eci, s->vk.allocator, &run->event);
   }
   if (r == VK_SUCCESS)
-    *call = "the self-test's buffer", r = ssvk_buffer_create(&s->vk, size, mr->keyval_usage | mr->internal_usage, true, false, "splatsort self-test",
-                           &run->buffer);
+    *call = "the self-test's buffer", r = ssvk_buffer_create(&s->vk, size, mr->keyval_usage | mr->internal_usage, true,
+                                                             false, "splatsort self-test", &run->buffer);
   return r;
 }
 
