@@ -42,20 +42,20 @@ static VkResult create_host_layout(splat_renderer *r) {
   VkDescriptorSetLayoutCreateInfo dsl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                          .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
                                          .bindingCount = SP_CR_HOST_BIND_COUNT, .pBindings = b};
-  VkResult res = vkCreateDescriptorSetLayout(r->vk.device, &dsl, r->vk.allocator, &c->host_set_layout);
+  VkResult res = r->vk.fn.vkCreateDescriptorSetLayout(r->vk.device, &dsl, r->vk.allocator, &c->host_set_layout);
   if (res != VK_SUCCESS) {
     c->host_set_layout = VK_NULL_HANDLE;
-    rlog(r, "creating the compute raster's host descriptor set layout failed (%s)", ssvk_result_name(res));
+    rlog(r, "vkCreateDescriptorSetLayout for the compute raster's host pass failed (%s)", ssvk_result_name(res));
     return res;
   }
   VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(struct sp_craster_push)};
   VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
                                    .pSetLayouts = &c->host_set_layout, .pushConstantRangeCount = 1,
                                    .pPushConstantRanges = &range};
-  res = vkCreatePipelineLayout(r->vk.device, &pl, r->vk.allocator, &c->host_layout);
+  res = r->vk.fn.vkCreatePipelineLayout(r->vk.device, &pl, r->vk.allocator, &c->host_layout);
   if (res != VK_SUCCESS) {
     c->host_layout = VK_NULL_HANDLE;
-    rlog(r, "creating the compute raster's host pipeline layout failed (%s)", ssvk_result_name(res));
+    rlog(r, "vkCreatePipelineLayout for the compute raster's host pass failed (%s)", ssvk_result_name(res));
   }
   return res;
 }
@@ -123,11 +123,11 @@ void craster_destroy(splat_renderer *r) {
   VkPipeline *p[] = {&c->p_count, &c->p_scan,   &c->p_emit,         &c->p_ranges,
                      &c->p_blend, &c->p_blend_host[0], &c->p_blend_host[1], &c->p_blend_host[2]};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++)
-    if (*p[i]) vkDestroyPipeline(d, *p[i], r->vk.allocator);
-  if (c->layout) vkDestroyPipelineLayout(d, c->layout, r->vk.allocator);
-  if (c->host_layout) vkDestroyPipelineLayout(d, c->host_layout, r->vk.allocator);
-  if (c->host_set_layout) vkDestroyDescriptorSetLayout(d, c->host_set_layout, r->vk.allocator);
-  if (c->set_layout) vkDestroyDescriptorSetLayout(d, c->set_layout, r->vk.allocator);
+    if (*p[i]) r->vk.fn.vkDestroyPipeline(d, *p[i], r->vk.allocator);
+  if (c->layout) r->vk.fn.vkDestroyPipelineLayout(d, c->layout, r->vk.allocator);
+  if (c->host_layout) r->vk.fn.vkDestroyPipelineLayout(d, c->host_layout, r->vk.allocator);
+  if (c->host_set_layout) r->vk.fn.vkDestroyDescriptorSetLayout(d, c->host_set_layout, r->vk.allocator);
+  if (c->set_layout) r->vk.fn.vkDestroyDescriptorSetLayout(d, c->set_layout, r->vk.allocator);
 }
 
 /* The pair buffers for `capacity` pairs, sized for every sorter the renderer has. */
@@ -261,7 +261,7 @@ static VkResult ensure_buffers(splat_renderer *r, uint32_t positions, uint32_t w
 static void dispatch_groups(splat_renderer *r, VkCommandBuffer cmd, uint32_t groups) {
   uint32_t max_x = r->props.limits.maxComputeWorkGroupCount[0];
   uint32_t x = groups < max_x ? groups : max_x;
-  if (x) vkCmdDispatch(cmd, x, ssvk_div_up(groups, x), 1);
+  if (x) r->vk.fn.vkCmdDispatch(cmd, x, ssvk_div_up(groups, x), 1);
 }
 
 static void compute_barrier(splat_renderer *r, VkCommandBuffer cmd) {
@@ -274,7 +274,7 @@ static void compute_barrier(splat_renderer *r, VkCommandBuffer cmd) {
 }
 
 static void push(splat_renderer *r, VkCommandBuffer cmd, const VkDescriptorBufferInfo *bi, VkPipeline pipeline) {
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->craster.layout, bi, SP_CR_BIND_COUNT);
 }
 
@@ -307,10 +307,11 @@ static void blend_into_host(splat_renderer *r, VkCommandBuffer cmd, const VkDesc
   w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = SP_CR_HOST_DEPTH,
                                   .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
                                   .pImageInfo = &depth};
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->p_blend_host[craster_host_format_index(host->color_format)]);
+  r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                             c->p_blend_host[craster_host_format_index(host->color_format)]);
   r->vk.push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->host_layout, 0, n, w);
-  vkCmdPushConstants(cmd, c->host_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *pc, pc);
-  vkCmdDispatch(cmd, pc->tiles_x, pc->tiles_y, 1);
+  r->vk.fn.vkCmdPushConstants(cmd, c->host_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *pc, pc);
+  r->vk.fn.vkCmdDispatch(cmd, pc->tiles_x, pc->tiles_y, 1);
 }
 
 VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int sorter,
@@ -351,28 +352,28 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
                       VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-  vkCmdFillBuffer(cmd, c->ranges.buffer, 0, 8ull * tiles_x * tiles_y, 0);
+  r->vk.fn.vkCmdFillBuffer(cmd, c->ranges.buffer, 0, 8ull * tiles_x * tiles_y, 0);
   if (positions) {
     push(r, cmd, bi, c->p_count);
-    vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+    r->vk.fn.vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
     dispatch_groups(r, cmd, blocks);
     compute_barrier(r, cmd);
   }
   push(r, cmd, bi, c->p_scan);
-  vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-  vkCmdDispatch(cmd, 1, 1, 1);
+  r->vk.fn.vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+  r->vk.fn.vkCmdDispatch(cmd, 1, 1, 1);
   compute_barrier(r, cmd);
   if (positions) {
     push(r, cmd, bi, c->p_emit);
-    vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+    r->vk.fn.vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
     dispatch_groups(r, cmd, blocks);
   }
   compute_barrier(r, cmd);
   /* what the frame needed, for timings and growth (read when the slot is recorded again) */
   VkBufferCopy needed = {4 * SP_CR_STATE_NEEDED, 16ull * f->slot + 4, 4};
-  vkCmdCopyBuffer(cmd, c->state.buffer, r->readback.buffer, 1, &needed);
+  r->vk.fn.vkCmdCopyBuffer(cmd, c->state.buffer, r->readback.buffer, 1, &needed);
   /* each timestamp before a barrier, as frame.c's timestamp() says why (lavapipe) */
-  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_PAIRS);
+  r->vk.fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_PAIRS);
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
 
@@ -391,24 +392,24 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
     ssvk_label_end(&r->vk, cmd);
     return res;
   }
-  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_TILESORTED);
+  r->vk.fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_TILESORTED);
   compute_barrier(r, cmd);
 
   bi[SP_CR_KEYS] = (VkDescriptorBufferInfo){sorted.keys.buffer, sorted.keys.offset, VK_WHOLE_SIZE};
   bi[SP_CR_VALUES] = (VkDescriptorBufferInfo){sorted.values.buffer, sorted.values.offset, VK_WHOLE_SIZE};
   push(r, cmd, bi, c->p_ranges);
-  vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-  vkCmdDispatchIndirect(cmd, c->state.buffer, 4 * SP_CR_STATE_DISPATCH);
+  r->vk.fn.vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+  r->vk.fn.vkCmdDispatchIndirect(cmd, c->state.buffer, 4 * SP_CR_STATE_DISPATCH);
   compute_barrier(r, cmd);
   if (host) {
     blend_into_host(r, cmd, bi, host, &pc);
-    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_RASTERED);
+    r->vk.fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_RASTERED);
     ssvk_label_end(&r->vk, cmd);
     return VK_SUCCESS;
   }
   push(r, cmd, bi, c->p_blend);
-  vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-  vkCmdDispatch(cmd, tiles_x, tiles_y, 1);
+  r->vk.fn.vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+  r->vk.fn.vkCmdDispatch(cmd, tiles_x, tiles_y, 1);
 
   /* into the target (RGBA16F rows of W pixels) */
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -417,11 +418,11 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
   VkBufferImageCopy copy = {.bufferRowLength = W, .bufferImageHeight = H,
                             .imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1}, .imageExtent = {W, H, 1}};
-  vkCmdCopyBufferToImage(cmd, c->image.buffer, r->target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
+  r->vk.fn.vkCmdCopyBufferToImage(cmd, c->image.buffer, r->target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
   ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
                      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
-  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_RASTERED);
+  r->vk.fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_RASTERED);
   ssvk_label_end(&r->vk, cmd);
   return VK_SUCCESS;
 }

@@ -50,9 +50,9 @@ VkResult render_sort_layout(const splat_renderer *r, uint32_t n, sort_layout *l)
 void render_sort_reset(splat_renderer *r, VkCommandBuffer cmd) {
   scene_gpu *s = &r->scene;
   const uint32_t draw_init[SP_DRAW_WORDS] = {4, 0, 0, 0}, header[SP_H_WORDS] = {0, 0x7F7FFFFFu, 0, 0};
-  vkCmdUpdateBuffer(cmd, s->draw.buffer, 0, sizeof draw_init, draw_init);
-  vkCmdUpdateBuffer(cmd, s->scratch.buffer, 0, sizeof header, header);
-  vkCmdFillBuffer(cmd, s->scratch.buffer, s->layout.blocks, s->layout.keys - s->layout.blocks, 0);
+  r->vk.fn.vkCmdUpdateBuffer(cmd, s->draw.buffer, 0, sizeof draw_init, draw_init);
+  r->vk.fn.vkCmdUpdateBuffer(cmd, s->scratch.buffer, 0, sizeof header, header);
+  r->vk.fn.vkCmdFillBuffer(cmd, s->scratch.buffer, s->layout.blocks, s->layout.keys - s->layout.blocks, 0);
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
@@ -110,11 +110,11 @@ VkResult render_record_sort(splat_renderer *r, VkCommandBuffer cmd, int k, uint3
   struct sp_compact_push pc = {.count = count, .key_bits = key_bits};
   ssvk_label_begin(&r->vk, cmd, "splat depth sort");
   ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BINDINGS);
-  vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->key_scan);
-  vkCmdDispatch(cmd, 1, 1, 1);
+  r->vk.fn.vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+  r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->key_scan);
+  r->vk.fn.vkCmdDispatch(cmd, 1, 1, 1);
   compute_barrier(r, cmd);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->key_compact);
+  r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->key_compact);
   render_dispatch_1d(r, cmd, (count + SP_FUSE_ITEMS - 1) / SP_FUSE_ITEMS); /* a workgroup per block */
   compute_barrier(r, cmd);
   VkResult res = splatsort_cmd_sort(r->sorters[k], cmd, &si, sorted);

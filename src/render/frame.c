@@ -15,9 +15,9 @@
 
 void render_target_destroy(splat_renderer *r) {
   VkDevice d = r->vk.device;
-  if (r->target_view) vkDestroyImageView(d, r->target_view, r->vk.allocator);
-  if (r->target) vkDestroyImage(d, r->target, r->vk.allocator);
-  if (r->target_memory) vkFreeMemory(d, r->target_memory, r->vk.allocator);
+  if (r->target_view) r->vk.fn.vkDestroyImageView(d, r->target_view, r->vk.allocator);
+  if (r->target) r->vk.fn.vkDestroyImage(d, r->target, r->vk.allocator);
+  if (r->target_memory) r->vk.fn.vkFreeMemory(d, r->target_memory, r->vk.allocator);
   r->target_view = VK_NULL_HANDLE;
   r->target = VK_NULL_HANDLE;
   r->target_memory = VK_NULL_HANDLE;
@@ -57,26 +57,29 @@ static VkResult ensure_target(splat_renderer *r, uint32_t w, uint32_t h) {
                            .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                                     VK_IMAGE_USAGE_TRANSFER_DST_BIT, /* the compute raster copies in */
                            .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED};
-  VkResult res = vkCreateImage(d, &ici, r->vk.allocator, &r->target);
+  VkResult res = r->vk.fn.vkCreateImage(d, &ici, r->vk.allocator, &r->target);
   if (res != VK_SUCCESS) {
     r->target = VK_NULL_HANDLE;
+    rlog(r, "vkCreateImage for the %ux%u target failed (%s)", w, h, ssvk_result_name(res));
     return res;
   }
   VkMemoryRequirements mr;
-  vkGetImageMemoryRequirements(d, r->target, &mr);
+  r->vk.fn.vkGetImageMemoryRequirements(d, r->target, &mr);
   VkMemoryAllocateInfo mai = {
       .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
       .memoryTypeIndex = ssvk_memory_type(&r->vk, mr.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
-  res = vkAllocateMemory(d, &mai, r->vk.allocator, &r->target_memory);
+  const char *call = "vkAllocateMemory";
+  res = r->vk.fn.vkAllocateMemory(d, &mai, r->vk.allocator, &r->target_memory);
   if (res != VK_SUCCESS) r->target_memory = VK_NULL_HANDLE;
-  if (res == VK_SUCCESS) res = vkBindImageMemory(d, r->target, r->target_memory, 0);
+  if (res == VK_SUCCESS) call = "vkBindImageMemory", res = r->vk.fn.vkBindImageMemory(d, r->target, r->target_memory, 0);
   VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = r->target,
                                .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = SPLAT_TARGET_FORMAT,
                                .subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1}};
-  if (res == VK_SUCCESS) res = vkCreateImageView(d, &vci, r->vk.allocator, &r->target_view);
+  if (res == VK_SUCCESS)
+    call = "vkCreateImageView", res = r->vk.fn.vkCreateImageView(d, &vci, r->vk.allocator, &r->target_view);
   if (res != VK_SUCCESS) {
     r->target_view = VK_NULL_HANDLE;
-    rlog(r, "creating the %ux%u target failed (%d)", w, h, res);
+    rlog(r, "%s for the %ux%u target failed (%s)", call, w, h, ssvk_result_name(res));
     render_target_destroy(r);
     return res;
   }
@@ -94,7 +97,7 @@ static VkResult ensure_target(splat_renderer *r, uint32_t w, uint32_t h) {
  * followed by compute work was stamped after that work: the graphics path's projection read
  * 0.07 ms instead of 4.3 ms. Real GPUs see the same execution order either way. */
 static void timestamp(splat_renderer *r, VkCommandBuffer cmd, uint32_t slot, uint32_t which) {
-  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, slot * TS_COUNT + which);
+  r->vk.fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, slot * TS_COUNT + which);
 }
 
 
@@ -208,7 +211,7 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
                            0}};
     pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > o->sh_degree ? o->sh_degree : (uint32_t)f->sh_degree;
     pc.size = cam->width | cam->height << 16;
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->project);
+    r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->project);
     for (uint32_t c = 0; c < o->chunks && ch_resident(o, c); c++) {
       const object_chunk *ch = &o->chunk[c];
       pc.count = ch_resident(o, c);
@@ -221,7 +224,7 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
       };
       render_sort_bindings(r, bi, (splatsort_buffer){0});
       ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BINDINGS);
-      vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+      r->vk.fn.vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
       render_dispatch_1d(r, cmd, pc.count);
     }
     base += o->resident; /* a streamed object's slots as those of a scene of its resident splats */
@@ -273,9 +276,9 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   scene_gpu *s = &r->scene;
   VkViewport vp = {0, 0, (float)cam->width, (float)cam->height, 0, 1};
   VkRect2D sc = {{0, 0}, {cam->width, cam->height}};
-  vkCmdSetViewport(cmd, 0, 1, &vp);
-  vkCmdSetScissor(cmd, 0, 1, &sc);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+  r->vk.fn.vkCmdSetViewport(cmd, 0, 1, &vp);
+  r->vk.fn.vkCmdSetScissor(cmd, 0, 1, &sc);
+  r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
   VkDescriptorBufferInfo rb[SP_BINDINGS] = {
       [SP_BIND_DEPTHS] = {s->depths.buffer, 0, VK_WHOLE_SIZE},
       [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
@@ -288,8 +291,8 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
       .viewport = {{(float)cam->width, (float)cam->height, 1.0f / cam->width, 1.0f / cam->height}},
       .depth_proj = {{dp[0], dp[1], uint_bits(stereo && !multiview ? (f->eye & 1u) * s->count : 0),
                       uint_bits(multiview ? s->count : 0)}}};
-  vkCmdPushConstants(cmd, r->raster_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof rp, &rp);
-  vkCmdDrawIndirect(cmd, s->draw.buffer, 0, 1, 16);
+  r->vk.fn.vkCmdPushConstants(cmd, r->raster_layout, VK_SHADER_STAGE_VERTEX_BIT, 0, sizeof rp, &rp);
+  r->vk.fn.vkCmdDrawIndirect(cmd, s->draw.buffer, 0, 1, 16);
 }
 
 
@@ -304,7 +307,7 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   craster_frame_begin(r, f->slot);
   ssvk_label_begin(&r->vk, cmd, "splat prepare");
   /* the start before the barrier below, so lavapipe stamps it there (timestamp()) */
-  vkCmdResetQueryPool(cmd, r->queries, f->slot * TS_COUNT, TS_COUNT);
+  r->vk.fn.vkCmdResetQueryPool(cmd, r->queries, f->slot * TS_COUNT, TS_COUNT);
   timestamp(r, cmd, f->slot, TS_START);
   /* Earlier frames on the queue must be done with what this one overwrites: their reads
    * (draw arguments, vertex fetch, sort, count copy) and their writes (write-after-write); and
@@ -321,7 +324,7 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   if (res == VK_SUCCESS) {
     /* visible count for the HUD / timings */
     VkBufferCopy cnt = {4 * SP_DRAW_INSTANCES, 16ull * f->slot, 4};
-    vkCmdCopyBuffer(cmd, r->scene.draw.buffer, r->readback.buffer, 1, &cnt);
+    r->vk.fn.vkCmdCopyBuffer(cmd, r->scene.draw.buffer, r->readback.buffer, 1, &cnt);
     ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                         VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     r->recorded[f->slot] = true;
@@ -373,7 +376,7 @@ static void raster_graphics(splat_renderer *r, VkCommandBuffer cmd, const splat_
   ssvk_begin_color_pass(&r->vk, cmd, r->target_view, (VkExtent2D){f->camera->width, f->camera->height}, clear);
   draw_splats(r, cmd, f, r->raster, false);
   timestamp(r, cmd, f->slot, TS_RASTERED);
-  vkCmdEndRendering(cmd);
+  r->vk.fn.vkCmdEndRendering(cmd);
   ssvk_image_barrier(&r->vk, cmd, r->target, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
@@ -468,11 +471,13 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   uint32_t first = slot * TS_COUNT;
   bool compute = r->slot_raster[slot] == SPLAT_RASTER_COMPUTE;
   /* the graphics raster writes no TS_PAIRS / TS_TILESORTED */
-  VkResult res = compute ? vkGetQueryPoolResults(r->vk.device, q, first, TS_RASTERED + 1, sizeof ts, ts, 8, VK_QUERY_RESULT_64_BIT)
-                         : vkGetQueryPoolResults(r->vk.device, q, first, TS_SORTED + 1, sizeof ts, ts, 8,
+  VkResult res = compute ? r->vk.fn.vkGetQueryPoolResults(r->vk.device, q, first, TS_RASTERED + 1, sizeof ts, ts, 8,
+                                                          VK_QUERY_RESULT_64_BIT)
+                         : r->vk.fn.vkGetQueryPoolResults(r->vk.device, q, first, TS_SORTED + 1, sizeof ts, ts, 8,
                                                  VK_QUERY_RESULT_64_BIT);
   if (res == VK_SUCCESS && !compute)
-    res = vkGetQueryPoolResults(r->vk.device, q, first + TS_RASTERED, 1, 8, &ts[TS_RASTERED], 8, VK_QUERY_RESULT_64_BIT);
+    res = r->vk.fn.vkGetQueryPoolResults(r->vk.device, q, first + TS_RASTERED, 1, 8, &ts[TS_RASTERED], 8,
+                                         VK_QUERY_RESULT_64_BIT);
   if (res != VK_SUCCESS) return res;
   double period = r->props.limits.timestampPeriod * 1e-6;
   *out = (splat_timings){0};

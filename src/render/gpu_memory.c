@@ -41,7 +41,7 @@ void render_object_destroy(splat_renderer *r, object_gpu *o) {
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
   }
   render_host_free(r->vk.allocator, o->chunk);
-  if (o->project) vkDestroyPipeline(r->vk.device, o->project, r->vk.allocator);
+  if (o->project) r->vk.fn.vkDestroyPipeline(r->vk.device, o->project, r->vk.allocator);
   *o = (object_gpu){0};
 }
 

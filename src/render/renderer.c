@@ -23,16 +23,16 @@ void splat_renderer_destroy(splat_renderer *r) {
   craster_destroy(r);
   render_target_destroy(r);
   ssvk_buffer_destroy(&r->vk, &r->readback);
-  if (r->queries) vkDestroyQueryPool(d, r->queries, a);
-  if (r->upload_pool) vkDestroyCommandPool(d, r->upload_pool, a);
-  if (r->raster) vkDestroyPipeline(d, r->raster, a);
-  if (r->host_raster) vkDestroyPipeline(d, r->host_raster, a);
-  if (r->key_scan) vkDestroyPipeline(d, r->key_scan, a);
-  if (r->key_compact) vkDestroyPipeline(d, r->key_compact, a);
-  if (r->raster_layout) vkDestroyPipelineLayout(d, r->raster_layout, a);
-  if (r->compute_layout) vkDestroyPipelineLayout(d, r->compute_layout, a);
-  if (r->raster_set_layout) vkDestroyDescriptorSetLayout(d, r->raster_set_layout, a);
-  if (r->set_layout) vkDestroyDescriptorSetLayout(d, r->set_layout, a);
+  if (r->queries) r->vk.fn.vkDestroyQueryPool(d, r->queries, a);
+  if (r->upload_pool) r->vk.fn.vkDestroyCommandPool(d, r->upload_pool, a);
+  if (r->raster) r->vk.fn.vkDestroyPipeline(d, r->raster, a);
+  if (r->host_raster) r->vk.fn.vkDestroyPipeline(d, r->host_raster, a);
+  if (r->key_scan) r->vk.fn.vkDestroyPipeline(d, r->key_scan, a);
+  if (r->key_compact) r->vk.fn.vkDestroyPipeline(d, r->key_compact, a);
+  if (r->raster_layout) r->vk.fn.vkDestroyPipelineLayout(d, r->raster_layout, a);
+  if (r->compute_layout) r->vk.fn.vkDestroyPipelineLayout(d, r->compute_layout, a);
+  if (r->raster_set_layout) r->vk.fn.vkDestroyDescriptorSetLayout(d, r->raster_set_layout, a);
+  if (r->set_layout) r->vk.fn.vkDestroyDescriptorSetLayout(d, r->set_layout, a);
   render_host_free(a, r);
 }
 
@@ -115,19 +115,29 @@ static void device_limits(splat_renderer *r, VkPhysicalDevice pd, VkDeviceSize b
   VkPhysicalDeviceMaintenance3Properties m3 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
                                                .pNext = r->props.apiVersion >= VK_API_VERSION_1_3 ? &m4 : NULL};
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &m3};
-  vkGetPhysicalDeviceProperties2(pd, &p2);
+  r->vk.fn.vkGetPhysicalDeviceProperties2(pd, &p2);
   r->max_buffer = r->props.limits.maxStorageBufferRange;
   if (m3.maxMemoryAllocationSize && m3.maxMemoryAllocationSize < r->max_buffer) r->max_buffer = m3.maxMemoryAllocationSize;
   if (m4.maxBufferSize && m4.maxBufferSize < r->max_buffer) r->max_buffer = m4.maxBufferSize;
   r->max_buffer &= ~(VkDeviceSize)255;
   VkPhysicalDeviceMemoryProperties mp;
-  vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+  r->vk.fn.vkGetPhysicalDeviceMemoryProperties(pd, &mp);
   r->memory_limit = 0;
   for (uint32_t i = 0; i < mp.memoryHeapCount; i++)
     if ((mp.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) && mp.memoryHeaps[i].size > r->memory_limit)
       r->memory_limit = mp.memoryHeaps[i].size;
   r->memory_limit_is_budget = budget != 0;
   if (budget) r->memory_limit = budget;
+}
+
+
+/* The host's Vulkan functions (or the linked loader's): NULL, or the name of one it lacks. */
+static const char *load_functions(ssvk_fns *fns, const splat_renderer_create_info *info) {
+  const splatsort_vulkan_functions *host = info->vulkan_functions;
+  if (host && !host->vkGetInstanceProcAddr) return "vkGetInstanceProcAddr (or the instance)";
+  const char *missing = ssvk_load(fns, host ? host->vkGetInstanceProcAddr : NULL, host ? host->vkGetDeviceProcAddr : NULL,
+                                  info->instance, info->device);
+  return missing ? missing : ssvk_missing_graphics(fns);
 }
 
 
@@ -162,9 +172,18 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
                 info->upload_threads, SPLAT_MAX_UPLOAD_THREADS);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
+  ssvk_fns fns;
+  const char *missing = load_functions(&fns, info);
+  if (missing) {
+    ssvk_log_to(info->log, info->log_user, "splat_renderer_create: vulkan_functions: cannot find %s", missing);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   splat_renderer *r = render_host_alloc(info->allocator, sizeof *r);
-  if (!r) return VK_ERROR_OUT_OF_HOST_MEMORY;
-  ssvk_device_init(&r->vk, NULL, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
+  if (!r) {
+    ssvk_log_to(info->log, info->log_user, "splat_renderer_create: out of host memory for the renderer");
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  ssvk_device_init(&r->vk, &fns, info->physical_device, info->device, info->allocator, info->pipeline_cache, info->log,
                    info->log_user, "splat renderer", (info->flags & SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT) != 0);
   r->queue = info->queue;
   r->queue_family = info->queue_family;
@@ -175,7 +194,7 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   r->sh_precision = shp ? shp : SPLAT_SH_PRECISION_16;
   r->upload_threads = info->upload_threads ? info->upload_threads : render_default_upload_threads();
   r->pack_min_splats = RENDER_PACK_MIN_SPLATS;
-  vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
+  r->vk.fn.vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
   device_limits(r, info->physical_device, info->memory_budget);
   if (!take_sorters(r, info)) {
     splat_renderer_destroy(r);
@@ -188,15 +207,19 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                  .queueFamilyIndex = r->queue_family};
-  if (res == VK_SUCCESS) res = vkCreateCommandPool(r->vk.device, &cpi, r->vk.allocator, &r->upload_pool);
+  const char *call = "building the pipelines";
+  if (res == VK_SUCCESS)
+    call = "vkCreateCommandPool", res = r->vk.fn.vkCreateCommandPool(r->vk.device, &cpi, r->vk.allocator, &r->upload_pool);
   VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                .queryCount = TS_COUNT * r->slots};
-  if (res == VK_SUCCESS) res = vkCreateQueryPool(r->vk.device, &qpi, r->vk.allocator, &r->queries);
   if (res == VK_SUCCESS)
-    res = ssvk_buffer_create(&r->vk, 16 * SPLAT_MAX_FRAME_SLOTS, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, false,
-                             "splat visible counts", &r->readback);
+    call = "vkCreateQueryPool", res = r->vk.fn.vkCreateQueryPool(r->vk.device, &qpi, r->vk.allocator, &r->queries);
+  if (res == VK_SUCCESS)
+    call = "the visible counts' buffer", res = ssvk_buffer_create(&r->vk, 16 * SPLAT_MAX_FRAME_SLOTS,
+                                                                  VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, false,
+                                                                  "splat visible counts", &r->readback);
   if (res != VK_SUCCESS) {
-    rlog(r, "splat_renderer_create failed (%d)", res);
+    rlog(r, "splat_renderer_create: %s failed (%s)", call, ssvk_result_name(res));
     splat_renderer_destroy(r);
     return res;
   }

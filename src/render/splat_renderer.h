@@ -145,11 +145,19 @@ typedef struct splat_renderer_create_info {
   uint32_t upload_threads;
   splatsort_log_fn log;
   void *log_user;
+  /* Optional, as splatsort_create_info's (splatsort.h, splatsort_vulkan_functions): every
+   * Vulkan function the renderer calls is looked up through these, the instance-level ones
+   * with `instance` (required with them). NULL: the Vulkan loader linked with the program. A
+   * host that loads Vulkan itself passes the same to its sorters and here; so do the fault-
+   * injection tests (tests/test_faults.c), to fail chosen calls. */
+  VkInstance instance;
+  const splatsort_vulkan_functions *vulkan_functions;
 } splat_renderer_create_info;
 
 /* VK_ERROR_VALIDATION_FAILED_EXT (with a log message) for missing handles, no or too many
- * sorters, two sorters of one algorithm, too many frame slots, an unknown sh_precision, or
- * upload_threads above SPLAT_MAX_UPLOAD_THREADS. */
+ * sorters, two sorters of one algorithm, too many frame slots, an unknown sh_precision,
+ * upload_threads above SPLAT_MAX_UPLOAD_THREADS, or vulkan_functions that do not give a function
+ * the renderer calls (or without an instance). */
 VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_renderer **out);
 /* Destroys everything. Accepts NULL. The caller must make sure no submitted frame still uses
  * the renderer (e.g. vkDeviceWaitIdle or its own fences). */

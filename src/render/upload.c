@@ -119,26 +119,42 @@ struct uploader {
 typedef struct uploader uploader;
 
 
+/* A piece stays pending until its fence is waited for and reset, so that its copy is never
+ * freed or its fence reused under the GPU. */
 static VkResult uploader_wait(uploader *u, uint32_t k) {
   if (!u->pending[k]) return VK_SUCCESS;
-  u->pending[k] = false;
   double t0 = render_seconds();
-  VkResult res = vkWaitForFences(u->r->vk.device, 1, &u->fence[k], VK_TRUE, UINT64_MAX);
+  const char *call = "vkWaitForFences";
+  VkResult res = u->r->vk.fn.vkWaitForFences(u->r->vk.device, 1, &u->fence[k], VK_TRUE, UINT64_MAX);
   u->r->upload_stats.wait_s += render_seconds() - t0;
-  if (res == VK_SUCCESS) res = vkResetFences(u->r->vk.device, 1, &u->fence[k]);
-  if (res != VK_SUCCESS) rlog(u->r, "uploading splats: waiting for a copy failed (%s)", ssvk_result_name(res));
+  if (res == VK_SUCCESS) call = "vkResetFences", res = u->r->vk.fn.vkResetFences(u->r->vk.device, 1, &u->fence[k]);
+  u->pending[k] = res != VK_SUCCESS;
+  if (res != VK_SUCCESS) rlog(u->r, "uploading splats: %s for a copy failed (%s)", call, ssvk_result_name(res));
   return res;
 }
 
 
+/* Waits for every piece (a failed wait is tried once more) and frees the ring; a copy that may
+ * still run (a wait failed twice, the device not lost) keeps what it uses rather than have it
+ * freed under the GPU. */
 static void uploader_end(uploader *u) {
   VkDevice d = u->r->vk.device;
+  bool idle = true;
   for (uint32_t k = 0; k < u->pieces; k++) {
-    (void)uploader_wait(u, k);
-    if (u->fence[k]) vkDestroyFence(d, u->fence[k], u->r->vk.allocator);
-    if (u->cmd[k]) vkFreeCommandBuffers(d, u->r->upload_pool, 1, &u->cmd[k]);
+    VkResult res = VK_SUCCESS;
+    for (int attempt = 0; attempt < 2 && u->pending[k]; attempt++) res = uploader_wait(u, k);
+    if (u->pending[k] && res != VK_ERROR_DEVICE_LOST) {
+      idle = false;
+      continue;
+    }
+    if (u->fence[k]) u->r->vk.fn.vkDestroyFence(d, u->fence[k], u->r->vk.allocator);
+    if (u->cmd[k]) u->r->vk.fn.vkFreeCommandBuffers(d, u->r->upload_pool, 1, &u->cmd[k]);
   }
-  ssvk_buffer_destroy(&u->r->vk, &u->staging);
+  if (idle)
+    ssvk_buffer_destroy(&u->r->vk, &u->staging);
+  else
+    rlog(u->r, "uploading splats: a copy may still run; its staging buffer, command buffer and fence are left "
+               "allocated rather than freed under the GPU");
 }
 
 
@@ -152,10 +168,13 @@ static VkResult uploader_begin(splat_renderer *r, VkDeviceSize piece_bytes, uint
                                     .commandBufferCount = 1};
   VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   for (uint32_t k = 0; k < pieces && res == VK_SUCCESS; k++) {
-    res = vkAllocateCommandBuffers(r->vk.device, &ai, &u->cmd[k]);
+    const char *call = "vkAllocateCommandBuffers";
+    res = r->vk.fn.vkAllocateCommandBuffers(r->vk.device, &ai, &u->cmd[k]);
     if (res != VK_SUCCESS) u->cmd[k] = VK_NULL_HANDLE;
-    if (res == VK_SUCCESS) res = vkCreateFence(r->vk.device, &fci, r->vk.allocator, &u->fence[k]);
+    if (res == VK_SUCCESS)
+      call = "vkCreateFence", res = r->vk.fn.vkCreateFence(r->vk.device, &fci, r->vk.allocator, &u->fence[k]);
     if (res != VK_SUCCESS) u->fence[k] = VK_NULL_HANDLE;
+    if (res != VK_SUCCESS) rlog(r, "uploading splats: %s for the staging ring failed (%s)", call, ssvk_result_name(res));
   }
   if (res != VK_SUCCESS) uploader_end(u);
   return res;
@@ -186,22 +205,23 @@ static VkResult upload_piece(uploader *u, const splat_scene *sc, uint32_t from, 
   VkCommandBuffer cmd = u->cmd[k];
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-  res = vkBeginCommandBuffer(cmd, &bi);
+  const char *call = "vkBeginCommandBuffer";
+  res = u->r->vk.fn.vkBeginCommandBuffer(cmd, &bi);
   if (res == VK_SUCCESS) {
     VkBufferCopy c0 = {base, 16ull * at, pos_size}, c1 = {base + pos_size, 16ull * at, pos_size},
                  c2 = {base + 2 * pos_size, sh_at, sh_size}, c3 = {base + 2 * pos_size + sh_size, 0, header};
-    vkCmdCopyBuffer(cmd, u->staging.buffer, c->pos.buffer, 1, &c0);
-    vkCmdCopyBuffer(cmd, u->staging.buffer, c->cov.buffer, 1, &c1);
-    vkCmdCopyBuffer(cmd, u->staging.buffer, c->sh.buffer, 1, &c2);
-    if (header) vkCmdCopyBuffer(cmd, u->staging.buffer, c->sh.buffer, 1, &c3);
-    res = vkEndCommandBuffer(cmd);
+    u->r->vk.fn.vkCmdCopyBuffer(cmd, u->staging.buffer, c->pos.buffer, 1, &c0);
+    u->r->vk.fn.vkCmdCopyBuffer(cmd, u->staging.buffer, c->cov.buffer, 1, &c1);
+    u->r->vk.fn.vkCmdCopyBuffer(cmd, u->staging.buffer, c->sh.buffer, 1, &c2);
+    if (header) u->r->vk.fn.vkCmdCopyBuffer(cmd, u->staging.buffer, c->sh.buffer, 1, &c3);
+    call = "vkEndCommandBuffer", res = u->r->vk.fn.vkEndCommandBuffer(cmd);
   }
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-  if (res == VK_SUCCESS) res = vkQueueSubmit(u->r->queue, 1, &si, u->fence[k]);
+  if (res == VK_SUCCESS) call = "vkQueueSubmit", res = u->r->vk.fn.vkQueueSubmit(u->r->queue, 1, &si, u->fence[k]);
   if (res == VK_SUCCESS)
     u->pending[k] = true;
   else
-    rlog(u->r, "uploading splats: recording or submitting a copy failed (%s)", ssvk_result_name(res));
+    rlog(u->r, "uploading splats: %s for a copy failed (%s)", call, ssvk_result_name(res));
   return res;
 }
 

@@ -70,13 +70,17 @@ static bool check_order(splatsort *s, const uint32_t *in_keys, const uint32_t *k
   return ok;
 }
 
-/* Records the sort of the n pairs in the buffer's regions into a new command buffer. */
+/* Records the sort of the n pairs in the buffer's regions into a new command buffer; *call: the
+ * function that failed. */
 static VkResult record(splatsort *s, const splatsort_self_test *t, ss_self_test_run *run, const VkDeviceSize *at,
-                       const splatsort_memory_requirements *mr, uint32_t n, bool inject, splatsort_result *result) {
+                       const splatsort_memory_requirements *mr, uint32_t n, bool inject, splatsort_result *result,
+                       const char **call) {
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = run->pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+  *call = "vkAllocateCommandBuffers";
   VkResult r = s->vk.fn.vkAllocateCommandBuffers(s->vk.device, &ai, &run->cmd);
   if (r != VK_SUCCESS) return r;
+  *call = "vkBeginCommandBuffer";
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
   r = s->vk.fn.vkBeginCommandBuffer(run->cmd, &bi);
@@ -95,17 +99,19 @@ static VkResult record(splatsort *s, const splatsort_self_test *t, ss_self_test_
       .tmp_values = {b, at[3], mr->keyval_size},
       .internal = {b, at[4], mr->internal_size},
   };
+  *call = "splatsort_cmd_sort";
   r = splatsort_cmd_sort(s, run->cmd, &info, result);
   if (r != VK_SUCCESS) return r;
+  *call = "vkEndCommandBuffer";
   ssvk_memory_barrier(&s->vk, run->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   return s->vk.fn.vkEndCommandBuffer(run->cmd);
 }
 
 /* The resources of one run: command pool, fence, the stall's event, one host-visible buffer
- * with the five regions (offsets in at[]). */
+ * with the five regions (offsets in at[]); *call: the function that failed. */
 static VkResult make_run(splatsort *s, const splatsort_self_test *t, const splatsort_memory_requirements *mr,
-                         ss_self_test_run *run, VkDeviceSize at[5]) {
+                         ss_self_test_run *run, VkDeviceSize at[5], const char **call) {
   VkDeviceSize size = 0;
   for (int i = 0; i < 5; i++) {
     at[i] = size;
@@ -115,15 +121,18 @@ static VkResult make_run(splatsort *s, const splatsort_self_test *t, const splat
                                  .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
                                  .queueFamilyIndex = t->queue_family_index};
   VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  *call = "vkCreateCommandPool";
   VkResult r = s->vk.fn.vkCreateCommandPool(s->vk.device, &pci, s->vk.allocator, &run->pool);
-  if (r == VK_SUCCESS) r = s->vk.fn.vkCreateFence(s->vk.device, &fci, s->vk.allocator, &run->fence);
+  if (r == VK_SUCCESS)
+    *call = "vkCreateFence", r = s->vk.fn.vkCreateFence(s->vk.device, &fci, s->vk.allocator, &run->fence);
   if (r == VK_SUCCESS && (t->flags & SPLATSORT_SELF_TEST_INJECT_STALL_BIT)) {
     VkEventCreateInfo eci = {.sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
+    *call = "vkCreateEvent";
     r = s->vk.fn.vkCreateEvent(s->vk.device, &eci, s->vk.allocator, &run->event);
   }
   if (r == VK_SUCCESS)
-    r = ssvk_buffer_create(&s->vk, size, mr->keyval_usage | mr->internal_usage, true, false, "splatsort self-test",
-                           &run->buffer);
+    *call = "the self-test's buffer", r = ssvk_buffer_create(&s->vk, size, mr->keyval_usage | mr->internal_usage, true,
+                                                             false, "splatsort self-test", &run->buffer);
   return r;
 }
 
@@ -138,10 +147,11 @@ ss_self_test_outcome ss_self_test(splatsort *s, const splatsort_self_test *t, Vk
   ss_self_test_run run = {0};
   VkDeviceSize at[5];
   splatsort_result where;
+  const char *call = "splatsort_get_memory_requirements";
   VkResult r = splatsort_get_memory_requirements(s, n, &mr);
-  if (r == VK_SUCCESS) r = make_run(s, t, &mr, &run, at);
+  if (r == VK_SUCCESS) r = make_run(s, t, &mr, &run, at, &call);
   uint32_t *in_keys = malloc(4u * (size_t)n);
-  if (r == VK_SUCCESS && !in_keys) r = VK_ERROR_OUT_OF_HOST_MEMORY;
+  if (r == VK_SUCCESS && !in_keys) call = "malloc", r = VK_ERROR_OUT_OF_HOST_MEMORY;
   if (r == VK_SUCCESS) {
     uint8_t *m = run.buffer.mapped;
     uint32_t rng = 0x9e3779b9u;
@@ -150,13 +160,15 @@ ss_self_test_outcome ss_self_test(splatsort *s, const splatsort_self_test *t, Vk
       ((uint32_t *)(m + at[0]))[i] = in_keys[i];
       ((uint32_t *)(m + at[1]))[i] = i;
     }
-    r = record(s, t, &run, at, &mr, n, inject, &where);
+    r = record(s, t, &run, at, &mr, n, inject, &where, &call);
   }
   if (r == VK_SUCCESS) {
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &run.cmd};
+    call = "vkQueueSubmit";
     r = s->vk.fn.vkQueueSubmit(t->queue, 1, &si, run.fence);
   }
   if (r == VK_SUCCESS) {
+    call = "vkWaitForFences";
     r = s->vk.fn.vkWaitForFences(s->vk.device, 1, &run.fence, VK_TRUE, (uint64_t)timeout_ms * 1000000u);
     if (r == VK_TIMEOUT) {
       ss_log(s, "splatsort_create: self-test: the %s sort of %u pairs did not finish within %u ms",
@@ -169,6 +181,17 @@ ss_self_test_outcome ss_self_test(splatsort *s, const splatsort_self_test *t, Vk
       free(in_keys);
       return SS_SELF_TEST_TIMEOUT;
     }
+    if (r != VK_SUCCESS) {
+      /* The sort may still run: as for a late one, everything stays until splatsort_destroy
+       * (create's failure path) waits for the fence again (and frees it all once it signals or
+       * the device is lost). */
+      ss_log(s, "splatsort_create: self-test: vkWaitForFences failed (%s)", ssvk_result_name(r));
+      s->pending[s->pending_count++] = run;
+      s->pending_timeout_ms = timeout_ms;
+      free(in_keys);
+      *error = r;
+      return SS_SELF_TEST_ERROR;
+    }
   }
   ss_self_test_outcome out = SS_SELF_TEST_ERROR;
   if (r == VK_SUCCESS) {
@@ -179,7 +202,7 @@ ss_self_test_outcome ss_self_test(splatsort *s, const splatsort_self_test *t, Vk
               ? SS_SELF_TEST_PASSED
               : SS_SELF_TEST_WRONG;
   } else {
-    ss_log(s, "splatsort_create: self-test: %s", ssvk_result_name(r));
+    ss_log(s, "splatsort_create: self-test: %s failed (%s)", call, ssvk_result_name(r));
     *error = r;
   }
   free(in_keys);

@@ -137,7 +137,7 @@ VkResult ssvk_shader_module(const ssvk_device *d, const uint32_t *code, size_t s
   VkResult r = d->fn.vkCreateShaderModule(d->device, &ci, d->allocator, out);
   if (r != VK_SUCCESS) {
     *out = VK_NULL_HANDLE;
-    ssvk_log(d, "d->fn.vkCreateShaderModule(%s) failed (%d)", name ? name : "?", r);
+    ssvk_log(d, "vkCreateShaderModule for %s failed (%s)", name ? name : "?", ssvk_result_name(r));
   }
   return r;
 }
@@ -162,7 +162,7 @@ VkResult ssvk_push_layout(const ssvk_device *d, uint32_t count, VkShaderStageFla
   VkResult r = d->fn.vkCreateDescriptorSetLayout(d->device, &dsl, d->allocator, set_layout);
   if (r != VK_SUCCESS) {
     *set_layout = VK_NULL_HANDLE;
-    ssvk_log(d, "creating the descriptor set layout of %s failed (%d)", name, r);
+    ssvk_log(d, "vkCreateDescriptorSetLayout for %s failed (%s)", name, ssvk_result_name(r));
     return r;
   }
   VkPushConstantRange range = {.stageFlags = push_stages, .offset = 0, .size = push_size};
@@ -174,7 +174,7 @@ VkResult ssvk_push_layout(const ssvk_device *d, uint32_t count, VkShaderStageFla
     d->fn.vkDestroyDescriptorSetLayout(d->device, *set_layout, d->allocator);
     *set_layout = VK_NULL_HANDLE;
     *layout = VK_NULL_HANDLE;
-    ssvk_log(d, "creating the pipeline layout of %s failed (%d)", name, r);
+    ssvk_log(d, "vkCreatePipelineLayout for %s failed (%s)", name, ssvk_result_name(r));
     return r;
   }
   ssvk_name(d, VK_OBJECT_TYPE_PIPELINE_LAYOUT, (uint64_t)*layout, name);
@@ -194,10 +194,11 @@ void ssvk_push_buffers(const ssvk_device *d, VkCommandBuffer cmd, VkPipelineBind
   d->push_descriptor_set(cmd, bind_point, layout, 0, n, w);
 }
 
-VkResult ssvk_pipeline_created(const ssvk_device *d, VkResult r, VkPipeline *out, const char *name, const char *hint) {
+VkResult ssvk_pipeline_created(const ssvk_device *d, VkResult r, VkPipeline *out, const char *call, const char *name,
+                               const char *hint) {
   if (r != VK_SUCCESS) {
     *out = VK_NULL_HANDLE;
-    ssvk_log(d, "creating pipeline %s failed (%d%s)", name ? name : "?", r, hint);
+    ssvk_log(d, "%s for pipeline %s failed (%s%s)", call, name ? name : "?", ssvk_result_name(r), hint);
     return r;
   }
   ssvk_name(d, VK_OBJECT_TYPE_PIPELINE, (uint64_t)*out, name);
@@ -226,7 +227,7 @@ VkResult ssvk_compute_pipeline(const ssvk_device *d, const ssvk_compute_desc *de
       .layout = desc->layout};
   r = d->fn.vkCreateComputePipelines(d->device, d->pipeline_cache, 1, &ci, d->allocator, out);
   d->fn.vkDestroyShaderModule(d->device, module, d->allocator);
-  return ssvk_pipeline_created(d, r, out, desc->name, "");
+  return ssvk_pipeline_created(d, r, out, "vkCreateComputePipelines", desc->name, "");
 }
 
 
@@ -252,7 +253,8 @@ VkResult ssvk_buffer_create(const ssvk_device *d, VkDeviceSize size, VkBufferUsa
   VkResult r = d->fn.vkCreateBuffer(d->device, &bci, d->allocator, &b->buffer);
   if (r != VK_SUCCESS) {
     b->buffer = VK_NULL_HANDLE;
-    ssvk_log(d, "creating buffer %s (%llu bytes) failed (%d)", name ? name : "?", (unsigned long long)size, r);
+    ssvk_log(d, "vkCreateBuffer for buffer %s (%llu bytes) failed (%s)", name ? name : "?", (unsigned long long)size,
+             ssvk_result_name(r));
     return r;
   }
   VkMemoryRequirements mr;
@@ -268,12 +270,15 @@ VkResult ssvk_buffer_create(const ssvk_device *d, VkDeviceSize size, VkBufferUsa
   VkMemoryDedicatedAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO, .buffer = b->buffer};
   VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .pNext = dedicated ? &dai : NULL,
                               .allocationSize = mr.size, .memoryTypeIndex = type};
+  const char *call = "vkAllocateMemory";
   r = d->fn.vkAllocateMemory(d->device, &mai, d->allocator, &b->memory);
   if (r != VK_SUCCESS) b->memory = VK_NULL_HANDLE;
-  if (r == VK_SUCCESS) r = d->fn.vkBindBufferMemory(d->device, b->buffer, b->memory, 0);
-  if (r == VK_SUCCESS && host_visible) r = d->fn.vkMapMemory(d->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
+  if (r == VK_SUCCESS) call = "vkBindBufferMemory", r = d->fn.vkBindBufferMemory(d->device, b->buffer, b->memory, 0);
+  if (r == VK_SUCCESS && host_visible)
+    call = "vkMapMemory", r = d->fn.vkMapMemory(d->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
   if (r != VK_SUCCESS) {
-    ssvk_log(d, "allocating %llu bytes for buffer %s failed (%d)", (unsigned long long)mr.size, name ? name : "?", r);
+    ssvk_log(d, "%s for buffer %s (%llu bytes) failed (%s)", call, name ? name : "?", (unsigned long long)mr.size,
+             ssvk_result_name(r));
     ssvk_buffer_destroy(d, b);
     return r;
   }

@@ -36,10 +36,15 @@ typedef void (*ssvk_log_fn)(void *user, const char *message);
   X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkAllocateCommandBuffers) X(vkBeginCommandBuffer) \
   X(vkEndCommandBuffer) X(vkQueueSubmit) X(vkCreateFence) X(vkDestroyFence) X(vkWaitForFences)     \
   X(vkCreateEvent) X(vkDestroyEvent) X(vkSetEvent) X(vkCmdWaitEvents)
-/* Only the graphics helpers (renderer, HUD) need these; the sort runs without them (a Vulkan
- * 1.1 or 1.2 device has no vkCmdBeginRendering). */
-#define SSVK_GRAPHICS_FUNCTIONS(X) \
-  X(vkCreateGraphicsPipelines) X(vkCmdBeginRendering) X(vkCmdSetViewport) X(vkCmdSetScissor)
+/* Only the graphics helpers and the renderer (and the HUD) need these; the sort runs without
+ * them (a Vulkan 1.1 or 1.2 device has no vkCmdBeginRendering), so ssvk_load leaves any it cannot
+ * find NULL and the renderer checks them (ssvk_missing_graphics in ssvk_graphics.h). */
+#define SSVK_GRAPHICS_FUNCTIONS(X)                                                              \
+  X(vkCreateGraphicsPipelines) X(vkCmdBeginRendering) X(vkCmdEndRendering) X(vkCmdSetViewport)   \
+  X(vkCmdSetScissor) X(vkCmdDrawIndirect) X(vkCmdCopyBuffer) X(vkCmdCopyBufferToImage)           \
+  X(vkCreateImage) X(vkDestroyImage) X(vkGetImageMemoryRequirements) X(vkBindImageMemory)         \
+  X(vkCreateImageView) X(vkDestroyImageView) X(vkCreateQueryPool) X(vkDestroyQueryPool)           \
+  X(vkGetQueryPoolResults) X(vkFreeCommandBuffers) X(vkResetFences)
 
 typedef struct ssvk_fns {
 #define SSVK_MEMBER(name) PFN_##name name;
@@ -123,8 +128,9 @@ typedef struct ssvk_compute_desc {
   const char *name;
 } ssvk_compute_desc;
 VkResult ssvk_compute_pipeline(const ssvk_device *d, const ssvk_compute_desc *desc, VkPipeline *out);
-/* After vkCreate*Pipelines: names the pipeline, or logs the failure (with a hint); returns r. */
-VkResult ssvk_pipeline_created(const ssvk_device *d, VkResult r, VkPipeline *out, const char *name, const char *hint);
+/* After vkCreate*Pipelines (`call`): names the pipeline, or logs the failure (with a hint); returns r. */
+VkResult ssvk_pipeline_created(const ssvk_device *d, VkResult r, VkPipeline *out, const char *call, const char *name,
+                               const char *hint);
 
 
 /* A buffer with its own memory: device-local, or host-visible, coherent and mapped. */

@@ -4,6 +4,14 @@
 
 #include <string.h>
 
+const char *ssvk_missing_graphics(const ssvk_fns *f) {
+#define SSVK_CHECK(name) \
+  if (!f->name) return #name;
+  SSVK_GRAPHICS_FUNCTIONS(SSVK_CHECK)
+#undef SSVK_CHECK
+  return NULL;
+}
+
 VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *desc, VkPipeline *out) {
   *out = VK_NULL_HANDLE;
   VkShaderModule vs, fs;
@@ -69,7 +77,7 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
   r = d->fn.vkCreateGraphicsPipelines(d->device, d->pipeline_cache, 1, &gci, d->allocator, out);
   d->fn.vkDestroyShaderModule(d->device, vs, d->allocator);
   d->fn.vkDestroyShaderModule(d->device, fs, d->allocator);
-  return ssvk_pipeline_created(d, r, out, desc->name, "; is dynamicRendering enabled?");
+  return ssvk_pipeline_created(d, r, out, "vkCreateGraphicsPipelines", desc->name, "; is dynamicRendering enabled?");
 }
 
 void ssvk_begin_color_pass(const ssvk_device *d, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent, const float *clear) {

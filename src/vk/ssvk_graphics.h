@@ -32,4 +32,8 @@ VkResult ssvk_graphics_pipeline(const ssvk_device *d, const ssvk_graphics_desc *
  * it is not NULL, else loaded) and sets the viewport and scissor to the whole of it. */
 void ssvk_begin_color_pass(const ssvk_device *d, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent, const float *clear);
 
+/* The name of the first SSVK_GRAPHICS_FUNCTIONS entry (ssvk.h) that *f lacks, or NULL when it
+ * has them all (a host's vkGetDeviceProcAddr may not offer them). */
+const char *ssvk_missing_graphics(const ssvk_fns *f);
+
 #endif /* SSVK_GRAPHICS_H */
