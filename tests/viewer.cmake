@@ -58,6 +58,12 @@ splatsort_test(viewer_bad_warmup LABELS cpu viewer
 splatsort_test(viewer_bad_size LABELS cpu viewer
                PROPERTIES PASS_REGULAR_EXPRESSION "--size '4294967297x4294967297': expected WxH with each in 1..16384"
                COMMAND splatview --headless ${viewer_scene} --size 4294967297x4294967297)
+# A --cameras camera larger than an image may be (16384 a side) is refused with one line, exit 1,
+# before any image of that size is made (a 65536x65536 camera once asked for a 34 GB read-back).
+set(big_camera "[{\"id\":0,\"img_name\":\"big\",\"width\":65536,\"height\":65536,\"position\":[0,0,-5],\"rotation\":[[1,0,0],[0,1,0],[0,0,1]],\"fx\":60000,\"fy\":60000}]")
+splatsort_test(viewer_big_camera GPU LABELS viewer TIMEOUT 120
+               PROPERTIES PASS_REGULAR_EXPRESSION "rc=1 splatview: [^\n]*big.json: camera 0 is 65536x65536, above the 16384 pixels a side an image may have .give --size WxH."
+               COMMAND sh -c "printf '%s' '${big_camera}' > '${viewer_test_dir}/big.json' && out=$('$<TARGET_FILE:splatview>' --headless '${viewer_scene}' --cameras '${viewer_test_dir}/big.json' --out '${viewer_test_dir}/big.png' 2>&1) || echo \"rc=$? $out\"")
 # A FIFO as the scene or as --cameras is refused, not waited on (the test's timeout would catch a hang).
 splatsort_test(viewer_fifo_scene LABELS cpu viewer TIMEOUT 60
                PROPERTIES PASS_REGULAR_EXPRESSION "fifo.ply: not a regular file"

@@ -96,6 +96,11 @@ static int load_view(headless *h) {
   if (o->cameras && !o->size_given && h->cam_count) {
     uint32_t i = o->camera_index < 0 ? 0 : (uint32_t)o->camera_index;
     if (i < h->cam_count) h->width = h->cams[i].width, h->height = h->cams[i].height;
+    if (h->width > SPLATVIEW_MAX_SIDE || h->height > SPLATVIEW_MAX_SIDE) {
+      snprintf(err, sizeof err, "%s: camera %u is %ux%u, above the %u pixels a side an image may have "
+               "(give --size WxH)", o->cameras, i, h->width, h->height, SPLATVIEW_MAX_SIDE);
+      goto fail;
+    }
   }
   float lo[3], hi[3];
   viewer_objects_bounds(&h->objects, lo, hi);

@@ -212,7 +212,7 @@ static int parse_view_value(int opt, const char *v, splatview_options *o, parse_
     if (!bad) {
       memcpy(side, v, wl);
       side[wl] = 0;
-      bad = parse_uint(side, 1, 16384, &w) || parse_uint(x + 1, 1, 16384, &h);
+      bad = parse_uint(side, 1, SPLATVIEW_MAX_SIDE, &w) || parse_uint(x + 1, 1, SPLATVIEW_MAX_SIDE, &h);
     }
     if (bad) return refuse(err, n, "--size '%s': expected WxH with each in 1..16384, e.g. 1920x1080", v);
   }

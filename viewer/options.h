@@ -20,6 +20,7 @@ typedef enum splatview_raster {
 } splatview_raster;
 
 #define SPLATVIEW_MAX_SCENES 16 /* SPLAT_MAX_OBJECTS: one renderer object each */
+#define SPLATVIEW_MAX_SIDE 16384 /* pixels a side of an image (--size, a --cameras camera's size) */
 
 typedef struct splatview_options {
   const char *scene;        /* the first of `scenes` */
