@@ -2,29 +2,14 @@
  * terminal would act on replaced by '?' (message.h). */
 #include "message.h"
 
+#include "splat_scene.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-void viewer_printable(char *s) {
-  unsigned char *p = (unsigned char *)s;
-  while (*p) {
-    unsigned c = *p;
-    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    bool ok = len > 0;
-    for (size_t k = 1; k < len && ok; ++k) ok = (p[k] & 0xC0) == 0x80; /* stops at the terminator */
-    if (ok && len == 1) ok = c >= 0x20 && c != 0x7F;
-    if (ok && len == 2) ok = c >= 0xC2 && !(c == 0xC2 && p[1] < 0xA0); /* overlong; C1 controls */
-    if (ok && len == 3) ok = !(c == 0xE0 && p[1] < 0xA0);                /* overlong */
-    if (ok && len == 4) ok = c <= 0xF4 && !(c == 0xF0 && p[1] < 0x90);   /* overlong; above U+10FFFF */
-    if (!ok) {
-      *p++ = '?';
-      continue;
-    }
-    p += len;
-  }
-}
+void viewer_printable(char *s) { splat_scene_printable(s); }
 
 const char *viewer_path(const char *path) {
   enum { SLOTS = 8, SIZE = 1024, KEEP = 1000 };

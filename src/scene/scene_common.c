@@ -21,11 +21,12 @@ int scene_fail(const scene_error *e, const char *fmt, ...) {
     va_end(ap);
   }
   /* One line with nothing a terminal acts on, whatever a path or strerror contained. */
-  scene_printable(e->buf);
+  splat_scene_printable(e->buf);
   return -1;
 }
 
-void scene_printable(char *s) {
+void splat_scene_printable(char *s) {
+  if (s == NULL) return;
   unsigned char *p = (unsigned char *)s;
   while (*p) {
     unsigned c = *p;

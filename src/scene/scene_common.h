@@ -93,10 +93,6 @@ int scene_out_open(scene_out *o, const char *path, const scene_error *e);
 int scene_out_close(scene_out *o, const scene_error *e);
 void scene_out_discard(scene_out *o);
 
-/* Replaces, in place, every byte of s that could steer a terminal with '?': C0 controls (ESC
- * included), DEL, C1 controls (U+0080..U+009F) and bytes that are not UTF-8 (a lone 0x9B is CSI
- * to some terminals). Other UTF-8 is kept. scene_fail applies it to every message. */
-void scene_printable(char *s);
 
 /* Copies at most 48 bytes of a header token into buf (64 bytes) for a message,
  * with anything unprintable replaced by '?', so hostile names stay one short line. */

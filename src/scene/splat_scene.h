@@ -233,6 +233,13 @@ int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_op
 int splat_scene_load_memory(const void *data, size_t size, const char *name, splat_scene *out,
                             char *err, size_t err_size);
 
+/* Replaces, in place, every byte of s that could steer a terminal with '?': C0 controls (ESC
+ * included), DEL, C1 controls (U+0080..U+009F) and bytes that are not UTF-8 (a lone 0x9B is CSI
+ * to some terminals); other UTF-8 is kept. Every error message of this library has been through
+ * it already; a host prints its own strings with a file name in them (a title, a log line)
+ * safely after it. Accepts NULL. */
+void splat_scene_printable(char *s);
+
 /* Frees the arrays of a loaded scene and zeroes it. Accepts NULL and a zeroed scene.
  * The five arrays are separate malloc() blocks, so a scene built by hand with
  * malloc/calloc may be freed here too. */
