@@ -17,7 +17,6 @@ static bool ends_with(const char *s, const char *suffix) {
   return n > m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-bool splatview_convert_target_ok(const char *path) { return ends_with(path, ".ply") || ends_with(path, ".spz"); }
 
 static double seconds(void) {
   struct timespec ts;

@@ -2,11 +2,6 @@
 #ifndef SPLATVIEW_CONVERT_H
 #define SPLATVIEW_CONVERT_H
 
-#include <stdbool.h>
-
-/* Whether --convert can write `path` (it ends in .ply or .spz, any case). */
-bool splatview_convert_target_ok(const char *path);
-
 /* Loads `in` (any format splat_scene_load reads) and writes it to `out` as .ply or .spz, by
  * out's extension. Prints one line saying what it did (splats, sizes, times) on stdout, or the
  * error on stderr. Returns the exit status: 0, or 1 when loading or writing failed. */

@@ -1,15 +1,16 @@
 /* splatview's command line, read with getopt_long. */
 #include <stdio.h>
 
-#include "convert.h"
 #include "options.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void splatview_usage(FILE *f) {
   fprintf(f,
@@ -349,6 +350,12 @@ static int apply(int opt, char **argv, splatview_options *o, parse_state *st, ch
 }
 
 /* The options that depend on each other, and the defaults that depend on others. */
+/* Whether --convert can write `path`: it ends in .ply or .spz, any case. */
+static bool convert_target_ok(const char *path) {
+  size_t n = strlen(path);
+  return n > 4 && (strcasecmp(path + n - 4, ".ply") == 0 || strcasecmp(path + n - 4, ".spz") == 0);
+}
+
 /* --convert IN OUT: OUT came as the SCENE; nothing else goes with it. */
 static int check_convert(splatview_options *o, const parse_state *st, char *err, size_t n) {
   if (!o->scene) return refuse(err, n, "--convert needs IN and OUT: splatview --convert IN OUT");
@@ -357,7 +364,7 @@ static int check_convert(splatview_options *o, const parse_state *st, char *err,
   o->convert_out = o->scene;
   o->scene = NULL;
   o->scene_count = 0;
-  if (!splatview_convert_target_ok(o->convert_out))
+  if (!convert_target_ok(o->convert_out))
     return refuse(err, n, "--convert: cannot write '%s': OUT must end in .ply or .spz", o->convert_out);
   return 0;
 }

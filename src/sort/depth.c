@@ -338,7 +338,7 @@ VkResult splatsort_depth_cmd_sort(const splatsort_depth *d, VkCommandBuffer cmd,
     si.query_count = in->query_count;
   }
   /* the checks above cover what the sort checks: this one only keeps a partial recording out */
-  if (!ss_check_sort_info(d->sorter, &si)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!ss_check_sort_info(d->sorter, &si, splatsort_max_count(d->sorter))) return VK_ERROR_VALIDATION_FAILED_EXT;
   ssvk_label_begin(&d->vk, cmd, "splatsort depth stage");
   if (in->query_pool) {
     d->vk.fn.vkCmdResetQueryPool(cmd, in->query_pool, in->first_query, 1);

@@ -188,8 +188,9 @@ bool ss_check_queries(const ssvk_device *vk, const char *fn, VkQueryPool pool, u
 bool ss_check_allocator(ssvk_log_fn log, void *user, const char *fn, const VkAllocationCallbacks *a);
 /* n floats, none NaN or infinite; name[i] in the message when n > 1. */
 bool ss_check_finite(const ssvk_device *vk, const char *fn, const char *name, const float *v, uint32_t n);
-/* The sort info that splatsort_cmd_sort would accept (it logs as splatsort_cmd_sort). */
-bool ss_check_sort_info(const splatsort *s, const splatsort_sort_info *info);
+/* The sort info that splatsort_cmd_sort would accept (it logs as splatsort_cmd_sort); max_count:
+ * splatsort_max_count(s), passed in so that this file calls nothing of the sorter's. */
+bool ss_check_sort_info(const splatsort *s, const splatsort_sort_info *info, uint32_t max_count);
 
 #define ss_log(sorter, ...) ssvk_log(&(sorter)->vk, __VA_ARGS__)
 

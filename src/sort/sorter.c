@@ -543,7 +543,7 @@ splatsort_result splatsort_result_location(const splatsort *s, const splatsort_s
 VkResult splatsort_cmd_sort(const splatsort *s, VkCommandBuffer cmd, const splatsort_sort_info *info,
                             splatsort_result *result) {
   if (!s || !cmd || !info) return VK_ERROR_VALIDATION_FAILED_EXT;
-  if (!ss_check_sort_info(s, info)) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!ss_check_sort_info(s, info, splatsort_max_count(s))) return VK_ERROR_VALIDATION_FAILED_EXT;
   uint32_t bits = effective_bits(info->key_bits);
   ssvk_label_begin(&s->vk, cmd, "splatsort");
   if (info->query_pool) {

@@ -98,15 +98,15 @@ bool ss_check_finite(const ssvk_device *vk, const char *fn, const char *name, co
   return true;
 }
 
-bool ss_check_sort_info(const splatsort *s, const splatsort_sort_info *info) {
+bool ss_check_sort_info(const splatsort *s, const splatsort_sort_info *info, uint32_t max_count) {
   static const char fn[] = "splatsort_cmd_sort";
   const ssvk_device *vk = &s->vk;
   if (info->next) {
     ssvk_log(vk, "%s: next must be NULL", fn);
     return false;
   }
-  if (info->max_count == 0 || info->max_count > splatsort_max_count(s)) {
-    ssvk_log(vk, "%s: max_count %u is outside 1..%u", fn, info->max_count, splatsort_max_count(s));
+  if (info->max_count == 0 || info->max_count > max_count) {
+    ssvk_log(vk, "%s: max_count %u is outside 1..%u", fn, info->max_count, max_count);
     return false;
   }
   if (info->key_bits > 32) {
