@@ -146,7 +146,7 @@ splatview_output_test(viewer_raster_compute_bench
        --timings ${viewer_test_dir}/raster_compute.csv)
 set_tests_properties(viewer_raster_compute_bench PROPERTIES FIXTURES_SETUP viewer_raster_csv)
 splatsort_test(viewer_raster_compute_csv LABELS gpu viewer PROPERTIES FIXTURES_REQUIRED viewer_raster_csv
-               COMMAND sh -c "grep -q '^frame,projection_ms,depth_sort_ms,raster_ms,total_ms,visible,sort,key_bits,raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity$' \"$0\" && grep -Eq '^3,([^,]*,){7}compute,([0-9.]+,){3}[1-9][0-9]*,[1-9][0-9]*$' \"$0\""
+               COMMAND sh -c "grep -q '^frame,projection_ms,depth_sort_ms,raster_ms,total_ms,visible,sort,key_bits,raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity,order_window$' \"$0\" && grep -Eq '^3,([^,]*,){7}compute,([0-9.]+,){3}[1-9][0-9]*,[1-9][0-9]*,0$' \"$0\""
                        ${viewer_test_dir}/raster_compute.csv)
 # auto measures both paths and says which it took; with --grid it takes graphics unmeasured.
 splatview_output_test(viewer_raster_auto

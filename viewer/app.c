@@ -293,14 +293,15 @@ void app_stats_free(app_stats *s) {
 int app_timings_open(viewer_out *out, const char *path, char *err, size_t n) {
   if (viewer_out_open(out, path, err, n) != 0) return -1;
   fprintf(out->f, "frame,projection_ms,depth_sort_ms,raster_ms,total_ms,visible,sort,key_bits,"
-                  "raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity\n");
+                  "raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity,order_window\n");
   return 0;
 }
 
 void app_timings_row(FILE *f, uint32_t frame, const splat_timings *t) {
-  fprintf(f, "%u,%.4f,%.4f,%.4f,%.4f,%u,%s,%u,%s,%.4f,%.4f,%.4f,%u,%u\n", frame, t->projection_ms, t->sort_ms,
+  fprintf(f, "%u,%.4f,%.4f,%.4f,%.4f,%u,%s,%u,%s,%.4f,%.4f,%.4f,%u,%u,%u\n", frame, t->projection_ms, t->sort_ms,
           t->raster_ms, t->total_ms, t->visible, splatsort_algorithm_name(t->sort), t->key_bits,
-          viewer_raster_name(t->raster), t->pairs_ms, t->tile_sort_ms, t->blend_ms, t->pairs, t->pair_capacity);
+          viewer_raster_name(t->raster), t->pairs_ms, t->tile_sort_ms, t->blend_ms, t->pairs, t->pair_capacity,
+          t->order_window);
 }
 
 void app_print_overflow(FILE *f, const splat_timings *t) {

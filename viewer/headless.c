@@ -206,7 +206,7 @@ static splat_frame make_frame(headless *h, const splat_camera *cam) {
   const splatview_options *o = h->o;
   splat_frame f = {.camera = cam, .sort = o->sort, .key_bits = o->key_bits, .key_mode = o->key_mode,
                    .sh_degree = o->sh_degree, .raster = h->raster, .antialias = o->antialias,
-                   .instances = h->instances,
+                   .order = o->order, .order_window = o->order_window, .instances = h->instances,
                    .instance_count = viewer_objects_instances(&h->objects, h->instances)};
   memcpy(f.background, o->background, sizeof f.background);
   return f;

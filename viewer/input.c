@@ -225,6 +225,13 @@ static uint32_t switch_raster(viewer_input *s) {
   return VIEWER_EFFECT_RASTER | VIEWER_EFFECT_MESSAGE;
 }
 
+static uint32_t switch_order(viewer_input *s) {
+  s->order = s->order == SPLAT_ORDER_PER_PIXEL ? SPLAT_ORDER_GLOBAL : SPLAT_ORDER_PER_PIXEL;
+  say(s, "order: %s%s", s->order == SPLAT_ORDER_PER_PIXEL ? "per-pixel" : "global",
+      s->order == SPLAT_ORDER_PER_PIXEL && s->raster != SPLAT_RASTER_COMPUTE ? " (with the compute raster: R)" : "");
+  return VIEWER_EFFECT_RASTER | VIEWER_EFFECT_MESSAGE;
+}
+
 static uint32_t fly_bit(int key) {
   switch (key) {
   case GLFW_KEY_W: return SPLAT_FLY_FORWARD;
@@ -270,6 +277,7 @@ uint32_t viewer_input_key(viewer_input *s, int key, int action, int mods) {
     say(s, "depth keys: %u bits", s->key_bits);
     return VIEWER_EFFECT_SORT | VIEWER_EFFECT_MESSAGE;
   case GLFW_KEY_R: return switch_raster(s);
+  case GLFW_KEY_L: return switch_order(s);
   case GLFW_KEY_V:
     s->vsync = !s->vsync;
     say(s, "vsync %s", s->vsync ? "on" : "off");

@@ -27,7 +27,7 @@ enum viewer_effect_bits {
   VIEWER_EFFECT_SORT = 1u << 4,       /* `sort` or `key_bits` changed */
   VIEWER_EFFECT_HUD = 1u << 5,        /* `hud_visible` toggled */
   VIEWER_EFFECT_MESSAGE = 1u << 6,    /* `message` has new text for the HUD */
-  VIEWER_EFFECT_RASTER = 1u << 7,     /* `raster` changed */
+  VIEWER_EFFECT_RASTER = 1u << 7,     /* `raster` or `order` changed */
   VIEWER_EFFECT_OBJECT = 1u << 8,     /* `selected` changed (N) */
   VIEWER_EFFECT_MOVE = 1u << 9,       /* move the selected object along `object_move` (arrows) */
 };
@@ -64,6 +64,8 @@ typedef struct viewer_input {
   uint32_t key_bits;             /* 32, 24 or 16 */
   splat_raster_path raster;
   bool compute_available;        /* false with --grid: its pass takes only the graphics raster */
+  splat_order order;             /* L: global or per-pixel (the compute raster's) */
+  uint32_t order_window;         /* --order-window; 0: the renderer's default */
 
   /* objects: N selects the next, the arrow keys move the selected one */
   uint32_t object_count, selected;

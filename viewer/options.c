@@ -44,6 +44,12 @@ void splatview_usage(FILE *f) {
           "                          \"antialiased\" mode: opacity scaled as the 0.3 dilation widens a\n"
           "                          splat); auto (default): for scenes whose file says they were\n"
           "                          trained with it (a .ply comment, the .spz flag)\n"
+          "  --order global|per-pixel   how each pixel orders its splats (default global: by their\n"
+          "                          centres' depth, as 3DGS; per-pixel: by the depth along the\n"
+          "                          pixel's own ray, no popping; compute raster only; L toggles)\n"
+          "  --order-window N        per-pixel: slots of each pixel's window, 1..16 (default 8)\n"
+          , splatview_default_scene());
+  fputs(
           "  --sh-degree N           highest SH degree evaluated, 0..3 (default: the scene's)\n"
           "  --sh-precision 32|16|8  bits per SH coefficient on the GPU (default 16): 8 takes a\n"
           "                          quarter of 32's memory (a scale and offset per SH band and\n"
@@ -69,8 +75,7 @@ void splatview_usage(FILE *f) {
           "                          as possible (vsync off), print per-stage median/p95/max and\n"
           "                          exit; in a window or with --headless (the same orbit)\n"
           "  --screenshot FILE.png   windowed: save the last frame (without the HUD) on exit\n"
-          "  --vsync on|off          windowed: start with vsync on (default) or off\n",
-          splatview_default_scene());
+          "  --vsync on|off          windowed: start with vsync on (default) or off\n", f);
   fputs(
           "  --stream                headless: draw frames while the (one) scene loads, each part\n"
           "                          uploaded as it is decoded; prints load: lines with the time\n"
@@ -90,9 +95,10 @@ void splatview_usage(FILE *f) {
           "  wheel sets the speed); F frame the scene; U cycle the up axis (-Y, +Y, +Z);\n"
           "  1-9 / PageUp / PageDown cameras from --cameras; O cycle the sort (auto, onesweep,\n"
           "  radix16, merge, quaternary: those the device runs); K cycle key bits 32/24/16;\n"
-          "  R raster graphics/compute (not with --grid); V vsync on/off; H hide the HUD;\n"
-          "  P screenshot (splatview-NNNN.png, without the HUD); N select the next object, arrow\n"
-          "  keys move it on the screen (Shift+Up/Down: away / towards); drop a .ply/.splat/.spz/\n"
+          "  R raster graphics/compute (not with --grid); L order global/per-pixel; V vsync on/off;\n"
+          "  H hide the HUD; P screenshot (splatview-NNNN.png, without the HUD); N select the\n"
+          "  next object, arrow keys move it on the screen (Shift+Up/Down: away / towards); drop\n"
+          "  a .ply/.splat/.spz/\n"
           "  .sog file, a SOG folder or its meta.json on the window to open it in place of the\n"
           "  scene(s), with Shift held to add it as another object; Esc quit.\n"
           "\n"
@@ -141,7 +147,7 @@ enum {
   OPT_HEADLESS = 256, OPT_BENCH, OPT_GRID, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
   OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS, OPT_CONVERT, OPT_SH_PRECISION, OPT_UPLOAD_THREADS,
-  OPT_STREAM, OPT_KEEP_UNTIL_LOADED, OPT_MAX_LOAD_MEMORY,
+  OPT_STREAM, OPT_KEEP_UNTIL_LOADED, OPT_MAX_LOAD_MEMORY, OPT_ORDER, OPT_ORDER_WINDOW,
 };
 
 /* The flags first, then the options that take a value. */
@@ -163,6 +169,7 @@ static const struct option long_options[] = {
     {"convert", required_argument, NULL, OPT_CONVERT}, {"sh-precision", required_argument, NULL, OPT_SH_PRECISION},
     {"upload-threads", required_argument, NULL, OPT_UPLOAD_THREADS},
     {"max-load-memory", required_argument, NULL, OPT_MAX_LOAD_MEMORY},
+    {"order", required_argument, NULL, OPT_ORDER}, {"order-window", required_argument, NULL, OPT_ORDER_WINDOW},
     {NULL, 0, NULL, 0},
 };
 
@@ -274,6 +281,15 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
     else if (!strcmp(v, "auto")) o->antialias = SPLAT_ANTIALIAS_AUTO;
     else return refuse(err, n, "--antialias '%s': expected on, off or auto", v);
     return 0;
+  case OPT_ORDER:
+    if (!strcmp(v, "global")) o->order = SPLAT_ORDER_GLOBAL;
+    else if (!strcmp(v, "per-pixel")) o->order = SPLAT_ORDER_PER_PIXEL;
+    else return refuse(err, n, "--order '%s': expected global or per-pixel", v);
+    return 0;
+  case OPT_ORDER_WINDOW:
+    if (parse_uint(v, 1, SPLAT_ORDER_WINDOW_MAX, &o->order_window))
+      return refuse(err, n, "--order-window '%s': expected 1..%d slots", v, SPLAT_ORDER_WINDOW_MAX);
+    return 0;
   case OPT_SH_DEGREE:
     if (parse_index(v, 3, &o->sh_degree)) return refuse(err, n, "--sh-degree '%s': expected 0, 1, 2 or 3", v);
     return 0;
@@ -376,6 +392,10 @@ static int check_together(splatview_options *o, const parse_state *st, char *err
   if (o->cameras && o->have_eye)
     return refuse(err, n, "--cameras and --eye/--target both give the camera: choose one");
   if (!o->scene_count) o->scene = o->scenes[o->scene_count++] = splatview_default_scene();
+  if (o->order == SPLAT_ORDER_PER_PIXEL && (o->grid || o->raster == SPLATVIEW_RASTER_GRAPHICS))
+    return refuse(err, n, "--order per-pixel needs the compute raster (%s)",
+                  o->grid ? "--grid takes only the graphics raster" : "not --raster graphics");
+  if (o->order == SPLAT_ORDER_PER_PIXEL) o->raster = SPLATVIEW_RASTER_COMPUTE; /* auto: the one that orders so */
   if (o->grid && o->raster == SPLATVIEW_RASTER_COMPUTE)
     return refuse(err, n, "--raster compute cannot be used with --grid: the grid's pass takes only the graphics "
                           "raster (use --raster graphics or auto)");

@@ -45,6 +45,8 @@ typedef struct splatview_options {
   splatsort_depth_key_mode key_mode;
   splatview_raster raster;
   splat_antialias antialias; /* AUTO: as each scene file says */
+  splat_order order;         /* --order: global or per-pixel (the compute raster's) */
+  uint32_t order_window;     /* --order-window: 1..16, 0: the renderer's default */
   int sh_degree;            /* -1: the scene's */
   uint32_t sh_precision;    /* --sh-precision: SH stored on the GPU at 32, 16 or 8 bits (0: 16) */
   uint32_t upload_threads;  /* --upload-threads: CPU threads packing a scene for the GPU (0: the cores) */

@@ -499,7 +499,8 @@ static splat_frame make_frame(viewer *v, const splat_camera *cam, uint32_t slot)
   /* the instances are read as the frame is recorded: one array serves every slot */
   splat_frame f = {.camera = cam, .sort = v->in.sort, .key_bits = v->in.key_bits, .key_mode = v->o->key_mode,
                    .sh_degree = v->o->sh_degree, .slot = slot, .raster = v->in.raster,
-                   .antialias = v->o->antialias, .instances = v->instances,
+                   .antialias = v->o->antialias, .order = v->in.order, .order_window = v->in.order_window,
+                   .instances = v->instances,
                    .instance_count = viewer_objects_instances(&v->objects, v->instances)};
   memcpy(f.background, v->o->background, sizeof f.background);
   return f;
@@ -901,6 +902,8 @@ static int setup_view(viewer *v, bool dropped) {
   for (int a = 1; a < SPLATSORT_ALGORITHM_COUNT; a++)
     if (splat_renderer_has_sort(v->ar.renderer, (splatsort_algorithm)a)) sorts |= 1u << a;
   viewer_input_init(&v->in, &v->start_orbit, o->fovy, w, h, o->sort, sorts, o->key_bits, o->vsync && !o->bench);
+  v->in.order = o->order;
+  v->in.order_window = o->order_window;
   objects_changed(v);
   if (v->cam_count) {
     viewer_input_set_cameras(&v->in, v->cams, v->cam_count);

@@ -92,6 +92,18 @@ static void hud_raster(const window_hud_info *v, hud_lines *l) {
   hud_line(l, a, over ? RED : WHITE);
 }
 
+/* The order the pixels blend in (L): per-pixel only with the compute raster. */
+static void hud_order(const window_hud_info *v, hud_lines *l) {
+  char a[128];
+  if (v->in->order != SPLAT_ORDER_PER_PIXEL)
+    snprintf(a, sizeof a, "order global");
+  else if (v->in->raster != SPLAT_RASTER_COMPUTE)
+    snprintf(a, sizeof a, "order global (per-pixel needs the compute raster: R)");
+  else
+    snprintf(a, sizeof a, "order per-pixel, window %u", v->in->order_window ? v->in->order_window : SPLAT_ORDER_WINDOW_DEFAULT);
+  hud_line(l, a, WHITE);
+}
+
 /* A load in the background: its file, a bar, and the phase's progress and speed. */
 static void hud_loading(viewer_loader *loader, bool input_ready, hud_lines *l) {
   viewer_load_status st;
@@ -129,6 +141,7 @@ static void hud_status(const window_hud_info *v, hud_lines *l) {
     snprintf(a, sizeof a, "sort %s, %u-bit keys", splatsort_algorithm_name(in->sort), in->key_bits);
   hud_line(l, a, WHITE);
   hud_raster(v, l);
+  hud_order(v, l);
   if (v->object) {
     snprintf(a, sizeof a, "object %u/%u %s", in->selected + 1, in->object_count, v->object);
     hud_line(l, a, WHITE);

@@ -20,6 +20,7 @@ layout(std430, binding = SP_BIND_DEPTHS) writeonly buffer Depths { float depths[
 layout(std430, binding = SP_BIND_KEYS) writeonly buffer Keys { uint keys[]; };
 layout(std430, binding = SP_BIND_BLOCKS) buffer Blocks { uint blocks[]; };
 layout(std430, binding = SP_BIND_HEADER) buffer Header { uint header[]; };
+layout(std430, binding = SP_BIND_RAYS) writeonly buffer Rays { vec4 rays[]; }; // SP_PROJECT_RAYS
 layout(push_constant) uniform Push { sp_project_push pc; };
 layout(constant_id = 0) const uint SH_WORDS = 1; // uint32 words of SH per splat
 layout(constant_id = 1) const uint SH_FORMAT = SP_SH_FORMAT_F16; // the object's SH storage
@@ -72,24 +73,62 @@ vec3 sh_color(uint i, vec3 dir) {
   return max(result + 0.5, vec3(0.0));
 }
 
-// The 3D covariance R S^2 R^T of splat i's packed shape, as splat_cov3d forms it from
-// splat_unpack_shape's values (project.c, cglm's glm_quat_mat3: R scaled by 2 / |q|).
-mat3 splat_cov3d(uint i) {
-  uvec4 w = shape[i];
+// The rotation and scales of a packed shape, as splat_unpack_shape decodes them and cglm's
+// glm_quat_mat3 forms R (scaled by 2 / |q|).
+mat3 splat_rotation(uvec4 w) {
   ivec4 qi = ivec4(bitfieldExtract(int(w.x), 0, 16), bitfieldExtract(int(w.x), 16, 16),
                    bitfieldExtract(int(w.y), 0, 16), bitfieldExtract(int(w.y), 16, 16));
   vec4 q = vec4(qi) * SP_SNORM16_STEP; // w, x, y, z
-  vec3 scale = vec3(unpackHalf2x16(w.z), unpackHalf2x16(w.w).x);
   float norm = length(q), s = norm > 0.0 ? 2.0 / norm : 0.0;
   float qw = q.x, x = q.y, y = q.z, z = q.w;
   float xx = s * x * x, xy = s * x * y, wx = s * qw * x;
   float yy = s * y * y, yz = s * y * z, wy = s * qw * y;
   float zz = s * z * z, xz = s * x * z, wz = s * qw * z;
-  mat3 R = mat3(1.0 - yy - zz, xy + wz, xz - wy,  // column 0
-                xy - wz, 1.0 - xx - zz, yz + wx,  // column 1
-                xz + wy, yz - wx, 1.0 - xx - yy); // column 2
+  return mat3(1.0 - yy - zz, xy + wz, xz - wy,  // column 0
+              xy - wz, 1.0 - xx - zz, yz + wx,  // column 1
+              xz + wy, yz - wx, 1.0 - xx - yy); // column 2
+}
+vec3 splat_scale(uvec4 w) { return vec3(unpackHalf2x16(w.z), unpackHalf2x16(w.w).x); }
+
+// The 3D covariance R S^2 R^T of splat i's packed shape, as splat_cov3d forms it (project.c).
+mat3 splat_cov3d(uint i) {
+  uvec4 w = shape[i];
+  mat3 R = splat_rotation(w);
+  vec3 scale = splat_scale(w);
   mat3 M = mat3(R[0] * scale.x, R[1] * scale.y, R[2] * scale.z);
   return M * transpose(M);
+}
+
+// The per-pixel order's ray depth (splat_project_ray_depth, project.c, the same steps): along
+// the camera ray tau (u, v, 1) the splat's density exp(-(tau d - t)^T A (tau d - t) / 2), A
+// the inverse camera-space covariance, peaks at tau = d^T A t / d^T A d. A is formed from the
+// rotation and the inverse squared scales (never by inverting a covariance: a flat splat's is
+// singular), the scales relative to the largest and floored at 2^-20, and scaled to A22 = 1,
+// which leaves the ratio as it is. Degenerate splats take A = I (the ray's closest point).
+void write_ray(uint g, uint i, vec3 t) {
+  uvec4 w = shape[i];
+  vec3 scale = splat_scale(w);
+  float smax = max(scale.x, max(scale.y, scale.z));
+  vec4 r0 = vec4(1.0, 1.0, 0.0, 0.0), r1 = vec4(0.0, t);
+  mat3 V = mat3(pc.view);
+  float vdet = determinant(V);
+  if (smax > 0.0 && !isinf(smax) && vdet != 0.0 && !isinf(vdet) && !isnan(vdet)) {
+    vec3 m = max(scale / smax, vec3(1.0 / 1048576.0));
+    vec3 wk = 1.0 / (m * m);
+    mat3 M = transpose(inverse(V)) * splat_rotation(w);
+    mat3 A = mat3(0.0);
+    for (int k = 0; k < 3; k++) A += wk[k] * outerProduct(M[k], M[k]);
+    bool finite = !any(isinf(A[0])) && !any(isinf(A[1])) && !any(isinf(A[2])) && !any(isnan(A[0])) &&
+                  !any(isnan(A[1])) && !any(isnan(A[2]));
+    if (A[2][2] > 0.0 && finite) {
+      A /= A[2][2];
+      vec3 b = A * t;
+      r0 = vec4(A[0][0], A[1][1], A[1][0], A[2][0]);
+      r1 = vec4(A[2][1], b);
+    }
+  }
+  rays[2 * g] = r0;
+  rays[2 * g + 1] = r1;
 }
 
 // Returns the camera-space depth of a visible splat (and writes its record), or 0 when it is
@@ -135,6 +174,7 @@ float project(uint i, vec4 po, vec3 t, uint mode) {
   uint r16 = uint(min(radius, float(SP_MAX_RADIUS)));
   // stored as bits: a packed word seen as a float may be a denormal or NaN pattern
   uint g = floatBitsToUint(pc.campos.w) + pc.base + i;
+  if ((mode & SP_PROJECT_RAYS) != 0u) write_ray(g, i, t);
   projected[2 * g] = floatBitsToUint(vec4(mean, conic.xy));
   projected[2 * g + 1] = uvec4(floatBitsToUint(conic.z), floatBitsToUint(opacity), packHalf2x16(color.rg),
                                (packHalf2x16(vec2(color.b, 0.0)) & 0xFFFFu) | (r16 << 16));

@@ -86,6 +86,10 @@ struct sp_raster_push {
  *              (after the scan) the place of its first one among the frame's visible splats
  *   binding 8: SP_H_* words: the visible count and the visible key-value range
  * Bindings 0-2 are one object's; 3 and 5-7 are indexed by frame slot (object base + splat).
+ *   binding 12 (SP_PROJECT_RAYS only, per-pixel order): vec4[2] per record, indexed as binding 3:
+ *              the splat's ray-depth coefficients (a00, a11, a01, a02), (a12, b0, b1, b2): the
+ *              depth of its maximum along the ray (u, v, 1) is (b0 u + b1 v + b2) /
+ *              (a00 u^2 + a11 v^2 + 1 + 2 (a01 u v + a02 u + a12 v)) (splat_project_ray_depth)
  * Compaction output, the sort's input: binding 9 the keys (quantised to key_bits), binding 10
  * the frame slots, visible splats in slot order; binding 11 the draw (its instanceCount).
  * Raster input:
@@ -106,7 +110,8 @@ struct sp_raster_push {
 #define SP_BIND_SORT_KEYS 9
 #define SP_BIND_SORT_VALUES 10
 #define SP_BIND_DRAW 11
-#define SP_BINDINGS 12
+#define SP_BIND_RAYS 12
+#define SP_BINDINGS 13
 
 /* Header words (binding 8): the visible count (the sort's indirect count), then the visible
  * key values' range as float bits (positive: they order like floats), for quantised keys. */
@@ -134,11 +139,13 @@ struct sp_compact_push {
  * decides the visible set. Stereo: KEYS from the point between the eyes (culled by its centre
  * tests: near plane, frustum, opacity), then RECORDS from each eye. ANTIALIAS scales each
  * record's opacity by the anti-aliasing compensation (an object of an anti-aliased scene,
- * src/render/splat_project.h); RADIAL keys by the distance to the camera, not view depth. */
+ * src/render/splat_project.h); RADIAL keys by the distance to the camera, not view depth;
+ * RAYS also writes each record's ray-depth coefficients (binding 12), for the per-pixel order. */
 #define SP_PROJECT_KEYS 1u
 #define SP_PROJECT_RECORDS 2u
 #define SP_PROJECT_ANTIALIAS 4u
 #define SP_PROJECT_RADIAL 8u
+#define SP_PROJECT_RAYS 16u
 
 /* Draw buffer words: VkDrawIndirectCommand; the stage writes instanceCount (the visible count). */
 #define SP_DRAW_INSTANCES 1
@@ -164,6 +171,7 @@ struct sp_craster_push {
   SP_UINT flags;       /* SP_CR_FLAG_* */
   SP_UINT pad1, pad2;
   SP_VEC4 depth_proj;  /* into the host's target: a splat's depth = x + y / view z (sp_raster_push's) */
+  SP_VEC4 intrinsics;  /* fx, fy, cx, cy of the drawn camera: per-pixel order's rays */
 };
 /* The host's depth is reversed: a splat is drawn where its depth >= the host's (else <=). */
 #define SP_CR_FLAG_REVERSE_Z 1u
@@ -185,14 +193,19 @@ struct sp_craster_push {
 #define SP_CR_VALUES 7
 #define SP_CR_RANGES 8
 #define SP_CR_IMAGE 9
-#define SP_CR_BIND_COUNT 10
+#define SP_CR_RAYS 10 /* per-pixel order: the projection's ray-depth coefficients (SP_BIND_RAYS) */
+#define SP_CR_BIND_COUNT 11
 /* The blend into the host's target (craster_blend_host_*.comp) has a layout of its own: the
- * buffers above, 10: the camera-space depths (binding 5 of the projection), 11: the host's
- * colour (storage image), 12: the host's depth (sampled image, read with texelFetch). */
-#define SP_CR_DEPTHS 10
-#define SP_CR_HOST_COLOR 11
-#define SP_CR_HOST_DEPTH 12
-#define SP_CR_HOST_BIND_COUNT 13
+ * buffers above, 11: the camera-space depths (binding 5 of the projection), 12: the host's
+ * colour (storage image), 13: the host's depth (sampled image, read with texelFetch). */
+#define SP_CR_DEPTHS 11
+#define SP_CR_HOST_COLOR 12
+#define SP_CR_HOST_DEPTH 13
+#define SP_CR_HOST_BIND_COUNT 14
+/* Per-pixel order (SPLAT_ORDER_PER_PIXEL, craster_blend.glsl with SP_CR_PER_PIXEL): the most
+ * slots a pixel's window may have, and the default. */
+#define SP_CR_WINDOW_MAX 16
+#define SP_CR_WINDOW_DEFAULT 8
 /* State words: every pair the frame needed (saturating at 2^32 - 1), the pairs written
  * (min(needed, capacity): the sort's indirect count), the ranges pass's indirect dispatch. */
 #define SP_CR_STATE_NEEDED 0

@@ -12,7 +12,10 @@
 #include <string.h>
 
 
-_Static_assert(sizeof(struct sp_craster_push) == 80, "sp_craster_push must match the GLSL block");
+_Static_assert(sizeof(struct sp_craster_push) == 96, "sp_craster_push must match the GLSL block");
+
+_Static_assert(SP_CR_WINDOW_DEFAULT == SPLAT_ORDER_WINDOW_DEFAULT && SP_CR_WINDOW_MAX == SPLAT_ORDER_WINDOW_MAX,
+               "the per-pixel window's limits: one value for the API and the shader");
 
 enum { PAIR_KEYS, PAIR_VALUES, PAIR_TMP_KEYS, PAIR_TMP_VALUES, PAIR_INTERNAL };
 
@@ -124,6 +127,9 @@ void craster_destroy(splat_renderer *r) {
                      &c->p_blend, &c->p_blend_host[0], &c->p_blend_host[1], &c->p_blend_host[2]};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++)
     if (*p[i]) r->vk.fn.vkDestroyPipeline(d, *p[i], r->vk.allocator);
+  for (size_t v = 0; v < 4; v++)
+    for (size_t w = 0; w <= SP_CR_WINDOW_MAX; w++)
+      if (c->p_order[v][w]) r->vk.fn.vkDestroyPipeline(d, c->p_order[v][w], r->vk.allocator);
   if (c->layout) r->vk.fn.vkDestroyPipelineLayout(d, c->layout, r->vk.allocator);
   if (c->host_layout) r->vk.fn.vkDestroyPipelineLayout(d, c->host_layout, r->vk.allocator);
   if (c->host_set_layout) r->vk.fn.vkDestroyDescriptorSetLayout(d, c->host_set_layout, r->vk.allocator);
@@ -284,9 +290,39 @@ static uint32_t key_bits_for(uint32_t tiles) {
   return bits;
 }
 
+/* The per-pixel order's blend for variant v (0: into the image buffer; 1 + a host format's
+ * index) and a window of `window` slots, made on first use (each window length is its own
+ * pipeline: the window lives in registers, its length a specialization constant). */
+static VkResult order_pipeline(splat_renderer *r, uint32_t v, uint32_t window, VkPipeline *out) {
+  craster *c = &r->craster;
+  if (!c->p_order[v][window]) {
+    static const char *const names[4] = {
+        "splat compute raster: blend, per-pixel order", "splat compute raster: blend into the host's RGBA8, per-pixel order",
+        "splat compute raster: blend into the host's RGBA16F, per-pixel order",
+        "splat compute raster: blend into the host's RGBA32F, per-pixel order"};
+    const uint32_t *code[4] = {render_spv_craster_blend_pp_comp, render_spv_craster_blend_pp_host_rgba8_comp,
+                               render_spv_craster_blend_pp_host_rgba16f_comp,
+                               render_spv_craster_blend_pp_host_rgba32f_comp};
+    const size_t size[4] = {render_spv_craster_blend_pp_comp_size, render_spv_craster_blend_pp_host_rgba8_comp_size,
+                            render_spv_craster_blend_pp_host_rgba16f_comp_size,
+                            render_spv_craster_blend_pp_host_rgba32f_comp_size};
+    VkSpecializationMapEntry entry = {0, 0, 4};
+    VkSpecializationInfo spec = {1, &entry, 4, &window};
+    ssvk_compute_desc cd = {.code = code[v], .code_size = size[v], .layout = v ? c->host_layout : c->layout,
+                            .spec = &spec, .name = names[v]};
+    VkResult res = ssvk_compute_pipeline(&r->vk, &cd, &c->p_order[v][window]);
+    if (res != VK_SUCCESS) {
+      c->p_order[v][window] = VK_NULL_HANDLE;
+      return res; /* logged */
+    }
+  }
+  *out = c->p_order[v][window];
+  return VK_SUCCESS;
+}
+
 /* The blend over the host's images: its buffers, the depths and the two images in one push. */
 static void blend_into_host(splat_renderer *r, VkCommandBuffer cmd, const VkDescriptorBufferInfo *bi,
-                            const splat_host_target *host, const struct sp_craster_push *pc) {
+                            const splat_host_target *host, const struct sp_craster_push *pc, VkPipeline order) {
   craster *c = &r->craster;
   VkDescriptorBufferInfo depths = {r->scene.depths.buffer, 0, VK_WHOLE_SIZE};
   VkDescriptorImageInfo color = {VK_NULL_HANDLE, host->color_view, VK_IMAGE_LAYOUT_GENERAL};
@@ -308,7 +344,7 @@ static void blend_into_host(splat_renderer *r, VkCommandBuffer cmd, const VkDesc
                                   .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
                                   .pImageInfo = &depth};
   r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-                             c->p_blend_host[craster_host_format_index(host->color_format)]);
+                             order ? order : c->p_blend_host[craster_host_format_index(host->color_format)]);
   r->vk.push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->host_layout, 0, n, w);
   r->vk.fn.vkCmdPushConstants(cmd, c->host_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *pc, pc);
   r->vk.fn.vkCmdDispatch(cmd, pc->tiles_x, pc->tiles_y, 1);
@@ -321,15 +357,27 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   bool stereo = f->eyes[0] != NULL;
   const splat_camera *cam = stereo ? f->eyes[f->eye & 1u] : f->camera;
   uint32_t W = cam->width, H = cam->height, positions = r->frame_count;
-  VkResult res = ensure_buffers(r, positions ? positions : 1, W, H);
+  uint32_t window = f->order != SPLAT_ORDER_PER_PIXEL ? 0 : f->order_window ? f->order_window : SP_CR_WINDOW_DEFAULT;
+  if (window > SP_CR_WINDOW_MAX) {
+    rlog(r, "order_window must be 0 (the default, %u) to %u slots (got %u)", SP_CR_WINDOW_DEFAULT, SP_CR_WINDOW_MAX,
+         window);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  VkPipeline order = VK_NULL_HANDLE;
+  VkResult res = window ? order_pipeline(r, host ? 1u + (uint32_t)craster_host_format_index(host->color_format) : 0u,
+                                         window, &order)
+                        : VK_SUCCESS;
+  if (res == VK_SUCCESS) res = ensure_buffers(r, positions ? positions : 1, W, H);
   if (res != VK_SUCCESS) return res;
+  r->slot_window[f->slot] = window;
   uint32_t tiles_x = ssvk_div_up(W, SP_TILE), tiles_y = ssvk_div_up(H, SP_TILE);
   uint32_t blocks = ssvk_div_up(positions, SP_CR_BLOCK);
   struct sp_craster_push pc = {
       .background = {{f->background[0], f->background[1], f->background[2], 0}},
       .width = W, .height = H, .tiles_x = tiles_x, .tiles_y = tiles_y, .max_count = positions,
       .capacity = c->capacity, .rec_offset = stereo ? (f->eye & 1u) * s->count : 0, .blocks = blocks,
-      .max_groups_x = r->props.limits.maxComputeWorkGroupCount[0]};
+      .max_groups_x = r->props.limits.maxComputeWorkGroupCount[0],
+      .intrinsics = {{cam->fx, cam->fy, cam->cx, cam->cy}}};
   if (host) {
     render_host_depth_proj(r, f, pc.depth_proj.v);
     pc.flags = r->reverse_z ? SP_CR_FLAG_REVERSE_Z : 0u;
@@ -345,6 +393,7 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
       [SP_CR_VALUES] = {c->pairs[PAIR_VALUES].buffer, 0, VK_WHOLE_SIZE},
       [SP_CR_RANGES] = {c->ranges.buffer, 0, VK_WHOLE_SIZE},
       [SP_CR_IMAGE] = {c->image.buffer, 0, VK_WHOLE_SIZE},
+      [SP_CR_RAYS] = {window ? s->rays.buffer : VK_NULL_HANDLE, 0, VK_WHOLE_SIZE},
   };
   ssvk_label_begin(&r->vk, cmd, "splat compute raster");
   /* Earlier frames' reads of what this one writes (ranges, image, pairs) are done. */
@@ -402,12 +451,12 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   r->vk.fn.vkCmdDispatchIndirect(cmd, c->state.buffer, 4 * SP_CR_STATE_DISPATCH);
   compute_barrier(r, cmd);
   if (host) {
-    blend_into_host(r, cmd, bi, host, &pc);
+    blend_into_host(r, cmd, bi, host, &pc, order);
     r->vk.fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_RASTERED);
     ssvk_label_end(&r->vk, cmd);
     return VK_SUCCESS;
   }
-  push(r, cmd, bi, c->p_blend);
+  push(r, cmd, bi, order ? order : c->p_blend);
   r->vk.fn.vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
   r->vk.fn.vkCmdDispatch(cmd, tiles_x, tiles_y, 1);
 

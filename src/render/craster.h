@@ -4,6 +4,7 @@
 #define SPLAT_CRASTER_H
 
 #include "ssvk.h"
+#include "splat_shared.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,6 +35,9 @@ typedef struct craster {
   VkDescriptorSetLayout host_set_layout;
   VkPipelineLayout host_layout;
   VkPipeline p_blend_host[3];
+  /* the per-pixel order's blends (own target, then the host formats), per window length:
+   * made on first use */
+  VkPipeline p_order[4][SP_CR_WINDOW_MAX + 1];
   /* per position (the frame's splats): offsets; per block; state */
   ssvk_buffer offsets, blocks, state;
   uint32_t positions;

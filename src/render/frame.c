@@ -117,6 +117,15 @@ static int check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bit
     rlog(r, "antialias must be SPLAT_ANTIALIAS_AUTO, _OFF or _ON (got %d)", (int)f->antialias);
     return -1;
   }
+  if (f->order != SPLAT_ORDER_GLOBAL && f->order != SPLAT_ORDER_PER_PIXEL) {
+    rlog(r, "order must be SPLAT_ORDER_GLOBAL or SPLAT_ORDER_PER_PIXEL (got %d)", (int)f->order);
+    return -1;
+  }
+  if (f->order_window > SP_CR_WINDOW_MAX) {
+    rlog(r, "order_window must be 0 (the default, %u) to %u slots (got %u)", SP_CR_WINDOW_DEFAULT, SP_CR_WINDOW_MAX,
+         f->order_window);
+    return -1;
+  }
   if (cam->width == 0 || cam->height == 0 || cam->width > 16384 || cam->height > 16384) {
     rlog(r, "image size %ux%u is outside 1..16384", cam->width, cam->height);
     return -1;
@@ -192,6 +201,7 @@ static uint32_t ch_resident(const object_gpu *o, uint32_t c) {
  * offset `rec`), or both. Returns the number of slots used. */
 static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, const splat_camera *cam,
                                 uint32_t mode, uint32_t rec) {
+  if (r->scene.rays.buffer == VK_NULL_HANDLE) mode &= ~SP_PROJECT_RAYS;
   scene_gpu *s = &r->scene;
   uint32_t base = 0, n = f->instance_count ? f->instance_count : SPLAT_MAX_OBJECTS;
   for (uint32_t k = 0; k < n; k++) {
@@ -221,6 +231,8 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
           [SP_BIND_COV] = {ch->cov.buffer, 0, VK_WHOLE_SIZE},
           [SP_BIND_SH] = {ch->sh.buffer, 0, VK_WHOLE_SIZE},
           [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
+          /* written only with SP_PROJECT_RAYS; a binding the shader has must be valid */
+          [SP_BIND_RAYS] = {(mode & SP_PROJECT_RAYS) ? s->rays.buffer : s->projected.buffer, 0, VK_WHOLE_SIZE},
       };
       render_sort_bindings(r, bi, (splatsort_buffer){0});
       ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BINDINGS);
@@ -236,15 +248,15 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
 /* Projection of every splat of every drawn object into the frame's slots, fused with the depth
  * sort's key pass (the visible splats' keys, depths and block counts). Stereo: the keys from the
  * frame's camera, the records from each eye. Returns the number of slots used. */
-static uint32_t record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+static uint32_t record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, bool rays) {
   scene_gpu *s = &r->scene;
   render_sort_reset(r, cmd);
-  uint32_t used;
+  uint32_t used, records = SP_PROJECT_RECORDS | (rays ? SP_PROJECT_RAYS : 0u);
   if (f->eyes[0]) {
     used = project_objects(r, cmd, f, f->camera, SP_PROJECT_KEYS, 0);
-    for (uint32_t e = 0; e < 2; e++) project_objects(r, cmd, f, f->eyes[e], SP_PROJECT_RECORDS, e * s->count);
+    for (uint32_t e = 0; e < 2; e++) project_objects(r, cmd, f, f->eyes[e], records, e * s->count);
   } else {
-    used = project_objects(r, cmd, f, f->camera, SP_PROJECT_KEYS | SP_PROJECT_RECORDS, 0);
+    used = project_objects(r, cmd, f, f->camera, SP_PROJECT_KEYS | records, 0);
   }
   timestamp(r, cmd, f->slot, TS_PROJECTED); /* before the barrier: see timestamp() */
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -296,14 +308,19 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
 }
 
 
-/* Checks the frame and records everything before the draw; *k: the sorter used. */
-static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int *k) {
+/* Checks the frame and records everything before the draw; *k: the sorter used. rays: the
+ * projection also writes the per-pixel order's ray coefficients. */
+static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int *k, bool rays) {
   if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
   uint32_t key_bits = f->key_bits ? f->key_bits : 32;
   *k = check_frame(r, f, key_bits);
   if (*k < 0) return f->sort != SPLATSORT_ALGORITHM_AUTO && render_objects_total(r) && render_find_sorter(r, f->sort) < 0
                          ? VK_ERROR_FEATURE_NOT_PRESENT
                          : VK_ERROR_VALIDATION_FAILED_EXT;
+  if (rays) {
+    VkResult res = render_ensure_rays(r);
+    if (res != VK_SUCCESS) return res; /* logged */
+  }
   craster_frame_begin(r, f->slot);
   ssvk_label_begin(&r->vk, cmd, "splat prepare");
   /* the start before the barrier below, so lavapipe stamps it there (timestamp()) */
@@ -318,7 +335,7 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
                       VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-  uint32_t count = record_projection(r, cmd, f);
+  uint32_t count = record_projection(r, cmd, f, rays);
   splatsort_result sorted;
   VkResult res = record_sort(r, cmd, *k, f, key_bits, count, &sorted);
   if (res == VK_SUCCESS) {
@@ -333,6 +350,8 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
     r->slot_bits[f->slot] = key_bits;
     r->slot_sort[f->slot] = splatsort_get_algorithm(r->sorters[*k]);
     r->slot_raster[f->slot] = SPLAT_RASTER_GRAPHICS;
+    r->slot_rays[f->slot] = rays;
+    r->slot_window[f->slot] = 0;
   }
   ssvk_label_end(&r->vk, cmd);
   return res;
@@ -341,7 +360,7 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
 
 VkResult splat_renderer_cmd_prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
   int k;
-  return prepare(r, cmd, f, &k);
+  return prepare(r, cmd, f, &k, f && f->order == SPLAT_ORDER_PER_PIXEL);
 }
 
 
@@ -390,7 +409,8 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
                      ? ensure_target(r, f->camera->width, f->camera->height)
                      : VK_SUCCESS; /* prepare names a bad size */
   int k;
-  if (res == VK_SUCCESS) res = prepare(r, cmd, f, &k);
+  if (res == VK_SUCCESS)
+    res = prepare(r, cmd, f, &k, f->order == SPLAT_ORDER_PER_PIXEL && f->raster == SPLAT_RASTER_COMPUTE);
   if (res != VK_SUCCESS) return res;
   if (f->raster == SPLAT_RASTER_COMPUTE) {
     res = craster_record(r, cmd, f, k, NULL);
@@ -445,6 +465,11 @@ VkResult splat_renderer_cmd_render_into(splat_renderer *r, VkCommandBuffer cmd, 
   }
   int k = render_frame_sorter(r, f->sort, f->key_bits ? f->key_bits : 32);
   if (k < 0) return VK_ERROR_VALIDATION_FAILED_EXT; /* prepare has refused this frame already */
+  if (f->order == SPLAT_ORDER_PER_PIXEL && !r->slot_rays[f->slot]) {
+    rlog(r, "cmd_render_into: a SPLAT_ORDER_PER_PIXEL frame needs cmd_prepare with SPLAT_ORDER_PER_PIXEL (slot %u "
+            "was prepared with the global order)", f->slot);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   res = craster_record(r, cmd, f, k, t);
   if (res != VK_SUCCESS) {
     r->recorded[f->slot] = false; /* no timings for a frame without its raster */
@@ -489,6 +514,8 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   out->key_bits = r->slot_bits[slot];
   out->sort = r->slot_sort[slot];
   out->raster = r->slot_raster[slot];
+  out->order = r->slot_window[slot] ? SPLAT_ORDER_PER_PIXEL : SPLAT_ORDER_GLOBAL;
+  out->order_window = r->slot_window[slot];
   if (compute) {
     out->pairs_ms = (double)(ts[TS_PAIRS] - ts[TS_SORTED]) * period;
     out->tile_sort_ms = (double)(ts[TS_TILESORTED] - ts[TS_PAIRS]) * period;

@@ -29,7 +29,7 @@ void render_host_free(const VkAllocationCallbacks *a, void *p) {
 
 
 void render_frame_buffers_destroy(splat_renderer *r, scene_gpu *s) {
-  ssvk_buffer *bufs[] = {&s->depths, &s->projected, &s->scratch, &s->indices, &s->draw};
+  ssvk_buffer *bufs[] = {&s->depths, &s->projected, &s->scratch, &s->indices, &s->draw, &s->rays};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
   *s = (scene_gpu){0};
 }
@@ -57,7 +57,8 @@ static void memory_by_buffer(const splat_renderer *r, splat_renderer_memory_info
       const object_chunk *ch = &r->objects[i].chunk[c];
       m->positions += ch->pos.size, m->shapes += ch->cov.size, m->sh += ch->sh.size;
     }
-  m->frame = r->scene.depths.size + r->scene.projected.size + r->scene.scratch.size + r->scene.indices.size;
+  m->frame = r->scene.depths.size + r->scene.projected.size + r->scene.scratch.size + r->scene.indices.size +
+             r->scene.rays.size;
   const craster *cr = &r->craster;
   m->frame += cr->offsets.size + cr->blocks.size + cr->state.size + cr->ranges.size + cr->image.size;
   for (int i = 0; i < 5; i++) m->frame += cr->pairs[i].size;
@@ -128,6 +129,22 @@ VkResult render_create_frame_buffers(splat_renderer *r, scene_gpu *s, uint32_t n
   const char *const names[] = {"splat depths", "splat projected", "splat depth-sort scratch", "splat sorted indices",
                                "splat draw"};
   return render_create_buffers(r, "frame", bufs, sizes, usages, names, 5);
+}
+
+
+/* The per-pixel order's ray coefficients, as many records as the projected buffer (made on the
+ * first frame that needs them; freed with the frame's buffers). */
+VkResult render_ensure_rays(splat_renderer *r) {
+  scene_gpu *s = &r->scene;
+  if (s->rays.buffer && s->rays.size == s->projected.size) return VK_SUCCESS;
+  ssvk_buffer_destroy(&r->vk, &s->rays);
+  if (!render_memory_allows(r, s->projected.size, "per-pixel order's ray coefficients"))
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  ssvk_buffer *const bufs[] = {&s->rays};
+  const VkDeviceSize sizes[] = {s->projected.size};
+  const VkBufferUsageFlags usages[] = {VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | r->extra_usage};
+  const char *const names[] = {"splat ray coefficients"};
+  return render_create_buffers(r, "frame", bufs, sizes, usages, names, 1);
 }
 
 

@@ -51,6 +51,7 @@ typedef struct sort_layout {
 typedef struct scene_gpu {
   uint32_t count;      /* capacity: the splats of every object */
   ssvk_buffer depths, projected, scratch, indices, draw;
+  ssvk_buffer rays;    /* per-pixel order: ray coefficients as projected's records; made on demand */
   sort_layout layout;  /* of scratch */
 } scene_gpu;
 
@@ -101,6 +102,8 @@ struct splat_renderer {
   splatsort_algorithm slot_sort[SPLAT_MAX_FRAME_SLOTS];
   splat_raster_path slot_raster[SPLAT_MAX_FRAME_SLOTS];
   uint32_t slot_capacity[SPLAT_MAX_FRAME_SLOTS]; /* the compute raster's pair capacity then */
+  bool slot_rays[SPLAT_MAX_FRAME_SLOTS];         /* prepared with ray coefficients (per-pixel order) */
+  uint32_t slot_window[SPLAT_MAX_FRAME_SLOTS];   /* the raster's per-pixel window; 0: global order */
   craster craster;
   splatsort_result last_sorted; /* where the last recorded frame's sorted keys and indices are */
 };
@@ -122,6 +125,7 @@ VkResult render_create_buffers(splat_renderer *r, const char *what, ssvk_buffer 
 uint32_t render_max_frame_splats(const splat_renderer *r);
 /* The frame's shared buffers for n splats over all objects, and their release. */
 VkResult render_create_frame_buffers(splat_renderer *r, scene_gpu *s, uint32_t n);
+VkResult render_ensure_rays(splat_renderer *r);
 void render_frame_buffers_destroy(splat_renderer *r, scene_gpu *s);
 /* The SH storage of `coeffs` coefficients at a precision (8, 16, 32): its SP_SH_FORMAT_* and
  * uint32 words per splat; and an object's scene-buffer bytes (binding 0, 1, 2 of one chunk of

@@ -80,6 +80,32 @@ typedef enum splat_raster_path {
   SPLAT_RASTER_COMPUTE = 1,
 } splat_raster_path;
 
+/* How the compute raster orders each pixel's splats (splat_frame.order).
+ *   GLOBAL:    every pixel blends its splats in the depth-sort stage's order: the camera-space
+ *              depth (or radial distance) of their centres, one order for the whole image, as
+ *              the reference 3DGS rasterizer. Two overlapping splats whose centres swap depth
+ *              while the camera moves swap everywhere at once: "popping".
+ *   PER_PIXEL: every pixel blends its splats in the order of their depth along its own ray
+ *              (where the ray meets the Gaussian's maximum: splat_project_ray_depth in
+ *              splat_project.h), after StopThePop (Radl et al., SIGGRAPH 2024), in two levels:
+ *              each 256-splat batch of a 16x16 tile's list is sorted by the splats' depths at
+ *              the tile, then each pixel passes its splats through a window of `order_window`
+ *              slots (1..16; 0: 8) that blends the nearest whenever a new one arrives on a full
+ *              window. Exact while a pixel's splats are out of order by less than the window
+ *              (docs/rendering.md measures how often they are not: a splat then blends after a
+ *              farther one). The projection also writes 32 bytes of ray coefficients per
+ *              visible splat (memory made on the first such frame).
+ * Only the compute raster orders per pixel: cmd_render with SPLAT_RASTER_GRAPHICS and cmd_draw
+ * blend in the global order whatever the frame says (quads are blended by the fixed-function
+ * blender in draw order). cmd_render_into uses the order the frame was prepared with:
+ * PER_PIXEL there needs a cmd_prepare with PER_PIXEL. */
+typedef enum splat_order {
+  SPLAT_ORDER_GLOBAL = 0,
+  SPLAT_ORDER_PER_PIXEL = 1,
+} splat_order;
+#define SPLAT_ORDER_WINDOW_DEFAULT 8
+#define SPLAT_ORDER_WINDOW_MAX 16
+
 /* Anti-aliased scenes (splat_frame.antialias): a scene trained with the 2D filter of
  * mip-splatting / gsplat's "antialiased" mode is drawn with each splat's opacity times
  * sqrt(det(C) / det(C + 0.3 I)), C its 2D covariance before the dilation (splat_project in
@@ -332,6 +358,9 @@ typedef struct splat_frame {
   splat_raster_path raster;
   /* Anti-aliasing compensation (splat_antialias); AUTO (0): per object, from its scene. */
   splat_antialias antialias;
+  /* The compute raster's per-pixel order (splat_order) and its window (1..16 slots; 0: 8). */
+  splat_order order;
+  uint32_t order_window;
 } splat_frame;
 
 /* Records one frame. Must be outside a render pass. When the camera's size differs from the
@@ -433,6 +462,9 @@ typedef struct splat_timings {
   /* Compute raster only: the pairs the frame needed (saturating at 2^32 - 1) and the capacity
    * it had; pairs > pair_capacity: the frame left its farthest splats' pairs out. */
   uint32_t pairs, pair_capacity;
+  /* The order the raster blended in (GLOBAL for the graphics raster) and its window (0: none). */
+  splat_order order;
+  uint32_t order_window;
 } splat_timings;
 
 /* Timings of the last frame recorded in `slot`, once it has finished on the GPU (a stereo frame
