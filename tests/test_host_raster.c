@@ -371,6 +371,53 @@ static const char *format_name(VkFormat f) {
   return f == VK_FORMAT_R8G8B8A8_UNORM ? "rgba8" : f == VK_FORMAT_R16G16B16A16_SFLOAT ? "rgba16f" : "rgba32f";
 }
 
+/* The per-pixel order (SPLAT_ORDER_PER_PIXEL) into the host's RGBA16F: the host's depth test as
+ * the global order's (pixels behind its front rectangle exactly its colour), the image near the
+ * global order's expected one (the scene's splats barely overlap out of order); and refused
+ * when the slot was prepared with the global order. */
+static void into_per_pixel(splat_renderer *r, const into_case *c, const splat_frame *global, const host_frame *hf,
+                           int reverse) {
+  uint32_t w = hf->w, h = hf->h;
+  size_t npx = (size_t)w * h;
+  float *gpu = malloc(npx * 16), *exp = malloc(npx * 16);
+  uint8_t *g8 = malloc(npx * 4), *e8 = malloc(npx * 4);
+  splat_frame f = *global;
+  f.order = SPLAT_ORDER_PER_PIXEL;
+  render_host(r, &f, hf, VK_FORMAT_R16G16B16A16_SFLOAT, VIA_COMPUTE, gpu);
+  expected_image(c, hf, VK_FORMAT_R16G16B16A16_SFLOAT, exp);
+  uint32_t front_wrong = 0;
+  for (uint32_t y = c->rect_front[1]; y < c->rect_front[3]; y++)
+    for (uint32_t x = c->rect_front[0]; x < c->rect_front[2]; x++)
+      front_wrong += memcmp(gpu + 4 * ((size_t)y * w + x), exp + 4 * ((size_t)y * w + x), 16) != 0;
+  to_rgba8(gpu, npx, g8);
+  to_rgba8(exp, npx, e8);
+  double psnr = image_psnr(g8, e8, w, h);
+  printf("  into_rgba16f_per_pixel%-6s vs the global order's reference: PSNR %6.2f dB, occluded pixels not the "
+         "host's: %u\n", reverse ? "_rz" : "", psnr, front_wrong);
+  CHECK(psnr >= 35.0 && !image_is_blank(g8, w, h), "per-pixel into the host's target: PSNR %.2f dB < 35", psnr);
+  CHECK(front_wrong == 0, "per-pixel: %u pixels behind the host's front rectangle are not its colour", front_wrong);
+  if (psnr < 35.0 || write_images) save_images(reverse ? "into_per_pixel_reverse_z" : "into_per_pixel", w, h, g8, e8);
+
+  host_image color = host_image_create(&ctx, VK_FORMAT_R16G16B16A16_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT,
+                                       VK_IMAGE_ASPECT_COLOR_BIT, 16, 16, 1);
+  host_image depth = host_image_create(&ctx, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
+                                       16, 16, 1);
+  splat_host_target t = {.color_view = color.view, .color_format = VK_FORMAT_R16G16B16A16_SFLOAT,
+                         .depth_view = depth.view, .depth_format = VK_FORMAT_D32_SFLOAT,
+                         .depth_layout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL};
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  VK_CHECK(splat_renderer_cmd_prepare(r, cmd, global));
+  uint32_t before = log_messages;
+  VkResult res = splat_renderer_cmd_render_into(r, cmd, &f, &t);
+  CHECK(res == VK_ERROR_VALIDATION_FAILED_EXT && log_messages > before && strstr(last_log, "SPLAT_ORDER_PER_PIXEL"),
+        "per-pixel into a slot prepared with the global order: %s (%s)", vkh_result_name(res), last_log);
+  vkh_submit_wait(&ctx, cmd);
+  render_host(r, &f, hf, VK_FORMAT_R16G16B16A16_SFLOAT, VIA_COMPUTE, gpu); /* the slot's timings: per-pixel */
+  host_image_destroy(&ctx, &color);
+  host_image_destroy(&ctx, &depth);
+  free(gpu), free(exp), free(g8), free(e8);
+}
+
 /* One renderer (forward or reverse-Z), every colour format through cmd_render_into against the
  * expected image, and RGBA16F through the graphics host pass against the compute result. */
 static void into_case_run(into_case *c, int reverse) {
@@ -433,11 +480,13 @@ static void into_case_run(into_case *c, int reverse) {
       save_images(tag, w, h, g8, gr8);
     }
   }
+  into_per_pixel(r, c, &f, &hf, reverse);
   splat_timings t;
   VK_CHECK(splat_renderer_timings(r, 0, &t));
-  CHECK(t.raster == SPLAT_RASTER_COMPUTE && t.pairs <= t.pair_capacity && t.visible > 0,
-        "timings of the last frame (cmd_render_into): raster %d, %u pairs of %u, %u visible", (int)t.raster, t.pairs,
-        t.pair_capacity, t.visible);
+  CHECK(t.raster == SPLAT_RASTER_COMPUTE && t.pairs <= t.pair_capacity && t.visible > 0 &&
+            t.order == SPLAT_ORDER_PER_PIXEL && t.order_window == SPLAT_ORDER_WINDOW_DEFAULT,
+        "timings of the last frame (cmd_render_into, per-pixel): raster %d, %u pairs of %u, %u visible, order %d "
+        "window %u", (int)t.raster, t.pairs, t.pair_capacity, t.visible, (int)t.order, t.order_window);
   vkDeviceWaitIdle(ctx.device);
   splat_renderer_destroy(r);
   free(gpu), free(exp), free(graphics), free(g8), free(e8), free(gr8);
