@@ -1,9 +1,11 @@
 /* refrender.c: CPU reference renderer (see refrender.h). Splats are projected, sorted,
  * binned into 16x16-pixel tiles in front-to-back order, then each pixel walks its tile's
- * list; the binning only skips work, it does not change which splats a pixel sees. */
+ * list; the binning only skips work, it does not change which splats a pixel sees. Each pixel
+ * blends in the global order, by ray depth (exact), or through the GPU's sorting window. */
 #include "refrender.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,21 +115,232 @@ int refrender_render_capped(const splat_scene *s, const splat_camera *cam, int s
   return refrender_render_opts(s, cam, sh_degree_max, background, rgba, stats, &o);
 }
 
+uint32_t refrender_ordkey(float d) {
+  uint32_t bits;
+  memcpy(&bits, &d, sizeof bits);
+  uint32_t key = (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
+  return key ? key : 1u; /* 0 marks an empty window slot */
+}
+
+/* ---- per-pixel compositing, in the three orders --------------------------------------------- */
+
+/* What every pixel of a frame reads. proj and rays are indexed by splat. */
+typedef struct frame {
+  const splat_camera *cam;
+  const refrender_options *opt;
+  const float *background;
+  const splat_projected *proj;
+  const splat_ray_depth *rays;
+  const uint64_t *offsets;
+  const uint32_t *lists;
+  uint32_t tw, th;
+  float *rgba;
+} frame;
+
+/* A splat at a pixel (or, sorting a batch, at a tile): its key, alpha and place in the list. */
+typedef struct contrib {
+  uint32_t key, pos, splat;
+  float alpha;
+} contrib;
+
+static int cmp_contrib(const void *pa, const void *pb) {
+  const contrib *a = pa, *b = pb;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return a->pos < b->pos ? -1 : (a->pos > b->pos);
+}
+
+/* One pixel's state while it composites. */
+typedef struct pixel {
+  float fx, fy, T, C[3];
+  int stopped;
+  uint32_t max_key, contributors;
+  uint64_t blended, late;
+} pixel;
+
+/* 1 and *alpha when splat p contributes at the pixel: today's two alpha tests. */
+static int contribution(const splat_projected *p, const pixel *px, float *alpha) {
+  float power;
+  if (!refrender_splat_power(p, px->fx, px->fy, &power)) return 0;
+  *alpha = fminf(SPLAT_MAX_ALPHA, p->opacity * expf(power));
+  return !(*alpha < SPLAT_MIN_ALPHA);
+}
+
+static uint32_t pixel_key(const frame *f, uint32_t splat, const pixel *px) {
+  return refrender_ordkey(splat_ray_depth_at(&f->rays[splat], f->cam, px->fx, px->fy));
+}
+
+/* The blend with the stop rule: a splat that would bring T below the epsilon stops the pixel,
+ * and neither it nor anything after it is blended. */
+static void blend(pixel *px, const float color[3], float alpha, uint32_t key) {
+  if (px->stopped) return;
+  float test_T = px->T * (1.0f - alpha);
+  if (test_T < SPLAT_T_EPSILON) {
+    px->stopped = 1;
+    return;
+  }
+  for (int c = 0; c < 3; c++) px->C[c] += color[c] * alpha * px->T;
+  px->T = test_T;
+  px->blended++;
+  if (key < px->max_key) px->late++;
+  else px->max_key = key;
+}
+
+/* GLOBAL: the tile's list as it is. Past the stop only counts contributors. */
+static void shade_global(const frame *f, size_t t, pixel *px) {
+  for (uint64_t e = f->offsets[t]; e < f->offsets[t + 1]; e++) {
+    uint32_t i = f->lists[e];
+    float alpha;
+    if (!contribution(&f->proj[i], px, &alpha)) continue;
+    px->contributors++;
+    if (!px->stopped) blend(px, f->proj[i].color, alpha, pixel_key(f, i, px));
+  }
+}
+
+/* EXACT: all contributions, stably sorted by their key at this pixel. */
+static void shade_exact(const frame *f, size_t t, pixel *px, contrib *scratch) {
+  uint32_t n = 0;
+  for (uint64_t e = f->offsets[t]; e < f->offsets[t + 1]; e++) {
+    uint32_t i = f->lists[e];
+    float alpha;
+    if (!contribution(&f->proj[i], px, &alpha)) continue;
+    scratch[n] = (contrib){pixel_key(f, i, px), (uint32_t)(e - f->offsets[t]), i, alpha};
+    n++;
+  }
+  px->contributors = n;
+  qsort(scratch, n, sizeof *scratch, cmp_contrib);
+  for (uint32_t k = 0; k < n && !px->stopped; k++) blend(px, f->proj[scratch[k].splat].color, scratch[k].alpha, scratch[k].key);
+}
+
+/* WINDOW, the tile's part: each batch of the list re-ordered by (tile key, index in the batch)
+ * into order[], the tile key taken at the splat's mean clamped to the tile's pixel centres. */
+static void window_tile_order(const frame *f, size_t t, uint32_t tx, uint32_t ty, contrib *scratch, uint32_t *order) {
+  uint64_t first = f->offsets[t], n = f->offsets[t + 1] - first;
+  float x0 = (float)(tx * TILE) + 0.5f, y0 = (float)(ty * TILE) + 0.5f;
+  for (uint64_t b = 0; b < n; b += REFRENDER_BATCH) {
+    uint32_t m = (uint32_t)(n - b < REFRENDER_BATCH ? n - b : REFRENDER_BATCH);
+    for (uint32_t k = 0; k < m; k++) {
+      uint32_t i = f->lists[first + b + k];
+      const splat_projected *p = &f->proj[i];
+      float qx = clampf(p->mean2d[0], x0, x0 + (float)(TILE - 1)), qy = clampf(p->mean2d[1], y0, y0 + (float)(TILE - 1));
+      scratch[k] = (contrib){refrender_ordkey(splat_ray_depth_at(&f->rays[i], f->cam, qx, qy)), k, i, 0.0f};
+    }
+    qsort(scratch, m, sizeof *scratch, cmp_contrib);
+    for (uint32_t k = 0; k < m; k++) order[b + k] = scratch[k].splat;
+  }
+}
+
+/* WINDOW, the pixel's part: the re-ordered list through a window of K slots in descending key
+ * order; what falls out of the nearest end is blended, the rest when the list ends. */
+static void shade_window(const frame *f, size_t t, pixel *px, const uint32_t *order) {
+  uint32_t K = f->opt->window;
+  contrib w[REFRENDER_MAX_WINDOW] = {{0}};
+  uint64_t n = f->offsets[t + 1] - f->offsets[t];
+  for (uint64_t e = 0; e < n; e++) {
+    uint32_t i = order[e];
+    float alpha;
+    if (!contribution(&f->proj[i], px, &alpha)) continue;
+    px->contributors++;
+    if (px->stopped) continue;
+    contrib carry = {pixel_key(f, i, px), 0, i, alpha};
+    for (uint32_t k = 0; k < K; k++)
+      if (carry.key >= w[k].key) {
+        contrib tmp = w[k];
+        w[k] = carry;
+        carry = tmp;
+      }
+    if (carry.key != 0) blend(px, f->proj[carry.splat].color, carry.alpha, carry.key);
+  }
+  for (uint32_t k = K; k-- > 0;)
+    if (w[k].key != 0) blend(px, f->proj[w[k].splat].color, w[k].alpha, w[k].key);
+}
+
+/* One thread's share: tile rows first, first + step, ...; its own scratch and stats, so that
+ * neither the image nor the sums depend on the thread count. */
+typedef struct shade_job {
+  const frame *f;
+  uint32_t first, step;
+  contrib *scratch;
+  uint32_t *order;
+  refrender_stats st;
+} shade_job;
+
+static void shade_tile(shade_job *job, uint32_t tx, uint32_t ty) {
+  const frame *f = job->f;
+  uint32_t W = f->cam->width, H = f->cam->height;
+  size_t t = (size_t)ty * f->tw + tx;
+  if (f->opt->order == REFRENDER_ORDER_WINDOW) window_tile_order(f, t, tx, ty, job->scratch, job->order);
+  for (uint32_t py = ty * TILE; py < ty * TILE + TILE && py < H; py++)
+    for (uint32_t x = tx * TILE; x < tx * TILE + TILE && x < W; x++) {
+      pixel px = {.fx = (float)x + 0.5f, .fy = (float)py + 0.5f, .T = 1.0f};
+      if (f->opt->order == REFRENDER_ORDER_EXACT) shade_exact(f, t, &px, job->scratch);
+      else if (f->opt->order == REFRENDER_ORDER_WINDOW) shade_window(f, t, &px, job->order);
+      else shade_global(f, t, &px);
+      float *o = f->rgba + ((size_t)py * W + x) * 4;
+      for (int c = 0; c < 3; c++) o[c] = px.C[c] + px.T * f->background[c];
+      o[3] = 1.0f - px.T;
+      job->st.contributions += px.blended;
+      job->st.late += px.late;
+      if (px.contributors > job->st.max_contributors) job->st.max_contributors = px.contributors;
+    }
+}
+
+static void *shade_rows(void *arg) {
+  shade_job *job = arg;
+  for (uint32_t ty = job->first; ty < job->f->th; ty += job->step)
+    for (uint32_t tx = 0; tx < job->f->tw; tx++) shade_tile(job, tx, ty);
+  return NULL;
+}
+
+/* Every pixel, on opt->threads threads (tile rows dealt out in turn). Returns 0 or -1 (memory). */
+static int shade(const frame *f, uint64_t max_tile, refrender_stats *st) {
+  enum { MAX_THREADS = 64 };
+  uint32_t n = f->opt->threads > 1 ? (uint32_t)f->opt->threads : 1;
+  n = n > MAX_THREADS ? MAX_THREADS : n > f->th ? f->th : n;
+  shade_job job[MAX_THREADS];
+  pthread_t tid[MAX_THREADS];
+  int started[MAX_THREADS] = {0}, rc = 0;
+  size_t m = (size_t)(max_tile ? max_tile : 1);
+  for (uint32_t k = 0; k < n; k++) {
+    job[k] = (shade_job){.f = f, .first = k, .step = n};
+    job[k].scratch = malloc(m * sizeof *job[k].scratch);
+    job[k].order = malloc(m * sizeof *job[k].order);
+    if (!job[k].scratch || !job[k].order) rc = -1;
+  }
+  /* A thread that cannot start has its rows shaded here instead. */
+  for (uint32_t k = 1; k < n && rc == 0; k++) started[k] = pthread_create(&tid[k], NULL, shade_rows, &job[k]) == 0;
+  for (uint32_t k = 0; k < n && rc == 0; k++)
+    if (k == 0 || !started[k]) shade_rows(&job[k]);
+  for (uint32_t k = 0; k < n; k++) {
+    if (started[k]) (void)pthread_join(tid[k], NULL);
+    st->contributions += job[k].st.contributions;
+    st->late += job[k].st.late;
+    if (job[k].st.max_contributors > st->max_contributors) st->max_contributors = job[k].st.max_contributors;
+    free(job[k].scratch);
+    free(job[k].order);
+  }
+  return rc;
+}
+
+/* ---- the frame: project, sort, bin, shade ----------------------------------------------------- */
+
 int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
                           const float background[3], float *rgba, refrender_stats *stats,
                           const refrender_options *opt) {
   uint32_t W = cam->width, H = cam->height;
   if (W == 0 || H == 0) return -1;
+  if (opt->order < REFRENDER_ORDER_GLOBAL || opt->order > REFRENDER_ORDER_WINDOW) return -1;
+  if (opt->order == REFRENDER_ORDER_WINDOW && (opt->window < 1 || opt->window > REFRENDER_MAX_WINDOW)) return -1;
   uint32_t tw = (W + TILE - 1) / TILE, th = (H + TILE - 1) / TILE;
   size_t ntiles = (size_t)tw * th;
   int rc = -1;
   splat_projected *proj = malloc((s->count ? s->count : 1) * sizeof *proj);
+  splat_ray_depth *rays = malloc((s->count ? s->count : 1) * sizeof *rays);
   sort_item *items = malloc((s->count ? s->count : 1) * sizeof *items);
   uint64_t *offsets = calloc(ntiles + 1, sizeof *offsets);
   uint32_t *lists = NULL;
-  if (!proj || !items || !offsets) goto done;
+  if (!proj || !rays || !items || !offsets) goto done;
 
-  /* Project everything; proj[] is indexed by the visible item. */
+  /* Project everything; proj[] and rays[] are indexed by the splat. */
   uint32_t nvis = 0;
   for (uint32_t i = 0; i < s->count; i++) {
     splat_projected p;
@@ -135,6 +348,7 @@ int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_
     items[nvis].key = splat_depth_key(p.depth);
     items[nvis].index = i;
     proj[i] = p;
+    splat_project_ray_depth(s, i, cam, &rays[i]);
     nvis++;
   }
   /* (key, index) ascending is back to front; walk it backwards for front to back. */
@@ -176,35 +390,17 @@ int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_
     needed = emitted;
   }
 
-  for (uint32_t py = 0; py < H; py++) {
-    for (uint32_t px = 0; px < W; px++) {
-      size_t t = (size_t)(py / TILE) * tw + px / TILE;
-      float fx = (float)px + 0.5f, fy = (float)py + 0.5f;
-      float T = 1.0f, C[3] = {0.0f, 0.0f, 0.0f};
-      for (uint64_t e = offsets[t]; e < offsets[t + 1]; e++) {
-        const splat_projected *p = &proj[lists[e]];
-        float power;
-        if (!refrender_splat_power(p, fx, fy, &power)) continue;
-        float alpha = fminf(SPLAT_MAX_ALPHA, p->opacity * expf(power));
-        if (alpha < SPLAT_MIN_ALPHA) continue;
-        float test_T = T * (1.0f - alpha);
-        if (test_T < SPLAT_T_EPSILON) break;
-        for (int c = 0; c < 3; c++) C[c] += p->color[c] * alpha * T;
-        T = test_T;
-      }
-      float *o = rgba + ((size_t)py * W + px) * 4;
-      for (int c = 0; c < 3; c++) o[c] = C[c] + T * background[c];
-      o[3] = 1.0f - T;
-    }
-  }
-  if (stats) {
-    stats->visible = nvis;
-    stats->tile_entries = offsets[ntiles];
-    stats->pairs_needed = needed;
-  }
+  uint64_t max_tile = 0;
+  for (size_t t = 0; t < ntiles; t++)
+    if (offsets[t + 1] - offsets[t] > max_tile) max_tile = offsets[t + 1] - offsets[t];
+  refrender_stats st = {.visible = nvis, .tile_entries = offsets[ntiles], .pairs_needed = needed};
+  frame f = {cam, opt, background, proj, rays, offsets, lists, tw, th, rgba};
+  if (shade(&f, max_tile, &st) != 0) goto done;
+  if (stats) *stats = st;
   rc = 0;
 done:
   free(proj);
+  free(rays);
   free(items);
   free(offsets);
   free(lists);

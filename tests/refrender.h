@@ -22,6 +22,11 @@ typedef struct refrender_stats {
   uint32_t visible;       /* splats splat_project kept */
   uint64_t tile_entries;  /* (splat, 16x16 tile) pairs binned */
   uint64_t pairs_needed;  /* ... before any cap (refrender_render_capped) */
+  uint64_t contributions; /* (splat, pixel) blends, over the image */
+  uint64_t late;          /* blends after a splat of larger ray-depth key at that pixel (any order;
+                             EXACT: 0; GLOBAL: where the centres' order is wrong along the ray) */
+  uint32_t max_contributors; /* most splats passing the alpha tests at one pixel, whether or not
+                                the pixel stopped before them (WINDOW with K >= it is EXACT) */
 } refrender_stats;
 
 /* Renders scene s through cam into `rgba`: cam->width * cam->height * 4 floats, rows
@@ -45,12 +50,40 @@ int refrender_render(const splat_scene *s, const splat_camera *cam, int sh_degre
 int refrender_render_capped(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
                             const float background[3], float *rgba, refrender_stats *stats, uint64_t max_pairs);
 
+/* Blend orders (refrender_options.order). GLOBAL is refrender_render's. The others sort by
+ * each splat's depth along the pixel's ray (splat_ray_depth_at at the pixel centre), as the
+ * key refrender_ordkey, after StopThePop (Radl et al. 2024):
+ *  EXACT: each pixel blends its splats (those passing the alpha tests) in ascending (key,
+ *    position in the tile's front-to-back list), with the stop rule.
+ *  WINDOW: the GPU's algorithm, emulated exactly. The tile's list is taken in batches of
+ *    REFRENDER_BATCH entries; each batch is re-ordered for the whole tile by (tile key, index in
+ *    the batch), the tile key being the ray depth at the splat's mean clamped to the tile's
+ *    pixel centres [16 tx + 0.5, 16 tx + 15.5] per axis. Each pixel then walks the batch, its
+ *    splats entering a window of K slots in descending key order (slot 0 largest, empty = key
+ *    0): carry = the new one; for i in 0..K-1, if carry.key >= w[i].key swap them; a non-empty
+ *    carry is then blended. The window lives across batches; after the last one a pixel that has
+ *    not stopped blends the remaining slots from K-1 down to 0. With K >= the pixel's splat
+ *    count WINDOW is EXACT, bit for bit. */
+enum { REFRENDER_ORDER_GLOBAL = 0, REFRENDER_ORDER_EXACT = 1, REFRENDER_ORDER_WINDOW = 2 };
+#define REFRENDER_BATCH 256u
+#define REFRENDER_MAX_WINDOW 16u
+
+/* Key of a depth whose ascending order is the floats' (0 is kept for an empty window slot):
+ * bits b of d; b & 0x80000000 ? ~b : b | 0x80000000; at least 1. */
+uint32_t refrender_ordkey(float d);
+
 /* refrender_render with options: max_pairs as refrender_render_capped's (UINT64_MAX: no cap);
  * square_bins: bin every tile the footprint square overlaps (the binning before
- * refrender_bins_of, to check that the bins change no pixel). */
+ * refrender_bins_of, to check that the bins change no pixel); order: REFRENDER_ORDER_*; window:
+ * WINDOW's K, 1..REFRENDER_MAX_WINDOW (else -1 is returned); threads: 0 or 1 render on the
+ * calling thread, more split the pixels by tile rows over that many threads (the image and
+ * stats do not depend on it). Zeroed fields give refrender_render's image. */
 typedef struct refrender_options {
   uint64_t max_pairs;
   int square_bins;
+  int order;
+  uint32_t window;
+  int threads;
 } refrender_options;
 int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
                           const float background[3], float *rgba, refrender_stats *stats,

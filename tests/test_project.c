@@ -11,6 +11,7 @@
 #include "splat_scene.h"
 
 #include "check.h"
+#include "util.h"
 
 static const double PI = 3.14159265358979323846;
 static const double C0 = 0.28209479177387814, C1 = 0.4886025119029199;
@@ -543,6 +544,135 @@ static void test_storage(void) {
   printf("  storage: shapes, halves and 8-bit SH within their steps (8-bit worst %.3f steps)\n", worst);
 }
 
+/* ---- ray depth (splat_project_ray_depth, splat_ray_depth_at) --------------------------------- */
+
+/* The splat's camera-space inverse covariance and centre, in double from the definitions
+ * (quaternion to matrix, R S^2 R^T, W Sigma W^T, a general inverse). */
+static void ray_density(const splat_scene *s, uint32_t i, const splat_camera *cam, double Ainv[3][3], double t[3]) {
+  const float *q = s->rotations + i * 4, *sc = s->scales + i * 3, *pw = s->positions + i * 3;
+  double l = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+  double w = q[0] / l, x = q[1] / l, y = q[2] / l, z = q[3] / l;
+  double R[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+                    {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+                    {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+  double scd[3] = {sc[0], sc[1], sc[2]}, S[3][3], C[3][3];
+  sigma_world(R, scd, S);
+  for (int r = 0; r < 3; r++) {
+    t[r] = (double)cam->view[r] * pw[0] + (double)cam->view[4 + r] * pw[1] + (double)cam->view[8 + r] * pw[2] +
+           cam->view[12 + r];
+    for (int c = 0; c < 3; c++) {
+      C[r][c] = 0;
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) C[r][c] += (double)cam->view[a * 4 + r] * S[a][b] * cam->view[b * 4 + c];
+    }
+  }
+  double det = C[0][0] * (C[1][1] * C[2][2] - C[1][2] * C[2][1]) - C[0][1] * (C[1][0] * C[2][2] - C[1][2] * C[2][0]) +
+               C[0][2] * (C[1][0] * C[2][1] - C[1][1] * C[2][0]);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      int r1 = (c + 1) % 3, r2 = (c + 2) % 3, c1 = (r + 1) % 3, c2 = (r + 2) % 3;
+      Ainv[r][c] = (C[r1][c1] * C[r2][c2] - C[r1][c2] * C[r2][c1]) / det;
+    }
+}
+
+/* Brute force: golden-section search of tau in [-100, 100] for the minimum of
+ * (tau d - t)^T A (tau d - t), the density's maximum along the ray (convex: one minimum). */
+static double ray_depth_search(double A[3][3], const double t[3], double u, double v) {
+  const double d[3] = {u, v, 1.0}, g = (sqrt(5.0) - 1.0) / 2.0;
+  double lo = -100.0, hi = 100.0;
+  for (int it = 0; it < 200; it++) {
+    double m1 = hi - g * (hi - lo), m2 = lo + g * (hi - lo), q[2];
+    for (int k = 0; k < 2; k++) {
+      double tau = k ? m2 : m1, e[3], sum = 0;
+      for (int r = 0; r < 3; r++) e[r] = tau * d[r] - t[r];
+      for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) sum += e[r] * A[r][c] * e[c];
+      q[k] = sum;
+    }
+    if (q[0] < q[1]) hi = m2;
+    else lo = m1;
+  }
+  return 0.5 * (lo + hi);
+}
+
+static float urand(uint64_t *st) { return (float)(splitmix64(st) >> 40) / 16777216.0f; }
+
+static void test_ray_depth(void) {
+  splat_camera cam;
+  const float eye[3] = {1.5f, -1.0f, -3.0f}, tgt[3] = {0.1f, 0.2f, 0.3f}, up[3] = {0.2f, -1, 0.1f};
+  CHECK(splat_camera_look_at(&cam, eye, tgt, up, 60.0f, 320, 240) == 0, "look_at");
+  splat_scene s = make_scene(1, 0);
+  uint64_t st = 12345;
+  double worst = 0, worst_flat = 0;
+  for (int i = 0; i < 200; i++) {
+    /* A random splat near the target; every third one flat (1e-4 or exactly 0 thick). */
+    for (int k = 0; k < 3; k++) {
+      s.positions[k] = tgt[k] + (urand(&st) - 0.5f) * 1.5f;
+      s.scales[k] = 0.05f + 0.45f * urand(&st);
+    }
+    int flat = i % 3 == 2;
+    if (flat) s.scales[i % 2 ? 2 : 0] = i % 6 == 5 ? 0.0f : 1e-4f;
+    float q[4], l = 0;
+    for (int k = 0; k < 4; k++) q[k] = urand(&st) - 0.5f, l += q[k] * q[k];
+    for (int k = 0; k < 4; k++) s.rotations[k] = q[k] / sqrtf(l);
+    splat_ray_depth r;
+    splat_project_ray_depth(&s, 0, &cam, &r);
+    double A[3][3], t[3];
+    if (!flat) ray_density(&s, 0, &cam, A, t);
+    for (int j = 0; j < 5; j++) {
+      float px = 320.0f * urand(&st), py = 240.0f * urand(&st);
+      double u = ((double)px - cam.cx) / cam.fx, v = ((double)py - cam.cy) / cam.fy, want;
+      if (flat) {
+        /* A flat splat is a plane through its centre: the ray meets it at n.t / n.d, n the
+         * thin axis (a column of R) in camera space. */
+        int thin = i % 2 ? 2 : 0;
+        double sw = s.rotations[0], sx = s.rotations[1], sy = s.rotations[2], sz = s.rotations[3];
+        double Rc[3][3] = {{1 - 2 * (sy * sy + sz * sz), 2 * (sx * sy + sw * sz), 2 * (sx * sz - sw * sy)},
+                           {2 * (sx * sy - sw * sz), 1 - 2 * (sx * sx + sz * sz), 2 * (sy * sz + sw * sx)},
+                           {2 * (sx * sz + sw * sy), 2 * (sy * sz - sw * sx), 1 - 2 * (sx * sx + sy * sy)}};
+        double n[3], tc[3], nt = 0, nd = 0, d[3] = {u, v, 1};
+        for (int row = 0; row < 3; row++) {
+          n[row] = tc[row] = 0;
+          for (int c = 0; c < 3; c++) n[row] += (double)cam.view[c * 4 + row] * Rc[thin][c];
+          tc[row] = (double)cam.view[row] * s.positions[0] + (double)cam.view[4 + row] * s.positions[1] +
+                    (double)cam.view[8 + row] * s.positions[2] + cam.view[12 + row];
+          nt += n[row] * tc[row], nd += n[row] * d[row];
+        }
+        want = nt / nd;
+        /* Far along the plane (or grazing) the in-plane axes pull the maximum off the plane. */
+        if (!(fabs(want - tc[2]) < 1.0)) continue;
+      } else {
+        want = ray_depth_search(A, t, u, v);
+      }
+      double got = splat_ray_depth_at(&r, &cam, px, py), err = fabs(got - want) / fabs(want);
+      if (flat) worst_flat = fmax(worst_flat, err);
+      else worst = fmax(worst, err);
+      CHECK(err < (flat ? 2e-4 : 1e-4), "splat %d pixel (%g, %g): ray depth %.9g, expected %.9g (%s)", i, px, py,
+            got, want, flat ? "plane" : "search");
+    }
+  }
+  /* No usable scale: A = I and b = t, the depth of the ray's point nearest the centre. b is
+   * splat_project's centre bit for bit. */
+  s.scales[0] = s.scales[1] = s.scales[2] = 0.0f;
+  s.positions[0] = 0.3f, s.positions[1] = -0.2f, s.positions[2] = 0.4f;
+  splat_ray_depth r;
+  splat_project_ray_depth(&s, 0, &cam, &r);
+  splat_projected p;
+  CHECK(splat_project(&s, 0, &cam, 0, &p) == 1, "zero-scale splat culled");
+  CHECK(r.a00 == 1.0f && r.a11 == 1.0f && r.a01 == 0.0f && r.a02 == 0.0f && r.a12 == 0.0f, "fallback A not I");
+  CHECK(r.b[2] == p.depth, "fallback b.z %.9g, splat_project's depth %.9g", r.b[2], p.depth);
+  CHECK(splat_ray_depth_at(&r, &cam, cam.cx, cam.cy) == p.depth, "fallback depth at the principal point");
+  float u = (10.5f - cam.cx) / cam.fx, v = (200.5f - cam.cy) / cam.fy;
+  float want = (r.b[0] * u + r.b[1] * v + r.b[2]) / (u * u + v * v + 1.0f);
+  CHECK(splat_ray_depth_at(&r, &cam, 10.5f, 200.5f) == want, "fallback depth off axis");
+  s.scales[1] = NAN;
+  splat_project_ray_depth(&s, 0, &cam, &r);
+  CHECK(r.a00 == 1.0f && r.a01 == 0.0f && r.b[2] == p.depth, "NaN scale: no fallback");
+  splat_scene_free(&s);
+  printf("  ray depth: worst relative error %.2g against the search, %.2g against the plane (flat)\n", worst,
+         worst_flat);
+}
+
 int main(void) {
   test_storage();
   test_isotropic_ahead();
@@ -554,5 +684,6 @@ int main(void) {
   test_sh();
   test_depth_key();
   test_antialiased();
+  test_ray_depth();
   return check_report("test_project");
 }

@@ -13,6 +13,7 @@
 #include "image.h"
 #include "splat_project.h"
 #include "refrender.h"
+#include "stability.h"
 #include "splat_scene.h"
 #include "util.h"
 
@@ -20,6 +21,12 @@
 
 static const double C0 = 0.28209479177387814;
 static char outdir[512] = ".";
+
+/* The heavy WINDOW case (K = 1..4) against EXACT: the lowest PSNR accepted, below what was
+ * measured (test_window prints it). */
+#define WINDOW_HEAVY_MIN_PSNR 22.0
+/* Splats of the WINDOW = EXACT case: two batches a tile, at most 16 contributors a pixel. */
+#define WINDOW_EQUAL_SPLATS 4096
 
 static splat_scene make_scene(uint32_t n) {
   splat_scene s;
@@ -467,6 +474,145 @@ static void test_image_utils(void) {
   CHECK(image_write_png(path, W, H, a) != 0, "writing into a missing directory succeeded");
 }
 
+/* ---- blend orders: EXACT, WINDOW, threads ---------------------------------------------------- */
+
+static float *render_order(const splat_scene *s, const splat_camera *cam, int order, uint32_t K, int threads,
+                           refrender_stats *st) {
+  float *img = malloc((size_t)cam->width * cam->height * 4 * sizeof(float));
+  refrender_options o = {.max_pairs = UINT64_MAX, .order = order, .window = K, .threads = threads};
+  CHECK(refrender_render_opts(s, cam, 3, BG, img, st, &o) == 0, "order %d K %u threads %d: render failed", order, K,
+        threads);
+  return img;
+}
+
+static size_t count_diff(const float *a, const float *b, const splat_camera *cam) {
+  size_t diff = 0, n = (size_t)cam->width * cam->height * 4;
+  for (size_t i = 0; i < n; i++) diff += memcmp(&a[i], &b[i], sizeof *a) != 0;
+  return diff;
+}
+
+/* A flat square-ish splat (scales sc, sc, 1e-3) whose normal is +z turned by theta about y. */
+static void put_flat(splat_scene *s, uint32_t i, float x, float z, double theta, float r, float g, float b) {
+  put(s, i, x, 0, z, 2.0f, 0.7f, r, g, b);
+  s->scales[i * 3 + 2] = 1e-3f;
+  s->rotations[i * 4 + 0] = (float)cos(theta / 2);
+  s->rotations[i * 4 + 2] = (float)sin(theta / 2);
+}
+
+static void test_exact_crossing(void) {
+  /* Red lies in the plane z = 3 + x/2, green in z = 3 - x/2 (camera space); they cross along
+   * x = 0, the image's middle column. Green's centre is nearer (2.95 vs 3), so the global order
+   * puts green in front everywhere; along the rays red is in front on the left (x < 0). */
+  splat_scene s = make_scene(2);
+  const double th = atan2(0.5, 1.0);
+  put_flat(&s, 0, 0.0f, 3.0f, -th, 1, 0, 0);
+  put_flat(&s, 1, 0.1f, 2.95f, th, 0, 1, 0);
+  splat_camera cam = ident_camera(64.0f, 64, 64);
+  splat_projected pr[2];
+  CHECK(splat_project(&s, 0, &cam, 0, &pr[0]) && splat_project(&s, 1, &cam, 0, &pr[1]), "culled");
+  float *exact = render_order(&s, &cam, REFRENDER_ORDER_EXACT, 0, 1, NULL);
+  float *global = render_order(&s, &cam, REFRENDER_ORDER_GLOBAL, 0, 1, NULL);
+  const double col[2][3] = {{1, 0, 0}, {0, 1, 0}};
+  for (uint32_t y = 8; y < 64; y += 20)
+    for (uint32_t x = 6; x < 64; x += 52) { /* columns 6 and 58, far from the crossing */
+      double alpha[2];
+      for (int k = 0; k < 2; k++) {
+        float power;
+        CHECK(refrender_splat_power(&pr[k], x + 0.5f, y + 0.5f, &power), "no power at (%u, %u)", x, y);
+        alpha[k] = fmin(0.99, pr[k].opacity * exp(power));
+      }
+      for (int variant = 0; variant < 2; variant++) {
+        int f = variant ? 1 : x < 32 ? 0 : 1, b = 1 - f; /* variant 1: the global order, green first */
+        const float *p = px(variant ? global : exact, &cam, x, y);
+        for (int c = 0; c < 3; c++) {
+          double want = col[f][c] * alpha[f] + col[b][c] * alpha[b] * (1 - alpha[f]) +
+                        BG[c] * (1 - alpha[f]) * (1 - alpha[b]);
+          CHECK_NEAR(p[c], want, 2e-6);
+        }
+      }
+    }
+  CHECK(count_diff(exact, global, &cam) > 0, "the crossing changed nothing");
+  free(exact);
+  free(global);
+  splat_scene_free(&s);
+}
+
+static void test_window(void) {
+  /* Few contributors per pixel (<= 16), long tile lists (several batches): WINDOW K = 16 is
+   * EXACT bit for bit. */
+  splat_camera cam = ident_camera(50.0f, 64, 32);
+  splat_scene s = random_scene(WINDOW_EQUAL_SPLATS, 4242u, 1.0f);
+  for (uint32_t i = 0; i < s.count; i++) { /* faint points (a pixel or so each) spread over the image */
+    float z = s.positions[i * 3 + 2];
+    s.positions[i * 3 + 0] = (frand() - 0.5f) * 64.0f / 50.0f * z;
+    s.positions[i * 3 + 1] = (frand() - 0.5f) * 32.0f / 50.0f * z;
+    for (int k = 0; k < 3; k++) s.scales[i * 3 + (uint32_t)k] = 0.002f * z;
+    s.opacities[i] = 0.01f + 0.02f * frand();
+  }
+  refrender_stats se, sw;
+  float *exact = render_order(&s, &cam, REFRENDER_ORDER_EXACT, 0, 1, &se);
+  float *win = render_order(&s, &cam, REFRENDER_ORDER_WINDOW, 16, 1, &sw);
+  printf("window: %llu tile entries over %u tiles, at most %u contributors a pixel, %llu blends\n",
+         (unsigned long long)se.tile_entries, 4 * 2, se.max_contributors, (unsigned long long)se.contributions);
+  CHECK(se.max_contributors <= 16 && se.max_contributors >= 8, "set-up: %u contributors", se.max_contributors);
+  CHECK(se.tile_entries > 8 * REFRENDER_BATCH, "set-up: %llu tile entries", (unsigned long long)se.tile_entries);
+  CHECK(count_diff(exact, win, &cam) == 0, "WINDOW K=16 differs from EXACT in %zu values", count_diff(exact, win, &cam));
+  CHECK(sw.contributions == se.contributions && sw.late == 0 && se.late == 0, "stats: %llu/%llu blends, late %llu",
+        (unsigned long long)sw.contributions, (unsigned long long)se.contributions, (unsigned long long)sw.late);
+  free(exact);
+  free(win);
+  splat_scene_free(&s);
+
+  /* A heavy case, the popping scene (48 large crossing sheets): small windows blend late. */
+  s = stability_popping_scene(48, 1);
+  const float centre[3] = {0, 0, 0};
+  stability_orbit_camera(centre, 4.0f, 20.0f, 0.0f, 0.0f, 0, 1, 50.0f, 160, 120, &cam);
+  exact = render_order(&s, &cam, REFRENDER_ORDER_EXACT, 0, 2, &se);
+  float *global = render_order(&s, &cam, REFRENDER_ORDER_GLOBAL, 0, 2, NULL);
+  printf("heavy: %u contributors a pixel at most; GLOBAL %.2f dB vs EXACT\n", se.max_contributors,
+         stability_psnr(global, exact, 160, 120));
+  for (uint32_t K = 1; K <= 4; K++) {
+    win = render_order(&s, &cam, REFRENDER_ORDER_WINDOW, K, 2, &sw);
+    double psnr = stability_psnr(win, exact, 160, 120);
+    printf("heavy: WINDOW K=%u: %.2f dB vs EXACT, %llu late of %llu blends\n", K, psnr, (unsigned long long)sw.late,
+           (unsigned long long)sw.contributions);
+    CHECK(sw.late > 0, "K=%u: no late blends", K);
+    CHECK(psnr >= WINDOW_HEAVY_MIN_PSNR, "K=%u: %.2f dB vs EXACT", K, psnr);
+    free(win);
+  }
+  free(exact);
+  free(global);
+  splat_scene_free(&s);
+
+  /* K out of range, an unknown order: refused. */
+  float img[4 * 4 * 4];
+  splat_camera small = ident_camera(10.0f, 4, 4);
+  refrender_options o = {.max_pairs = UINT64_MAX, .order = REFRENDER_ORDER_WINDOW, .window = 0};
+  CHECK(refrender_render_opts(&s, &small, 0, BG, img, NULL, &o) == -1, "K = 0 accepted");
+  o.window = REFRENDER_MAX_WINDOW + 1;
+  CHECK(refrender_render_opts(&s, &small, 0, BG, img, NULL, &o) == -1, "K = 17 accepted");
+  o.order = 3, o.window = 4;
+  CHECK(refrender_render_opts(&s, &small, 0, BG, img, NULL, &o) == -1, "order 3 accepted");
+}
+
+static void test_threads(void) {
+  /* The image and the stats do not depend on the thread count. */
+  splat_scene s = stability_popping_scene(32, 7);
+  splat_camera cam;
+  const float centre[3] = {0, 0, 0};
+  stability_orbit_camera(centre, 4.0f, 10.0f, 30.0f, 0.0f, 0, 1, 50.0f, 101, 75, &cam);
+  const int orders[3] = {REFRENDER_ORDER_GLOBAL, REFRENDER_ORDER_EXACT, REFRENDER_ORDER_WINDOW};
+  for (int k = 0; k < 3; k++) {
+    refrender_stats a, b;
+    float *one = render_order(&s, &cam, orders[k], 4, 1, &a), *four = render_order(&s, &cam, orders[k], 4, 4, &b);
+    CHECK(count_diff(one, four, &cam) == 0, "order %d: 4 threads differ from 1", orders[k]);
+    CHECK(memcmp(&a, &b, sizeof a) == 0, "order %d: stats differ", orders[k]);
+    free(one);
+    free(four);
+  }
+  splat_scene_free(&s);
+}
+
 /* Renders a real scene framed by its robust bounds; writes <outdir>/refrender_<name>.png. */
 static int render_scene_file(const char *path) {
   splat_scene s;
@@ -525,6 +671,9 @@ int main(int argc, char **argv) {
     test_bins();
     test_speed();
     test_image_utils();
+    test_exact_crossing();
+    test_window();
+    test_threads();
   }
   return check_report("test_refrender");
 }

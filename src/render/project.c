@@ -19,14 +19,28 @@ static const float SH_C3[7] = {-0.5900435899266435f, 2.890611442640554f, -0.4570
                                0.3731763325901154f,  -0.4570457994644658f, 1.445305721320277f,
                                -0.5900435899266435f};
 
+/* The rotation of a stored quaternion (w, x, y, z; cglm's versor is x, y, z, w). */
+static void quat_rotation(const float rot[4], mat3 R) {
+  versor q = {rot[1], rot[2], rot[3], rot[0]};
+  glm_quat_mat3(q, R);
+}
+
+/* p_view = view * (pos, 1), written out rather than glm_mat4_mulv, whose SSE path adds the
+ * terms in another order: z must be the shader's bit for bit (its `precise` sum in this order,
+ * no fused multiply-add), since the depth keys are compared exactly (splat_depth_key). */
+static void view_point(const float *v, const float *pos, float t[3]) {
+  t[0] = v[0] * pos[0] + v[4] * pos[1] + v[8] * pos[2] + v[12];
+  t[1] = v[1] * pos[0] + v[5] * pos[1] + v[9] * pos[2] + v[13];
+  t[2] = v[2] * pos[0] + v[6] * pos[1] + v[10] * pos[2] + v[14];
+}
+
 void splat_cov3d(const float scale[3], const float rot[4], float cov[6]) {
   /* R: the rotation of the quaternion (stored w, x, y, z; cglm's versor is x, y, z, w). It
    * takes the splat's local axes to world, so a splat long along local x is long along R's
    * first column in world space. The reference writes the same nine values into glm::mat3(...),
    * which fills columns, i.e. R^T, and forms (S R^T)^T (S R^T): the same R S^2 R^T. */
-  versor q = {rot[1], rot[2], rot[3], rot[0]};
   mat3 R, M, Mt, sigma;
-  glm_quat_mat3(q, R);
+  quat_rotation(rot, R);
   /* M = R S (columns scaled); Sigma = M M^T. scale_modifier is 1. */
   for (int c = 0; c < 3; c++) glm_vec3_scale(R[c], scale[c], M[c]);
   glm_mat3_transpose_to(M, Mt);
@@ -119,12 +133,9 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
    * clamped anyway, and such splats would cost a sort slot each. A splat that reaches into
    * the image from beyond 1.3 tan_fov is therefore dropped (the reference would draw it).
    * Opacity below 1/255 can never pass the per-pixel alpha test, so it is culled here. */
-  /* Written out rather than glm_mat4_mulv, whose SSE path adds the terms in another order:
-   * z must be the shader's bit for bit (its `precise` sum in this order, no fused
-   * multiply-add), since the depth keys are compared exactly (splat_depth_key). */
-  float tx = v[0] * pos[0] + v[4] * pos[1] + v[8] * pos[2] + v[12];
-  float ty = v[1] * pos[0] + v[5] * pos[1] + v[9] * pos[2] + v[13];
-  float tz = v[2] * pos[0] + v[6] * pos[1] + v[10] * pos[2] + v[14];
+  float t[3];
+  view_point(v, pos, t);
+  float tx = t[0], ty = t[1], tz = t[2];
   if (!(tz > SPLAT_NEAR_Z)) return 0; /* also catches NaN */
   float tan_fovx = (float)cam->width / (2.0f * cam->fx);
   float tan_fovy = (float)cam->height / (2.0f * cam->fy);
@@ -206,6 +217,80 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
   return 1;
 }
 
+/* ---- ray depth: where a pixel's ray meets the Gaussian's maximum (per-pixel ordering) ---- */
+
+/* G = transpose(inverse(V)) = cofactor(V) / det(V). Returns 0 when V is singular or not finite. */
+static int inverse_transpose(mat3 V, mat3 G) {
+  /* cglm: V[c][r] is row r of column c; cofactor(r, c) from the other rows and columns. */
+  for (int c = 0; c < 3; c++)
+    for (int r = 0; r < 3; r++) {
+      int c1 = (c + 1) % 3, c2 = (c + 2) % 3, r1 = (r + 1) % 3, r2 = (r + 2) % 3;
+      G[c][r] = V[c1][r1] * V[c2][r2] - V[c2][r1] * V[c1][r2];
+    }
+  float det = V[0][0] * G[0][0] + V[1][0] * G[1][0] + V[2][0] * G[2][0];
+  if (!(det != 0.0f) || !isfinite(det)) return 0;
+  float inv = 1.0f / det;
+  for (int c = 0; c < 3; c++)
+    for (int r = 0; r < 3; r++) G[c][r] *= inv;
+  return 1;
+}
+
+/* A = sum_k w_k M_k M_k^T, M = G R: the camera-space inverse covariance times smax^2, built
+ * from the rotation and inverse squared scales so that a flat splat needs no matrix inverse.
+ * Returns 0 (fallback) when a scale, V or A is unusable. */
+static int ray_depth_matrix(const splat_scene *s, uint32_t i, const splat_camera *cam, mat3 A) {
+  const float *sc = s->scales + (size_t)i * 3;
+  float smax = fmaxf(sc[0], fmaxf(sc[1], sc[2]));
+  if (!(smax > 0.0f) || !isfinite(smax)) return 0;
+  float w[3];
+  for (int k = 0; k < 3; k++) {
+    float m = fmaxf(sc[k] / smax, 0x1p-20f); /* keeps a flat splat's A finite */
+    w[k] = 1.0f / (m * m);
+  }
+  mat4 view;
+  mat3 V, G, R, M;
+  memcpy(view, cam->view, sizeof view);
+  glm_mat4_pick3(view, V);
+  if (!inverse_transpose(V, G)) return 0;
+  quat_rotation(s->rotations + (size_t)i * 4, R);
+  /* Sums written out in the shader's order (G * R in GLSL), not cglm's SSE order. */
+  for (int c = 0; c < 3; c++)
+    for (int r = 0; r < 3; r++) M[c][r] = G[0][r] * R[c][0] + G[1][r] * R[c][1] + G[2][r] * R[c][2];
+  for (int c = 0; c < 3; c++)
+    for (int r = 0; r < 3; r++) {
+      A[c][r] = w[0] * M[0][r] * M[0][c] + w[1] * M[1][r] * M[1][c] + w[2] * M[2][r] * M[2][c];
+      if (!isfinite(A[c][r])) return 0;
+    }
+  return A[2][2] > 0.0f;
+}
+
+void splat_project_ray_depth(const splat_scene *s, uint32_t i, const splat_camera *cam, splat_ray_depth *out) {
+  float t[3];
+  view_point(cam->view, s->positions + (size_t)i * 3, t);
+  mat3 A;
+  if (!ray_depth_matrix(s, i, cam, A)) {
+    *out = (splat_ray_depth){.a00 = 1.0f, .a11 = 1.0f, .b = {t[0], t[1], t[2]}};
+    return;
+  }
+  /* A22 = 1 changes nothing in the ratio N / D and keeps D's constant term exact. */
+  float inv = 1.0f / A[2][2];
+  for (int c = 0; c < 3; c++)
+    for (int r = 0; r < 3; r++) A[c][r] *= inv;
+  for (int r = 0; r < 3; r++) out->b[r] = A[0][r] * t[0] + A[1][r] * t[1] + A[2][r] * t[2];
+  out->a00 = A[0][0];
+  out->a11 = A[1][1];
+  out->a01 = A[1][0];
+  out->a02 = A[2][0];
+  out->a12 = A[2][1];
+}
+
+float splat_ray_depth_at(const splat_ray_depth *r, const splat_camera *cam, float px, float py) {
+  /* The ray is tau (u, v, 1); its camera z is tau. N = d^T A t, D = d^T A d. */
+  float u = (px - cam->cx) / cam->fx, v = (py - cam->cy) / cam->fy;
+  float N = r->b[0] * u + r->b[1] * v + r->b[2];
+  float D = r->a00 * u * u + r->a11 * v * v + 1.0f + 2.0f * (r->a01 * u * v + r->a02 * u + r->a12 * v);
+  return N / D;
+}
 
 /* ---- the GPU storage (splat_shared.h, "Scene buffers"), encoded by upload.c ---------------- */
 

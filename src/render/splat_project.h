@@ -43,6 +43,30 @@ typedef struct splat_projected {
 int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int sh_degree_max,
                   splat_projected *out);
 
+/* ---- ray depth (per-pixel ordering, after StopThePop, Radl et al. 2024) ----------------------
+ * A pixel's splats can be ordered by where its ray meets each Gaussian's maximum rather than by
+ * the centres' depth. The ray through pixel position (px, py) is tau (u, v, 1) in camera space,
+ * u = (px - cx) / fx, v = (py - cy) / fy; the density exp(-0.5 (tau d - t)^T A (tau d - t)), A
+ * the inverse camera-space covariance and t the centre, peaks at tau = d^T A t / d^T A d, which
+ * is the camera-space z of that point. The coefficients below hold A scaled to A22 = 1 and
+ * b = A t, so a pixel's depth costs a few multiply-adds; the GPU computes them the same way. */
+typedef struct splat_ray_depth {
+  float a00, a11, a01, a02, a12; /* A / A22 (A22 = 1 is implied) */
+  float b[3];                    /* (A / A22) t, t the camera-space centre */
+} splat_ray_depth;
+
+/* Coefficients of splat i of s for camera cam. Always succeeds: A is built from the rotation and
+ * the inverse squared scales relative to the largest (each at least 2^-20 of it, so a flat splat
+ * stays finite), never by inverting the covariance. Where that cannot work (no positive finite
+ * scale, a singular view, a non-finite A) A is the identity and b = t: the depth of the point
+ * of the ray nearest to the centre. t is splat_project's camera-space centre, bit for bit. */
+void splat_project_ray_depth(const splat_scene *s, uint32_t i, const splat_camera *cam, splat_ray_depth *out);
+
+/* The camera-space z of the Gaussian's maximum along the ray through the continuous pixel
+ * position (px, py) (a pixel's centre is (i + 0.5, j + 0.5)): N / D with N = b0 u + b1 v + b2,
+ * D = a00 u^2 + a11 v^2 + 1 + 2 (a01 u v + a02 u + a12 v), evaluated in that order. */
+float splat_ray_depth_at(const splat_ray_depth *r, const splat_camera *cam, float px, float py);
+
 /* Step 2 on its own: the 3D covariance R S^2 R^T of a splat with activated `scale` and
  * normalised quaternion `rot` (w,x,y,z), as the upper triangle (xx, xy, xz, yy, yz, zz). */
 void splat_cov3d(const float scale[3], const float rot[4], float cov[6]);
