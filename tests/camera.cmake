@@ -20,3 +20,9 @@ foreach(scene animu_leica-sofort-top8192 supersplat_fruit_drops_minimal)
   splatsort_test(refrender_scene_${scene} LABELS cpu SKIP_RETURN_CODE 77
                  COMMAND test_refrender ${camera_test_dir} ${PROJECT_SOURCE_DIR}/../shared/scenes/${scene}.ply)
 endforeach()
+
+# Temporal stability of the blend orders (GLOBAL, WINDOW, EXACT) along an orbit: a table and an SVG.
+splatsort_test_executable(test_stability SOURCES test_stability.c LIBS splat_refrender m)
+splatsort_test(stability LABELS cpu COMMAND test_stability ${camera_test_dir})
+splatsort_test(stability_scene_animu_leica-sofort-top8192 LABELS cpu SKIP_RETURN_CODE 77
+               COMMAND test_stability ${camera_test_dir} ${PROJECT_SOURCE_DIR}/../shared/scenes/animu_leica-sofort-top8192.ply)
