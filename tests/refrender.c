@@ -131,6 +131,9 @@ typedef struct frame {
   const float *background;
   const splat_projected *proj;
   const splat_ray_depth *rays;
+  const float *planes;     /* WINDOW: splat_ray_depth_plane per splat (3 floats) */
+  uint32_t depth_bits;     /* WINDOW: the tile key's depth bits, and its log2 scale */
+  float lmax, scale;
   const uint64_t *offsets;
   const uint32_t *lists;
   uint32_t tw, th;
@@ -196,14 +199,17 @@ static void shade_global(const frame *f, size_t t, pixel *px) {
   }
 }
 
-/* EXACT: all contributions, stably sorted by their key at this pixel. */
+static uint32_t window_key(const frame *f, uint32_t i, const pixel *px);
+
+/* EXACT (PLANE): all contributions, stably sorted by their key at this pixel (the window's). */
 static void shade_exact(const frame *f, size_t t, pixel *px, contrib *scratch) {
   uint32_t n = 0;
+  int plane = f->opt->order == REFRENDER_ORDER_PLANE;
   for (uint64_t e = f->offsets[t]; e < f->offsets[t + 1]; e++) {
     uint32_t i = f->lists[e];
     float alpha;
     if (!contribution(&f->proj[i], px, &alpha)) continue;
-    scratch[n] = (contrib){pixel_key(f, i, px), (uint32_t)(e - f->offsets[t]), i, alpha};
+    scratch[n] = (contrib){plane ? window_key(f, i, px) : pixel_key(f, i, px), (uint32_t)(e - f->offsets[t]), i, alpha};
     n++;
   }
   px->contributors = n;
@@ -211,22 +217,38 @@ static void shade_exact(const frame *f, size_t t, pixel *px, contrib *scratch) {
   for (uint32_t k = 0; k < n && !px->stopped; k++) blend(px, f->proj[scratch[k].splat].color, scratch[k].alpha, scratch[k].key);
 }
 
-/* WINDOW, the tile's part: each batch of the list re-ordered by (tile key, index in the batch)
- * into order[], the tile key taken at the splat's mean clamped to the tile's pixel centres. */
+/* The GPU's tile key's depth part (craster_emit.comp): the splat's inverse depth (its plane) at
+ * the point q, quantised on a log scale over the frame's visible depths, nearest 0. */
+static uint32_t tile_depth_key(const frame *f, uint32_t i, float qx, float qy) {
+  const float *w = &f->planes[3 * (size_t)i];
+  const splat_projected *p = &f->proj[i];
+  float wq = w[0] + w[1] * (qx - p->mean2d[0]) + w[2] * (qy - p->mean2d[1]);
+  float maxq = (float)((1u << f->depth_bits) - 1u);
+  if (!(wq > 0.0f)) return (uint32_t)maxq;
+  return (uint32_t)fminf(fmaxf((f->lmax - log2f(wq)) * f->scale, 0.0f), maxq);
+}
+
+/* WINDOW, the tile's part: the tile's list re-ordered by (tile key, place in the list) into
+ * order[], as the GPU's pair sort leaves it: the tile key is the splat's depth at its mean
+ * clamped to the tile's pixel centres, quantised (tile_depth_key). */
 static void window_tile_order(const frame *f, size_t t, uint32_t tx, uint32_t ty, contrib *scratch, uint32_t *order) {
   uint64_t first = f->offsets[t], n = f->offsets[t + 1] - first;
   float x0 = (float)(tx * TILE) + 0.5f, y0 = (float)(ty * TILE) + 0.5f;
-  for (uint64_t b = 0; b < n; b += REFRENDER_BATCH) {
-    uint32_t m = (uint32_t)(n - b < REFRENDER_BATCH ? n - b : REFRENDER_BATCH);
-    for (uint32_t k = 0; k < m; k++) {
-      uint32_t i = f->lists[first + b + k];
-      const splat_projected *p = &f->proj[i];
-      float qx = clampf(p->mean2d[0], x0, x0 + (float)(TILE - 1)), qy = clampf(p->mean2d[1], y0, y0 + (float)(TILE - 1));
-      scratch[k] = (contrib){refrender_ordkey(splat_ray_depth_at(&f->rays[i], f->cam, qx, qy)), k, i, 0.0f};
-    }
-    qsort(scratch, m, sizeof *scratch, cmp_contrib);
-    for (uint32_t k = 0; k < m; k++) order[b + k] = scratch[k].splat;
+  for (uint64_t k = 0; k < n; k++) {
+    uint32_t i = f->lists[first + k];
+    const splat_projected *p = &f->proj[i];
+    float qx = clampf(p->mean2d[0], x0, x0 + (float)(TILE - 1)), qy = clampf(p->mean2d[1], y0, y0 + (float)(TILE - 1));
+    scratch[k] = (contrib){tile_depth_key(f, i, qx, qy), (uint32_t)k, i, 0.0f};
   }
+  qsort(scratch, n, sizeof *scratch, cmp_contrib);
+  for (uint64_t k = 0; k < n; k++) order[k] = scratch[k].splat;
+}
+
+/* WINDOW's key at a pixel: the splat's inverse depth from its plane, negated (nearest least). */
+static uint32_t window_key(const frame *f, uint32_t i, const pixel *px) {
+  const float *w = &f->planes[3 * (size_t)i];
+  const splat_projected *p = &f->proj[i];
+  return refrender_ordkey(-(w[0] + w[1] * (px->fx - p->mean2d[0]) + w[2] * (px->fy - p->mean2d[1])));
 }
 
 /* WINDOW, the pixel's part: the re-ordered list through a window of K slots in descending key
@@ -241,7 +263,7 @@ static void shade_window(const frame *f, size_t t, pixel *px, const uint32_t *or
     if (!contribution(&f->proj[i], px, &alpha)) continue;
     px->contributors++;
     if (px->stopped) continue;
-    contrib carry = {pixel_key(f, i, px), 0, i, alpha};
+    contrib carry = {window_key(f, i, px), 0, i, alpha};
     for (uint32_t k = 0; k < K; k++)
       if (carry.key >= w[k].key) {
         contrib tmp = w[k];
@@ -272,7 +294,8 @@ static void shade_tile(shade_job *job, uint32_t tx, uint32_t ty) {
   for (uint32_t py = ty * TILE; py < ty * TILE + TILE && py < H; py++)
     for (uint32_t x = tx * TILE; x < tx * TILE + TILE && x < W; x++) {
       pixel px = {.fx = (float)x + 0.5f, .fy = (float)py + 0.5f, .T = 1.0f};
-      if (f->opt->order == REFRENDER_ORDER_EXACT) shade_exact(f, t, &px, job->scratch);
+      if (f->opt->order == REFRENDER_ORDER_EXACT || f->opt->order == REFRENDER_ORDER_PLANE)
+        shade_exact(f, t, &px, job->scratch);
       else if (f->opt->order == REFRENDER_ORDER_WINDOW) shade_window(f, t, &px, job->order);
       else shade_global(f, t, &px);
       float *o = f->rgba + ((size_t)py * W + x) * 4;
@@ -321,6 +344,22 @@ static int shade(const frame *f, uint64_t max_tile, refrender_stats *st) {
   return rc;
 }
 
+/* WINDOW's tile keys as the GPU's (craster.c, craster_emit.comp): depth bits 24 less the tile
+ * bits, 4..16; the log2 of the inverse depth over the visible splats' [zmin, zmax]. */
+static void window_key_scale(frame *f, const sort_item *items, uint32_t nvis, size_t ntiles) {
+  uint32_t tile_bits = 1;
+  while (tile_bits < 32 && (1ull << tile_bits) < ntiles) tile_bits++;
+  f->depth_bits = tile_bits >= 20 ? 4 : 24 - tile_bits > 16 ? 16 : 24 - tile_bits;
+  float zmin = INFINITY, zmax = 0.0f;
+  for (uint32_t k = 0; k < nvis; k++) {
+    float z = f->proj[items[k].index].depth;
+    zmin = fminf(zmin, z), zmax = fmaxf(zmax, z);
+  }
+  float lmax = nvis ? -log2f(zmin) : 0.0f, lmin = nvis ? -log2f(zmax) : 0.0f;
+  f->lmax = lmax;
+  f->scale = lmax > lmin ? (float)((1u << f->depth_bits) - 1u) / (lmax - lmin) : 0.0f;
+}
+
 /* ---- the frame: project, sort, bin, shade ----------------------------------------------------- */
 
 int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
@@ -328,17 +367,18 @@ int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_
                           const refrender_options *opt) {
   uint32_t W = cam->width, H = cam->height;
   if (W == 0 || H == 0) return -1;
-  if (opt->order < REFRENDER_ORDER_GLOBAL || opt->order > REFRENDER_ORDER_WINDOW) return -1;
+  if (opt->order < REFRENDER_ORDER_GLOBAL || opt->order > REFRENDER_ORDER_PLANE) return -1;
   if (opt->order == REFRENDER_ORDER_WINDOW && (opt->window < 1 || opt->window > REFRENDER_MAX_WINDOW)) return -1;
   uint32_t tw = (W + TILE - 1) / TILE, th = (H + TILE - 1) / TILE;
   size_t ntiles = (size_t)tw * th;
   int rc = -1;
   splat_projected *proj = malloc((s->count ? s->count : 1) * sizeof *proj);
   splat_ray_depth *rays = malloc((s->count ? s->count : 1) * sizeof *rays);
+  float *planes = malloc((s->count ? s->count : 1) * 3 * sizeof *planes);
   sort_item *items = malloc((s->count ? s->count : 1) * sizeof *items);
   uint64_t *offsets = calloc(ntiles + 1, sizeof *offsets);
   uint32_t *lists = NULL;
-  if (!proj || !rays || !items || !offsets) goto done;
+  if (!proj || !rays || !planes || !items || !offsets) goto done;
 
   /* Project everything; proj[] and rays[] are indexed by the splat. */
   uint32_t nvis = 0;
@@ -349,6 +389,7 @@ int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_
     items[nvis].index = i;
     proj[i] = p;
     splat_project_ray_depth(s, i, cam, &rays[i]);
+    splat_ray_depth_plane(&rays[i], cam, p.mean2d, &planes[3 * (size_t)i]);
     nvis++;
   }
   /* (key, index) ascending is back to front; walk it backwards for front to back. */
@@ -394,13 +435,16 @@ int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_
   for (size_t t = 0; t < ntiles; t++)
     if (offsets[t + 1] - offsets[t] > max_tile) max_tile = offsets[t + 1] - offsets[t];
   refrender_stats st = {.visible = nvis, .tile_entries = offsets[ntiles], .pairs_needed = needed};
-  frame f = {cam, opt, background, proj, rays, offsets, lists, tw, th, rgba};
+  frame f = {.cam = cam, .opt = opt, .background = background, .proj = proj, .rays = rays, .planes = planes,
+             .offsets = offsets, .lists = lists, .tw = tw, .th = th, .rgba = rgba};
+  if (opt->order == REFRENDER_ORDER_WINDOW) window_key_scale(&f, items, nvis, ntiles);
   if (shade(&f, max_tile, &st) != 0) goto done;
   if (stats) *stats = st;
   rc = 0;
 done:
   free(proj);
   free(rays);
+  free(planes);
   free(items);
   free(offsets);
   free(lists);

@@ -208,7 +208,8 @@ VkResult record_frame(VkCommandBuffer cmd, const splat_camera *cam, splatsort_al
   splat_frame f = {.camera = cam, .background = {BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]}, .sort = algo,
                    .key_bits = bits, .key_mode = frame_opts.key_mode, .sh_degree = sh,
                    .instances = frame_opts.instances, .instance_count = frame_opts.instance_count,
-                   .raster = frame_opts.raster, .antialias = frame_opts.antialias};
+                   .raster = frame_opts.raster, .antialias = frame_opts.antialias, .order = frame_opts.order,
+                   .order_window = frame_opts.order_window};
   return splat_renderer_cmd_render(renderer, cmd, &f);
 }
 

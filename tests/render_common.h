@@ -68,6 +68,8 @@ typedef struct render_frame_options {
   uint32_t instance_count;
   splat_raster_path raster;
   splat_antialias antialias; /* AUTO: each scene's flag */
+  splat_order order;         /* the compute raster's, and its window */
+  uint32_t order_window;
 } render_frame_options;
 extern render_frame_options frame_opts;
 
@@ -111,6 +113,8 @@ void render_test_fused_keys(const render_args *a);
 void render_projection_case(uint32_t case_index, uint32_t n, uint32_t degree, int sh_eval, int skew);
 /* test_render_compute.c */
 void render_test_compute(const render_args *a);
+/* test_render_order.c */
+void render_test_order(const render_args *a);
 /* test_render_api.c */
 void render_test_api(const render_args *a);
 void render_test_large(const render_args *a);

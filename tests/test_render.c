@@ -47,6 +47,11 @@ static const render_test tests[] = {
     {"compute", render_test_compute,
      "the compute raster against the CPU reference and the graphics raster: generated scenes, the scenes given, "
      "splats of many tiles, an empty view, a pair capacity far too small (overflow, then growth)"},
+    /* test_render_order.c */
+    {"order", render_test_order,
+     "the per-pixel order against the CPU's emulation of it at windows of 1..16 slots (overflowing ones too) "
+     "and, with the global order, against the exact per-pixel order; a slow orbit's popping and PSNR (the "
+     "generated popping scene: >= 10x fewer popping pixels, >= 3 dB); unknown orders and windows refused"},
     /* test_render_api.c */
     {"api", render_test_api,
      "bad create infos, scenes and frames are refused and the previous scene keeps rendering; timings; another "

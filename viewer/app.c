@@ -304,6 +304,12 @@ void app_timings_row(FILE *f, uint32_t frame, const splat_timings *t) {
           t->order_window);
 }
 
+const char *app_order_note(const splat_timings *t, char *buf, size_t n) {
+  if (t->order != SPLAT_ORDER_PER_PIXEL) return "";
+  snprintf(buf, n, " (per-pixel order, window %u)", t->order_window);
+  return buf;
+}
+
 void app_print_overflow(FILE *f, const splat_timings *t) {
   if (app_overflowed(t))
     fprintf(f, "the last frame needed %u (tile, splat) pairs but had room for %u: its farthest splats' pairs were "

@@ -66,6 +66,8 @@ static inline bool app_overflowed(const splat_timings *t) {
 }
 
 /* Says so when the frame overflowed (after the summary line). */
+/* " (per-pixel order, window K)" for a frame blended so, else "": after "raster compute". */
+const char *app_order_note(const splat_timings *t, char *buf, size_t n);
 void app_print_overflow(FILE *f, const splat_timings *t);
 
 /* The stages of a frame: every frame has the first four; the compute raster's three parts of

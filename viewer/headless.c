@@ -337,10 +337,11 @@ static int report(headless *h) {
              o->scene_count);
   else
     snprintf(name, sizeof name, "%s", viewer_path(o->scene));
-  printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s on %s\n", name,
+  char note[64];
+  printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s%s on %s\n", name,
          viewer_objects_splats(&h->objects),
          t->visible, h->width, h->height, splatsort_algorithm_name(t->sort), t->key_bits,
-         viewer_raster_name(t->raster), h->ctx.props.deviceName);
+         viewer_raster_name(t->raster), app_order_note(t, note, sizeof note), h->ctx.props.deviceName);
   app_print_overflow(stdout, t);
   if (o->frames > 1 || o->bench) app_stats_print(&h->stats, stdout, o->bench ? "benchmark" : "frame times");
   if (o->bench) report_clock(h);

@@ -1024,11 +1024,12 @@ static int report(viewer *v) {
   }
   char title[300];
   viewer_objects_title(&v->objects, title, sizeof title);
+  char note[64];
   if (v->frame > 0)
-    printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s on %s, %u frames\n", title,
+    printf("%s: %u splats, %u visible, %ux%u, sort %s, %u-bit keys, raster %s%s on %s, %u frames\n", title,
            viewer_objects_splats(&v->objects), v->last.visible, v->sc.extent.width, v->sc.extent.height,
            splatsort_algorithm_name(v->last.sort), v->last.key_bits, viewer_raster_name(v->last.raster),
-           v->ctx.props.deviceName, v->frame);
+           app_order_note(&v->last, note, sizeof note), v->ctx.props.deviceName, v->frame);
   if (v->frame > 0) app_print_overflow(stdout, &v->last);
   if (v->keep_stats && v->stats.count)
     app_stats_print(&v->stats, stdout, o->bench ? "benchmark (window)" : "frame times");

@@ -8,14 +8,13 @@
 // image's format qualifier): splats whose centre lies behind the host's depth at a pixel are
 // skipped there, and the result is composited over the host's colour in place.
 // With SP_CR_PER_PIXEL (craster_blend_pp*.comp: SPLAT_ORDER_PER_PIXEL) each pixel orders its
-// splats by their depth along its own ray (project.comp's write_ray) instead of the tile list's
-// global order, in two levels (after StopThePop, Radl et al. 2024): each staged batch of the
-// tile's list is first sorted by the splats' depths at the tile (at the tile's pixel nearest
-// to each splat's centre), then every pixel passes its contributions through a window of
-// WINDOW slots kept in depth order and blends whichever is nearest when a new one arrives on a
-// full window (so a splat arriving after a farther one was blended is blended late: the
-// window's overflow); the window is emptied, nearest first, after the tile's last batch.
-// tests/refrender.c (REFRENDER_ORDER_WINDOW) does exactly this on the CPU.
+// splats by their depth along its own ray (project.comp's write_ray) instead of the global
+// order, in two levels (after StopThePop, Radl et al. 2024): the tile's list comes sorted by the
+// splats' depths at the tile (the pair keys, craster_emit.comp), and every pixel passes its
+// contributions through a window of WINDOW slots kept in depth order, blending whichever is
+// nearest when a new one arrives on a full window (so a splat arriving after a farther one was
+// blended is blended late: the window's overflow); the window is emptied, nearest first, after
+// the list's end. tests/refrender.c (REFRENDER_ORDER_WINDOW) does exactly this on the CPU.
 #ifdef SP_CR_PER_PIXEL
 #extension GL_EXT_control_flow_attributes : require
 #endif
@@ -46,54 +45,13 @@ shared uint s_done;
 #ifdef SP_CR_PER_PIXEL
 layout(constant_id = 0) const uint WINDOW = SP_CR_WINDOW_DEFAULT; // slots of a pixel's window
 layout(std430, binding = SP_CR_RAYS) readonly buffer Rays { vec4 rays[]; }; // project.comp's write_ray
-shared vec4 s_ray0[N], s_ray1[N]; // the staged splats' ray-depth coefficients
-shared uint s_key[N], s_pos[N];   // the batch's tile-level sort: depth keys, places in the batch
+shared vec3 s_plane[N]; // the staged splats' inverse-depth planes
 
-// The splat's depth along the ray (u, v, 1) (splat_ray_depth_at).
-float ray_depth(vec4 r0, vec4 r1, vec2 uv) {
-  float n = r1.y * uv.x + r1.z * uv.y + r1.w;
-  float d = r0.x * uv.x * uv.x + r0.y * uv.y * uv.y + 1.0 + 2.0 * (r0.z * uv.x * uv.y + r0.w * uv.x + r1.x * uv.y);
-  return n / d;
-}
-
-// A depth as a key ordered like the floats (NaNs at the ends); 0 is kept for an empty slot.
-uint depth_key(float d) {
-  uint b = floatBitsToUint(d);
+// An inverse depth as a key, nearest least, ordered like the floats of -w (NaNs at the ends);
+// 0 is kept for an empty slot (refrender_ordkey(-w)).
+uint depth_key(float w) {
+  uint b = floatBitsToUint(-w);
   return max((b & 0x80000000u) != 0u ? ~b : b | 0x80000000u, 1u);
-}
-
-// The batch's n entries (positions base..base+n-1 of the tile's list) sorted by (depth at the
-// tile, place in the batch) by a bitonic network over the next power of two >= n (uniform
-// over the workgroup: its barriers are); pads sort last. Afterwards s_pos[t] is the place in
-// the batch of the t-th nearest.
-void sort_batch(uint base, uint n, uvec2 tile_lo) {
-  uint t = gl_LocalInvocationIndex;
-  uint key = 0xFFFFFFFFu;
-  if (t < n) {
-    uint rec = values[base + t];
-    vec2 m = uintBitsToFloat(projected[2 * rec].xy);
-    vec2 q = clamp(m, vec2(tile_lo) + 0.5, vec2(tile_lo) + float(SP_TILE) - 0.5);
-    key = depth_key(ray_depth(rays[2 * rec], rays[2 * rec + 1], (q - pc.intrinsics.zw) / pc.intrinsics.xy));
-  }
-  s_key[t] = key;
-  s_pos[t] = t;
-  uint width = 1u;
-  while (width < n) width <<= 1;
-  barrier();
-  for (uint k = 2u; k <= width; k <<= 1) {
-    for (uint j = k >> 1; j > 0u; j >>= 1) {
-      uint p = t ^ j;
-      if (t < width && p > t) {
-        uint ka = s_key[t], kb = s_key[p], pa = s_pos[t], pb = s_pos[p];
-        bool greater = ka > kb || (ka == kb && pa > pb);
-        if (greater == ((t & k) == 0u)) {
-          s_key[t] = kb, s_key[p] = ka;
-          s_pos[t] = pb, s_pos[p] = pa;
-        }
-      }
-      barrier();
-    }
-  }
 }
 
 // The stop rule of the reference: true when this splat would take T below SPLAT_T_EPSILON
@@ -121,7 +79,6 @@ void main() {
   bool reverse_z = (pc.flags & SP_CR_FLAG_REVERSE_Z) != 0u;
 #endif
 #ifdef SP_CR_PER_PIXEL
-  vec2 uv = (f - pc.intrinsics.zw) / pc.intrinsics.xy;
   uint wkey[WINDOW];
   vec4 wcol[WINDOW]; // colour, alpha
   [[unroll]] for (uint i = 0u; i < WINDOW; i++) wkey[i] = 0u, wcol[i] = vec4(0.0);
@@ -132,14 +89,8 @@ void main() {
     if (done) atomicAdd(s_done, 1u);
     barrier();
     if (s_done == N) break;
-#ifdef SP_CR_PER_PIXEL
-    sort_batch(base, min(N, range.y - base), gl_WorkGroupID.xy * SP_TILE);
-    uint from = base + s_pos[t];
-#else
-    uint from = base + t;
-#endif
-    if (from < range.y) {
-      uint rec = values[from];
+    if (base + t < range.y) {
+      uint rec = values[base + t];
       uvec4 p0 = projected[2 * rec], p1 = projected[2 * rec + 1];
       float depth = 0.0;
 #ifdef SP_CR_HOST_FORMAT
@@ -155,8 +106,7 @@ void main() {
       s_depth[t] = depth;
       s_color[t] = vec3(unpackHalf2x16(p1.z), unpackHalf2x16(p1.w).x);
 #ifdef SP_CR_PER_PIXEL
-      s_ray0[t] = rays[2 * rec];
-      s_ray1[t] = rays[2 * rec + 1];
+      s_plane[t] = rays[rec].xyz;
 #endif
     }
     barrier();
@@ -178,7 +128,8 @@ void main() {
 #ifdef SP_CR_PER_PIXEL
       // into the window (descending keys, slot 0 the farthest; ties: the earlier one nearer);
       // what comes out is the nearest of the window and the new splat
-      uint ck = depth_key(ray_depth(s_ray0[k], s_ray1[k], uv));
+      vec3 pl = s_plane[k];
+      uint ck = depth_key(pl.x + pl.y * d.x + pl.z * d.y);
       vec4 cc = vec4(s_color[k], alpha);
       [[unroll]] for (uint i = 0u; i < WINDOW; i++) {
         if (ck >= wkey[i]) {

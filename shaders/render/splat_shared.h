@@ -86,10 +86,10 @@ struct sp_raster_push {
  *              (after the scan) the place of its first one among the frame's visible splats
  *   binding 8: SP_H_* words: the visible count and the visible key-value range
  * Bindings 0-2 are one object's; 3 and 5-7 are indexed by frame slot (object base + splat).
- *   binding 12 (SP_PROJECT_RAYS only, per-pixel order): vec4[2] per record, indexed as binding 3:
- *              the splat's ray-depth coefficients (a00, a11, a01, a02), (a12, b0, b1, b2): the
- *              depth of its maximum along the ray (u, v, 1) is (b0 u + b1 v + b2) /
- *              (a00 u^2 + a11 v^2 + 1 + 2 (a01 u v + a02 u + a12 v)) (splat_project_ray_depth)
+ *   binding 12 (SP_PROJECT_RAYS only, per-pixel order): vec4 per record, indexed as binding 3:
+ *              (w0, wx, wy, 0): the inverse depth of the splat's maximum along a pixel's ray,
+ *              w0 + wx (x - mean.x) + wy (y - mean.y) at pixel position (x, y)
+ *              (splat_ray_depth_plane in splat_project.h)
  * Compaction output, the sort's input: binding 9 the keys (quantised to key_bits), binding 10
  * the frame slots, visible splats in slot order; binding 11 the draw (its instanceCount).
  * Raster input:
@@ -154,8 +154,9 @@ struct sp_compact_push {
 /* ---- the compute raster (src/render/craster.c) -------------------------------------------
  * After the depth sort: one (tile, record) pair per 16x16 tile each visible splat's quad
  * touches, emitted front to back (count, scan, emit), sorted by tile with the stable sort on
- * ceil(log2(tiles)) key bits (so each tile's list stays front to back), each tile's range
- * found, then one workgroup per tile blends its list front to back. */
+ * ceil(log2(tiles)) key bits (so each tile's list stays front to back; per-pixel order: also
+ * by depth at the tile, SP_CR_FLAG_PER_PIXEL), each tile's range found, then one workgroup per
+ * tile blends its list front to back. */
 #define SP_TILE 16
 #define SP_CR_ITEMS 4                                    /* positions per thread (count, emit) */
 #define SP_CR_BLOCK (SP_PROJECT_WORKGROUP * SP_CR_ITEMS) /* positions per workgroup: 1024 */
@@ -169,12 +170,17 @@ struct sp_craster_push {
   SP_UINT blocks;      /* SP_CR_BLOCK-position blocks: ceil(max_count / SP_CR_BLOCK) */
   SP_UINT max_groups_x; /* maxComputeWorkGroupCount[0], for the indirect dispatch it writes */
   SP_UINT flags;       /* SP_CR_FLAG_* */
-  SP_UINT pad1, pad2;
+  SP_UINT depth_bits;  /* per-pixel order: the pair keys' depth bits below the tile's */
+  SP_UINT pad2;
   SP_VEC4 depth_proj;  /* into the host's target: a splat's depth = x + y / view z (sp_raster_push's) */
   SP_VEC4 intrinsics;  /* fx, fy, cx, cy of the drawn camera: per-pixel order's rays */
 };
 /* The host's depth is reversed: a splat is drawn where its depth >= the host's (else <=). */
 #define SP_CR_FLAG_REVERSE_Z 1u
+/* Per-pixel order: the pair keys are tile << depth_bits | the splat's depth at the tile (log
+ * scale over the frame's visible depths), so the pair sort leaves each tile's list ordered by
+ * depth at the tile, not by the centres' global order. */
+#define SP_CR_FLAG_PER_PIXEL 2u
 
 /* Compute-raster buffers (push descriptors of their own layout):
  *   0: projected records (above), 1: the depth-sorted record indices (back to front),
@@ -193,15 +199,16 @@ struct sp_craster_push {
 #define SP_CR_VALUES 7
 #define SP_CR_RANGES 8
 #define SP_CR_IMAGE 9
-#define SP_CR_RAYS 10 /* per-pixel order: the projection's ray-depth coefficients (SP_BIND_RAYS) */
-#define SP_CR_BIND_COUNT 11
+#define SP_CR_RAYS 10   /* per-pixel order: the projection's inverse-depth planes (SP_BIND_RAYS) */
+#define SP_CR_HEADER 11 /* per-pixel order: the projection's header (SP_H_*: the visible depths' range) */
+#define SP_CR_BIND_COUNT 12
 /* The blend into the host's target (craster_blend_host_*.comp) has a layout of its own: the
- * buffers above, 11: the camera-space depths (binding 5 of the projection), 12: the host's
- * colour (storage image), 13: the host's depth (sampled image, read with texelFetch). */
-#define SP_CR_DEPTHS 11
-#define SP_CR_HOST_COLOR 12
-#define SP_CR_HOST_DEPTH 13
-#define SP_CR_HOST_BIND_COUNT 14
+ * buffers above, 12: the camera-space depths (binding 5 of the projection), 13: the host's
+ * colour (storage image), 14: the host's depth (sampled image, read with texelFetch). */
+#define SP_CR_DEPTHS 12
+#define SP_CR_HOST_COLOR 13
+#define SP_CR_HOST_DEPTH 14
+#define SP_CR_HOST_BIND_COUNT 15
 /* Per-pixel order (SPLAT_ORDER_PER_PIXEL, craster_blend.glsl with SP_CR_PER_PIXEL): the most
  * slots a pixel's window may have, and the default. */
 #define SP_CR_WINDOW_MAX 16

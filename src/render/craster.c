@@ -290,6 +290,13 @@ static uint32_t key_bits_for(uint32_t tiles) {
   return bits;
 }
 
+/* Per-pixel order: the pair keys' depth bits below the tile bits, so that keys take 24 bits
+ * (3 of OneSweep's 8-bit passes; 13 tile bits at 1080p leave 11 depth bits, 2048 steps on a log
+ * scale over the frame's depths), 4..16 (refrender.c's window_key_scale). */
+static uint32_t depth_bits_for(uint32_t tile_bits) {
+  return tile_bits >= 20 ? 4 : 24 - tile_bits > 16 ? 16 : 24 - tile_bits;
+}
+
 /* The per-pixel order's blend for variant v (0: into the image buffer; 1 + a host format's
  * index) and a window of `window` slots, made on first use (each window length is its own
  * pipeline: the window lives in registers, its length a specialization constant). */
@@ -382,6 +389,12 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
     render_host_depth_proj(r, f, pc.depth_proj.v);
     pc.flags = r->reverse_z ? SP_CR_FLAG_REVERSE_Z : 0u;
   }
+  uint32_t key_bits = key_bits_for(tiles_x * tiles_y);
+  if (window) {
+    pc.flags |= SP_CR_FLAG_PER_PIXEL;
+    pc.depth_bits = depth_bits_for(key_bits);
+    key_bits += pc.depth_bits;
+  }
   VkDescriptorBufferInfo bi[SP_CR_BIND_COUNT] = {
       [SP_CR_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
       [SP_CR_SORTED] = {r->last_sorted.values.buffer, r->last_sorted.values.offset, VK_WHOLE_SIZE},
@@ -393,7 +406,9 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
       [SP_CR_VALUES] = {c->pairs[PAIR_VALUES].buffer, 0, VK_WHOLE_SIZE},
       [SP_CR_RANGES] = {c->ranges.buffer, 0, VK_WHOLE_SIZE},
       [SP_CR_IMAGE] = {c->image.buffer, 0, VK_WHOLE_SIZE},
-      [SP_CR_RAYS] = {window ? s->rays.buffer : VK_NULL_HANDLE, 0, VK_WHOLE_SIZE},
+      /* read by emit only with SP_CR_FLAG_PER_PIXEL; a binding its shader has must be valid */
+      [SP_CR_RAYS] = {window ? s->rays.buffer : s->projected.buffer, 0, VK_WHOLE_SIZE},
+      [SP_CR_HEADER] = {s->scratch.buffer, 0, 4 * SP_H_WORDS},
   };
   ssvk_label_begin(&r->vk, cmd, "splat compute raster");
   /* Earlier frames' reads of what this one writes (ranges, image, pairs) are done. */
@@ -426,10 +441,11 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
 
-  /* Stable sort by tile: each tile's pairs stay front to back. */
+  /* Stable sort by tile (per-pixel order: and depth at the tile): each tile's pairs stay front
+   * to back. */
   splatsort_sort_info si = {
       .max_count = c->capacity, .count_buffer = {c->state.buffer, 4 * SP_CR_STATE_PAIRS, 4},
-      .key_bits = key_bits_for(tiles_x * tiles_y),
+      .key_bits = key_bits,
       .keys = {c->pairs[PAIR_KEYS].buffer, 0, c->pairs[PAIR_KEYS].size},
       .values = {c->pairs[PAIR_VALUES].buffer, 0, c->pairs[PAIR_VALUES].size},
       .tmp_keys = {c->pairs[PAIR_TMP_KEYS].buffer, 0, c->pairs[PAIR_TMP_KEYS].size},
