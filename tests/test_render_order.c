@@ -90,6 +90,19 @@ static double order_case(const char *tag, const splat_scene *s, const splat_came
   return pp - pg;
 }
 
+/* The orbit's middle frame in each order as PNGs: <tag>_{exact,global,per_pixel}.png. */
+static void write_frame(const char *tag, float *img[3][2], int cur, uint32_t w, uint32_t h) {
+  const char *names[3] = {"exact", "global", "per_pixel"};
+  uint8_t *rgba8 = malloc((size_t)w * h * 4);
+  for (int m = 0; m < 3; m++) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s_%s.png", outdir, tag, names[m]);
+    refrender_to_rgba8(img[m][cur], w, h, rgba8);
+    CHECK(image_write_png(path, w, h, rgba8) == 0, "%s: writing %s failed", tag, path);
+  }
+  free(rgba8);
+}
+
 typedef struct orbit_result {
   double psnr_mean[2], psnr_min[2]; /* global, per-pixel: against the exact order */
   uint64_t pops[2];
@@ -117,6 +130,7 @@ static orbit_result orbit(const char *tag, const splat_scene *s, const float cen
     cpu_frame(s, &cam, REFRENDER_ORDER_EXACT, 0, img[0][cur], NULL, NULL);
     gpu_frame(&cam, SPLAT_ORDER_GLOBAL, 0, img[1][cur], NULL);
     gpu_frame(&cam, SPLAT_ORDER_PER_PIXEL, 0, img[2][cur], NULL);
+    if (k == frames / 2) write_frame(tag, img, cur, w, h);
     for (int m = 0; m < 2; m++) {
       psnr[m][k] = stability_psnr(img[m + 1][cur], img[0][cur], w, h);
       r.psnr_mean[m] += psnr[m][k] / frames;

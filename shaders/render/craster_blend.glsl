@@ -38,14 +38,19 @@ const uint N = SP_TILE * SP_TILE;
 shared vec4 s_box[N];          // mean.x - r, mean.x + r, mean.y - r, mean.y + r
 shared vec4 s_mean_conic[N];   // mean.xy, conic.xy
 shared vec2 s_conic_op[N];     // conic.z, opacity
+#ifdef SP_CR_HOST_FORMAT
 shared float s_depth[N];       // depth in the host's projection
+#endif
+#ifndef SP_CR_PER_PIXEL
 shared vec3 s_color[N];
+#endif
 shared uint s_done;
 
 #ifdef SP_CR_PER_PIXEL
 layout(constant_id = 0) const uint WINDOW = SP_CR_WINDOW_DEFAULT; // slots of a pixel's window
 layout(std430, binding = SP_CR_RAYS) readonly buffer Rays { vec4 rays[]; }; // project.comp's write_ray
 shared vec3 s_plane[N]; // the staged splats' inverse-depth planes
+shared uvec2 s_halves[N]; // their colours as the record's halves: (r, g), (b, 0)
 
 // An inverse depth as a key, nearest least, ordered like the floats of -w (NaNs at the ends);
 // 0 is kept for an empty slot (refrender_ordkey(-w)).
@@ -55,11 +60,14 @@ uint depth_key(float w) {
 }
 
 // The stop rule of the reference: true when this splat would take T below SPLAT_T_EPSILON
-// (it and everything after it are not blended).
-bool blend_one(inout vec3 C, inout float T, vec4 ca) {
-  float test_T = T * (1.0 - ca.a);
+// (it and everything after it are not blended). The window holds a splat's colour and alpha
+// as halves, (r, g), (b, alpha): three registers a slot with its key, not five; the colour is
+// the record's own halves, the alpha rounded to a half (relative error 2^-11).
+bool blend_one(inout vec3 C, inout float T, uvec2 packed) {
+  vec2 ba = unpackHalf2x16(packed.y);
+  float test_T = T * (1.0 - ba.y);
   if (test_T < SPLAT_T_EPSILON) return true;
-  C += ca.rgb * (ca.a * T);
+  C += vec3(unpackHalf2x16(packed.x), ba.x) * (ba.y * T);
   T = test_T;
   return false;
 }
@@ -80,8 +88,8 @@ void main() {
 #endif
 #ifdef SP_CR_PER_PIXEL
   uint wkey[WINDOW];
-  vec4 wcol[WINDOW]; // colour, alpha
-  [[unroll]] for (uint i = 0u; i < WINDOW; i++) wkey[i] = 0u, wcol[i] = vec4(0.0);
+  uvec2 wcol[WINDOW]; // colour and alpha as halves (blend_one)
+  [[unroll]] for (uint i = 0u; i < WINDOW; i++) wkey[i] = 0u, wcol[i] = uvec2(0u);
 #endif
   for (uint base = range.x; base < range.y; base += N) {
     if (t == 0u) s_done = 0u;
@@ -103,10 +111,15 @@ void main() {
       s_box[t] = vec4(m.x - r, m.x + r, m.y - r, m.y + r);
       s_mean_conic[t] = uintBitsToFloat(p0);
       s_conic_op[t] = uintBitsToFloat(p1.xy);
+#ifdef SP_CR_HOST_FORMAT
       s_depth[t] = depth;
+#endif
+#ifndef SP_CR_PER_PIXEL
       s_color[t] = vec3(unpackHalf2x16(p1.z), unpackHalf2x16(p1.w).x);
+#endif
 #ifdef SP_CR_PER_PIXEL
       s_plane[t] = rays[rec].xyz;
+      s_halves[t] = uvec2(p1.z, p1.w & 0xFFFFu);
 #endif
     }
     barrier();
@@ -130,11 +143,12 @@ void main() {
       // what comes out is the nearest of the window and the new splat
       vec3 pl = s_plane[k];
       uint ck = depth_key(pl.x + pl.y * d.x + pl.z * d.y);
-      vec4 cc = vec4(s_color[k], alpha);
+      uvec2 cc = s_halves[k];
+      cc.y |= packHalf2x16(vec2(0.0, alpha)) & 0xFFFF0000u;
       [[unroll]] for (uint i = 0u; i < WINDOW; i++) {
         if (ck >= wkey[i]) {
           uint tk = wkey[i];
-          vec4 tc = wcol[i];
+          uvec2 tc = wcol[i];
           wkey[i] = ck, wcol[i] = cc;
           ck = tk, cc = tc;
         }

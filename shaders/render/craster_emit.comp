@@ -31,9 +31,9 @@ struct tile_depth {
   float lmax, scale, maxq;
 };
 
-tile_depth tile_depth_of(uint rec) {
+// The quantisation, once an invocation; the splat's plane, once a splat.
+tile_depth quantisation() {
   tile_depth d;
-  d.plane = rays[rec];
   float lmin = -log2(uintBitsToFloat(header[SP_H_ZMAX])), lmax = -log2(uintBitsToFloat(header[SP_H_ZMIN]));
   d.maxq = float((1u << pc.depth_bits) - 1u);
   d.lmax = lmax;
@@ -51,12 +51,10 @@ uint depth_part(tile_depth d, vec2 mean, uvec2 tile) {
 
 // Writes record rec's pairs of tile row ty from `at` on, invocations `lane`, lane + lanes, ...
 // of the row's tiles; returns the row's end.
-uint emit_row(bins b, uint rec, int ty, uint at, uint lane, uint lanes) {
+uint emit_row(bins b, uint rec, tile_depth d, int ty, uint at, uint lane, uint lanes) {
   ivec2 t = bin_row(b, ty);
   uint n = uint(t.y - t.x + 1);
   bool per_pixel = (pc.flags & SP_CR_FLAG_PER_PIXEL) != 0u;
-  tile_depth d;
-  if (per_pixel) d = tile_depth_of(rec);
   for (uint j = lane; j < n; j += lanes) {
     uint p = sat_add(at, j);
     if (p >= pc.capacity) break;
@@ -76,6 +74,9 @@ void main() {
   uint visible = min(draw[SP_DRAW_INSTANCES], pc.max_count);
   uint first = block * SP_CR_BLOCK + lane * SP_CR_ITEMS;
   uint at = first < visible ? sat_add(blocks[block], offsets[first]) : pc.capacity;
+  bool per_pixel = (pc.flags & SP_CR_FLAG_PER_PIXEL) != 0u;
+  tile_depth d;
+  if (per_pixel) d = quantisation();
   for (uint i = 0u; i < SP_CR_ITEMS && at < pc.capacity; i++) {
     uint rec = record_at(first + i, visible);
     bins b;
@@ -87,7 +88,8 @@ void main() {
       s_at[k] = at;
       at = sat_add(at, n);
     } else {
-      for (int ty = b.lo.y / SP_TILE; ty <= b.hi.y / SP_TILE; ty++) at = emit_row(b, rec, ty, at, 0u, 1u);
+      if (per_pixel) d.plane = rays[rec];
+      for (int ty = b.lo.y / SP_TILE; ty <= b.hi.y / SP_TILE; ty++) at = emit_row(b, rec, d, ty, at, 0u, 1u);
     }
   }
   barrier();
@@ -95,7 +97,8 @@ void main() {
     uint rec = s_rec[k], at = s_at[k];
     bins b;
     bins_of(rec, b); // true: it had bins above
+    if (per_pixel) d.plane = rays[rec];
     for (int ty = b.lo.y / SP_TILE; ty <= b.hi.y / SP_TILE && at < pc.capacity; ty++)
-      at = emit_row(b, rec, ty, at, lane, SP_PROJECT_WORKGROUP);
+      at = emit_row(b, rec, d, ty, at, lane, SP_PROJECT_WORKGROUP);
   }
 }
