@@ -131,9 +131,8 @@ typedef struct frame {
   const float *background;
   const splat_projected *proj;
   const splat_ray_depth *rays;
-  const float *planes;     /* WINDOW: splat_ray_depth_plane per splat (3 floats) */
   uint32_t depth_bits;     /* WINDOW: the tile key's depth bits, and its log2 scale */
-  float lmax, scale;
+  float lmin, scale;
   const uint64_t *offsets;
   const uint32_t *lists;
   uint32_t tw, th;
@@ -199,17 +198,14 @@ static void shade_global(const frame *f, size_t t, pixel *px) {
   }
 }
 
-static uint32_t window_key(const frame *f, uint32_t i, const pixel *px);
-
-/* EXACT (PLANE): all contributions, stably sorted by their key at this pixel (the window's). */
+/* EXACT: all contributions, stably sorted by their key at this pixel. */
 static void shade_exact(const frame *f, size_t t, pixel *px, contrib *scratch) {
   uint32_t n = 0;
-  int plane = f->opt->order == REFRENDER_ORDER_PLANE;
   for (uint64_t e = f->offsets[t]; e < f->offsets[t + 1]; e++) {
     uint32_t i = f->lists[e];
     float alpha;
     if (!contribution(&f->proj[i], px, &alpha)) continue;
-    scratch[n] = (contrib){plane ? window_key(f, i, px) : pixel_key(f, i, px), (uint32_t)(e - f->offsets[t]), i, alpha};
+    scratch[n] = (contrib){pixel_key(f, i, px), (uint32_t)(e - f->offsets[t]), i, alpha};
     n++;
   }
   px->contributors = n;
@@ -217,15 +213,13 @@ static void shade_exact(const frame *f, size_t t, pixel *px, contrib *scratch) {
   for (uint32_t k = 0; k < n && !px->stopped; k++) blend(px, f->proj[scratch[k].splat].color, scratch[k].alpha, scratch[k].key);
 }
 
-/* The GPU's tile key's depth part (craster_emit.comp): the splat's inverse depth (its plane) at
+/* The GPU's tile key's depth part (craster_emit.comp): the splat's depth along the ray through
  * the point q, quantised on a log scale over the frame's visible depths, nearest 0. */
 static uint32_t tile_depth_key(const frame *f, uint32_t i, float qx, float qy) {
-  const float *w = &f->planes[3 * (size_t)i];
-  const splat_projected *p = &f->proj[i];
-  float wq = w[0] + w[1] * (qx - p->mean2d[0]) + w[2] * (qy - p->mean2d[1]);
+  float z = splat_ray_depth_at(&f->rays[i], f->cam, qx, qy);
   float maxq = (float)((1u << f->depth_bits) - 1u);
-  if (!(wq > 0.0f)) return (uint32_t)maxq;
-  return (uint32_t)fminf(fmaxf((f->lmax - log2f(wq)) * f->scale, 0.0f), maxq);
+  if (!(z > 0.0f)) return (uint32_t)maxq;
+  return (uint32_t)fminf(fmaxf((log2f(z) - f->lmin) * f->scale, 0.0f), maxq);
 }
 
 /* WINDOW, the tile's part: the tile's list re-ordered by (tile key, place in the list) into
@@ -244,12 +238,6 @@ static void window_tile_order(const frame *f, size_t t, uint32_t tx, uint32_t ty
   for (uint64_t k = 0; k < n; k++) order[k] = scratch[k].splat;
 }
 
-/* WINDOW's key at a pixel: the splat's inverse depth from its plane, negated (nearest least). */
-static uint32_t window_key(const frame *f, uint32_t i, const pixel *px) {
-  const float *w = &f->planes[3 * (size_t)i];
-  const splat_projected *p = &f->proj[i];
-  return refrender_ordkey(-(w[0] + w[1] * (px->fx - p->mean2d[0]) + w[2] * (px->fy - p->mean2d[1])));
-}
 
 /* WINDOW, the pixel's part: the re-ordered list through a window of K slots in descending key
  * order; what falls out of the nearest end is blended, the rest when the list ends. */
@@ -263,7 +251,7 @@ static void shade_window(const frame *f, size_t t, pixel *px, const uint32_t *or
     if (!contribution(&f->proj[i], px, &alpha)) continue;
     px->contributors++;
     if (px->stopped) continue;
-    contrib carry = {window_key(f, i, px), 0, i, alpha};
+    contrib carry = {pixel_key(f, i, px), 0, i, alpha};
     for (uint32_t k = 0; k < K; k++)
       if (carry.key >= w[k].key) {
         contrib tmp = w[k];
@@ -294,8 +282,7 @@ static void shade_tile(shade_job *job, uint32_t tx, uint32_t ty) {
   for (uint32_t py = ty * TILE; py < ty * TILE + TILE && py < H; py++)
     for (uint32_t x = tx * TILE; x < tx * TILE + TILE && x < W; x++) {
       pixel px = {.fx = (float)x + 0.5f, .fy = (float)py + 0.5f, .T = 1.0f};
-      if (f->opt->order == REFRENDER_ORDER_EXACT || f->opt->order == REFRENDER_ORDER_PLANE)
-        shade_exact(f, t, &px, job->scratch);
+      if (f->opt->order == REFRENDER_ORDER_EXACT) shade_exact(f, t, &px, job->scratch);
       else if (f->opt->order == REFRENDER_ORDER_WINDOW) shade_window(f, t, &px, job->order);
       else shade_global(f, t, &px);
       float *o = f->rgba + ((size_t)py * W + x) * 4;
@@ -345,7 +332,7 @@ static int shade(const frame *f, uint64_t max_tile, refrender_stats *st) {
 }
 
 /* WINDOW's tile keys as the GPU's (craster.c, craster_emit.comp): depth bits 24 less the tile
- * bits, 4..16; the log2 of the inverse depth over the visible splats' [zmin, zmax]. */
+ * bits, 4..16; the log2 of the depth over the visible splats' [zmin, zmax]. */
 static void window_key_scale(frame *f, const sort_item *items, uint32_t nvis, size_t ntiles) {
   uint32_t tile_bits = 1;
   while (tile_bits < 32 && (1ull << tile_bits) < ntiles) tile_bits++;
@@ -355,8 +342,8 @@ static void window_key_scale(frame *f, const sort_item *items, uint32_t nvis, si
     float z = f->proj[items[k].index].depth;
     zmin = fminf(zmin, z), zmax = fmaxf(zmax, z);
   }
-  float lmax = nvis ? -log2f(zmin) : 0.0f, lmin = nvis ? -log2f(zmax) : 0.0f;
-  f->lmax = lmax;
+  float lmin = nvis ? log2f(zmin) : 0.0f, lmax = nvis ? log2f(zmax) : 0.0f;
+  f->lmin = lmin;
   f->scale = lmax > lmin ? (float)((1u << f->depth_bits) - 1u) / (lmax - lmin) : 0.0f;
 }
 
@@ -367,18 +354,17 @@ int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_
                           const refrender_options *opt) {
   uint32_t W = cam->width, H = cam->height;
   if (W == 0 || H == 0) return -1;
-  if (opt->order < REFRENDER_ORDER_GLOBAL || opt->order > REFRENDER_ORDER_PLANE) return -1;
+  if (opt->order < REFRENDER_ORDER_GLOBAL || opt->order > REFRENDER_ORDER_WINDOW) return -1;
   if (opt->order == REFRENDER_ORDER_WINDOW && (opt->window < 1 || opt->window > REFRENDER_MAX_WINDOW)) return -1;
   uint32_t tw = (W + TILE - 1) / TILE, th = (H + TILE - 1) / TILE;
   size_t ntiles = (size_t)tw * th;
   int rc = -1;
   splat_projected *proj = malloc((s->count ? s->count : 1) * sizeof *proj);
   splat_ray_depth *rays = malloc((s->count ? s->count : 1) * sizeof *rays);
-  float *planes = malloc((s->count ? s->count : 1) * 3 * sizeof *planes);
   sort_item *items = malloc((s->count ? s->count : 1) * sizeof *items);
   uint64_t *offsets = calloc(ntiles + 1, sizeof *offsets);
   uint32_t *lists = NULL;
-  if (!proj || !rays || !planes || !items || !offsets) goto done;
+  if (!proj || !rays || !items || !offsets) goto done;
 
   /* Project everything; proj[] and rays[] are indexed by the splat. */
   uint32_t nvis = 0;
@@ -389,7 +375,6 @@ int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_
     items[nvis].index = i;
     proj[i] = p;
     splat_project_ray_depth(s, i, cam, &rays[i]);
-    splat_ray_depth_plane(&rays[i], cam, p.mean2d, &planes[3 * (size_t)i]);
     nvis++;
   }
   /* (key, index) ascending is back to front; walk it backwards for front to back. */
@@ -435,7 +420,7 @@ int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_
   for (size_t t = 0; t < ntiles; t++)
     if (offsets[t + 1] - offsets[t] > max_tile) max_tile = offsets[t + 1] - offsets[t];
   refrender_stats st = {.visible = nvis, .tile_entries = offsets[ntiles], .pairs_needed = needed};
-  frame f = {.cam = cam, .opt = opt, .background = background, .proj = proj, .rays = rays, .planes = planes,
+  frame f = {.cam = cam, .opt = opt, .background = background, .proj = proj, .rays = rays,
              .offsets = offsets, .lists = lists, .tw = tw, .th = th, .rgba = rgba};
   if (opt->order == REFRENDER_ORDER_WINDOW) window_key_scale(&f, items, nvis, ntiles);
   if (shade(&f, max_tile, &st) != 0) goto done;
@@ -444,7 +429,6 @@ int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_
 done:
   free(proj);
   free(rays);
-  free(planes);
   free(items);
   free(offsets);
   free(lists);

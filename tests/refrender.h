@@ -51,25 +51,22 @@ int refrender_render_capped(const splat_scene *s, const splat_camera *cam, int s
                             const float background[3], float *rgba, refrender_stats *stats, uint64_t max_pairs);
 
 /* Blend orders (refrender_options.order), after StopThePop (Radl et al. 2024). GLOBAL is
- * refrender_render's. The others order a pixel's splats (those passing the alpha tests) by a
- * key of their depth at that pixel (refrender_ordkey, ties: the place in the tile's
- * front-to-back list):
- *  EXACT: the depth of the Gaussian's maximum along the pixel's ray (splat_ray_depth_at), all of
- *    the pixel's splats sorted, blended with the stop rule: what popping-free means.
- *  PLANE: as EXACT, with the GPU's model of that depth (splat_ray_depth_plane: the inverse depth
- *    affine in the pixel; the key of -w), all sorted: what WINDOW tends to as K grows.
+ * refrender_render's. The others order a pixel's splats (those passing the alpha tests) by the
+ * key (refrender_ordkey) of their depth along the pixel's ray (splat_ray_depth_at at the pixel
+ * centre: where the ray meets the Gaussian's maximum); ties: the place in the tile's
+ * front-to-back list.
+ *  EXACT: all of the pixel's splats sorted, blended with the stop rule: what popping-free means.
  *  WINDOW: the GPU's algorithm (SPLAT_ORDER_PER_PIXEL), emulated exactly. The tile's list is
  *    re-ordered by (tile key, place in the list) as the GPU's pair sort orders it: the tile key
- *    is the plane's inverse depth at the splat's mean clamped to the tile's pixel centres
- *    [16 tx + 0.5, 16 tx + 15.5] per axis, log2-quantised over the visible splats' depths
- *    to 24 bits less the tile bits (4..16), nearest 0. Each pixel then walks the list, its
- *    splats entering a window of K slots in descending key order (the PLANE key; slot 0
- *    largest, empty = key 0): carry = the new one; for i in 0..K-1, if carry.key >= w[i].key
- *    swap them; a non-empty carry is then blended. After the list a pixel that has not stopped
- *    blends the remaining slots from K-1 down to 0. With K >= the pixel's splat count WINDOW is
- *    PLANE, bit for bit, unless the tile keys order two splats of equal pixel keys the other
- *    way. */
-enum { REFRENDER_ORDER_GLOBAL = 0, REFRENDER_ORDER_EXACT = 1, REFRENDER_ORDER_WINDOW = 2, REFRENDER_ORDER_PLANE = 3 };
+ *    is the depth along the ray through the splat's mean clamped to the tile's pixel centres
+ *    [16 tx + 0.5, 16 tx + 15.5] per axis, log2-quantised over the visible splats' depths to 24
+ *    bits less the tile bits (4..16), nearest 0. Each pixel then walks the list, its splats
+ *    entering a window of K slots in descending key order (slot 0 largest, empty = key 0):
+ *    carry = the new one; for i in 0..K-1, if carry.key >= w[i].key swap them; a non-empty
+ *    carry is then blended. After the list a pixel that has not stopped blends the remaining
+ *    slots from K-1 down to 0. With K >= the pixel's splat count WINDOW is EXACT, bit for bit,
+ *    unless the tile keys order two splats of equal pixel keys the other way. */
+enum { REFRENDER_ORDER_GLOBAL = 0, REFRENDER_ORDER_EXACT = 1, REFRENDER_ORDER_WINDOW = 2 };
 #define REFRENDER_MAX_WINDOW 16u
 
 /* Key of a depth whose ascending order is the floats' (0 is kept for an empty window slot):

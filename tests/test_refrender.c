@@ -25,7 +25,7 @@ static char outdir[512] = ".";
 /* The heavy WINDOW case (K = 1..4) against EXACT: the lowest PSNR accepted, below what was
  * measured (test_window prints it). */
 #define WINDOW_HEAVY_MIN_PSNR 22.0
-/* Splats of the WINDOW = PLANE case: long tile lists, at most 16 contributors a pixel. */
+/* Splats of the WINDOW = EXACT case: long tile lists, at most 16 contributors a pixel. */
 #define WINDOW_EQUAL_SPLATS 4096
 
 static splat_scene make_scene(uint32_t n) {
@@ -538,8 +538,8 @@ static void test_exact_crossing(void) {
 }
 
 static void test_window(void) {
-  /* Few contributors per pixel (<= 16), long tile lists: WINDOW K = 16 is PLANE bit for bit
-   * (the window never overflows), and near EXACT (the plane model of the depth). */
+  /* Few contributors per pixel (<= 16), long tile lists: WINDOW K = 16 is EXACT bit for bit
+   * (the window never overflows). */
   splat_camera cam = ident_camera(50.0f, 64, 32);
   splat_scene s = random_scene(WINDOW_EQUAL_SPLATS, 4242u, 1.0f);
   for (uint32_t i = 0; i < s.count; i++) { /* faint points (a pixel or so each) spread over the image */
@@ -550,18 +550,13 @@ static void test_window(void) {
     s.opacities[i] = 0.01f + 0.02f * frand();
   }
   refrender_stats se, sw;
-  float *exact = render_order(&s, &cam, REFRENDER_ORDER_PLANE, 0, 1, &se);
+  float *exact = render_order(&s, &cam, REFRENDER_ORDER_EXACT, 0, 1, &se);
   float *win = render_order(&s, &cam, REFRENDER_ORDER_WINDOW, 16, 1, &sw);
-  float *truth = render_order(&s, &cam, REFRENDER_ORDER_EXACT, 0, 1, NULL);
-  double pe = stability_psnr(exact, truth, cam.width, cam.height);
-  printf("window: PLANE vs EXACT %.2f dB\n", pe);
-  CHECK(pe >= 40.0, "PLANE vs EXACT %.2f dB < 40", pe);
-  free(truth);
   printf("window: %llu tile entries over %u tiles, at most %u contributors a pixel, %llu blends\n",
          (unsigned long long)se.tile_entries, 4 * 2, se.max_contributors, (unsigned long long)se.contributions);
   CHECK(se.max_contributors <= 16 && se.max_contributors >= 8, "set-up: %u contributors", se.max_contributors);
   CHECK(se.tile_entries > 8 * 256, "set-up: %llu tile entries", (unsigned long long)se.tile_entries);
-  CHECK(count_diff(exact, win, &cam) == 0, "WINDOW K=16 differs from PLANE in %zu values", count_diff(exact, win, &cam));
+  CHECK(count_diff(exact, win, &cam) == 0, "WINDOW K=16 differs from EXACT in %zu values", count_diff(exact, win, &cam));
   CHECK(sw.contributions == se.contributions && sw.late == 0 && se.late == 0, "stats: %llu/%llu blends, late %llu",
         (unsigned long long)sw.contributions, (unsigned long long)se.contributions, (unsigned long long)sw.late);
   free(exact);
@@ -596,8 +591,8 @@ static void test_window(void) {
   CHECK(refrender_render_opts(&s, &small, 0, BG, img, NULL, &o) == -1, "K = 0 accepted");
   o.window = REFRENDER_MAX_WINDOW + 1;
   CHECK(refrender_render_opts(&s, &small, 0, BG, img, NULL, &o) == -1, "K = 17 accepted");
-  o.order = 4, o.window = 4;
-  CHECK(refrender_render_opts(&s, &small, 0, BG, img, NULL, &o) == -1, "order 4 accepted");
+  o.order = 3, o.window = 4;
+  CHECK(refrender_render_opts(&s, &small, 0, BG, img, NULL, &o) == -1, "order 3 accepted");
 }
 
 static void test_threads(void) {

@@ -1,5 +1,5 @@
 /* test_stability.c: how much each blend order pops along a slow orbit (stability.h): GLOBAL,
- * PLANE, WINDOW K = 8, 16 and EXACT on the popping scene, or on a scene file (argv[2]); prints a table
+ * WINDOW K = 4, 8, 16 and EXACT on the popping scene, or on a scene file (argv[2]); prints a table
  * per order, writes the per-frame plot <outdir>/stability_<name>.svg and frame 0 of GLOBAL and
  * EXACT as PNGs. Usage: test_stability <output dir> [scene.ply] (77: the file is absent). */
 #include <math.h>
@@ -29,7 +29,7 @@ typedef struct order_spec {
 
 /* EXACT last: it is every other order's reference. */
 static const order_spec orders[ORDERS] = {
-    {"global (centre z)", "#d62728", REFRENDER_ORDER_GLOBAL, 0}, {"plane (all sorted)", "#ff7f0e", REFRENDER_ORDER_PLANE, 0},
+    {"global (centre z)", "#d62728", REFRENDER_ORDER_GLOBAL, 0}, {"window K=4", "#ff7f0e", REFRENDER_ORDER_WINDOW, 4},
     {"window K=8", "#2ca02c", REFRENDER_ORDER_WINDOW, 8},        {"window K=16", "#1f77b4", REFRENDER_ORDER_WINDOW, 16},
     {"exact (reference)", "#7f7f7f", REFRENDER_ORDER_EXACT, 0}};
 
@@ -132,9 +132,10 @@ static void test_helpers(void) {
   CHECK(stability_write_svg(path, "t", 2, &s, 1) == -1, "writing into a missing directory succeeded");
 }
 
-/* On any scene: the per-pixel orders no further from EXACT than GLOBAL, and no more popping. */
+/* On any scene: the renderer's default window (8) and 16 no further from EXACT than GLOBAL, and
+ * no more popping (a window of 4 is printed, not held to it). */
 static void check_no_worse(const char *name, const order_result *r) {
-  for (int o = 1; o < ORDERS - 1; o++) {
+  for (int o = 2; o < ORDERS - 1; o++) {
     CHECK(r[o].pops_sum <= r[0].pops_sum, "%s, %s: %llu pops, more than global's %llu", name, orders[o].label,
           (unsigned long long)r[o].pops_sum, (unsigned long long)r[0].pops_sum);
     CHECK(r[o].mean_psnr >= r[0].mean_psnr, "%s, %s: %.2f dB below global's %.2f dB", name, orders[o].label,

@@ -8,7 +8,7 @@
 // image's format qualifier): splats whose centre lies behind the host's depth at a pixel are
 // skipped there, and the result is composited over the host's colour in place.
 // With SP_CR_PER_PIXEL (craster_blend_pp*.comp: SPLAT_ORDER_PER_PIXEL) each pixel orders its
-// splats by their depth along its own ray (project.comp's write_ray) instead of the global
+// splats by their depth along its own ray (craster_common.glsl's ray_depth) instead of the global
 // order, in two levels (after StopThePop, Radl et al. 2024): the tile's list comes sorted by the
 // splats' depths at the tile (the pair keys, craster_emit.comp), and every pixel passes its
 // contributions through a window of WINDOW slots kept in depth order, blending whichever is
@@ -49,13 +49,13 @@ shared uint s_done;
 #ifdef SP_CR_PER_PIXEL
 layout(constant_id = 0) const uint WINDOW = SP_CR_WINDOW_DEFAULT; // slots of a pixel's window
 layout(std430, binding = SP_CR_RAYS) readonly buffer Rays { vec4 rays[]; }; // project.comp's write_ray
-shared vec3 s_plane[N]; // the staged splats' inverse-depth planes
+shared vec4 s_ray0[N], s_ray1[N]; // the staged splats' ray-depth coefficients
 shared uvec2 s_halves[N]; // their colours as the record's halves: (r, g), (b, 0)
 
-// An inverse depth as a key, nearest least, ordered like the floats of -w (NaNs at the ends);
-// 0 is kept for an empty slot (refrender_ordkey(-w)).
-uint depth_key(float w) {
-  uint b = floatBitsToUint(-w);
+// A depth as a key ordered like the floats (NaNs at the ends); 0 is kept for an empty slot
+// (refrender_ordkey).
+uint depth_key(float z) {
+  uint b = floatBitsToUint(z);
   return max((b & 0x80000000u) != 0u ? ~b : b | 0x80000000u, 1u);
 }
 
@@ -87,6 +87,7 @@ void main() {
   bool reverse_z = (pc.flags & SP_CR_FLAG_REVERSE_Z) != 0u;
 #endif
 #ifdef SP_CR_PER_PIXEL
+  vec2 uv = ray_of(f);
   uint wkey[WINDOW];
   uvec2 wcol[WINDOW]; // colour and alpha as halves (blend_one)
   [[unroll]] for (uint i = 0u; i < WINDOW; i++) wkey[i] = 0u, wcol[i] = uvec2(0u);
@@ -118,7 +119,8 @@ void main() {
       s_color[t] = vec3(unpackHalf2x16(p1.z), unpackHalf2x16(p1.w).x);
 #endif
 #ifdef SP_CR_PER_PIXEL
-      s_plane[t] = rays[rec].xyz;
+      s_ray0[t] = rays[2 * rec];
+      s_ray1[t] = rays[2 * rec + 1];
       s_halves[t] = uvec2(p1.z, p1.w & 0xFFFFu);
 #endif
     }
@@ -141,8 +143,7 @@ void main() {
 #ifdef SP_CR_PER_PIXEL
       // into the window (descending keys, slot 0 the farthest; ties: the earlier one nearer);
       // what comes out is the nearest of the window and the new splat
-      vec3 pl = s_plane[k];
-      uint ck = depth_key(pl.x + pl.y * d.x + pl.z * d.y);
+      uint ck = depth_key(ray_depth(s_ray0[k], s_ray1[k], uv));
       uvec2 cc = s_halves[k];
       cc.y |= packHalf2x16(vec2(0.0, alpha)) & 0xFFFF0000u;
       [[unroll]] for (uint i = 0u; i < WINDOW; i++) {

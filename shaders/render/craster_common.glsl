@@ -121,4 +121,16 @@ uint tiles_of(uint rec) {
   return rec == 0xFFFFFFFFu || !bins_of(rec, b) ? 0u : bin_count(b);
 }
 
+// Per-pixel order (SPLAT_ORDER_PER_PIXEL): the camera-space depth of a splat's maximum along the
+// ray (uv, 1), from its coefficients r0 = (a00, a11, a01, a02), r1 = (a12, b0, b1, b2)
+// (project.comp's write_ray; splat_ray_depth_at, in the same order of operations).
+float ray_depth(vec4 r0, vec4 r1, vec2 uv) {
+  float n = r1.y * uv.x + r1.z * uv.y + r1.w;
+  float d = r0.x * uv.x * uv.x + r0.y * uv.y * uv.y + 1.0 + 2.0 * (r0.z * uv.x * uv.y + r0.w * uv.x + r1.x * uv.y);
+  return n / d;
+}
+
+// A pixel position's camera ray (u, v, 1) as (u, v).
+vec2 ray_of(vec2 p) { return (p - pc.intrinsics.zw) / pc.intrinsics.xy; }
+
 uint linear_group() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }

@@ -12,41 +12,40 @@ layout(std430, binding = SP_CR_OFFSETS) readonly buffer Offsets { uint offsets[]
 layout(std430, binding = SP_CR_BLOCKS) readonly buffer Blocks { uint blocks[]; };
 layout(std430, binding = SP_CR_KEYS) writeonly buffer Keys { uint keys[]; };
 layout(std430, binding = SP_CR_VALUES) writeonly buffer Values { uint values[]; };
-layout(std430, binding = SP_CR_RAYS) readonly buffer Rays { vec4 rays[]; };        // per-pixel order only
+layout(std430, binding = SP_CR_RAYS) readonly buffer Rays { vec4 rays[]; };        // per-pixel order only: 2 a record
 layout(std430, binding = SP_CR_HEADER) readonly buffer Header { uint header[]; }; // per-pixel order only
 
 const uint COOP_BINS = 32u;
 shared uint s_rec[SP_CR_BLOCK], s_at[SP_CR_BLOCK]; // the large splats and their first pairs
 shared uint s_large;
 
-// Per-pixel order: the depth part of a pair's key, the splat's inverse depth (its plane) at the
+// Per-pixel order: the depth part of a pair's key, the splat's depth along the ray through the
 // tile's pixel centre nearest its mean (its mean when inside: a small splat keeps its centre's
 // depth, as in the global order), on a log scale over the frame's visible depths [zmin, zmax]
 // in depth_bits bits, nearest 0 (refrender.c's tile_depth_key). (The footprint's point nearest
 // the tile's centre was tried: fewer popping pixels on the generated popping scene, 599 against
 // 1098 on test_stability's orbit, but many more on real scenes, e.g. 1398 against 79 on
-// gshairlod's donut, whose plane models do not hold that far from the centre.)
+// gshairlod's donut.)
 struct tile_depth {
-  vec4 plane;
-  float lmax, scale, maxq;
+  vec4 r0, r1;
+  float lmin, scale, maxq;
 };
 
-// The quantisation, once an invocation; the splat's plane, once a splat.
+// The quantisation, once an invocation; the splat's coefficients, once a splat.
 tile_depth quantisation() {
   tile_depth d;
-  float lmin = -log2(uintBitsToFloat(header[SP_H_ZMAX])), lmax = -log2(uintBitsToFloat(header[SP_H_ZMIN]));
+  float lmin = log2(uintBitsToFloat(header[SP_H_ZMIN])), lmax = log2(uintBitsToFloat(header[SP_H_ZMAX]));
   d.maxq = float((1u << pc.depth_bits) - 1u);
-  d.lmax = lmax;
+  d.lmin = lmin;
   d.scale = lmax > lmin ? d.maxq / (lmax - lmin) : 0.0;
   return d;
 }
 
 uint depth_part(tile_depth d, vec2 mean, uvec2 tile) {
   vec2 lo = vec2(tile * SP_TILE) + 0.5;
-  vec2 q = clamp(mean, lo, lo + float(SP_TILE - 1));
-  float w = d.plane.x + d.plane.y * (q.x - mean.x) + d.plane.z * (q.y - mean.y);
-  if (!(w > 0.0)) return uint(d.maxq);
-  return uint(min(max((d.lmax - log2(w)) * d.scale, 0.0), d.maxq));
+  float z = ray_depth(d.r0, d.r1, ray_of(clamp(mean, lo, lo + float(SP_TILE - 1))));
+  if (!(z > 0.0)) return uint(d.maxq);
+  return uint(min(max((log2(z) - d.lmin) * d.scale, 0.0), d.maxq));
 }
 
 // Writes record rec's pairs of tile row ty from `at` on, invocations `lane`, lane + lanes, ...
@@ -88,7 +87,7 @@ void main() {
       s_at[k] = at;
       at = sat_add(at, n);
     } else {
-      if (per_pixel) d.plane = rays[rec];
+      if (per_pixel) d.r0 = rays[2 * rec], d.r1 = rays[2 * rec + 1];
       for (int ty = b.lo.y / SP_TILE; ty <= b.hi.y / SP_TILE; ty++) at = emit_row(b, rec, d, ty, at, 0u, 1u);
     }
   }
@@ -97,7 +96,7 @@ void main() {
     uint rec = s_rec[k], at = s_at[k];
     bins b;
     bins_of(rec, b); // true: it had bins above
-    if (per_pixel) d.plane = rays[rec];
+    if (per_pixel) d.r0 = rays[2 * rec], d.r1 = rays[2 * rec + 1];
     for (int ty = b.lo.y / SP_TILE; ty <= b.hi.y / SP_TILE && at < pc.capacity; ty++)
       at = emit_row(b, rec, d, ty, at, lane, SP_PROJECT_WORKGROUP);
   }

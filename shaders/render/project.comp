@@ -105,9 +105,7 @@ mat3 splat_cov3d(uint i) {
 // rotation and the inverse squared scales (never by inverting a covariance: a flat splat's is
 // singular), the scales relative to the largest and floored at 2^-20, and scaled to A22 = 1,
 // which leaves the ratio as it is. Degenerate splats take A = I (the ray's closest point).
-// Written is the inverse depth w = D / N taken as affine in the pixel around the centre
-// (splat_ray_depth_plane): w at the mean, and its gradient per pixel.
-void write_ray(uint g, uint i, vec3 t, vec2 mean) {
+void write_ray(uint g, uint i, vec3 t) {
   uvec4 w = shape[i];
   vec3 scale = splat_scale(w);
   float smax = max(scale.x, max(scale.y, scale.z));
@@ -129,13 +127,8 @@ void write_ray(uint g, uint i, vec3 t, vec2 mean) {
       r1 = vec4(A[2][1], b);
     }
   }
-  vec2 uv = (mean - pc.intrinsics.zw) / pc.intrinsics.xy;
-  float u = uv.x, v = uv.y;
-  float N = r1.y * u + r1.z * v + r1.w;
-  float D = r0.x * u * u + r0.y * v * v + 1.0 + 2.0 * (r0.z * u * v + r0.w * u + r1.x * v);
-  float Du = 2.0 * (r0.x * u + r0.z * v + r0.w), Dv = 2.0 * (r0.y * v + r0.z * u + r1.x);
-  rays[g] = vec4(D / N, (Du * N - D * r1.y) / (N * N) / pc.intrinsics.x, (Dv * N - D * r1.z) / (N * N) / pc.intrinsics.y,
-                 0.0);
+  rays[2 * g] = r0;
+  rays[2 * g + 1] = r1;
 }
 
 // Returns the camera-space depth of a visible splat (and writes its record), or 0 when it is
@@ -181,7 +174,7 @@ float project(uint i, vec4 po, vec3 t, uint mode) {
   uint r16 = uint(min(radius, float(SP_MAX_RADIUS)));
   // stored as bits: a packed word seen as a float may be a denormal or NaN pattern
   uint g = floatBitsToUint(pc.campos.w) + pc.base + i;
-  if ((mode & SP_PROJECT_RAYS) != 0u) write_ray(g, i, t, mean);
+  if ((mode & SP_PROJECT_RAYS) != 0u) write_ray(g, i, t);
   projected[2 * g] = floatBitsToUint(vec4(mean, conic.xy));
   projected[2 * g + 1] = uvec4(floatBitsToUint(conic.z), floatBitsToUint(opacity), packHalf2x16(color.rg),
                                (packHalf2x16(vec2(color.b, 0.0)) & 0xFFFFu) | (r16 << 16));

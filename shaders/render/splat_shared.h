@@ -86,10 +86,10 @@ struct sp_raster_push {
  *              (after the scan) the place of its first one among the frame's visible splats
  *   binding 8: SP_H_* words: the visible count and the visible key-value range
  * Bindings 0-2 are one object's; 3 and 5-7 are indexed by frame slot (object base + splat).
- *   binding 12 (SP_PROJECT_RAYS only, per-pixel order): vec4 per record, indexed as binding 3:
- *              (w0, wx, wy, 0): the inverse depth of the splat's maximum along a pixel's ray,
- *              w0 + wx (x - mean.x) + wy (y - mean.y) at pixel position (x, y)
- *              (splat_ray_depth_plane in splat_project.h)
+ *   binding 12 (SP_PROJECT_RAYS only, per-pixel order): vec4[2] per record, indexed as binding 3:
+ *              the splat's ray-depth coefficients (a00, a11, a01, a02), (a12, b0, b1, b2): the
+ *              depth of its maximum along the ray (u, v, 1) is (b0 u + b1 v + b2) /
+ *              (a00 u^2 + a11 v^2 + 1 + 2 (a01 u v + a02 u + a12 v)) (splat_project_ray_depth)
  * Compaction output, the sort's input: binding 9 the keys (quantised to key_bits), binding 10
  * the frame slots, visible splats in slot order; binding 11 the draw (its instanceCount).
  * Raster input:
@@ -199,7 +199,7 @@ struct sp_craster_push {
 #define SP_CR_VALUES 7
 #define SP_CR_RANGES 8
 #define SP_CR_IMAGE 9
-#define SP_CR_RAYS 10   /* per-pixel order: the projection's inverse-depth planes (SP_BIND_RAYS) */
+#define SP_CR_RAYS 10   /* per-pixel order: the projection's ray-depth coefficients (SP_BIND_RAYS) */
 #define SP_CR_HEADER 11 /* per-pixel order: the projection's header (SP_H_*: the visible depths' range) */
 #define SP_CR_BIND_COUNT 12
 /* The blend into the host's target (craster_blend_host_*.comp) has a layout of its own: the

@@ -132,18 +132,18 @@ VkResult render_create_frame_buffers(splat_renderer *r, scene_gpu *s, uint32_t n
 }
 
 
-/* The per-pixel order's inverse-depth planes, 16 bytes for each of the projected buffer's 32-byte
- * records (made on the first frame that needs them; freed with the frame's buffers). */
+/* The per-pixel order's ray-depth coefficients, 32 bytes for each of the projected buffer's
+ * 32-byte records (made on the first frame that needs them; freed with the frame's buffers). */
 VkResult render_ensure_rays(splat_renderer *r) {
   scene_gpu *s = &r->scene;
-  VkDeviceSize size = s->projected.size / 2;
+  VkDeviceSize size = s->projected.size;
   if (s->rays.buffer && s->rays.size == size) return VK_SUCCESS;
   ssvk_buffer_destroy(&r->vk, &s->rays);
-  if (!render_memory_allows(r, size, "per-pixel order's inverse-depth planes")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (!render_memory_allows(r, size, "per-pixel order's ray-depth coefficients")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   ssvk_buffer *const bufs[] = {&s->rays};
   const VkDeviceSize sizes[] = {size};
   const VkBufferUsageFlags usages[] = {VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | r->extra_usage};
-  const char *const names[] = {"splat inverse-depth planes"};
+  const char *const names[] = {"splat ray-depth coefficients"};
   return render_create_buffers(r, "frame", bufs, sizes, usages, names, 1);
 }
 

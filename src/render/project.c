@@ -292,17 +292,6 @@ float splat_ray_depth_at(const splat_ray_depth *r, const splat_camera *cam, floa
   return N / D;
 }
 
-void splat_ray_depth_plane(const splat_ray_depth *r, const splat_camera *cam, const float mean2d[2], float w[3]) {
-  float u = (mean2d[0] - cam->cx) / cam->fx, v = (mean2d[1] - cam->cy) / cam->fy;
-  float N = r->b[0] * u + r->b[1] * v + r->b[2];
-  float D = r->a00 * u * u + r->a11 * v * v + 1.0f + 2.0f * (r->a01 * u * v + r->a02 * u + r->a12 * v);
-  float Du = 2.0f * (r->a00 * u + r->a01 * v + r->a02), Dv = 2.0f * (r->a11 * v + r->a01 * u + r->a12);
-  /* d(D/N) = (dD N - D dN) / N^2, per pixel: du/dpx = 1/fx, dv/dpy = 1/fy */
-  w[0] = D / N;
-  w[1] = (Du * N - D * r->b[0]) / (N * N) / cam->fx;
-  w[2] = (Dv * N - D * r->b[1]) / (N * N) / cam->fy;
-}
-
 /* ---- the GPU storage (splat_shared.h, "Scene buffers"), encoded by upload.c ---------------- */
 
 uint16_t splat_float_to_half(float f) {

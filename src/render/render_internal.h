@@ -51,7 +51,7 @@ typedef struct sort_layout {
 typedef struct scene_gpu {
   uint32_t count;      /* capacity: the splats of every object */
   ssvk_buffer depths, projected, scratch, indices, draw;
-  ssvk_buffer rays;    /* per-pixel order: an inverse-depth plane per record; made on demand */
+  ssvk_buffer rays;    /* per-pixel order: ray-depth coefficients per record; made on demand */
   sort_layout layout;  /* of scratch */
 } scene_gpu;
 

@@ -67,13 +67,6 @@ void splat_project_ray_depth(const splat_scene *s, uint32_t i, const splat_camer
  * D = a00 u^2 + a11 v^2 + 1 + 2 (a01 u v + a02 u + a12 v), evaluated in that order. */
 float splat_ray_depth_at(const splat_ray_depth *r, const splat_camera *cam, float px, float py);
 
-/* What the renderer's per-pixel order uses (SPLAT_ORDER_PER_PIXEL, splat_renderer.h): the
- * inverse of that depth, w = D / N, taken as affine in the pixel position around the splat's
- * centre: w(px, py) = w[0] + w[1] (px - mean2d[0]) + w[2] (py - mean2d[1]), w[0] = D / N at the
- * centre's pixel and (w[1], w[2]) its gradient there. Exact for a flat splat (the inverse depth
- * of a plane is affine in the pixel), first order for a round one, whose order is rarely in
- * doubt; larger w is nearer. Two multiply-adds a pixel, 12 bytes a splat. */
-void splat_ray_depth_plane(const splat_ray_depth *r, const splat_camera *cam, const float mean2d[2], float w[3]);
 
 /* Step 2 on its own: the 3D covariance R S^2 R^T of a splat with activated `scale` and
  * normalised quaternion `rot` (w,x,y,z), as the upper triangle (xx, xy, xz, yy, yz, zz). */
