@@ -371,6 +371,16 @@ static const char *format_name(VkFormat f) {
   return f == VK_FORMAT_R8G8B8A8_UNORM ? "rgba8" : f == VK_FORMAT_R16G16B16A16_SFLOAT ? "rgba16f" : "rgba32f";
 }
 
+/* A valid 16x16 target for calls that are refused before they record (nothing is drawn). */
+static splat_host_target small_target(host_image *color, host_image *depth) {
+  *color = host_image_create(&ctx, VK_FORMAT_R16G16B16A16_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT, VK_IMAGE_ASPECT_COLOR_BIT,
+                             16, 16, 1);
+  *depth = host_image_create(&ctx, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT, 16, 16, 1);
+  return (splat_host_target){.color_view = color->view, .color_format = VK_FORMAT_R16G16B16A16_SFLOAT,
+                             .depth_view = depth->view, .depth_format = VK_FORMAT_D32_SFLOAT,
+                             .depth_layout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL};
+}
+
 /* The per-pixel order (SPLAT_ORDER_PER_PIXEL) into the host's RGBA16F: the host's depth test as
  * the global order's (pixels behind its front rectangle exactly its colour), the image near the
  * global order's expected one (the scene's splats barely overlap out of order); and refused
@@ -398,13 +408,8 @@ static void into_per_pixel(splat_renderer *r, const into_case *c, const splat_fr
   CHECK(front_wrong == 0, "per-pixel: %u pixels behind the host's front rectangle are not its colour", front_wrong);
   if (psnr < 35.0 || write_images) save_images(reverse ? "into_per_pixel_reverse_z" : "into_per_pixel", w, h, g8, e8);
 
-  host_image color = host_image_create(&ctx, VK_FORMAT_R16G16B16A16_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT,
-                                       VK_IMAGE_ASPECT_COLOR_BIT, 16, 16, 1);
-  host_image depth = host_image_create(&ctx, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
-                                       16, 16, 1);
-  splat_host_target t = {.color_view = color.view, .color_format = VK_FORMAT_R16G16B16A16_SFLOAT,
-                         .depth_view = depth.view, .depth_format = VK_FORMAT_D32_SFLOAT,
-                         .depth_layout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL};
+  host_image color, depth;
+  splat_host_target t = small_target(&color, &depth);
   VkCommandBuffer cmd = vkh_begin(&ctx);
   VK_CHECK(splat_renderer_cmd_prepare(r, cmd, global));
   uint32_t before = log_messages;
@@ -497,13 +502,8 @@ static void into_case_run(into_case *c, int reverse) {
 static void into_misuse(into_case *c) {
   splat_renderer *r = app.renderer;
   splat_frame f = {.camera = &c->cam, .key_bits = 32, .sh_degree = -1};
-  host_image color = host_image_create(&ctx, VK_FORMAT_R16G16B16A16_SFLOAT, VK_IMAGE_USAGE_STORAGE_BIT,
-                                       VK_IMAGE_ASPECT_COLOR_BIT, 16, 16, 1);
-  host_image depth = host_image_create(&ctx, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_SAMPLED_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
-                                       16, 16, 1);
-  splat_host_target good = {.color_view = color.view, .color_format = VK_FORMAT_R16G16B16A16_SFLOAT,
-                            .depth_view = depth.view, .depth_format = VK_FORMAT_D32_SFLOAT,
-                            .depth_layout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL};
+  host_image color, depth;
+  splat_host_target good = small_target(&color, &depth);
   VkCommandBuffer cmd = vkh_begin(&ctx);
   struct {
     const char *what;

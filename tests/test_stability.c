@@ -198,12 +198,7 @@ static int scene_file(const char *path) {
 int main(int argc, char **argv) {
   if (argc > 1) snprintf(outdir, sizeof outdir, "%s", argv[1]);
   if (argc > 2) {
-    FILE *f = fopen(argv[2], "rb");
-    if (!f) {
-      printf("%s: not found, skipping\n", argv[2]);
-      return 77;
-    }
-    fclose(f);
+    if (!optional_file_present(argv[2])) return 77;
     if (scene_file(argv[2])) return 1;
   } else {
     test_helpers();

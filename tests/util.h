@@ -4,6 +4,7 @@
 #define SPLAT_TEST_UTIL_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -41,6 +42,18 @@ static inline double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* An optional input file (a real scene under ../shared): 1 when it can be opened, else 0 after
+ * saying so (the caller then exits 77, ctest's skip). */
+static inline int optional_file_present(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    printf("%s: not found, skipping\n", path);
+    return 0;
+  }
+  fclose(f);
+  return 1;
 }
 
 #endif
