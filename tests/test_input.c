@@ -376,6 +376,24 @@ static void test_toggles(void) {
   CHECK(viewer_input_button(&s, GLFW_MOUSE_BUTTON_5, GLFW_PRESS, 0) == 0, "an unbound button does nothing");
 }
 
+/* L toggles the order; the message says when the raster is not the compute one. */
+static void test_order(void) {
+  viewer_input s;
+  fresh(&s);
+  CHECK(s.order == SPLAT_ORDER_GLOBAL, "starts with the global order");
+  CHECK(press(&s, GLFW_KEY_L) == (VIEWER_EFFECT_RASTER | VIEWER_EFFECT_MESSAGE), "L changes the order");
+  CHECK(s.order == SPLAT_ORDER_PER_PIXEL && strstr(s.message, "per-pixel") && strstr(s.message, "compute raster"),
+        "L: global -> per-pixel, naming the compute raster under the graphics one ('%s')", s.message);
+  CHECK(viewer_input_key(&s, GLFW_KEY_L, GLFW_REPEAT, 0) == 0 && s.order == SPLAT_ORDER_PER_PIXEL, "repeat ignored");
+  press(&s, GLFW_KEY_R);
+  press(&s, GLFW_KEY_L);
+  press(&s, GLFW_KEY_L);
+  CHECK(s.order == SPLAT_ORDER_PER_PIXEL && !strstr(s.message, "compute raster"),
+        "L under the compute raster: no hint ('%s')", s.message);
+  press(&s, GLFW_KEY_L);
+  CHECK(s.order == SPLAT_ORDER_GLOBAL && strstr(s.message, "global"), "L: per-pixel -> global ('%s')", s.message);
+}
+
 /* R switches the raster path; with --grid (compute not available) it only says so. */
 static void test_raster(void) {
   viewer_input s;
@@ -465,6 +483,7 @@ int main(void) {
   test_cameras();
   test_toggles();
   test_raster();
+  test_order();
   test_objects();
   test_swapchain_choice();
   return check_report("test_input");

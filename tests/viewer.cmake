@@ -138,6 +138,22 @@ splatsort_test(viewer_antialias_on GPU LABELS viewer TIMEOUT 300
 splatsort_test(viewer_raster_compute_grid LABELS cpu viewer
                PROPERTIES PASS_REGULAR_EXPRESSION "--raster compute cannot be used with --grid"
                COMMAND splatview --headless ${viewer_scene} --grid --raster compute --out ${viewer_test_dir}/grid.png)
+# --order: a bad value and a bad window are named; per-pixel with the graphics raster is refused;
+# per-pixel picks the compute raster and says so in the summary, under validation.
+splatsort_test(viewer_order_bad LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "--order 'front': expected global or per-pixel"
+               COMMAND splatview --headless ${viewer_scene} --order front --out ${viewer_test_dir}/order_bad.png)
+splatsort_test(viewer_order_window_bad LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "--order-window '17': expected 1..16 slots"
+               COMMAND splatview --headless ${viewer_scene} --order-window 17 --out ${viewer_test_dir}/order_bad.png)
+splatsort_test(viewer_order_graphics LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "--order per-pixel needs the compute raster \\(not --raster graphics\\)"
+               COMMAND splatview --headless ${viewer_scene} --order per-pixel --raster graphics
+                       --out ${viewer_test_dir}/order_bad.png)
+splatview_output_test(viewer_order_per_pixel
+  PATTERNS "raster compute \\(per-pixel order, window 4\\) on "
+  ARGS --headless ${viewer_scene} --order per-pixel --order-window 4 --size 160x120
+       --out ${viewer_test_dir}/order_per_pixel.png)
 # The compute raster's stages in the --bench table and the summary, and its CSV columns.
 splatview_output_test(viewer_raster_compute_bench
   PATTERNS "raster compute on " "^  raster compute$" "^   pairs +[0-9.]+ " "^   tile sort +[0-9.]+ "
