@@ -114,7 +114,7 @@ typedef struct svg {
   int bad;
 } svg;
 
-static void svg_out(svg *s, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static void svg_out(svg *s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   if (vfprintf(s->f, fmt, ap) < 0) s->bad = 1;
