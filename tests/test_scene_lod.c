@@ -482,19 +482,19 @@ static void refused_edit(const splat_lod *valid, const splat_scene *s, lod_edit 
   splat_lod_free(&l);
 }
 
-/* 100 leaves: the root (interior 0) has 8 interior children (1..8) of 12 or 13 leaves, each with
- * two leaf nodes (9..24) of 6 or 7. */
+/* 100 leaves: the root (interior 0) has 2 interior children (1, 2) of 50 leaves, each with seven
+ * leaf nodes (3..9, 10..16) of 7 or 8. */
 static void edit_cycle(splat_lod *l) { l->first_child[1] = l->leaf_count, l->child_count[1] = 1; }
 static void edit_two_parents(splat_lod *l) { l->first_child[2] = l->first_child[1]; }
-static void edit_out_of_bounds(splat_lod *l) { l->first_child[24] = l->node_count - 1, l->child_count[24] = 2; }
-static void edit_mixed(splat_lod *l) { l->first_child[24] = l->leaf_count - 1, l->child_count[24] = 2; }
+static void edit_out_of_bounds(splat_lod *l) { l->first_child[16] = l->node_count - 1, l->child_count[16] = 2; }
+static void edit_mixed(splat_lod *l) { l->first_child[16] = l->leaf_count - 1, l->child_count[16] = 2; }
 static void edit_no_children(splat_lod *l) { l->child_count[5] = 0; }
 static void edit_nine_children(splat_lod *l) { l->child_count[9] = 9; }
-static void edit_no_parent(splat_lod *l) { l->child_count[24] -= 1; }
+static void edit_no_parent(splat_lod *l) { l->child_count[16] -= 1; }
 static void edit_not_contiguous(splat_lod *l) {
-  uint32_t f = l->first_child[9], c = l->child_count[9];
-  l->first_child[9] = l->first_child[10], l->child_count[9] = l->child_count[10];
-  l->first_child[10] = f, l->child_count[10] = (uint8_t)c;
+  uint32_t f = l->first_child[3], c = l->child_count[3];
+  l->first_child[3] = l->first_child[4], l->child_count[3] = l->child_count[4];
+  l->first_child[4] = f, l->child_count[4] = (uint8_t)c;
 }
 static void edit_position(splat_lod *l) { l->interior.positions[7 * 3 + 1] = NAN; }
 static void edit_scale(splat_lod *l) { l->interior.scales[3 * 3] = -1; }
@@ -511,7 +511,7 @@ static int test_hostile(void) {
   char err[512], *p = path_in("valid.lod"), path[4096];
   snprintf(path, sizeof path, "%s", p);
   CHECK(splat_lod_build(&s, NULL, &lod, err, sizeof err) == 0, "%s", err);
-  CHECK(lod.interior.count == 25 && lod.first_child[1] >= 100 && lod.first_child[9] < 100, "100 leaves: %u nodes",
+  CHECK(lod.interior.count == 17 && lod.first_child[1] >= 100 && lod.first_child[3] < 100, "100 leaves: %u nodes",
         lod.interior.count);
   CHECK(splat_lod_write(path, &lod, err, sizeof err) == 0, "%s", err);
   size_t size = 0;

@@ -300,12 +300,13 @@ typedef struct splat_lod_options {
 /* Builds the hierarchy of scene `s` into *out (free it with splat_lod_free).
  *
  * The tree: a recursive median split. A range of at most 8 splats is one node whose children are
- * those leaves. A larger range of m splats is split into k = min(8, ceil(m / 8)) parts by binary
- * splits, each along the longest axis of the bounding box of its part's positions, at index
- * lo + m' * k1 / k' of a part of m' splats to become k' parts (k1 = k' / 2): for m > 64 three
- * levels of median splits into 8 parts; for 9..64 splats fewer, fuller parts (2..8 of at most 8
- * splats) rather than eight of one or two. Each part is an interior child; recurse. The split
- * partitions in place (a selection with ties broken by the splat's index), so the result is the
+ * those leaves. A larger range of m splats is split into k parts, k the number of subtrees of the
+ * next height down it takes (h the least height with 8^h >= m: k = ceil(m / 8^(h-1)), 2..8), by
+ * binary splits, each along the longest axis of the bounding box of its part's positions, at index
+ * lo + m' * floor(k' / 2) / k' of a part of m' splats to become k' parts: for 8^h splats, three
+ * levels of median splits into 8 parts; otherwise fewer, fuller parts, so the nodes above the
+ * leaves hold 4 to 8 leaves (about 7 for most counts) and the interior nodes are about a sixth
+ * of the leaves. Each part is an interior child; recurse. The split partitions in place (a selection with ties broken by the splat's index), so the result is the
  * same, byte for byte, for every thread count, and REORDERS the scene's splats (all five arrays
  * together; bounds unchanged) so that every subtree's leaves are contiguous: the tree refers to
  * the new order. On failure the scene's content is unchanged, though its order may not be.
