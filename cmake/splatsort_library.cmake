@@ -1,11 +1,11 @@
 # Included by each library's CMakeLists.txt (src/sort, src/scene, src/render), standing alone or
 # in the whole project. Two helpers:
-#   splatsort_export_library(<name> OBJECTS <object targets...> SYMBOLS <glob> EXPORT_NAME <n>
+#   splatsort_export_library(<name> OBJECTS <object targets...> SYMBOLS <glob...> EXPORT_NAME <n>
 #                            [SHARED])
 #     <name>_static: the static library a host gets (installed as lib<OUTPUT>.a), its objects
-#     linked into one with every global symbol but <glob> made local, so a host's own symbols
+#     linked into one with every global symbol but the <glob>s made local, so a host's own symbols
 #     (or another of our libraries' private copies) never collide with ours; and, with SHARED,
-#     <name>_shared with a versioned soname exporting only <glob>.
+#     <name>_shared with a versioned soname exporting only the <glob>s.
 #   splatsort_install_library(<component> TARGETS <t...> HEADERS <h...> PC_NAME <n>
 #                             PC_DESCRIPTION <d> [PC_REQUIRES ...] [PC_REQUIRES_PRIVATE ...]
 #                             [PC_LIBS_PRIVATE ...] [LIB <name>])
@@ -18,7 +18,12 @@ include(CMakePackageConfigHelpers)
 include_guard(GLOBAL)
 
 function(splatsort_export_library name)
-  cmake_parse_arguments(ARG "SHARED" "SYMBOLS;EXPORT_NAME;OUTPUT_NAME" "OBJECTS" ${ARGN})
+  cmake_parse_arguments(ARG "SHARED" "EXPORT_NAME;OUTPUT_NAME" "OBJECTS;SYMBOLS" ${ARGN})
+  set(keep "")
+  foreach(g ${ARG_SYMBOLS})
+    list(APPEND keep --keep-global-symbol=${g})
+  endforeach()
+  list(JOIN ARG_SYMBOLS "; " map_globs)
   set(objects "")
   foreach(o ${ARG_OBJECTS})
     list(APPEND objects $<TARGET_OBJECTS:${o}>)
@@ -31,15 +36,15 @@ function(splatsort_export_library name)
     set(merged ${CMAKE_CURRENT_BINARY_DIR}/export/${ARG_OUTPUT_NAME}_merged.o)
     add_custom_command(TARGET ${name}_static POST_BUILD
       COMMAND ${CMAKE_LINKER} -r -o ${merged} --whole-archive $<TARGET_FILE:${name}_static>
-      COMMAND ${SPLATSORT_OBJCOPY} --wildcard --keep-global-symbol=${ARG_SYMBOLS} ${merged}
+      COMMAND ${SPLATSORT_OBJCOPY} --wildcard ${keep} ${merged}
       COMMAND ${CMAKE_COMMAND} -E rm -f $<TARGET_FILE:${name}_static>
       COMMAND ${CMAKE_AR} rcs $<TARGET_FILE:${name}_static> ${merged}
-      COMMENT "lib${ARG_OUTPUT_NAME}.a: only the ${ARG_SYMBOLS} API global" VERBATIM)
+      COMMENT "lib${ARG_OUTPUT_NAME}.a: only the ${map_globs} API global" VERBATIM)
   endif()
   if(ARG_SHARED)
     add_library(${name}_shared SHARED ${objects})
     set(map ${CMAKE_CURRENT_BINARY_DIR}/export/${ARG_OUTPUT_NAME}.map)
-    file(WRITE ${map} "{\n  global: ${ARG_SYMBOLS};\n  local: *;\n};\n")
+    file(WRITE ${map} "{\n  global: ${map_globs};\n  local: *;\n};\n")
     set_target_properties(${name}_shared PROPERTIES OUTPUT_NAME ${ARG_OUTPUT_NAME} EXPORT_NAME ${ARG_EXPORT_NAME}_shared
                           VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
                           LINK_DEPENDS ${map})

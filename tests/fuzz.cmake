@@ -1,11 +1,11 @@
 # Fuzzing the parsers (CPU only): one target per family in tests/fuzz/ (fuzz_ply: PLY, 3DGS and
 # compressed; fuzz_splat: .splat; fuzz_spz: .spz; fuzz_cameras: cameras.json; fuzz_sog: SOG meta.json decoded
-# against images made once in memory, and bundled .sog archives), each checking the parser's
+# against images made once in memory, and bundled .sog archives; fuzz_lod: the LOD hierarchy's .lod), each checking the parser's
 # invariants (fuzz/fuzz_check.h). In every build each target is also linked with a small replay
 # driver that runs it once over the committed seeds (fuzz/corpus/<target>) and the inputs that
 # once crashed it (fuzz/regress/<target>). With -DSPLATSORT_FUZZ=ON under clang the libFuzzer
 # targets are built too (ASan + UBSan, non-recovering) and each gets a short run from the seeds.
-option(SPLATSORT_FUZZ "Build the libFuzzer targets fuzz_ply, fuzz_splat, fuzz_spz, fuzz_cameras, fuzz_sog (clang only)" OFF)
+option(SPLATSORT_FUZZ "Build the libFuzzer targets fuzz_ply, fuzz_splat, fuzz_spz, fuzz_cameras, fuzz_sog, fuzz_lod (clang only)" OFF)
 if(SPLATSORT_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "SPLATSORT_FUZZ needs clang (configure with CC=clang)")
 endif()
@@ -16,6 +16,7 @@ set(fuzz_work ${CMAKE_CURRENT_BINARY_DIR}/fuzz_work)
 file(GLOB fuzz_sources_ply CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/scene/scene*.c)
 set(fuzz_sources_splat ${fuzz_sources_ply})
 set(fuzz_sources_spz ${fuzz_sources_ply})
+set(fuzz_sources_lod ${fuzz_sources_ply})
 # the scene sources read .spz through zlib and zstd (src/scene/CMakeLists.txt finds them there)
 find_package(ZLIB REQUIRED)
 if(NOT TARGET PkgConfig::ZSTD)
@@ -31,12 +32,12 @@ set(fuzz_sources_sog ${fuzz_sources_ply} ${CMAKE_CURRENT_LIST_DIR}/sog_writer.c 
 set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/scene ${PROJECT_SOURCE_DIR}/src/render ${PROJECT_SOURCE_DIR}/src/tools ${CMAKE_CURRENT_LIST_DIR})
 # The scene loader also reads SOG through libwebp, cJSON and zlib (src/scene/CMakeLists.txt).
 find_package(Threads REQUIRED) # scene_rows.c
-foreach(t ply splat spz sog)
+foreach(t ply splat spz sog lod)
   set(fuzz_libs_${t} ZLIB::ZLIB PkgConfig::ZSTD PkgConfig::SPLAT_SCENE_DEPS Threads::Threads)
 endforeach()
 set(fuzz_libs_cameras PkgConfig::CJSON) # the system's cJSON, not instrumented
 
-foreach(t ply splat spz cameras sog)
+foreach(t ply splat spz cameras sog lod)
   splatsort_test_executable(fuzz_replay_${t} SOURCES fuzz/fuzz_${t}.c fuzz/replay.c ${fuzz_sources_${t}}
                             LIBS m ${fuzz_libs_${t}} INCLUDES ${fuzz_includes})
   set(inputs ${fuzz_dir}/corpus/${t})

@@ -7,6 +7,8 @@ splatsort_test_executable(test_scene SOURCES test_scene.c LIBS splatsort_render 
 splatsort_test_executable(test_scene_parallel SOURCES test_scene_parallel.c LIBS splatsort_render m)
 splatsort_test_executable(test_scene_decode SOURCES test_scene_decode.c
                           LIBS sog_writer splatsort_render ZLIB::ZLIB PkgConfig::SPLAT_SCENE_DEPS Threads::Threads m)
+# The level-of-detail hierarchy (splat_lod_*): the scene library alone, and zlib for crafted files.
+splatsort_test_executable(test_scene_lod SOURCES test_scene_lod.c LIBS splatsort_scene ZLIB::ZLIB m)
 splatsort_test_executable(scene_load_bench SOURCES bench/scene_load_bench.c LIBS splatsort_render)
 # Hostile files of issue 25 (bombs, counts a tiny file claims): refused quickly in bounded memory.
 # The scene library and the cameras.json reader only (as fuzz_cameras builds it), no renderer.
@@ -26,6 +28,9 @@ endfunction()
 
 foreach(mode synthetic policy malformed roundtrip progress)
   scene_test(scene_${mode} COMMAND test_scene ${mode} ${scene_test_tmp}/${mode})
+endforeach()
+foreach(mode tree merge roundtrip hostile)
+  scene_test(scene_lod_${mode} COMMAND test_scene_lod ${mode} ${scene_test_tmp}/lod_${mode})
 endforeach()
 scene_test(scene_parallel COMMAND test_scene_parallel ${scene_test_tmp}/parallel)
 scene_test(scene_budget COMMAND test_scene_budget ${scene_test_tmp}/budget ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)

@@ -272,3 +272,13 @@ splatsort_test(viewer_default_view_is_screenshot LABELS gpu viewer PROPERTIES FI
 splatsort_test(viewer_writes GPU LABELS viewer TIMEOUT 300
                COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/viewer_writes.sh $<TARGET_FILE:splatview> ${viewer_scene}
                        $<TARGET_FILE:gen_scene> ${viewer_test_dir})
+
+# --convert --lod (CPU only): the bundled scene rewritten in its LOD tree's order with the tree
+# beside it, both read back and the tree's invariants checked (test_scene_lod check); --lod
+# without --convert is refused.
+splatsort_test(viewer_convert_lod LABELS cpu viewer TIMEOUT 120
+               COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/viewer_convert_lod.sh $<TARGET_FILE:splatview>
+                       $<TARGET_FILE:test_scene_lod> ${viewer_scene} ${viewer_test_dir}/lod_convert)
+splatsort_test(viewer_lod_without_convert LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "--lod goes with --convert IN OUT"
+               COMMAND splatview --headless ${viewer_scene} --lod --out ${viewer_test_dir}/lod_bad.png)

@@ -15,6 +15,6 @@ int main(int argc, char **argv) {
     splatview_usage(stdout);
     return 0;
   }
-  if (o.convert_in) return splatview_convert(o.convert_in, o.convert_out);
+  if (o.convert_in) return splatview_convert(o.convert_in, o.convert_out, o.convert_lod);
   return o.headless ? splatview_run_headless(&o) : splatview_run_window(&o);
 }

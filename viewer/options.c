@@ -16,7 +16,7 @@ void splatview_usage(FILE *f) {
   fprintf(f,
           "usage: splatview [SCENE...] [options]     open .ply / .splat / .spz / SOG scenes in a window\n"
           "       splatview --headless [SCENE...] --out frame.png [options]   render offscreen\n"
-          "       splatview --convert IN OUT             rewrite a scene as .ply or .spz (OUT's extension)\n"
+          "       splatview --convert IN OUT [--lod]     rewrite a scene as .ply or .spz (OUT's extension)\n"
           "\n"
           "With no SCENE the bundled scene (%s) opens (window and --headless).\n"
           "Several SCENEs (up to 16) open side by side along x as objects of one frame, sorted\n"
@@ -88,6 +88,8 @@ void splatview_usage(FILE *f) {
           "                          machine's); a file that asks for more is refused\n"
           "  --convert IN OUT        load IN (.ply, compressed .ply, .splat, .spz) and write it to\n"
           "                          OUT as a 3DGS .ply or a .spz (version 4), then exit; no GPU\n"
+          "  --lod                   with --convert: build the level-of-detail tree, write the scene\n"
+          "                          in its order to OUT and the tree beside it to OUT.lod\n"
           "  --help                  this text\n"
           "\n"
           "keys (window): left drag orbit, right/middle drag pan, wheel zoom; Tab orbit/fly;\n"
@@ -147,7 +149,7 @@ enum {
   OPT_HEADLESS = 256, OPT_BENCH, OPT_GRID, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
   OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS, OPT_CONVERT, OPT_SH_PRECISION, OPT_UPLOAD_THREADS,
-  OPT_STREAM, OPT_KEEP_UNTIL_LOADED, OPT_MAX_LOAD_MEMORY, OPT_ORDER, OPT_ORDER_WINDOW,
+  OPT_STREAM, OPT_KEEP_UNTIL_LOADED, OPT_MAX_LOAD_MEMORY, OPT_ORDER, OPT_ORDER_WINDOW, OPT_LOD,
 };
 
 /* The flags first, then the options that take a value. */
@@ -170,13 +172,14 @@ static const struct option long_options[] = {
     {"upload-threads", required_argument, NULL, OPT_UPLOAD_THREADS},
     {"max-load-memory", required_argument, NULL, OPT_MAX_LOAD_MEMORY},
     {"order", required_argument, NULL, OPT_ORDER}, {"order-window", required_argument, NULL, OPT_ORDER_WINDOW},
+    {"lod", no_argument, NULL, OPT_LOD},
     {NULL, 0, NULL, 0},
 };
 
 /* What the checks after the last argument need to know about the command line. */
 typedef struct parse_state {
   bool have_target, frames_given, warmup_given;
-  const char *other_option; /* the first option that is not --convert or --help */
+  const char *other_option; /* the first option that is not --convert, --lod or --help */
 } parse_state;
 
 /* Writes the message into err and returns -1, so each check is one statement. */
@@ -341,7 +344,8 @@ static int set_scene(splatview_options *o, const char *path, char *err, size_t n
 /* One getopt_long result: an option, the SCENE (1), a missing value (':') or an unknown
  * option ('?'). */
 static int apply(int opt, char **argv, splatview_options *o, parse_state *st, char *err, size_t n) {
-  if (opt != 1 && opt != ':' && opt != '?' && opt != 'h' && opt != OPT_CONVERT && !st->other_option)
+  if (opt != 1 && opt != ':' && opt != '?' && opt != 'h' && opt != OPT_CONVERT && opt != OPT_LOD &&
+      !st->other_option)
     st->other_option = option_name(opt);
   switch (opt) {
   case 1: return set_scene(o, optarg, err, n);
@@ -360,6 +364,7 @@ static int apply(int opt, char **argv, splatview_options *o, parse_state *st, ch
   case OPT_TIMINGS: o->timings = optarg; return 0;
   case OPT_CAMERAS: o->cameras = optarg; return 0;
   case OPT_CONVERT: o->convert_in = optarg; return 0;
+  case OPT_LOD: o->convert_lod = true; return 0;
   }
   int r = parse_view_value(opt, optarg, o, st, err, n);
   return r <= 0 ? r : parse_render_value(opt, optarg, o, st, err, n);
@@ -387,6 +392,7 @@ static int check_convert(splatview_options *o, const parse_state *st, char *err,
 
 static int check_together(splatview_options *o, const parse_state *st, char *err, size_t n) {
   if (o->convert_in) return check_convert(o, st, err, n);
+  if (o->convert_lod) return refuse(err, n, "--lod goes with --convert IN OUT (it writes OUT.lod beside OUT)");
   if (o->have_eye != st->have_target) return refuse(err, n, "--eye and --target go together");
   if (o->camera_index >= 0 && !o->cameras) return refuse(err, n, "--camera needs --cameras FILE.json");
   if (o->cameras && o->have_eye)

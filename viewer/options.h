@@ -59,6 +59,7 @@ typedef struct splatview_options {
   const char *screenshot;   /* windowed: save this PNG after the last frame (tests) */
   const char *convert_in;   /* --convert IN OUT: rewrite a scene file, no rendering */
   const char *convert_out;
+  bool convert_lod;         /* --lod: --convert also builds the LOD tree and writes OUT.lod */
 } splatview_options;
 
 /* Returns 0, or -1 with a one-line message in err. */

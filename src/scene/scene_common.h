@@ -279,6 +279,19 @@ int scene_load_sog_meta(const char *path, const uint8_t *text, size_t size, spla
 int scene_load_sog_dir(const char *dir, splat_scene *out, const scene_error *e);
 int scene_load_sog_bundle(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
 
+/* ---- level of detail (scene_lod*.c) ------------------------------------------------------------ */
+
+/* Merges splats [first, first + count) of src (1..SPLAT_LOD_MAX_CHILDREN) into one Gaussian, written
+ * into slot `at` of dst (of src's SH degree), by the rule splat_lod_build states (Kerbl et al. 2024,
+ * Sec. 4.1). src's values must be finite, scales >= 0, opacities in [0, 1]. (scene_lod_merge.c) */
+void scene_lod_merge(const splat_scene *src, uint32_t first, uint32_t count, splat_scene *dst, uint32_t at);
+
+/* Reads a .lod file held in memory for leaves of `leaf_count` splats at SH degree `sh_degree`:
+ * every check of splat_lod_load, the memory budget (e->budget) counting the arrays of *out only.
+ * 0, or -1 with the message in e and *out zeroed. (scene_lod_file.c) */
+int scene_lod_parse(const uint8_t *d, size_t size, uint32_t leaf_count, uint32_t sh_degree, splat_lod *out,
+                    const scene_error *e);
+
 static inline bool scene_finite(float v) {
   uint32_t bits;
   memcpy(&bits, &v, sizeof bits);

@@ -270,6 +270,93 @@ int splat_scene_write_ply(const char *path, const splat_scene *scene, char *err,
  * Returns 0, or -1 with "<path>: <what is wrong>" in err. */
 int splat_scene_write_spz(const char *path, const splat_scene *scene, char *err, size_t err_size);
 
+/* ---- level of detail (scene_lod.c, scene_lod_file.c; docs/formats.md, "LOD hierarchy (.lod)") ---
+ *
+ * A tree over a scene's splats whose interior nodes are Gaussians standing for their subtrees, so
+ * a renderer can draw a cut of the tree (a node where its projected size is small enough and its
+ * parent's is not) instead of every splat, and stream the leaves of a subtree as one range. */
+
+/* A level-of-detail hierarchy over a scene's splats. Nodes 0..leaf_count-1 are the scene's splats
+ * (the leaves); nodes leaf_count..node_count-1 are interior, in top-down (breadth-first) order: the
+ * root is node leaf_count. Interior node j (index j - leaf_count) has children
+ * [first_child, first_child + child_count): all leaves or all interior, and interior children
+ * come after their parent. Every subtree's leaves are a contiguous range of the scene. */
+typedef struct splat_lod {
+  uint32_t leaf_count, node_count;   /* node_count = leaf_count + interior.count */
+  uint32_t *first_child;             /* per interior node */
+  uint8_t *child_count;              /* per interior node, 1..SPLAT_LOD_MAX_CHILDREN */
+  uint32_t *parent;                  /* per node (leaves too); the root's is UINT32_MAX */
+  splat_scene interior;              /* the interior nodes' Gaussians, the scene's SH degree */
+} splat_lod;
+
+#define SPLAT_LOD_MAX_CHILDREN 8
+
+/* Options of splat_lod_build. A zeroed struct (or NULL) means the defaults. */
+typedef struct splat_lod_options {
+  uint32_t threads; /* 0: the machine's online cores; 1: everything on the calling thread */
+  void *next;       /* reserved for later options; must be NULL */
+} splat_lod_options;
+
+/* Builds the hierarchy of scene `s` into *out (free it with splat_lod_free).
+ *
+ * The tree: a recursive median split. A range of at most 8 splats is one node whose children are
+ * those leaves. A larger range of m splats is split into k parts, k the number of subtrees of the
+ * next height down it takes (h the least height with 8^h >= m: k = ceil(m / 8^(h-1)), 2..8), by
+ * binary splits, each along the longest axis of the bounding box of its part's positions, at index
+ * lo + m' * floor(k' / 2) / k' of a part of m' splats to become k' parts: for 8^h splats, three
+ * levels of median splits into 8 parts; otherwise fewer, fuller parts, so the nodes above the
+ * leaves hold 4 to 8 leaves (about 7 for most counts) and the interior nodes are about a sixth
+ * of the leaves. Each part is an interior child; recurse. The split partitions in place (a selection with ties broken by the splat's index), so the result is the
+ * same, byte for byte, for every thread count, and REORDERS the scene's splats (all five arrays
+ * together; bounds unchanged) so that every subtree's leaves are contiguous: the tree refers to
+ * the new order. On failure the scene's content is unchanged, though its order may not be.
+ *
+ * The merge of an interior node's children into its Gaussian, bottom-up (an interior node's
+ * children are merged from their own merged Gaussians), in double: Kerbl et al., "A Hierarchical
+ * 3D Gaussian Representation for Real-Time Rendering of Very Large Datasets" (SIGGRAPH 2024),
+ * Sec. 4.1. Child i has weight w_i = alpha_i A_i, alpha_i its (activated) opacity and
+ * A_i = pi s_a s_b its surface (s_a, s_b its two largest scales);
+ *   mean       mu = sum w_i mu_i / W,  W = sum w_i
+ *   covariance Sigma = sum w_i (Sigma_i + (mu_i - mu)(mu_i - mu)^T) / W,  Sigma_i = R_i S_i^2 R_i^T
+ *   rotation and scales from Sigma's eigen-decomposition (3x3 symmetric Jacobi): scales the
+ *              square roots of the eigenvalues, largest first, at least 1e-9 (and at most
+ *              FLT_MAX), the eigenvectors as a proper rotation (det +1), a unit quaternion
+ *              (w, x, y, z) with w >= 0
+ *   SH         sum w_i sh_i / W
+ *   opacity    min(1, W / A), A = pi s_a s_b of the merged scales: the coverage (opacity times
+ *              surface) of the children is kept.
+ * When W is 0 (every child transparent, or flat in two axes) the children weigh the same and the
+ * opacity is the largest child's.
+ *
+ * Parallel: each level of the tree is split, and merged, as tasks on `threads` threads.
+ * Requires (refusing the scene otherwise, naming the first bad splat): count >= 1 and
+ * node_count < UINT32_MAX, sh_degree 0..3 and sh_coeffs (sh_degree + 1)^2, all five arrays,
+ * finite positions. Returns 0, or -1 with "splat_lod_build: <what is wrong>" in err and *out
+ * zeroed (options->next not NULL, out of memory). */
+int splat_lod_build(splat_scene *s, const splat_lod_options *o, splat_lod *out, char *err, size_t err_size);
+
+/* Writes `lod` to `path` (by convention the scene's path with ".lod" added: scene.spz.lod), the
+ * layout of docs/formats.md, "LOD hierarchy (.lod)": SH as IEEE halves (rounded to nearest even,
+ * clamped to +-65504), everything else as it is. Written as splat_scene_write_ply writes:
+ * complete under `path` or not there at all. Returns 0, or -1 with "<path>: <what is wrong>". */
+int splat_lod_write(const char *path, const splat_lod *lod, char *err, size_t err_size);
+
+/* Reads the hierarchy at `path` for the scene `leaves` (only its count and SH degree are read:
+ * the file's must match), into *out (free it with splat_lod_free); the parents are rebuilt. The
+ * file is checked as every input is: its header (magic, version, sizes, counts) against its
+ * exact size before anything is allocated, the memory budget (max_memory, as
+ * splat_load_options.max_memory: 0 is the machine's memory; the file and the arrays count), the
+ * CRC, the topology (every interior node has 1..8 children, all leaves or all interior, interior
+ * children after their parent, in bounds; every node but the root has exactly one parent; every
+ * subtree's leaves contiguous) and the values (finite, scales >= 0, opacities in [0, 1], rotations
+ * of length 1 within 1e-3, renormalised). Returns 0, or -1 with one line "<path>: <what is
+ * wrong>" (naming the first offending node) in err and *out zeroed. */
+int splat_lod_load(const char *path, const splat_scene *leaves, uint64_t max_memory, splat_lod *out, char *err,
+                   size_t err_size);
+
+/* Frees what a build or load allocated and zeroes *lod. Accepts NULL and a zeroed one. */
+void splat_lod_free(splat_lod *lod);
+
 #ifdef __cplusplus
 }
 #endif

@@ -292,13 +292,43 @@ def gen_cameras():
     write('cameras', 'limits.json', json.dumps(cams).encode())
 
 
+def lod_file(rng, leaves, tree, degree):
+    """A .lod (docs/formats.md): `tree` lists the interior nodes breadth first as (first_child,
+    child_count); each node's Gaussian is made up (the reader checks values, not how they were merged)."""
+    import zlib
+    n = len(tree)
+    body = b''.join(struct.pack('<I', f) for f, _ in tree)
+    counts = bytes(c for _, c in tree)
+    body += counts + b'\0' * ((4 - n % 4) % 4)
+    halves = 3 * (degree + 1) ** 2
+    for _ in tree:
+        q = [rng.uniform(-1, 1) for _ in range(4)]
+        norm = math.sqrt(sum(v * v for v in q))
+        body += struct.pack('<11f', *[rng.gauss(0, 2) for _ in range(3)], *[rng.uniform(0.01, 1) for _ in range(3)],
+                            *[v / norm for v in q], rng.uniform(0, 1))
+        body += struct.pack('<%de' % halves, *[rng.uniform(-2, 2) for _ in range(halves)])
+        body += b'\0' * ((4 - 2 * halves % 4) % 4)
+    header = b'SPLATLOD' + struct.pack('<7I', 1, 64, leaves, n, degree, 0, zlib.crc32(body))
+    return header + b'\0' * (64 - len(header)) + body
+
+
+def gen_lod():
+    rng = random.Random(11)
+    # 20 leaves: a root over three nodes of 8, 8 and 4 leaves
+    write('lod', 'twenty_sh0.lod', lod_file(rng, 20, [(21, 3), (0, 8), (8, 8), (16, 4)], 0))
+    write('lod', 'one_leaf_sh3.lod', lod_file(rng, 1, [(0, 1)], 3))
+    # three levels, SH degree 2 (padded records): 12 leaves under 2 nodes under 2 nodes
+    write('lod', 'levels_sh2.lod', lod_file(rng, 12, [(13, 2), (15, 1), (16, 1), (0, 6), (6, 6)], 2))
+
+
 def main():
-    for t in ('ply', 'splat', 'cameras'):
+    for t in ('ply', 'splat', 'cameras', 'lod'):
         shutil.rmtree(os.path.join(out, t), ignore_errors=True)
         os.makedirs(os.path.join(out, t))
     gen_ply()
     gen_splat()
     gen_cameras()
+    gen_lod()
     if not os.path.isdir(scenes):
         print('make_corpus: %s not found: no seeds from the real scenes' % scenes)
         return
