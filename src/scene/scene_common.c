@@ -196,9 +196,14 @@ int scene_finish(splat_scene *s, uint32_t kept, uint64_t total, const scene_erro
     shrink(&s->sh, (size_t)kept * s->sh_coeffs * 3 * sizeof(float));
   }
   s->count = kept;
+  scene_bounds(s);
+  return 0;
+}
+
+void scene_bounds(splat_scene *s) {
   float lo[3], hi[3];
   for (int c = 0; c < 3; ++c) lo[c] = hi[c] = s->positions[c];
-  for (size_t i = 1; i < kept; ++i) {
+  for (size_t i = 1; i < s->count; ++i) {
     const float *p = s->positions + i * 3;
     for (int c = 0; c < 3; ++c) {
       lo[c] = p[c] < lo[c] ? p[c] : lo[c];
@@ -207,7 +212,6 @@ int scene_finish(splat_scene *s, uint32_t kept, uint64_t total, const scene_erro
   }
   memcpy(s->bounds_min, lo, sizeof lo);
   memcpy(s->bounds_max, hi, sizeof hi);
-  return 0;
 }
 
 /* Reads `size` bytes of fd into data in pieces, reporting "read" before each and at the end.

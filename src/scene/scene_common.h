@@ -138,6 +138,9 @@ int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_
  * *s) when nothing was kept or the load was cancelled. */
 int scene_finish(splat_scene *s, uint32_t kept, uint64_t total, const scene_error *e);
 
+/* The bounds of s's positions (count >= 1) into bounds_min / bounds_max. */
+void scene_bounds(splat_scene *s);
+
 /* The readers, one a file (scene_<format>.c), called by scene.c's dispatch. */
 int scene_load_ply(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
 int scene_load_splat(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);

@@ -317,16 +317,6 @@ static int fill_tree(lod_build *b, const scene_error *e) {
   return 0;
 }
 
-static void bounds(splat_scene *s) {
-  for (int c = 0; c < 3; ++c) s->bounds_min[c] = s->bounds_max[c] = s->positions[c];
-  for (size_t i = 1; i < s->count; ++i)
-    for (int c = 0; c < 3; ++c) {
-      float v = s->positions[i * 3 + c];
-      s->bounds_min[c] = v < s->bounds_min[c] ? v : s->bounds_min[c];
-      s->bounds_max[c] = v > s->bounds_max[c] ? v : s->bounds_max[c];
-    }
-}
-
 static int build(lod_build *b, const scene_error *e) {
   splat_scene *s = b->s;
   uint32_t n = s->count;
@@ -358,7 +348,7 @@ static int build(lod_build *b, const scene_error *e) {
   /* Bottom up: a level's children (leaves or the level below) are merged already. */
   for (uint32_t l = b->levels; l-- > 0 && rc == 0;)
     rc = run_over(b, b->level[l], b->level[l + 1] - b->level[l], merge_task, e);
-  if (rc == 0) bounds(&b->lod->interior);
+  if (rc == 0) scene_bounds(&b->lod->interior);
   return rc;
 }
 

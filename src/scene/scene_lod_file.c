@@ -270,16 +270,6 @@ static int read_values(const uint8_t *d, splat_lod *lod, size_t record, const sc
   return 0;
 }
 
-static void interior_bounds(splat_scene *s) {
-  for (int c = 0; c < 3; ++c) s->bounds_min[c] = s->bounds_max[c] = s->positions[c];
-  for (size_t i = 1; i < s->count; ++i)
-    for (int c = 0; c < 3; ++c) {
-      float v = s->positions[i * 3 + c];
-      s->bounds_min[c] = v < s->bounds_min[c] ? v : s->bounds_min[c];
-      s->bounds_max[c] = v > s->bounds_max[c] ? v : s->bounds_max[c];
-    }
-}
-
 static int parse(const uint8_t *d, size_t size, const lod_header *h, splat_lod *out, const scene_error *e) {
   uLong crc = crc32(0, Z_NULL, 0);
   for (size_t at = LOD_HEADER; at < size;) {
@@ -307,7 +297,7 @@ static int parse(const uint8_t *d, size_t size, const lod_header *h, splat_lod *
   p += pad4(count);
   if (check_topology(out, e) != 0 || check_contiguous(out, e) != 0 || read_values(p, out, h->record, e) != 0)
     return -1;
-  interior_bounds(&out->interior);
+  scene_bounds(&out->interior);
   return 0;
 }
 
