@@ -173,6 +173,29 @@ static void run_case(const char *scene_name, const splat_lod *lod, const lod_cut
   free(gpu);
 }
 
+/* Frontiers too small for the tree (never so from lod_cut_tree_pack): the overflow flag is set and
+ * nothing is written out of bounds (validation and the count say so). */
+static void overflow_case(const char *scene_name, const lod_cut_tree *t, const splat_camera *cam) {
+  lod_cut_tree small = *t;
+  small.max_width = t->max_width / 2;
+  lod_cut_gpu g;
+  VK_CHECK(lod_cut_gpu_create(&ctx.vk, &small, &g));
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  lod_cut_cmd_record(&ctx.vk, &pipe, &g, cmd, lod_cut_push_for(cam, SPLAT_NEAR_Z, 0.0f));
+  ssvk_memory_barrier(&ctx.vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  vkh_submit_wait(&ctx, cmd);
+  uint32_t head[2];
+  vkh_buffer_read(&ctx, &g.state, 0, head, sizeof head);
+  CHECK(head[LC_STATE_OVERFLOW] & 1u, "%s: frontiers of %u (of %u) did not overflow", scene_name, small.max_width,
+        t->max_width);
+  CHECK(head[LC_STATE_CUT_COUNT] < t->leaf_count, "%s: an overflowed cut has %u nodes", scene_name,
+        head[LC_STATE_CUT_COUNT]);
+  printf("  frontiers of %u ids (of %u): overflow flagged, cut %u\n", small.max_width, t->max_width,
+         head[LC_STATE_CUT_COUNT]);
+  lod_cut_gpu_destroy(&ctx.vk, &g);
+}
+
 static void look(splat_camera *cam, float ex, float ey, float ez, float tx, float ty, float tz) {
   const float eye[3] = {ex, ey, ez}, target[3] = {tx, ty, tz}, up[3] = {0, -1, 0};
   if (splat_camera_look_at(cam, eye, target, up, 60.0f, 640, 480) != 0) {
@@ -212,8 +235,15 @@ static void run_scene(uint32_t n, uint64_t seed) {
   look(&cams[1].cam, 0.1f, 0.2f, 0.05f, 1.0f, 0.3f, 0.2f), cams[1].name = "inside";
   look(&cams[2].cam, 0, 0, -4.0f, 0, 0, -8.0f), cams[2].name = "looking away";
   look(&cams[3].cam, 2.5f, 0.1f, 0.3f, 0, 0, 0), cams[3].name = "close, side";
-  /* a mid-tree interior node straddling the near plane: its centre at z = near / 2 */
-  uint32_t mid = t.leaf_count + (t.node_count - t.leaf_count) / 2;
+  /* the interior node below the root nearest the scene's centre (the root where it is alone),
+   * straddling the near plane: its centre at z = near / 2 */
+  uint32_t mid = t.leaf_count;
+  float best = INFINITY;
+  for (uint32_t i = t.leaf_count + 1; i < t.node_count; i++) {
+    const float *p = t.spheres + 4 * (size_t)i;
+    float d = p[0] * p[0] + p[1] * p[1] + p[2] * p[2];
+    if (d < best) best = d, mid = i;
+  }
   const float *c = t.spheres + 4 * (size_t)mid;
   printf("  straddling node %u: centre (%.3f, %.3f, %.3f), radius %.3f\n", mid, (double)c[0], (double)c[1], (double)c[2],
          (double)c[3]);
@@ -242,6 +272,7 @@ static void run_scene(uint32_t n, uint64_t seed) {
   free(cut);
 
   lod_cut_gpu_destroy(&ctx.vk, &g);
+  if (t.max_width > 1) overflow_case(name, &t, &cams[0].cam);
   lod_cut_tree_free(&t);
   splat_lod_free(&lod);
   splat_scene_free(&s);
