@@ -251,6 +251,11 @@ static void run_scene(uint32_t n, uint64_t seed) {
   const float taus[] = {0.0f, 0.5f, 2.0f, 8.0f, 20.0f, 40.0f, 100.0f, 1e30f};
   for (size_t k = 0; k < sizeof cams / sizeof *cams; k++)
     for (size_t i = 0; i < sizeof taus / sizeof *taus; i++) run_case(name, &lod, &t, &g, cams[k].name, &cams[k].cam, taus[i]);
+  /* at most 3 workgroups a level: the shader's loop over a frontier larger than its dispatch */
+  uint32_t max_groups = pipe.max_groups;
+  pipe.max_groups = 3;
+  run_case(name, &lod, &t, &g, "outside, 3 workgroups", &cams[0].cam, 20.0f);
+  pipe.max_groups = max_groups;
   /* tau exactly the size of the root's first interior child, from outside: a borderline node */
   uint32_t first = t.children[0] >> LC_CHILD_SHIFT;
   if (first >= t.leaf_count) {
