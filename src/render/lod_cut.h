@@ -1,0 +1,80 @@
+/* lod_cut.h: the cut of a level-of-detail tree (splat_lod, src/scene/splat_scene.h) on the GPU,
+ * one compute dispatch per tree level (shaders/render/lod_cut.comp), and the same cut on the CPU
+ * as its reference. Internal to the renderer and not yet drawn: the frame will use it later
+ * (docs/lod.md). It takes an ssvk_device, so a test can run it alone.
+ *
+ * The cut from a camera and a threshold tau (pixels): from the root, a node whose bounding sphere
+ * (centre, radius 3 x its largest scale) is wholly behind the near plane (z + r <= near) or wholly
+ * outside one of the widened frustum's side planes (x/z, y/z within +-1.3 tan of the half field of
+ * view) is dropped with its subtree; otherwise a leaf is kept, a node straddling the near plane
+ * (z <= near < z + r) is opened (its children visited), and any other node is kept when its
+ * projected size max(fx, fy) r / z <= tau, else opened. */
+#ifndef SPLAT_LOD_CUT_H
+#define SPLAT_LOD_CUT_H
+
+#include "ssvk.h"
+#include "lod_cut_shared.h"
+#include "splat_camera.h"
+#include "splat_scene.h"
+
+#include <stdint.h>
+
+/* A tree as the cut reads it, on the CPU: per node a sphere (x, y, z, r), per interior node its
+ * children packed as first_child << LC_CHILD_SHIFT | child_count, and the frontier sizes. */
+typedef struct lod_cut_tree {
+  uint32_t leaf_count, node_count;
+  float *spheres;     /* 4 per node */
+  uint32_t *children; /* per interior node */
+  uint32_t levels;    /* the tree's height in levels: the root alone is 1 */
+  uint32_t max_width; /* the most nodes of one level below the root (>= 1) */
+} lod_cut_tree;
+
+/* Packs `lod` over its (reordered) scene `leaves` into *out (free with lod_cut_tree_free).
+ * Returns 0, or -1 with a message in err (too many nodes or levels, out of memory). */
+int lod_cut_tree_pack(const splat_scene *leaves, const splat_lod *lod, lod_cut_tree *out, char *err, size_t err_size);
+void lod_cut_tree_free(lod_cut_tree *t);
+
+/* The push constants for a camera (its view, fx, fy and fields of view), a near plane and tau. */
+struct sp_lod_cut_push lod_cut_push_for(const splat_camera *cam, float near_z, float tau);
+
+/* The CPU reference: the cut's node ids into cut (room for leaf_count), in the order a
+ * level-by-level walk finds them; returns how many. */
+uint32_t lod_cut_reference(const lod_cut_tree *t, const struct sp_lod_cut_push *pc, uint32_t *cut);
+
+/* The pipeline. */
+typedef struct lod_cut_pipeline {
+  VkDescriptorSetLayout set_layout;
+  VkPipelineLayout layout;
+  VkPipeline pipeline;
+  uint32_t max_groups; /* maxComputeWorkGroupCount[0] */
+} lod_cut_pipeline;
+
+/* Needs push descriptors (d->push_descriptor_set). Returns the first failure, everything made
+ * so far destroyed. */
+VkResult lod_cut_pipeline_create(const ssvk_device *d, lod_cut_pipeline *out);
+void lod_cut_pipeline_destroy(const ssvk_device *d, lod_cut_pipeline *p);
+
+/* A tree on the GPU. spheres and children are host-visible (written at create: a first piece;
+ * the frame will stage them into device-local memory); the others are device-local: the two
+ * frontiers (max_width ids each), the state (LC_STATE_* words: the cut count at word
+ * LC_STATE_CUT_COUNT) and the cut (leaf_count ids). */
+typedef struct lod_cut_gpu {
+  ssvk_buffer spheres, children, frontier[2], state, cut;
+  uint32_t leaf_count, node_count, levels, capacity;
+} lod_cut_gpu;
+
+/* Uploads `t`. Returns the first failure, everything made so far destroyed. */
+VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, lod_cut_gpu *out);
+void lod_cut_gpu_destroy(const ssvk_device *d, lod_cut_gpu *g);
+
+/* Records the cut into cmd: a reset of the state and the first frontier (transfer), then
+ * g->levels dispatches, each indirect from the count the previous one wrote (an empty level
+ * dispatches no workgroup). pc's level, leaf_count, max_groups and capacity are set here.
+ * Synchronisation: nothing may read or write g's buffers in the transfer or compute stages
+ * before, unsynchronised; after it the cut (g->cut, the count at word LC_STATE_CUT_COUNT of
+ * g->state) is written by COMPUTE_SHADER with SHADER_WRITE: the caller's barrier makes it
+ * visible to what reads it (shader, indirect command or transfer). */
+void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, const lod_cut_gpu *g, VkCommandBuffer cmd,
+                        struct sp_lod_cut_push pc);
+
+#endif
