@@ -305,6 +305,30 @@ VkResult splat_renderer_finish_object(splat_renderer *r, uint32_t id);
 /* The object's resident splats (0 for no such object); its count once complete. Any time. */
 uint32_t splat_renderer_object_resident(const splat_renderer *r, uint32_t id);
 
+/* A level-of-detail object (issue 27, docs/lod.md): a scene with its tree (splat_lod_build or
+ * splat_lod_load, src/scene/splat_scene.h), drawn as a cut of the tree chosen on the GPU in each
+ * frame: coarse merged Gaussians far away, the splats themselves close by. add_lod_object uploads
+ * the leaves and the interior nodes as the object's splats (blocking, as add_object: the same
+ * checks, memory and messages), and the tree's bounding spheres and topology. In each frame the
+ * cut (one dispatch per tree level, frame.c) keeps a node whose projected size
+ * max(fx, fy) * 3 * its largest scale / view z is at most the frame's threshold (or a leaf) and
+ * drops subtrees outside the frustum; the projection then runs over the cut's nodes only, into
+ * max_cut frame slots. With frame.lod_budget the threshold is steered on the GPU from the
+ * previous frame's cut count, with no read-back. */
+typedef struct splat_lod_object_desc {
+  const void *next;          /* reserved for later; must be NULL */
+  const splat_scene *leaves; /* the scene in its tree's order (what splat_lod_build left) */
+  const splat_lod *lod;      /* its tree: lod->leaf_count == leaves->count */
+  uint32_t max_cut;          /* the most nodes a frame's cut holds (its frame slots); 0: leaf_count.
+                                A cut that finds more keeps max_cut of them (timings say so) */
+  uint32_t flags;            /* splat_scene_flag_bits, as a scene's (0: leaves->flags) */
+} splat_lod_object_desc;
+
+/* Errors (logged; the objects stay as they were): VK_ERROR_VALIDATION_FAILED_EXT for NULL
+ * arguments, next not NULL, a tree that is not the scene's (leaf count, SH degree) or too large
+ * for the cut (more than 2^28 nodes or 64 levels), and every error of add_object. */
+VkResult splat_renderer_add_lod_object(splat_renderer *r, const splat_lod_object_desc *desc, uint32_t *id);
+
 /* Where the time of the last upload went (set_scene, add_object or append_object; zeroed by
  * begin_object). Wall-clock seconds on the calling thread. */
 typedef struct splat_upload_stats {
@@ -362,6 +386,16 @@ typedef struct splat_frame {
   /* The compute raster's per-pixel order (splat_order) and its window (1..16 slots; 0: 8). */
   splat_order order;
   uint32_t order_window;
+  /* Level-of-detail objects (add_lod_object) only, each on its own: lod_budget > 0 steers the
+   * threshold so that the cut holds about that many nodes (at most the object's max_cut): from
+   * 1 pixel at the object's first frame, each frame's threshold from the previous frame's cut
+   * count, on the GPU. lod_budget 0: the threshold is lod_threshold pixels (0: 1 pixel).
+   * lod_blend: the band of projected sizes over which a node that has just replaced its parent
+   * fades from its parent's look to its own (0.5: from threshold to 1.5 x threshold; 0: none,
+   * levels switch at once). */
+  uint32_t lod_budget;
+  float lod_threshold;
+  float lod_blend;
 } splat_frame;
 
 /* Records one frame. Must be outside a render pass. When the camera's size differs from the
@@ -466,6 +500,12 @@ typedef struct splat_timings {
   /* The order the raster blended in (GLOBAL for the graphics raster) and its window (0: none). */
   splat_order order;
   uint32_t order_window;
+  /* Level of detail: the first LOD object drawn's cut (nodes kept, before the projection's
+   * culling; above the object's max_cut the rest were left out), the threshold it was cut at
+   * (pixels) and the cuts' time (all LOD objects; part of projection_ms). 0 without one. */
+  uint32_t lod_cut;
+  float lod_threshold;
+  double lod_cut_ms;
 } splat_timings;
 
 /* Timings of the last frame recorded in `slot`, once it has finished on the GPU (a stereo frame
