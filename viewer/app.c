@@ -1,6 +1,7 @@
 /* Shared pieces of splatview's headless and windowed modes. */
 #include "app.h"
 #include "input.h"
+#include "lod.h"
 #include "message.h"
 
 #include <limits.h>
@@ -33,6 +34,8 @@ void app_progress_line(char *out, size_t n, const char *phase, uint64_t done, ui
     app_fmt_count(b, sizeof b, total);
     int len = snprintf(out, n, "decode %3.0f%%  %s / %s splats", pct, a, b);
     if (done && len > 0 && (size_t)len < n) snprintf(out + len, n - (size_t)len, "  %.2f M splats/s", rate / 1e6);
+  } else if (!strcmp(phase, "tree")) {
+    snprintf(out, n, "level-of-detail tree");
   } else {
     snprintf(out, n, "%s", phase);
   }
@@ -207,6 +210,11 @@ void app_stats_add(app_stats *s, const splat_timings *t) {
   bool compute = t->raster == SPLAT_RASTER_COMPUTE;
   for (int k = 0; k < APP_STAGES; k++)
     if (k < APP_PAIRS || compute) series_add(&s->stage[k], app_stage_ms(t, (enum app_stage)k));
+  if (viewer_lod_drawn(t)) {
+    series_add(&s->lod_cut_ms, t->lod_cut_ms);
+    series_add(&s->lod_cut, t->lod_cut);
+    series_add(&s->lod_threshold, t->lod_threshold);
+  }
   s->count++;
   s->raster_frames[compute]++;
   if (!compute) return;
@@ -259,6 +267,20 @@ static void print_pairs(const app_stats *s, FILE *f) {
     fprintf(f, "\n");
 }
 
+/* The level-of-detail cut over the frames that drew one: nodes and threshold. */
+static void print_lod(const app_stats *s, FILE *f) {
+  const app_series *cut = &s->lod_cut, *tau = &s->lod_threshold;
+  if (!cut->count) return;
+  char med[32], lo[32], hi[32];
+  app_fmt_count(med, sizeof med, (uint64_t)llround(app_percentile(cut->v, cut->count, 0.5)));
+  app_fmt_count(lo, sizeof lo, (uint64_t)llround(app_percentile(cut->v, cut->count, 0.0)));
+  app_fmt_count(hi, sizeof hi, (uint64_t)llround(app_percentile(cut->v, cut->count, 1.0)));
+  fprintf(f, "  level of detail (%u frames): cut median %s nodes (%s..%s), threshold median %.3f px (%.3f..%.3f), "
+             "cut %.3f ms median\n", cut->count, med, lo, hi, app_percentile(tau->v, tau->count, 0.5),
+          app_percentile(tau->v, tau->count, 0.0), app_percentile(tau->v, tau->count, 1.0),
+          app_percentile(s->lod_cut_ms.v, s->lod_cut_ms.count, 0.5));
+}
+
 void app_stats_print(const app_stats *s, FILE *f, const char *title) {
   if (s->skip)
     fprintf(f, "%s (%u frames after %u warm-up frames, GPU timestamps, ms)\n", title, s->count, s->skip);
@@ -267,6 +289,7 @@ void app_stats_print(const app_stats *s, FILE *f, const char *title) {
   print_raster(s, f);
   fprintf(f, "  %-11s %9s %9s %9s %9s\n", "stage", "median", "p95", "p99", "max");
   print_stage(f, &s->stage[APP_PROJECTION], "projection");
+  if (s->lod_cut_ms.count) print_stage(f, &s->lod_cut_ms, " lod cut"); /* indented: part of projection */
   print_stage(f, &s->stage[APP_SORT], "depth sort");
   print_stage(f, &s->stage[APP_RASTER], "raster");
   if (s->raster_frames[1])
@@ -277,6 +300,7 @@ void app_stats_print(const app_stats *s, FILE *f, const char *title) {
     }
   print_stage(f, &s->stage[APP_TOTAL], "total");
   print_pairs(s, f);
+  print_lod(s, f);
   if (s->skip)
     fprintf(f, "  first frame: projection %.3f, depth sort %.3f, raster %.3f, total %.3f\n", s->first.projection_ms,
             s->first.sort_ms, s->first.raster_ms, s->first.total_ms);
@@ -287,21 +311,25 @@ void app_stats_print(const app_stats *s, FILE *f, const char *title) {
 
 void app_stats_free(app_stats *s) {
   for (int k = 0; k < APP_STAGES; k++) free(s->stage[k].v);
+  free(s->lod_cut_ms.v);
+  free(s->lod_cut.v);
+  free(s->lod_threshold.v);
   memset(s, 0, sizeof *s);
 }
 
 int app_timings_open(viewer_out *out, const char *path, char *err, size_t n) {
   if (viewer_out_open(out, path, err, n) != 0) return -1;
   fprintf(out->f, "frame,projection_ms,depth_sort_ms,raster_ms,total_ms,visible,sort,key_bits,"
-                  "raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity,order_window\n");
+                  "raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity,order_window,lod_cut,lod_threshold,"
+                  "lod_cut_ms\n");
   return 0;
 }
 
 void app_timings_row(FILE *f, uint32_t frame, const splat_timings *t) {
-  fprintf(f, "%u,%.4f,%.4f,%.4f,%.4f,%u,%s,%u,%s,%.4f,%.4f,%.4f,%u,%u,%u\n", frame, t->projection_ms, t->sort_ms,
-          t->raster_ms, t->total_ms, t->visible, splatsort_algorithm_name(t->sort), t->key_bits,
+  fprintf(f, "%u,%.4f,%.4f,%.4f,%.4f,%u,%s,%u,%s,%.4f,%.4f,%.4f,%u,%u,%u,%u,%.4f,%.4f\n", frame, t->projection_ms,
+          t->sort_ms, t->raster_ms, t->total_ms, t->visible, splatsort_algorithm_name(t->sort), t->key_bits,
           viewer_raster_name(t->raster), t->pairs_ms, t->tile_sort_ms, t->blend_ms, t->pairs, t->pair_capacity,
-          t->order_window);
+          t->order_window, t->lod_cut, t->lod_threshold, t->lod_cut_ms);
 }
 
 const char *app_order_note(const splat_timings *t, char *buf, size_t n) {

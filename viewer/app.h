@@ -91,6 +91,9 @@ typedef struct app_stats {
   uint32_t count;               /* frames kept */
   uint32_t raster_frames[2];    /* of them, per splat_raster_path */
   uint32_t overflows, max_pairs, pair_capacity; /* compute frames: see app_overflowed */
+  /* frames that drew a level-of-detail object: its cut's time (lod_cut_ms, part of projection),
+   * nodes and threshold */
+  app_series lod_cut_ms, lod_cut, lod_threshold;
   uint32_t skip, seen;  /* the first `skip` frames are warm-up: kept out of the statistics */
   splat_timings first;  /* frame 0, printed on its own */
 } app_stats;

@@ -4,6 +4,7 @@
 #include "gpu_clock.h"
 #include "host_pass.h"
 #include "input.h"
+#include "lod.h"
 #include "message.h"
 #include "objects.h"
 #include "stream.h"
@@ -19,6 +20,8 @@
 typedef struct headless {
   const splatview_options *o;
   splat_scene scenes[SPLATVIEW_MAX_SCENES]; /* each freed once it is on the GPU */
+  viewer_lod lods[SPLATVIEW_MAX_SCENES];    /* their trees, until uploaded */
+  viewer_lod_trees trees;                   /* the level-of-detail objects' */
   viewer_objects objects;
   splat_camera_desc *cams;
   uint32_t cam_count;
@@ -70,11 +73,15 @@ static int load_scenes(headless *h) {
     splat_scene *scene = &h->scenes[i];
     char err[1024];
     double t0 = seconds();
-    if (app_load_scene(path, scene, true, err, sizeof err) != 0) {
+    if (app_load_scene(path, scene, true, err, sizeof err) != 0 ||
+        viewer_lod_prepare(path, scene, o->lod, app_max_load_memory(), &h->lods[i], err, sizeof err) != 0) {
       viewer_error("%s", err);
       return -1;
     }
     if (o->bench) printf("scene: %u splats read and decoded in %.2f s\n", scene->count, seconds() - t0);
+    char tree[1200];
+    viewer_lod_text(&h->lods[i], path, tree, sizeof tree);
+    if (tree[0]) printf("load: level of detail for %s: %s\n", viewer_path(path), tree);
     if (scene->dropped || scene->clamped)
       viewer_error("%s: %u splats dropped and %u values clamped (non-finite values)", path,
                    scene->dropped, scene->clamped);
@@ -149,9 +156,11 @@ static int setup_gpu(headless *h) {
   create_gpu(h);
   double t0 = seconds();
   for (uint32_t i = 0; i < o->scene_count; i++) {
-    char why[1024];
-    VkResult res = viewer_objects_add(&h->objects, h->ar.renderer, &h->scenes[i], o->scenes[i], i == 0, &h->log,
-                                      why, sizeof why);
+    char why[1200];
+    viewer_object_source src = {&h->scenes[i], o->scenes[i], &h->lods[i], o->lod_budget};
+    VkResult res = viewer_objects_add(&h->objects, h->ar.renderer, &h->trees, &src, i == 0, &h->log, why, sizeof why);
+    if (res == VK_SUCCESS && why[0]) viewer_error("%s: %s", o->scenes[i], why); /* drawn whole instead */
+    viewer_lod_free(&h->lods[i]);
     if (res != VK_SUCCESS) { /* one line: the renderer's reason, else ours */
       if (why[0]) viewer_error("%s: %s", o->scenes[i], why);
       else viewer_error("%s: cannot upload %u splats to the GPU (%s)", o->scenes[i], h->scenes[i].count,
@@ -207,7 +216,8 @@ static splat_frame make_frame(headless *h, const splat_camera *cam) {
   splat_frame f = {.camera = cam, .sort = o->sort, .key_bits = o->key_bits, .key_mode = o->key_mode,
                    .sh_degree = o->sh_degree, .raster = h->raster, .antialias = o->antialias,
                    .order = o->order, .order_window = o->order_window, .instances = h->instances,
-                   .instance_count = viewer_objects_instances(&h->objects, h->instances)};
+                   .instance_count = viewer_objects_instances(&h->objects, h->instances),
+                   .lod_budget = o->lod_budget, .lod_threshold = o->lod_threshold, .lod_blend = o->lod_blend};
   memcpy(f.background, o->background, sizeof f.background);
   return f;
 }
@@ -343,6 +353,11 @@ static int report(headless *h) {
          t->visible, h->width, h->height, splatsort_algorithm_name(t->sort), t->key_bits,
          viewer_raster_name(t->raster), app_order_note(t, note, sizeof note), h->ctx.props.deviceName);
   app_print_overflow(stdout, t);
+  if (viewer_objects_lod(&h->objects) && viewer_lod_drawn(t)) {
+    char line[128];
+    viewer_lod_cut_line(t, o->lod_budget, line, sizeof line);
+    printf("%s (the last frame)\n", line);
+  }
   if (o->frames > 1 || o->bench) app_stats_print(&h->stats, stdout, o->bench ? "benchmark" : "frame times");
   if (o->bench) report_clock(h);
   if (!o->out) return status;
@@ -366,7 +381,11 @@ static int headless_destroy(headless *h, int status) {
   gpu_clock_close(h->clock);
   vkh_destroy(&h->ctx);
   splat_cameras_free(h->cams);
-  for (uint32_t i = 0; i < SPLATVIEW_MAX_SCENES; i++) splat_scene_free(&h->scenes[i]);
+  for (uint32_t i = 0; i < SPLATVIEW_MAX_SCENES; i++) {
+    splat_scene_free(&h->scenes[i]);
+    viewer_lod_free(&h->lods[i]);
+  }
+  viewer_lod_trees_clear(&h->trees);
   if (h->ctx.validation_messages) {
     viewer_error("%u validation messages", h->ctx.validation_messages);
     status = 1;
@@ -424,9 +443,12 @@ static int stream_scene(headless *h) {
   /* frames while loading: --raster's path; auto takes compute (many times faster where it matters,
    * data-centre GPUs; --raster auto is measured once the scene is complete) */
   h->raster = o->raster == SPLATVIEW_RASTER_GRAPHICS ? SPLAT_RASTER_GRAPHICS : SPLAT_RASTER_COMPUTE;
+  if (viewer_lod_wanted(o->scene, o->lod)) /* a sidecar (--lod with --stream is refused) */
+    viewer_error("%s: --stream draws the scene as it arrives, without its level-of-detail tree (its .lod is not "
+                 "read)", o->scene);
   h->loader = viewer_loader_create();
   h->t_open = seconds();
-  if (!h->loader || viewer_loader_start(h->loader, o->scene, true, err, sizeof err) != 0) {
+  if (!h->loader || viewer_loader_start(h->loader, o->scene, true, o->lod, err, sizeof err) != 0) {
     viewer_error("%s", h->loader ? err : "out of memory");
     return -1;
   }
@@ -435,7 +457,7 @@ static int stream_scene(headless *h) {
   h->loading = false;
   splat_scene scene;
   double secs;
-  int rc = viewer_loader_take(h->loader, &scene, &secs, err, sizeof err);
+  int rc = viewer_loader_take(h->loader, &scene, NULL, &secs, err, sizeof err);
   if (rc == 0 && viewer_stream_finish(&h->stream, h->ar.renderer, err, sizeof err) != 0) rc = -1;
   if (rc != 0) {
     splat_scene_free(&scene);

@@ -15,6 +15,7 @@ struct viewer_loader {
   bool started;                 /* a thread to join */
   volatile int cancel;          /* splat_load_progress.cancel: written here, read by the library */
   bool stream;                  /* parts handed over (on_part) */
+  splatview_lod lod_mode;       /* the tree after the scene (viewer_lod_prepare) */
   pthread_cond_t part_cond;     /* a part waits, or it was taken, or a cancel */
 
   /* under lock */
@@ -28,6 +29,7 @@ struct viewer_loader {
   /* the worker's own until it has finished, then the main thread's */
   char path[1024];
   splat_scene scene;
+  viewer_lod lod;
   int rc;
   char err[1024];
 };
@@ -80,6 +82,16 @@ static void *worker(void *arg) {
                           .on_part = l->stream ? on_part : NULL, .part_user = l,
                           .max_memory = app_max_load_memory()};
   l->rc = splat_scene_load_ex2(l->path, &l->scene, &o, l->err, sizeof l->err);
+  if (l->rc == 0 && !l->stream && viewer_lod_wanted(l->path, l->lod_mode)) {
+    on_progress(l, "tree", 0, 0);
+    l->rc = viewer_lod_prepare(l->path, &l->scene, l->lod_mode, o.max_memory, &l->lod, l->err, sizeof l->err);
+    if (l->rc != 0) splat_scene_free(&l->scene);
+    else if (l->cancel) { /* asked to stop while the tree was made: as a cancelled load */
+      viewer_lod_free(&l->lod);
+      splat_scene_free(&l->scene);
+      l->rc = SPLAT_SCENE_CANCELLED;
+    }
+  }
   pthread_mutex_lock(&l->lock);
   l->finished = true;
   l->t_end = now_s();
@@ -88,7 +100,7 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-int viewer_loader_start(viewer_loader *l, const char *path, bool stream, char *err, size_t n) {
+int viewer_loader_start(viewer_loader *l, const char *path, bool stream, splatview_lod lod, char *err, size_t n) {
   if (l->started) {
     snprintf(err, n, "%s: a scene is still loading", path);
     return -1;
@@ -99,6 +111,8 @@ int viewer_loader_start(viewer_loader *l, const char *path, bool stream, char *e
   }
   strcpy(l->path, path);
   memset(&l->scene, 0, sizeof l->scene);
+  memset(&l->lod, 0, sizeof l->lod);
+  l->lod_mode = lod;
   l->err[0] = 0;
   l->rc = -1;
   l->cancel = 0;
@@ -168,8 +182,9 @@ void viewer_loader_status(viewer_loader *l, viewer_load_status *s) {
   memcpy(s->path, l->path, sizeof s->path);
 }
 
-int viewer_loader_take(viewer_loader *l, splat_scene *out, double *seconds, char *err, size_t n) {
+int viewer_loader_take(viewer_loader *l, splat_scene *out, viewer_lod *lod, double *seconds, char *err, size_t n) {
   memset(out, 0, sizeof *out);
+  if (lod) memset(lod, 0, sizeof *lod);
   if (!l->started) {
     snprintf(err, n, "no scene is loading");
     return -1;
@@ -179,6 +194,9 @@ int viewer_loader_take(viewer_loader *l, splat_scene *out, double *seconds, char
   *seconds = l->t_end - l->t0;
   *out = l->scene;
   memset(&l->scene, 0, sizeof l->scene);
+  if (lod) *lod = l->lod;
+  else viewer_lod_free(&l->lod);
+  memset(&l->lod, 0, sizeof l->lod);
   snprintf(err, n, "%s", l->err);
   return l->rc;
 }
@@ -190,6 +208,7 @@ void viewer_loader_destroy(viewer_loader *l) {
     pthread_join(l->thread, NULL);
   }
   splat_scene_free(&l->scene);
+  viewer_lod_free(&l->lod);
   pthread_cond_destroy(&l->part_cond);
   pthread_mutex_destroy(&l->lock);
   free(l);

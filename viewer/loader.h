@@ -6,6 +6,7 @@
 #ifndef SPLATVIEW_LOADER_H
 #define SPLATVIEW_LOADER_H
 
+#include "lod.h"
 #include "splat_scene.h"
 
 #include <stdbool.h>
@@ -18,7 +19,8 @@ typedef struct viewer_loader viewer_loader;
 typedef struct viewer_load_status {
   bool running;          /* started and not yet taken */
   bool finished;         /* the worker is done: viewer_loader_take will not wait */
-  const char *phase;     /* "read", "decode" (splat_load_progress), or "open" before the first report */
+  const char *phase;     /* "read", "decode" (splat_load_progress), "open" before the first report,
+                            "tree" while the level-of-detail tree is read or built */
   uint64_t done, total;  /* of the phase */
   uint64_t bytes;        /* the file's size, once the read phase has reported */
   double phase_seconds;  /* since the phase's first report */
@@ -33,8 +35,11 @@ void viewer_loader_destroy(viewer_loader *l);
 
 /* Starts loading `path` on a new thread. Returns 0, or -1 with a message in err when a load
  * is still running or not taken, or the thread cannot be started. `stream`: the worker hands
- * each decoded part over (viewer_loader_part) and waits until it is taken. */
-int viewer_loader_start(viewer_loader *l, const char *path, bool stream, char *err, size_t err_size);
+ * each decoded part over (viewer_loader_part) and waits until it is taken. `lod`: once the scene
+ * is whole, the worker reads or builds its level-of-detail tree as viewer_lod_prepare says
+ * (not with `stream`: a streamed scene is drawn whole). */
+int viewer_loader_start(viewer_loader *l, const char *path, bool stream, splatview_lod lod, char *err,
+                        size_t err_size);
 
 /* A part of a streamed load (splat_load_options.on_part): splats [first, first + count) of the
  * scene, `total` the splats the file declares; the first part has count 0 (the scene's degree
@@ -55,8 +60,11 @@ void viewer_loader_cancel(viewer_loader *l);
 void viewer_loader_status(viewer_loader *l, viewer_load_status *s);
 
 /* Waits for the load to end, joins its thread and hands over the result: 0 with the scene in
- * *out (the caller frees it), -1 with the loader's message in err, or SPLAT_SCENE_CANCELLED
- * (*out zeroed either way). *seconds: how long the load took. The loader is then idle. */
-int viewer_loader_take(viewer_loader *l, splat_scene *out, double *seconds, char *err, size_t err_size);
+ * *out and its tree in *lod (source NONE when it has none; the caller frees both), -1 with the
+ * loader's message in err (a tree that could not be read or built included), or
+ * SPLAT_SCENE_CANCELLED (*out and *lod zeroed either way). lod may be NULL: the tree is freed.
+ * *seconds: how long the load took, the tree's time included. The loader is then idle. */
+int viewer_loader_take(viewer_loader *l, splat_scene *out, viewer_lod *lod, double *seconds, char *err,
+                       size_t err_size);
 
 #endif

@@ -2,6 +2,7 @@
  * x, the selected one's moves, and the instances each frame draws. */
 #include "objects.h"
 #include "app.h"
+#include "vkh.h" /* vkh_result_name */
 
 #include <math.h>
 #include <stdio.h>
@@ -28,35 +29,87 @@ static void place(const viewer_objects *s, viewer_object *o) {
     o->offset[k] = 0.5f * (first->lo[k] + first->hi[k]) + first->offset[k] - 0.5f * (o->lo[k] + o->hi[k]);
 }
 
+/* The new object listed (selected), placed unless it replaces the others. */
+static void list(viewer_objects *s, viewer_object *o, bool replace) {
+  if (replace) s->count = 0;
+  else place(s, o);
+  s->selected = s->count;
+  s->at[s->count++] = *o;
+}
+
 /* The upload itself, the renderer's messages going wherever viewer_objects_add's caller says. */
-static VkResult add(viewer_objects *s, splat_renderer *r, const splat_scene *scene, const char *path, bool replace) {
+static VkResult add(viewer_objects *s, splat_renderer *r, viewer_lod_trees *trees, const viewer_object_source *src,
+                    bool replace) {
+  const splat_scene *scene = src->scene;
   viewer_object o = {.count = scene->count};
-  app_scene_name(o.name, sizeof o.name, path);
+  app_scene_name(o.name, sizeof o.name, src->path);
   app_scene_bounds(scene, o.lo, o.hi);
   VkResult res;
   if (replace) {
     res = splat_renderer_set_scene(r, scene); /* every object replaced by this one, id 0 */
     if (res != VK_SUCCESS) return res;
-    s->count = 0;
+    viewer_lod_trees_clear(trees);
   } else {
     res = splat_renderer_add_object(r, scene, &o.id);
     if (res != VK_SUCCESS) return res;
-    place(s, &o);
   }
-  s->selected = s->count;
-  s->at[s->count++] = o;
+  list(s, &o, replace);
   return VK_SUCCESS;
 }
 
-VkResult viewer_objects_add(viewer_objects *s, splat_renderer *r, const splat_scene *scene, const char *path,
-                            bool replace, viewer_log *log, char *why, size_t why_size) {
+/* A level-of-detail object: added beside the others (the renderer has no set_scene of one), which
+ * a replacement then removes. */
+static VkResult add_lod(viewer_objects *s, splat_renderer *r, viewer_lod_trees *trees, const viewer_object_source *src,
+                        bool replace) {
+  const splat_scene *scene = src->scene;
+  viewer_object o = {.count = scene->count, .lod = true, .max_cut = viewer_lod_max_cut(scene->count, src->budget)};
+  app_scene_name(o.name, sizeof o.name, src->path);
+  app_scene_bounds(scene, o.lo, o.hi);
+  splat_lod_object_desc d = {.leaves = scene, .lod = &src->lod->tree, .max_cut = o.max_cut};
+  VkResult res = splat_renderer_add_lod_object(r, &d, &o.id);
+  if (res != VK_SUCCESS) return res;
+  if (viewer_lod_trees_put(trees, o.id, src->lod) != 0) {
+    (void)splat_renderer_remove_object(r, o.id);
+    return VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  for (uint32_t i = 0; replace && i < s->count; i++) {
+    (void)splat_renderer_remove_object(r, s->at[i].id);
+    viewer_lod_trees_drop(trees, s->at[i].id);
+  }
+  list(s, &o, replace);
+  return VK_SUCCESS;
+}
+
+VkResult viewer_objects_add(viewer_objects *s, splat_renderer *r, viewer_lod_trees *trees,
+                            const viewer_object_source *src, bool replace, viewer_log *log, char *why,
+                            size_t why_size) {
   why[0] = 0;
   if (!replace && s->count == SPLAT_MAX_OBJECTS) return VK_ERROR_TOO_MANY_OBJECTS;
+  viewer_lod *lod = src->lod && src->lod->source != VIEWER_LOD_NONE ? src->lod : NULL;
   viewer_log_hold(log, true);
-  VkResult res = add(s, r, scene, path, replace);
+  VkResult res = lod ? add_lod(s, r, trees, src, replace) : add(s, r, trees, src, replace);
   if (res != VK_SUCCESS) viewer_log_take(log, why, why_size);
+  if (res != VK_SUCCESS && lod && lod->required) { /* --lod or --budget: say what would draw it */
+    size_t len = strlen(why);
+    snprintf(why + len, why_size - len, "%s(as a level-of-detail cut; --no-lod draws every splat)", len ? " " : "");
+  }
+  if (res != VK_SUCCESS && lod && !lod->required) { /* a sidecar found, not asked for: drawn whole */
+    char said[1024];
+    snprintf(said, sizeof said, "%s", why[0] ? why : vkh_result_name(res));
+    res = add(s, r, trees, src, replace);
+    if (res == VK_SUCCESS)
+      snprintf(why, why_size, "not drawn as a level-of-detail cut (%s): every splat drawn instead", said);
+    else
+      viewer_log_take(log, why, why_size);
+  }
   viewer_log_hold(log, false); /* a message after a success: its own line, as ever */
   return res;
+}
+
+bool viewer_objects_lod(const viewer_objects *s) {
+  for (uint32_t i = 0; i < s->count; i++)
+    if (s->at[i].lod) return true;
+  return false;
 }
 
 uint32_t viewer_objects_splats(const viewer_objects *s) {

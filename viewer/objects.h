@@ -3,6 +3,7 @@
 #ifndef SPLATVIEW_OBJECTS_H
 #define SPLATVIEW_OBJECTS_H
 
+#include "lod.h"
 #include "message.h"
 #include "splat_renderer.h"
 #include "splat_scene.h"
@@ -13,7 +14,9 @@
 typedef struct viewer_object {
   uint32_t id;           /* the renderer's */
   char name[256];        /* the file's name (app_scene_name) */
-  uint32_t count;        /* splats */
+  uint32_t count;        /* splats (of a level-of-detail object: its leaves) */
+  bool lod;              /* drawn as a cut of its level-of-detail tree (add_lod_object) */
+  uint32_t max_cut;      /* lod: the most nodes of its cut (0: its leaf count) */
   float lo[3], hi[3];    /* its bounds (app_scene_bounds), in its own coordinates */
   float offset[3];       /* its place: world = own + offset */
 } viewer_object;
@@ -27,15 +30,34 @@ typedef struct viewer_objects {
   bool others_hidden;
 } viewer_objects;
 
-/* Uploads `scene` (read from `path`) as an object. `replace`: in place of every object (the
- * renderer's set_scene); else added right of the others along x, a tenth of the wider box
- * apart, centred on the first one's y and z. No submitted frame may still use the renderer.
+/* A scene to upload as an object. */
+typedef struct viewer_object_source {
+  const splat_scene *scene;
+  const char *path;      /* its file */
+  /* NULL or source NONE: every splat drawn. Else a level-of-detail object (add_lod_object) of
+   * the scene and this tree, which moves into the object's trees on success (lod->tree zeroed;
+   * the caller still frees *lod). */
+  viewer_lod *lod;
+  uint32_t budget;       /* --budget: the cut's room (viewer_lod_max_cut); 0: none */
+} viewer_object_source;
+
+/* Uploads src->scene as an object. `replace`: in place of every object (the renderer's
+ * set_scene; a level-of-detail object is added, then the others removed); else added right of
+ * the others along x, a tenth of the wider box apart, centred on the first one's y and z. No
+ * submitted frame may still use the renderer. `trees`: the level-of-detail objects' trees, by
+ * object id (those of objects replaced are freed).
  * On failure (the renderer's VkResult, or VK_ERROR_TOO_MANY_OBJECTS when all
  * SPLAT_MAX_OBJECTS are taken) the objects stay as they were, and what the renderer said about
  * it (`log`: the renderer's, viewer_log) is in `why` ("" when it said nothing) instead of a line
- * of its own, for the caller's one line. The new one is selected. */
-VkResult viewer_objects_add(viewer_objects *s, splat_renderer *r, const splat_scene *scene, const char *path,
-                            bool replace, viewer_log *log, char *why, size_t why_size);
+ * of its own, for the caller's one line. A level-of-detail object that the renderer refuses
+ * when it was not required (src->lod->required: a sidecar found, not --lod) is uploaded whole
+ * instead: VK_SUCCESS with a warning in `why` for the caller to show. Otherwise `why` is "" on
+ * success. The new one is selected. */
+VkResult viewer_objects_add(viewer_objects *s, splat_renderer *r, viewer_lod_trees *trees,
+                            const viewer_object_source *src, bool replace, viewer_log *log, char *why,
+                            size_t why_size);
+/* Whether one of the objects is drawn as a level-of-detail cut. */
+bool viewer_objects_lod(const viewer_objects *s);
 /* Splats over all objects. */
 uint32_t viewer_objects_splats(const viewer_objects *s);
 /* The box around every object as placed (what the views frame). */

@@ -68,7 +68,8 @@ void splatview_usage(FILE *f) {
           "  --memory-budget MIB     the most device memory scenes may take (default: the device's);\n"
           "                          a scene above it is refused and the current one stays\n"
           "  --timings FILE.csv      one row per frame: stage times in ms, visible count, raster\n"
-          "                          path (compute: its stages and pairs)\n"
+          "                          path (compute: its stages and pairs), level-of-detail cut\n"
+          "                          (nodes, threshold, time)\n"
           "  --grid                  draw an opaque reference grid under the scene, splats depth-\n"
           "                          tested against it (the path an embedding renderer takes)\n"
           "  --bench                 render a fixed orbit of --frames frames (default 300) as fast\n"
@@ -89,7 +90,18 @@ void splatview_usage(FILE *f) {
           "  --convert IN OUT        load IN (.ply, compressed .ply, .splat, .spz) and write it to\n"
           "                          OUT as a 3DGS .ply or a .spz (version 4), then exit; no GPU\n"
           "  --lod                   with --convert: build the level-of-detail tree, write the scene\n"
-          "                          in its order to OUT and the tree beside it to OUT.lod\n"
+          "                          in its order to OUT and the tree beside it to OUT.lod. Else:\n"
+          "                          draw each scene as a level-of-detail cut, coarse merged splats\n"
+          "                          far away: its tree read from SCENE.lod, or built at load (on\n"
+          "                          every core). A scene with a SCENE.lod is drawn so without --lod\n"
+          "  --no-lod                draw every splat of every scene, ignoring SCENE.lod files\n"
+          "  --budget N              level of detail: about N nodes a frame (N >= 1), the cut's\n"
+          "                          threshold steered on the GPU to it; implies --lod\n"
+          "  --lod-threshold PX      level of detail: keep a node once its projected size is at most\n"
+          "                          PX pixels (> 0; default 1); not with --budget\n"
+          "  --lod-blend B           level of detail: a node that has just replaced its parent fades\n"
+          "                          in from the parent's look over B x the threshold (>= 0; default\n"
+          "                          0.5; 0: levels switch at once)\n"
           "  --help                  this text\n"
           "\n"
           "keys (window): left drag orbit, right/middle drag pan, wheel zoom; Tab orbit/fly;\n"
@@ -149,7 +161,8 @@ enum {
   OPT_HEADLESS = 256, OPT_BENCH, OPT_GRID, OPT_OUT, OPT_SCREENSHOT, OPT_TIMINGS, OPT_CAMERAS, OPT_SIZE, OPT_CAMERA, OPT_EYE,
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
   OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS, OPT_CONVERT, OPT_SH_PRECISION, OPT_UPLOAD_THREADS,
-  OPT_STREAM, OPT_KEEP_UNTIL_LOADED, OPT_MAX_LOAD_MEMORY, OPT_ORDER, OPT_ORDER_WINDOW, OPT_LOD,
+  OPT_STREAM, OPT_KEEP_UNTIL_LOADED, OPT_MAX_LOAD_MEMORY, OPT_ORDER, OPT_ORDER_WINDOW, OPT_LOD, OPT_NO_LOD,
+  OPT_BUDGET, OPT_LOD_THRESHOLD, OPT_LOD_BLEND,
 };
 
 /* The flags first, then the options that take a value. */
@@ -172,7 +185,9 @@ static const struct option long_options[] = {
     {"upload-threads", required_argument, NULL, OPT_UPLOAD_THREADS},
     {"max-load-memory", required_argument, NULL, OPT_MAX_LOAD_MEMORY},
     {"order", required_argument, NULL, OPT_ORDER}, {"order-window", required_argument, NULL, OPT_ORDER_WINDOW},
-    {"lod", no_argument, NULL, OPT_LOD},
+    {"lod", no_argument, NULL, OPT_LOD}, {"no-lod", no_argument, NULL, OPT_NO_LOD},
+    {"budget", required_argument, NULL, OPT_BUDGET}, {"lod-threshold", required_argument, NULL, OPT_LOD_THRESHOLD},
+    {"lod-blend", required_argument, NULL, OPT_LOD_BLEND},
     {NULL, 0, NULL, 0},
 };
 
@@ -180,6 +195,8 @@ static const struct option long_options[] = {
 typedef struct parse_state {
   bool have_target, frames_given, warmup_given;
   const char *other_option; /* the first option that is not --convert, --lod or --help */
+  bool lod, no_lod;         /* --lod, --no-lod given */
+  const char *lod_setting;  /* the first of --budget, --lod-threshold, --lod-blend given */
 } parse_state;
 
 /* Writes the message into err and returns -1, so each check is one statement. */
@@ -208,6 +225,7 @@ static void set_defaults(splatview_options *o) {
   o->key_bits = 32;
   o->sh_degree = -1;
   o->vsync = true;
+  o->lod_blend = SPLATVIEW_LOD_BLEND_DEFAULT;
 }
 
 /* --size, --camera, --eye/--target/--up, --fovy. Returns 1 for an option that is not one of them. */
@@ -333,6 +351,28 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
   return 1;
 }
 
+/* --budget, --lod-threshold, --lod-blend. Returns 1 for an option that is not one of them. */
+static int parse_lod_value(int opt, const char *v, splatview_options *o, parse_state *st, char *err, size_t n) {
+  switch (opt) {
+  case OPT_BUDGET:
+    if (parse_uint(v, 1, UINT32_MAX, &o->lod_budget))
+      return refuse(err, n, "--budget '%s': expected a number of splats in 1..%u", v, UINT32_MAX);
+    break;
+  case OPT_LOD_THRESHOLD:
+    if (parse_floats(v, &o->lod_threshold, 1) || !(o->lod_threshold > 0.0f))
+      return refuse(err, n, "--lod-threshold '%s': expected pixels above 0 (e.g. 1.5)", v);
+    break;
+  case OPT_LOD_BLEND:
+    if (parse_floats(v, &o->lod_blend, 1) || !(o->lod_blend >= 0.0f))
+      return refuse(err, n, "--lod-blend '%s': expected a number >= 0 (0: no blending)", v);
+    break;
+  default:
+    return 1;
+  }
+  if (!st->lod_setting) st->lod_setting = option_name(opt);
+  return 0;
+}
+
 static int set_scene(splatview_options *o, const char *path, char *err, size_t n) {
   if (o->scene_count == SPLATVIEW_MAX_SCENES)
     return refuse(err, n, "more than %d scenes given ('%s' is one too many)", SPLATVIEW_MAX_SCENES, path);
@@ -364,9 +404,11 @@ static int apply(int opt, char **argv, splatview_options *o, parse_state *st, ch
   case OPT_TIMINGS: o->timings = optarg; return 0;
   case OPT_CAMERAS: o->cameras = optarg; return 0;
   case OPT_CONVERT: o->convert_in = optarg; return 0;
-  case OPT_LOD: o->convert_lod = true; return 0;
+  case OPT_LOD: st->lod = true; return 0;
+  case OPT_NO_LOD: st->no_lod = true; return 0;
   }
   int r = parse_view_value(opt, optarg, o, st, err, n);
+  if (r > 0) r = parse_lod_value(opt, optarg, o, st, err, n);
   return r <= 0 ? r : parse_render_value(opt, optarg, o, st, err, n);
 }
 
@@ -390,9 +432,25 @@ static int check_convert(splatview_options *o, const parse_state *st, char *err,
   return 0;
 }
 
+/* --lod, --no-lod and the cut's settings when viewing. */
+static int check_lod(splatview_options *o, const parse_state *st, char *err, size_t n) {
+  if (st->lod && st->no_lod) return refuse(err, n, "--lod and --no-lod: choose one");
+  if (st->no_lod && st->lod_setting)
+    return refuse(err, n, "--%s sets the level-of-detail cut, which --no-lod turns off: choose one", st->lod_setting);
+  if (o->lod_budget && o->lod_threshold > 0.0f)
+    return refuse(err, n, "--budget and --lod-threshold both set the cut's threshold (the budget steers it): "
+                          "choose one");
+  o->lod = st->no_lod ? SPLATVIEW_LOD_OFF : st->lod || o->lod_budget ? SPLATVIEW_LOD_ON : SPLATVIEW_LOD_AUTO;
+  if (o->stream && o->lod == SPLATVIEW_LOD_ON)
+    return refuse(err, n, "--stream draws the scene as it arrives, level of detail only a whole scene: not with "
+                          "--%s", st->lod ? "lod" : "budget");
+  return 0;
+}
+
 static int check_together(splatview_options *o, const parse_state *st, char *err, size_t n) {
+  o->convert_lod = st->lod && o->convert_in;
   if (o->convert_in) return check_convert(o, st, err, n);
-  if (o->convert_lod) return refuse(err, n, "--lod goes with --convert IN OUT (it writes OUT.lod beside OUT)");
+  if (check_lod(o, st, err, n) != 0) return -1;
   if (o->have_eye != st->have_target) return refuse(err, n, "--eye and --target go together");
   if (o->camera_index >= 0 && !o->cameras) return refuse(err, n, "--camera needs --cameras FILE.json");
   if (o->cameras && o->have_eye)

@@ -19,6 +19,17 @@ typedef enum splatview_raster {
   SPLATVIEW_RASTER_COMPUTE,
 } splatview_raster;
 
+/* Level of detail (--lod, --no-lod): AUTO draws a scene with a sidecar SCENE.lod as a cut of
+ * its tree and any other whole; ON draws every scene so (the tree read from SCENE.lod, else
+ * built at load); OFF draws every splat and ignores sidecars. */
+typedef enum splatview_lod {
+  SPLATVIEW_LOD_AUTO = 0,
+  SPLATVIEW_LOD_ON,
+  SPLATVIEW_LOD_OFF,
+} splatview_lod;
+
+#define SPLATVIEW_LOD_BLEND_DEFAULT 0.5f
+
 #define SPLATVIEW_MAX_SCENES 16 /* SPLAT_MAX_OBJECTS: one renderer object each */
 #define SPLATVIEW_MAX_SIDE 16384 /* pixels a side of an image (--size, a --cameras camera's size) */
 
@@ -60,6 +71,10 @@ typedef struct splatview_options {
   const char *convert_in;   /* --convert IN OUT: rewrite a scene file, no rendering */
   const char *convert_out;
   bool convert_lod;         /* --lod: --convert also builds the LOD tree and writes OUT.lod */
+  splatview_lod lod;        /* --lod (without --convert), --budget, --no-lod */
+  uint32_t lod_budget;      /* --budget: about this many nodes a frame (splat_frame.lod_budget; 0: none) */
+  float lod_threshold;      /* --lod-threshold: pixels (splat_frame.lod_threshold; 0: the renderer's 1) */
+  float lod_blend;          /* --lod-blend (splat_frame.lod_blend; default SPLATVIEW_LOD_BLEND_DEFAULT) */
 } splatview_options;
 
 /* Returns 0, or -1 with a one-line message in err. */

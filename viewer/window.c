@@ -7,6 +7,7 @@
 #include "host_pass.h"
 #include "hud.h"
 #include "input.h"
+#include "lod.h"
 #include "message.h"
 #include "objects.h"
 #include "swapchain.h"
@@ -69,6 +70,9 @@ typedef struct viewer {
   viewer_objects objects;   /* the scenes shown, side by side */
   splat_instance instances[SPLAT_MAX_OBJECTS];
   splat_scene more[SPLATVIEW_MAX_SCENES]; /* the command line's scenes after the first, until uploaded */
+  viewer_lod more_lod[SPLATVIEW_MAX_SCENES]; /* their trees, the same */
+  viewer_lod first_lod;     /* the first scene's tree, until uploaded */
+  viewer_lod_trees trees;   /* the level-of-detail objects' */
 
   /* timings */
   splat_timings last;
@@ -214,19 +218,23 @@ static void objects_changed(viewer *v) {
 
 /* A scene loaded after the first: onto the GPU in place of the current ones, or (`add`, a
  * Shift drop) as another object right of them; then every object is framed from the current
- * direction. A scene that cannot be shown keeps the current ones. Frees `scene`. */
-static void show_scene(viewer *v, const char *path, splat_scene *scene_in, bool add) {
+ * direction. A scene that cannot be shown keeps the current ones. Frees `scene` and `lod`. */
+static void show_scene(viewer *v, const char *path, splat_scene *scene_in, viewer_lod *lod, bool add) {
   splat_scene scene = *scene_in;
   memset(scene_in, 0, sizeof *scene_in);
   const char *stays = v->objects.count > 1 ? "the current scenes stay" : "the current scene stays";
   if (scene.count == 0) {
     set_message(v, true, "%s: no splats to show (%s)", path, stays);
     splat_scene_free(&scene);
+    viewer_lod_free(lod);
     return;
   }
   drain(v); /* the renderer frees or grows buffers: no frame may still use them */
-  char why[1024];
-  VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, &scene, path, !add, &v->log, why, sizeof why);
+  char why[1200];
+  viewer_object_source src = {&scene, path, lod, v->o->lod_budget};
+  VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, &v->trees, &src, !add, &v->log, why, sizeof why);
+  viewer_lod_free(lod);
+  if (res == VK_SUCCESS && why[0]) set_message(v, true, "%s: %s", path, why); /* drawn whole instead */
   if (res != VK_SUCCESS) {
     if (res == VK_ERROR_TOO_MANY_OBJECTS)
       set_message(v, true, "%s: already %u objects, the most there can be; %s", path, v->objects.count, stays);
@@ -243,8 +251,9 @@ static void show_scene(viewer *v, const char *path, splat_scene *scene_in, bool 
   if (v->cam_count && !add) viewer_input_set_cameras(&v->in, NULL, 0); /* they belong to the first scene */
   set_title(v);
   const viewer_object *o = &v->objects.at[v->objects.selected];
-  set_message(v, false, "%s %s: %u splats%s", add ? "added" : "opened", o->name, scene.count,
-              scene.dropped ? " (some dropped: non-finite values)" : "");
+  if (!why[0])
+    set_message(v, false, "%s %s: %u splats%s%s", add ? "added" : "opened", o->name, scene.count,
+                o->lod ? ", level of detail" : "", scene.dropped ? " (some dropped: non-finite values)" : "");
   if (add)
     printf("added %s: %u splats, object %u of %u\n", viewer_path(path), scene.count, v->objects.count,
            v->objects.count);
@@ -264,11 +273,11 @@ static void start_pending(viewer *v) {
   if (window_loads_start_pending(&v->loads, frames_drawn(v), err, sizeof err) != 0) set_message(v, true, "%s", err);
 }
 
-/* A finished load: 1 with its scene in *scene (the caller's), its file in path and *add; 0
- * when none has finished, or it failed (the message shown) or was cancelled. */
-static int take_load(viewer *v, splat_scene *scene, char *path, size_t path_size, bool *add) {
+/* A finished load: 1 with its scene in *scene and its tree in *lod (the caller's), its file in
+ * path and *add; 0 when none has finished, or it failed (the message shown) or was cancelled. */
+static int take_load(viewer *v, splat_scene *scene, viewer_lod *lod, char *path, size_t path_size, bool *add) {
   char err[1200];
-  if (window_loads_take(&v->loads, frames_drawn(v), scene, path, path_size, add, err, sizeof err)) return 1;
+  if (window_loads_take(&v->loads, frames_drawn(v), scene, lod, path, path_size, add, err, sizeof err)) return 1;
   if (err[0]) set_message(v, true, v->input_ready ? "%s (the current scene stays)" : "%s", err);
   return 0;
 }
@@ -320,16 +329,19 @@ static void stream_done(viewer *v, const window_stream_ctx *c, splat_scene *scen
 /* Once a frame: a streamed load's parts appended; a finished load shown, then the newest drop
  * started (or the load it replaces cancelled). */
 static void background_load(viewer *v) {
-  window_stream_ctx c = {&v->objects, v->ar.renderer, drain_cb, v};
+  window_stream_ctx c = {&v->objects, v->ar.renderer, &v->trees, drain_cb, v};
   if (v->ws.active) stream_round(v, &c);
   splat_scene scene;
+  viewer_lod lod;
   char path[1024];
   bool add;
-  int took = take_load(v, &scene, path, sizeof path, &add);
-  if (v->ws.active && (took || !window_loads_running(&v->loads)))
+  int took = take_load(v, &scene, &lod, path, sizeof path, &add);
+  if (v->ws.active && (took || !window_loads_running(&v->loads))) {
+    viewer_lod_free(&lod); /* a streamed scene has none */
     stream_done(v, &c, took ? &scene : NULL);
-  else if (took)
-    show_scene(v, path, &scene, add);
+  } else if (took) {
+    show_scene(v, path, &scene, &lod, add);
+  }
   start_pending(v);
   if (v->loads.running_stream && !v->ws.active) {
     viewer_load_status st;
@@ -501,7 +513,9 @@ static splat_frame make_frame(viewer *v, const splat_camera *cam, uint32_t slot)
                    .sh_degree = v->o->sh_degree, .slot = slot, .raster = v->in.raster,
                    .antialias = v->o->antialias, .order = v->in.order, .order_window = v->in.order_window,
                    .instances = v->instances,
-                   .instance_count = viewer_objects_instances(&v->objects, v->instances)};
+                   .instance_count = viewer_objects_instances(&v->objects, v->instances),
+                   .lod_budget = v->o->lod_budget, .lod_threshold = v->o->lod_threshold,
+                   .lod_blend = v->o->lod_blend};
   memcpy(f.background, v->o->background, sizeof f.background);
   return f;
 }
@@ -583,7 +597,8 @@ static void build_hud(viewer *v, uint32_t slot) {
       .object = v->objects.count > 1 ? v->objects.at[v->objects.selected].name : NULL, .bench = v->bench,
       .frame = v->frame, .frames = v->o->frames,
       .message = glfwGetTime() < v->message_until ? v->message : NULL, .message_error = v->message_error,
-      .loader = v->loads.loader, .input_ready = v->input_ready};
+      .loader = v->loads.loader, .input_ready = v->input_ready, .lod = viewer_objects_lod(&v->objects),
+      .lod_budget = v->o->lod_budget};
   window_hud_build(v->hud, slot, &info);
 }
 
@@ -694,13 +709,20 @@ static void draw_loading_frame(viewer *v) {
 
 /* ---- set-up --------------------------------------------------------------------------- */
 
+/* Where a scene's tree came from, on stdout (a load under the window says it in its "loaded" line). */
+static void say_lod(const viewer_lod *lod, const char *path) {
+  char tree[1200];
+  viewer_lod_text(lod, path, tree, sizeof tree);
+  if (tree[0]) printf("level of detail for %s: %s\n", viewer_path(path), tree);
+}
+
 /* The first scene starts loading in the background, and the cameras are read meanwhile. A file
  * below LARGE_SCENE (a fraction of a second), or one that is not a file, is waited for before
  * any window opens, so a bad one fails at once; a larger one goes on loading while the window
  * and the device are made, then under the loading screen. */
 static int start_first(viewer *v, const char *path, splat_scene *scene) {
   char err[1200];
-  if (window_loads_begin(&v->loads, path, err, sizeof err) != 0) {
+  if (window_loads_begin(&v->loads, path, v->o->lod, err, sizeof err) != 0) {
     viewer_error("%s", err);
     return -1;
   }
@@ -709,18 +731,23 @@ static int start_first(viewer *v, const char *path, splat_scene *scene) {
     return -1; /* viewer_destroy cancels the load */
   }
   /* the command line's other scenes meanwhile, on this thread: a bad one fails before the window */
-  for (uint32_t i = 1; i < v->o->scene_count; i++)
-    if (app_load_scene(v->o->scenes[i], &v->more[i], false, err, sizeof err) != 0) {
+  for (uint32_t i = 1; i < v->o->scene_count; i++) {
+    const char *p = v->o->scenes[i];
+    if (app_load_scene(p, &v->more[i], false, err, sizeof err) != 0 ||
+        viewer_lod_prepare(p, &v->more[i], v->o->lod, app_max_load_memory(), &v->more_lod[i], err, sizeof err) != 0) {
       viewer_error("%s", err);
       return -1;
     }
+    say_lod(&v->more_lod[i], p);
+  }
   struct stat st;
   if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= LARGE_SCENE) return 0;
   double seconds;
-  if (viewer_loader_take(v->loads.loader, scene, &seconds, err, sizeof err) != 0) {
+  if (viewer_loader_take(v->loads.loader, scene, &v->first_lod, &seconds, err, sizeof err) != 0) {
     viewer_error("%s", err);
     return -1;
   }
+  say_lod(&v->first_lod, path);
   return 0;
 }
 
@@ -734,7 +761,8 @@ static int load_screen(viewer *v, splat_scene *scene, char *path, size_t path_si
       return 1;
     }
     bool add;
-    if (take_load(v, scene, path, path_size, &add)) return 0;
+    viewer_lod_free(&v->first_lod); /* a drop that replaced the first */
+    if (take_load(v, scene, &v->first_lod, path, path_size, &add)) return 0;
     start_pending(v);
     if (!window_loads_running(&v->loads) && !v->loads.pending) return -1; /* take_load said why */
     int ready = swapchain_ready(v);
@@ -796,8 +824,9 @@ static int setup_device(viewer *v) {
   return 0;
 }
 
-/* One scene of the start onto the GPU as an object (the first replaces what is there). */
-static int upload(viewer *v, const char *path, const splat_scene *scene) {
+/* One scene of the start onto the GPU as an object (the first replaces what is there); its tree
+ * (if any) is freed or kept with the object. */
+static int upload(viewer *v, const char *path, const splat_scene *scene, viewer_lod *lod) {
   if (scene->count == 0) {
     viewer_error("%s: no splats to show", path);
     return -1;
@@ -805,9 +834,12 @@ static int upload(viewer *v, const char *path, const splat_scene *scene) {
   if (scene->dropped || scene->clamped)
     viewer_error("%s: %u splats dropped and %u values clamped (non-finite values)", path,
                  scene->dropped, scene->clamped);
-  char why[1024];
-  VkResult res =
-      viewer_objects_add(&v->objects, v->ar.renderer, scene, path, v->objects.count == 0, &v->log, why, sizeof why);
+  char why[1200];
+  viewer_object_source src = {scene, path, lod, v->o->lod_budget};
+  VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, &v->trees, &src, v->objects.count == 0, &v->log,
+                                    why, sizeof why);
+  viewer_lod_free(lod);
+  if (res == VK_SUCCESS && why[0]) viewer_error("%s: %s", path, why); /* drawn whole instead */
   if (res != VK_SUCCESS) { /* one line: the renderer's reason, else ours */
     if (why[0]) viewer_error("%s: %s", path, why);
     else viewer_error("%s: cannot upload %u splats to the GPU (%s)", path, scene->count, vkh_result_name(res));
@@ -819,9 +851,9 @@ static int upload(viewer *v, const char *path, const splat_scene *scene) {
 /* The first scene onto the GPU, then the command line's others beside it (not when a drop
  * replaced the first while it loaded), and --sort checked against what the device runs. */
 static int setup_scene(viewer *v, const char *path, const splat_scene *scene, bool dropped) {
-  if (upload(v, path, scene) != 0) return -1;
+  if (upload(v, path, scene, &v->first_lod) != 0) return -1;
   for (uint32_t i = 1; i < v->o->scene_count && !dropped; i++) {
-    if (upload(v, v->o->scenes[i], &v->more[i]) != 0) return -1;
+    if (upload(v, v->o->scenes[i], &v->more[i], &v->more_lod[i]) != 0) return -1;
     splat_scene_free(&v->more[i]);
   }
   v->objects.selected = 0;
@@ -1031,6 +1063,11 @@ static int report(viewer *v) {
            splatsort_algorithm_name(v->last.sort), v->last.key_bits, viewer_raster_name(v->last.raster),
            app_order_note(&v->last, note, sizeof note), v->ctx.props.deviceName, v->frame);
   if (v->frame > 0) app_print_overflow(stdout, &v->last);
+  if (v->frame > 0 && viewer_objects_lod(&v->objects) && viewer_lod_drawn(&v->last)) {
+    char line[128];
+    viewer_lod_cut_line(&v->last, o->lod_budget, line, sizeof line);
+    printf("%s (the last frame)\n", line);
+  }
   if (v->keep_stats && v->stats.count)
     app_stats_print(&v->stats, stdout, o->bench ? "benchmark (window)" : "frame times");
   return status;
@@ -1055,7 +1092,12 @@ static int viewer_destroy(viewer *v, int status) {
   if (v->glfw_ready) glfwTerminate();
   splat_cameras_free(v->cams);
   window_loads_end(&v->loads); /* cancels and joins a load still running */
-  for (uint32_t i = 0; i < SPLATVIEW_MAX_SCENES; i++) splat_scene_free(&v->more[i]);
+  for (uint32_t i = 0; i < SPLATVIEW_MAX_SCENES; i++) {
+    splat_scene_free(&v->more[i]);
+    viewer_lod_free(&v->more_lod[i]);
+  }
+  viewer_lod_free(&v->first_lod);
+  viewer_lod_trees_clear(&v->trees);
   if (v->ctx.validation_messages) {
     viewer_error("%u validation messages", v->ctx.validation_messages);
     status = 1;

@@ -1,6 +1,7 @@
 /* What the window's HUD says: the scene and frame rate, each stage's GPU time (this frame and
  * a running median), sort, raster, objects, messages, a load's progress and the key help. */
 #include "window_hud.h"
+#include "lod.h"
 #include "swapchain.h"
 
 #include <math.h>
@@ -117,7 +118,8 @@ static void hud_loading(viewer_loader *loader, bool input_ready, hud_lines *l) {
   hud_line(l, a, YELLOW);
   /* the whole load: reading the first 40%, decoding the rest (about their shares of the time) */
   double f = st.total ? (double)st.done / (double)st.total : 0.0;
-  f = !strcmp(st.phase, "read") ? 0.4 * f : !strcmp(st.phase, "decode") ? 0.4 + 0.6 * f : 0.0;
+  f = !strcmp(st.phase, "read") ? 0.4 * f : !strcmp(st.phase, "decode") ? 0.4 + 0.6 * f
+    : !strcmp(st.phase, "tree") ? 1.0 : 0.0;
   int filled = (int)(f * 24.0 + 0.5);
   for (int i = 0; i < 24; i++) bar[i] = i < filled ? '#' : '.';
   bar[24] = 0;
@@ -134,6 +136,10 @@ static void hud_status(const window_hud_info *v, hud_lines *l) {
   app_fmt_count(c, sizeof c, v->splats);
   snprintf(a, sizeof a, "visible %s / %s", b, c);
   hud_line(l, a, WHITE);
+  if (v->lod && v->last && viewer_lod_drawn(v->last)) { /* the first level-of-detail object's cut */
+    viewer_lod_cut_line(v->last, v->lod_budget, a, sizeof a);
+    hud_line(l, a, WHITE);
+  }
   const viewer_input *in = v->in;
   if (in->sort == SPLATSORT_ALGORITHM_AUTO && v->last)
     snprintf(a, sizeof a, "sort auto: %s, %u-bit keys", splatsort_algorithm_name(v->last->sort), in->key_bits);

@@ -32,6 +32,8 @@ typedef struct window_hud_info {
   bool message_error;
   viewer_loader *loader;         /* its running load's progress */
   bool input_ready;              /* the first scene is there (keys act) */
+  bool lod;                      /* a level-of-detail object is drawn */
+  uint32_t lod_budget;           /* --budget (0: none) */
 } window_hud_info;
 
 /* The HUD of a frame into frame slot `slot`'s geometry. */

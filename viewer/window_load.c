@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-int window_loads_begin(window_loads *l, const char *path, char *err, size_t n) {
+int window_loads_begin(window_loads *l, const char *path, splatview_lod lod, char *err, size_t n) {
   l->loader = viewer_loader_create();
   if (!l->loader) {
     snprintf(err, n, "out of memory");
     return -1;
   }
-  return viewer_loader_start(l->loader, path, false, err, n);
+  l->lod = lod;
+  return viewer_loader_start(l->loader, path, false, lod, err, n);
 }
 
 void window_loads_end(window_loads *l) {
@@ -56,8 +57,8 @@ int window_loads_start_pending(window_loads *l, uint32_t frames, char *err, size
     viewer_loader_cancel(l->loader);
     return 0;
   }
-  bool stream = l->allow_stream && !l->pending_add;
-  int rc = viewer_loader_start(l->loader, l->pending, stream, err, n);
+  bool stream = l->allow_stream && !l->pending_add && !viewer_lod_wanted(l->pending, l->lod);
+  int rc = viewer_loader_start(l->loader, l->pending, stream, l->lod, err, n);
   l->frame0 = frames;
   l->running_add = l->pending_add;
   l->running_stream = rc == 0 && stream;
@@ -66,17 +67,19 @@ int window_loads_start_pending(window_loads *l, uint32_t frames, char *err, size
   return rc;
 }
 
-int window_loads_take(window_loads *l, uint32_t frames, splat_scene *scene, char *path, size_t path_size, bool *add,
-                      char *err, size_t n) {
+int window_loads_take(window_loads *l, uint32_t frames, splat_scene *scene, viewer_lod *lod, char *path,
+                      size_t path_size, bool *add, char *err, size_t n) {
   err[0] = 0;
+  memset(lod, 0, sizeof *lod);
   viewer_load_status st;
   viewer_loader_status(l->loader, &st);
   if (!st.finished) return 0;
   double seconds;
-  int rc = viewer_loader_take(l->loader, scene, &seconds, err, n);
+  int rc = viewer_loader_take(l->loader, scene, lod, &seconds, err, n);
   frames -= l->frame0;
   if (rc == 0 && l->pending) { /* it ended as another file was dropped: the newer one wins */
     splat_scene_free(scene);
+    viewer_lod_free(lod);
     rc = SPLAT_SCENE_CANCELLED;
   }
   if (rc == SPLAT_SCENE_CANCELLED) {
@@ -90,6 +93,9 @@ int window_loads_take(window_loads *l, uint32_t frames, splat_scene *scene, char
   double mb = (double)st.bytes / 1e6, t = seconds > 0 ? seconds : 1e-9;
   printf("loaded %s in %.2f s: %.1f MB (%.0f MB/s), %u splats (%.2f M splats/s), %u frame%s drawn meanwhile\n",
          viewer_path(st.path), seconds, mb, mb / t, scene->count, scene->count / t / 1e6, frames, frames == 1 ? "" : "s");
+  char tree[1200];
+  viewer_lod_text(lod, st.path, tree, sizeof tree);
+  if (tree[0]) printf("level of detail for %s: %s\n", viewer_path(st.path), tree);
   fflush(stdout);
   snprintf(path, path_size, "%s", st.path);
   *add = l->running_add;
@@ -106,7 +112,7 @@ void window_loads_cancel(window_loads *l, const char *why) {
   splat_scene scene;
   char err[1200];
   double seconds;
-  viewer_loader_take(l->loader, &scene, &seconds, err, sizeof err); /* joins the thread */
+  viewer_loader_take(l->loader, &scene, NULL, &seconds, err, sizeof err); /* joins the thread */
   splat_scene_free(&scene); /* when it finished before it saw the cancel */
   printf("cancelled loading %s after %.2f s (%s)\n", viewer_path(st.path), seconds, why);
   fflush(stdout);

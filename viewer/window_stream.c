@@ -17,7 +17,10 @@ void window_stream_begin(window_stream *w, const window_stream_ctx *c, const cha
 }
 
 static void remove_all(const window_stream_ctx *c, const viewer_objects *list) {
-  for (uint32_t i = 0; i < list->count; i++) (void)splat_renderer_remove_object(c->renderer, list->at[i].id);
+  for (uint32_t i = 0; i < list->count; i++) {
+    (void)splat_renderer_remove_object(c->renderer, list->at[i].id);
+    viewer_lod_trees_drop(c->trees, list->at[i].id);
+  }
 }
 
 /* The new object as the window's only one, at its file's place, with the bounds known so far. */

@@ -29,6 +29,7 @@ typedef struct window_stream {
 typedef struct window_stream_ctx {
   viewer_objects *objects;
   splat_renderer *renderer;
+  viewer_lod_trees *trees;  /* the level-of-detail objects' trees: freed with their objects */
   void (*drain)(void *user);
   void *user;
 } window_stream_ctx;
