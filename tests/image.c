@@ -1,5 +1,5 @@
 /* image.c: PNG output through the system stb_image_write (libstb provides the code),
- * PSNR and diff images for the image tests. */
+ * PSNR, SSIM and diff images for the image tests. */
 #include "image.h"
 
 #include <math.h>
@@ -25,6 +25,57 @@ double image_psnr(const uint8_t *a, const uint8_t *b, uint32_t w, uint32_t h) {
   if (sum == 0.0) return IMAGE_PSNR_IDENTICAL;
   double mse = sum / (double)(n * 3);
   return 10.0 * log10(255.0 * 255.0 / mse);
+}
+
+/* The window's weights: a normalised 1D Gaussian of sigma 1.5 (the 2D window is its outer product). */
+static void ssim_weights(double g[IMAGE_SSIM_WINDOW]) {
+  double sum = 0.0;
+  for (int i = 0; i < IMAGE_SSIM_WINDOW; i++) {
+    double x = i - IMAGE_SSIM_WINDOW / 2;
+    g[i] = exp(-x * x / (2.0 * 1.5 * 1.5));
+    sum += g[i];
+  }
+  for (int i = 0; i < IMAGE_SSIM_WINDOW; i++) g[i] /= sum;
+}
+
+/* The mean SSIM of channel c over the window positions inside the image: the five local moments
+ * (x, y, x^2, y^2, xy) filtered along rows into `rows` (5 planes of ow x h), then down columns. */
+static double ssim_channel(const uint8_t *a, const uint8_t *b, uint32_t w, uint32_t h, int c, double *rows) {
+  const double C1 = (0.01 * 255) * (0.01 * 255), C2 = (0.03 * 255) * (0.03 * 255);
+  const uint32_t k = IMAGE_SSIM_WINDOW, ow = w - k + 1, oh = h - k + 1;
+  const size_t plane = (size_t)ow * h;
+  double g[IMAGE_SSIM_WINDOW];
+  ssim_weights(g);
+  for (uint32_t y = 0; y < h; y++)
+    for (uint32_t x = 0; x < ow; x++) {
+      double m[5] = {0, 0, 0, 0, 0};
+      for (uint32_t i = 0; i < k; i++) {
+        size_t p = ((size_t)y * w + x + i) * 4 + (size_t)c;
+        double u = a[p], v = b[p], moment[5] = {u, v, u * u, v * v, u * v};
+        for (int q = 0; q < 5; q++) m[q] += g[i] * moment[q];
+      }
+      for (int q = 0; q < 5; q++) rows[q * plane + (size_t)y * ow + x] = m[q];
+    }
+  double sum = 0.0;
+  for (uint32_t y = 0; y < oh; y++)
+    for (uint32_t x = 0; x < ow; x++) {
+      double m[5] = {0, 0, 0, 0, 0};
+      for (uint32_t i = 0; i < k; i++)
+        for (int q = 0; q < 5; q++) m[q] += g[i] * rows[q * plane + (size_t)(y + i) * ow + x];
+      double mx = m[0], my = m[1], vx = m[2] - mx * mx, vy = m[3] - my * my, cxy = m[4] - mx * my;
+      sum += (2 * mx * my + C1) * (2 * cxy + C2) / ((mx * mx + my * my + C1) * (vx + vy + C2));
+    }
+  return sum / ((double)ow * oh);
+}
+
+double image_ssim(const uint8_t *a, const uint8_t *b, uint32_t w, uint32_t h) {
+  if (w < IMAGE_SSIM_WINDOW || h < IMAGE_SSIM_WINDOW) return NAN;
+  double *rows = malloc(sizeof(double) * 5 * (size_t)(w - IMAGE_SSIM_WINDOW + 1) * h);
+  if (!rows) return NAN;
+  double sum = 0.0;
+  for (int c = 0; c < 3; c++) sum += ssim_channel(a, b, w, h, c, rows);
+  free(rows);
+  return sum / 3.0;
 }
 
 int image_write_diff_png(const char *path, const uint8_t *a, const uint8_t *b, uint32_t w,

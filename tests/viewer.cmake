@@ -162,7 +162,7 @@ splatview_output_test(viewer_raster_compute_bench
        --timings ${viewer_test_dir}/raster_compute.csv)
 set_tests_properties(viewer_raster_compute_bench PROPERTIES FIXTURES_SETUP viewer_raster_csv)
 splatsort_test(viewer_raster_compute_csv LABELS gpu viewer PROPERTIES FIXTURES_REQUIRED viewer_raster_csv
-               COMMAND sh -c "grep -q '^frame,projection_ms,depth_sort_ms,raster_ms,total_ms,visible,sort,key_bits,raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity,order_window$' \"$0\" && grep -Eq '^3,([^,]*,){7}compute,([0-9.]+,){3}[1-9][0-9]*,[1-9][0-9]*,0$' \"$0\""
+               COMMAND sh -c "grep -q '^frame,projection_ms,depth_sort_ms,raster_ms,total_ms,visible,sort,key_bits,raster,pairs_ms,tile_sort_ms,blend_ms,pairs,pair_capacity,order_window,lod_cut,lod_threshold,lod_cut_ms$' \"$0\" && grep -Eq '^3,([^,]*,){7}compute,([0-9.]+,){3}[1-9][0-9]*,[1-9][0-9]*,0,0,0\\.0000,0\\.0000$' \"$0\""
                        ${viewer_test_dir}/raster_compute.csv)
 # auto measures both paths and says which it took; with --grid it takes graphics unmeasured.
 splatview_output_test(viewer_raster_auto
@@ -195,6 +195,12 @@ foreach(path graphics compute)
                  COMMAND splatview --headless ${viewer_scene} --raster ${path} --frames 2 --size 320x240
                          --out ${viewer_test_dir}/raster_${path}.png)
 endforeach()
+# png_psnr prints the SSIM beside the PSNR: two constant images (100 and 120 in every channel,
+# written by test_image) give the closed form (2ab + C1) / (a^2 + b^2 + C1) = 0.98361, and are
+# "blank" (exit 1: the expression ignores it).
+splatsort_test(png_psnr_ssim LABELS cpu viewer
+               PROPERTIES FIXTURES_REQUIRED image_ssim_pngs PASS_REGULAR_EXPRESSION "PSNR 22\\.11 dB, SSIM 0\\.98361, blank"
+               COMMAND png_psnr ${image_test_dir}/ssim_100.png ${image_test_dir}/ssim_120.png)
 splatsort_test(viewer_raster_images_agree LABELS gpu viewer
                COMMAND png_psnr ${viewer_test_dir}/raster_graphics.png ${viewer_test_dir}/raster_compute.png 45)
 set_tests_properties(viewer_raster_images_agree PROPERTIES FIXTURES_REQUIRED "viewer_raster_graphics;viewer_raster_compute")
@@ -274,11 +280,75 @@ splatsort_test(viewer_writes GPU LABELS viewer TIMEOUT 300
                        $<TARGET_FILE:gen_scene> ${viewer_test_dir})
 
 # --convert --lod (CPU only): the bundled scene rewritten in its LOD tree's order with the tree
-# beside it, both read back and the tree's invariants checked (test_scene_lod check); --lod
-# without --convert is refused.
+# beside it, both read back and the tree's invariants checked (test_scene_lod check).
 splatsort_test(viewer_convert_lod LABELS cpu viewer TIMEOUT 120
                COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/viewer_convert_lod.sh $<TARGET_FILE:splatview>
                        $<TARGET_FILE:test_scene_lod> ${viewer_scene} ${viewer_test_dir}/lod_convert)
-splatsort_test(viewer_lod_without_convert LABELS cpu viewer
-               PROPERTIES PASS_REGULAR_EXPRESSION "--lod goes with --convert IN OUT"
-               COMMAND splatview --headless ${viewer_scene} --lod --out ${viewer_test_dir}/lod_bad.png)
+
+# Level of detail when viewing (issue 27): the options' bad values and refusals (CPU only: refused
+# before any device is made).
+foreach(case "budget_zero;--budget 0;--budget '0': expected a number of splats in 1\\.\\.4294967295"
+             "budget_suffix;--budget 10M;--budget '10M': expected a number of splats"
+             "budget_big;--budget 4294967296;--budget '4294967296': expected a number of splats"
+             "threshold_zero;--lod-threshold 0;--lod-threshold '0': expected pixels above 0"
+             "threshold_text;--lod-threshold px;--lod-threshold 'px': expected pixels above 0"
+             "blend_negative;--lod-blend -0.5;--lod-blend '-0\\.5': expected a number >= 0"
+             "blend_nan;--lod-blend nan;--lod-blend 'nan': expected a number >= 0"
+             "lod_no_lod;--lod --no-lod;--lod and --no-lod: choose one"
+             "no_lod_budget;--no-lod --budget 1000;--budget sets the level-of-detail cut, which --no-lod turns off"
+             "no_lod_threshold;--lod-threshold 2 --no-lod;--lod-threshold sets the level-of-detail cut, which --no-lod turns off"
+             "no_lod_blend;--no-lod --lod-blend 0;--lod-blend sets the level-of-detail cut, which --no-lod turns off"
+             "budget_threshold;--budget 1000 --lod-threshold 2;--budget and --lod-threshold both set the cut's threshold"
+             "stream_budget;--stream --budget 1000;--stream draws the scene as it arrives, level of detail only a whole scene: not with --budget"
+             "stream_lod;--stream --lod;not with --lod")
+  list(GET case 0 name)
+  list(GET case 1 flags)
+  list(GET case 2 expect)
+  separate_arguments(flags)
+  splatsort_test(viewer_lod_option_${name} LABELS cpu viewer PROPERTIES PASS_REGULAR_EXPRESSION "${expect}"
+                 COMMAND splatview --headless ${viewer_scene} ${flags} --out ${viewer_test_dir}/lod_bad.png)
+endforeach()
+splatsort_test(viewer_lod_option_convert LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "--convert takes no other options \\(--budget given\\)"
+               COMMAND splatview --convert ${viewer_scene} ${viewer_test_dir}/lod_bad.spz --lod --budget 100)
+# The settings are taken without a tree (they apply to level-of-detail objects only): the bundled
+# scene, which has no sidecar, is drawn whole, under validation.
+splatview_output_test(viewer_lod_settings_without_tree
+  PATTERNS "leica-sofort.ply: 8192 splats, [0-9]+ visible, 160x120"
+  ARGS --headless ${viewer_scene} --lod-threshold 2.5 --lod-blend 0 --size 160x120
+       --out ${viewer_test_dir}/lod_settings.png)
+
+# --convert IN OUT --lod, then OUT viewed with --budget: its sidecar read and the cut drawn, the
+# LOD lines and CSV columns (viewer_lod.sh). Needs the renderer's add_lod_object.
+splatsort_test(viewer_lod_view GPU LABELS viewer TIMEOUT 300
+               COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/viewer_lod.sh $<TARGET_FILE:splatview> $<TARGET_FILE:png_psnr>
+                       ${viewer_scene} ${viewer_test_dir}/lod_view)
+# A scene with a sidecar (the bundled one converted) is drawn as a cut without --lod, and whole
+# with --no-lod; --lod on a scene without one builds its tree at load (the threshold as given);
+# in a window with --budget the summary has the cut. A sidecar that is not the scene's is a load
+# error naming it (CPU only: before any device).
+splatsort_test(viewer_lod_scene LABELS cpu viewer PROPERTIES FIXTURES_SETUP viewer_lod_scene
+               COMMAND splatview --convert ${viewer_scene} ${viewer_test_dir}/lod_scene.spz --lod)
+splatview_output_test(viewer_lod_auto
+  PATTERNS "^load: level of detail for .*lod_scene\\.spz: tree read from lod_scene\\.spz\\.lod "
+           "^LOD cut [1-9][0-9,]* nodes at [0-9.]+ px \\(the last frame\\)$"
+  ARGS --headless ${viewer_test_dir}/lod_scene.spz --size 160x120 --frames 3 --out ${viewer_test_dir}/lod_auto.png)
+splatsort_test(viewer_lod_no_lod GPU LABELS viewer TIMEOUT 300
+               COMMAND sh -c "out=$(\"$0\" \"$@\" 2>&1)\ns=$?\nprintf '%s\\n' \"$out\"\n[ $s -eq 0 ] && ! printf '%s\\n' \"$out\" | grep -q -e 'level of detail' -e 'LOD cut'"
+                       $<TARGET_FILE:splatview> --headless ${viewer_test_dir}/lod_scene.spz --no-lod --size 160x120
+                       --out ${viewer_test_dir}/lod_no_lod.png)
+splatview_output_test(viewer_lod_built
+  PATTERNS "^load: level of detail for .*leica-sofort\\.ply: no leica-sofort\\.ply\\.lod: tree built in memory \\([0-9,]+ interior nodes, "
+           "^LOD cut [1-9][0-9,]* nodes at 2\\.00 px \\(the last frame\\)$"
+  ARGS --headless ${viewer_scene} --lod --lod-threshold 2 --lod-blend 0 --size 160x120 --frames 2
+       --out ${viewer_test_dir}/lod_built.png)
+splatview_output_test(viewer_lod_window WINDOW
+  PATTERNS "^level of detail for .*lod_scene\\.spz: tree read from lod_scene\\.spz\\.lod "
+           "^LOD cut [1-9][0-9,]* nodes at [0-9.]+ px \\(budget 2,000\\) \\(the last frame\\)$"
+  ARGS ${viewer_test_dir}/lod_scene.spz --budget 2000 --frames 3 --size 160x120)
+splatsort_test(viewer_lod_bad_sidecar LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "badlod\\.ply\\.lod: for 8192 leaves, but the scene has 5000 splats"
+               COMMAND sh -c "cp \"$1/ball.ply\" \"$1/badlod.ply\" && cp \"$1/lod_scene.spz.lod\" \"$1/badlod.ply.lod\" && exec \"$0\" --headless \"$1/badlod.ply\" --out \"$1/badlod.png\""
+                       $<TARGET_FILE:splatview> ${viewer_test_dir})
+set_tests_properties(viewer_lod_auto viewer_lod_no_lod viewer_lod_window PROPERTIES FIXTURES_REQUIRED viewer_lod_scene)
+set_tests_properties(viewer_lod_bad_sidecar PROPERTIES FIXTURES_REQUIRED "viewer_lod_scene;viewer_objects_ball")
