@@ -5,7 +5,7 @@
 splatsort_test_executable(test_render
                           SOURCES test_render.c render_common.c test_render_graphics.c test_render_compute.c
                                   test_render_api.c test_render_objects.c test_render_scene.c test_render_storage.c
-                                  test_render_upload.c test_render_stream.c test_render_order.c
+                                  test_render_upload.c test_render_stream.c test_render_order.c test_render_lod.c
                                   renderer_debug.c
                           LIBS splat_refrender splatsort_tools splatsort_vkh m
                           INCLUDES ${PROJECT_SOURCE_DIR}/shaders/render ${PROJECT_SOURCE_DIR}/src/sort/shaders)
@@ -22,6 +22,8 @@ splatsort_lavapipe_test(render_image_asset COMMAND test_render image --out ${ren
 splatsort_lavapipe_test(render_fused_keys COMMAND test_render fused-keys --out ${render_out}/fused)
 # The per-pixel order (issue 26): the popping scene, a generated object and the bundled scene.
 splatsort_lavapipe_test(render_order COMMAND test_render order --out ${render_out}/order --scene ${render_asset})
+# Level-of-detail objects (issue 27): the cut drawn, budgets, the blend band.
+splatsort_lavapipe_test(render_lod COMMAND test_render lod --out ${render_out}/lod)
 splatsort_lavapipe_test(render_sortpaths
                         COMMAND test_render sortpaths --out ${render_out}/sortpaths --scene ${render_asset})
 # The API, then the renderer in a host's frame: one process, in this order (one random sequence).

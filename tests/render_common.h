@@ -115,6 +115,8 @@ void render_projection_case(uint32_t case_index, uint32_t n, uint32_t degree, in
 void render_test_compute(const render_args *a);
 /* test_render_order.c */
 void render_test_order(const render_args *a);
+/* test_render_lod.c */
+void render_test_lod(const render_args *a);
 /* test_render_api.c */
 void render_test_api(const render_args *a);
 void render_test_large(const render_args *a);

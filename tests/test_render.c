@@ -52,6 +52,11 @@ static const render_test tests[] = {
      "the per-pixel order against the CPU's emulation of it at windows of 1..16 slots (overflowing ones too) "
      "and, with the global order, against the exact per-pixel order; a slow orbit's popping and PSNR (the "
      "generated popping scene: >= 10x fewer popping pixels, >= 3 dB); unknown orders and windows refused"},
+    /* test_render_lod.c */
+    {"lod", render_test_lod,
+     "level-of-detail objects: the GPU's cut against the CPU's at thresholds from 1e-6 to 16 px, the finest cut's "
+     "image the whole scene's, a budget steered on the GPU, the blend band softening a threshold sweep, chunks, a "
+     "scaled instance, bad calls refused"},
     /* test_render_api.c */
     {"api", render_test_api,
      "bad create infos, scenes and frames are refused and the previous scene keeps rendering; timings; another "

@@ -1,7 +1,10 @@
 // One level of the LOD cut (src/render/lod_cut.c, docs/lod.md): each node of this level's frontier
 // is dropped (outside the widened frustum or behind the near plane), kept (appended to the cut:
 // a leaf, or small enough on screen) or opened (its children appended to the next level's frontier).
-// The arithmetic is `precise` and in the order of the CPU reference (lod_cut_reference).
+// The arithmetic is `precise` and in the order of the CPU reference (lod_cut_reference). Appends
+// take one global atomic per workgroup (a shared count first), not one per node: at 100M splats a
+// cut keeps millions of nodes. With pc.level == LC_LEVEL_CONTROL it is instead the budget's step:
+// one invocation sets the next frame's threshold from this frame's count.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -18,10 +21,11 @@ layout(std430, binding = LC_BIND_FRONTIER_OUT) writeonly buffer FrontierOut { ui
 layout(std430, binding = LC_BIND_STATE) coherent buffer State { uint state[]; };
 layout(std430, binding = LC_BIND_CUT) writeonly buffer Cut { uint cut[]; };
 
-// 0: drop, 1: keep, 2: open
-uint classify(uint node) {
+// 0: drop, 1: keep, 2: open, 3: open and keep fading (a node opened at a size within the blend
+// band above tau: it stays in the cut, fading out over its children, docs/lod.md)
+uint classify(uint node, float tau, float band) {
   vec4 s = spheres[node];
-  float r = s.w;
+  precise float r = s.w * pc.params.w;
   precise float x = pc.view[0][0] * s.x + pc.view[1][0] * s.y + pc.view[2][0] * s.z + pc.view[3][0];
   precise float y = pc.view[0][1] * s.x + pc.view[1][1] * s.y + pc.view[2][1] * s.z + pc.view[3][1];
   precise float z = pc.view[0][2] * s.x + pc.view[1][2] * s.y + pc.view[2][2] * s.z + pc.view[3][2];
@@ -36,30 +40,82 @@ uint classify(uint node) {
   if (node < pc.leaf_count) return 1u;
   if (z <= near_z) return 2u; // straddles the near plane: too big
   precise float size = pc.params.z * r / z;
-  return size <= pc.params.y ? 1u : 2u;
+  return size <= tau ? 1u : band > 0.0 && size <= tau * (1.0 + band) ? 3u : 2u;
 }
 
+void control() {
+  if (gl_LocalInvocationIndex != 0u) return;
+  float tau = uintBitsToFloat(state[LC_STATE_TAU]), prev_tau = uintBitsToFloat(state[LC_STATE_PREV_TAU]);
+  float kept = float(state[LC_STATE_CUT_COUNT]), prev = float(state[LC_STATE_PREV_COUNT]);
+  float budget = float(max(pc.budget, 1u)), next = tau;
+  if (kept > 0.0 && (kept > budget || (kept < LC_BUDGET_LOW * budget && state[LC_STATE_INTERIOR] != 0u))) {
+    float slope = LC_SLOPE_DEFAULT, dt = log(tau / prev_tau);
+    if (prev_tau > 0.0 && prev > 0.0 && abs(dt) > 1e-3 && kept != prev)
+      slope = clamp(log(kept / prev) / dt, LC_SLOPE_MIN, LC_SLOPE_MAX);
+    float step = clamp((log(LC_BUDGET_AIM * budget) - log(kept)) / slope, -log(LC_BUDGET_STEP), log(LC_BUDGET_STEP));
+    next = clamp(tau * exp(step), LC_TAU_MIN, LC_TAU_MAX);
+  }
+  state[LC_STATE_PREV_TAU] = floatBitsToUint(tau);
+  state[LC_STATE_PREV_COUNT] = state[LC_STATE_CUT_COUNT];
+  state[LC_STATE_TAU_NEXT] = floatBitsToUint(next);
+}
+
+shared uint s_keep, s_interior, s_open, s_keep_base, s_open_base;
+
 void main() {
+  if (pc.level == LC_LEVEL_CONTROL) {
+    control();
+    return;
+  }
   uint slot = LC_STATE_LEVEL + 4u * pc.level, next = slot + 4u;
   uint count = min(state[slot + 3u], pc.capacity); // an overflowed level keeps what fitted
+  float tau = uintBitsToFloat(state[LC_STATE_TAU]), band = uintBitsToFloat(state[LC_STATE_BLEND]);
   uint stride = gl_NumWorkGroups.x * LC_WORKGROUP;
-  for (uint i = gl_GlobalInvocationID.x; i < count; i += stride) {
-    uint node = frontier_in[i];
-    uint c = classify(node);
-    if (c == 1u) {
-      uint at = atomicAdd(state[LC_STATE_CUT_COUNT], 1u);
-      if (at < pc.leaf_count) cut[at] = node; // a cut never holds more nodes than the tree has leaves
-      else atomicOr(state[LC_STATE_OVERFLOW], 2u);
-    } else if (c == 2u) {
-      uint packed = children[node - pc.leaf_count];
-      uint first = packed >> LC_CHILD_SHIFT, k = packed & LC_CHILD_MASK;
-      uint base = atomicAdd(state[next + 3u], k);
-      if (base + k > pc.capacity) {
-        atomicOr(state[LC_STATE_OVERFLOW], 1u);
-        continue;
+  // every invocation of a workgroup loops the same number of times: the barriers are uniform
+  for (uint at = gl_WorkGroupID.x * LC_WORKGROUP; at < count; at += stride) {
+    uint i = at + gl_LocalInvocationIndex;
+    if (gl_LocalInvocationIndex == 0u) s_keep = s_interior = s_open = 0u;
+    barrier();
+    uint node = 0u, c = 0u, k = 0u, first = 0u, mine = 0u, fading = 0u;
+    if (i < count) {
+      node = frontier_in[i];
+      c = classify(node, tau, band);
+      if (c == 1u) {
+        mine = atomicAdd(s_keep, 1u);
+        if (node >= pc.leaf_count) atomicAdd(s_interior, 1u);
+      } else if (c >= 2u) {
+        uint packed = children[node - pc.leaf_count];
+        first = packed >> LC_CHILD_SHIFT;
+        k = packed & LC_CHILD_MASK;
+        mine = atomicAdd(s_open, k);
+        if (c == 3u) fading = atomicAdd(s_keep, 1u);
       }
-      for (uint j = 0u; j < k; j++) frontier_out[base + j] = first + j;
-      atomicMax(state[next], min((base + k + LC_WORKGROUP - 1u) / LC_WORKGROUP, pc.max_groups));
+    }
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {
+      s_keep_base = s_keep != 0u ? atomicAdd(state[LC_STATE_CUT_COUNT], s_keep) : 0u;
+      if (s_interior != 0u) atomicAdd(state[LC_STATE_INTERIOR], s_interior);
+      s_open_base = s_open != 0u ? atomicAdd(state[next + 3u], s_open) : 0u;
+      if (s_open != 0u) {
+        uint end = min(s_open_base + s_open, pc.capacity);
+        atomicMax(state[next], min((end + LC_WORKGROUP - 1u) / LC_WORKGROUP, pc.max_groups));
+      }
+    }
+    barrier();
+    if (c == 1u) {
+      uint to = s_keep_base + mine;
+      if (to < pc.cut_capacity) cut[to] = node;
+      else atomicOr(state[LC_STATE_OVERFLOW], 2u);
+    } else if (c >= 2u) {
+      if (c == 3u) {
+        uint to = s_keep_base + fading;
+        if (to < pc.cut_capacity) cut[to] = node | LC_FADING_BIT;
+        else atomicOr(state[LC_STATE_OVERFLOW], 2u);
+      }
+      uint base = s_open_base + mine;
+      // a frontier too small keeps the children that fit: every id the next level reads is one
+      if (base + k > pc.capacity) atomicOr(state[LC_STATE_OVERFLOW], 1u);
+      for (uint j = 0u; j < k && base + j < pc.capacity; j++) frontier_out[base + j] = first + j;
     }
   }
 }

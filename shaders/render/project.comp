@@ -8,6 +8,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "splat_shared.h"
 #include "depth_shared.h"
+#include "lod_cut_shared.h"
 #define DS_COMMON_QUANTISE_ONLY
 #include "depth_common.glsl"
 layout(local_size_x = SP_PROJECT_WORKGROUP) in;
@@ -21,9 +22,18 @@ layout(std430, binding = SP_BIND_KEYS) writeonly buffer Keys { uint keys[]; };
 layout(std430, binding = SP_BIND_BLOCKS) buffer Blocks { uint blocks[]; };
 layout(std430, binding = SP_BIND_HEADER) buffer Header { uint header[]; };
 layout(std430, binding = SP_BIND_RAYS) writeonly buffer Rays { vec4 rays[]; }; // SP_PROJECT_RAYS
+layout(std430, binding = SP_BIND_LOD_CUT) readonly buffer LodCut { uint lod_cut[]; };
+layout(std430, binding = SP_BIND_LOD_STATE) readonly buffer LodState { uint lod_state[]; };
+layout(std430, binding = SP_BIND_LOD_PARENT) readonly buffer LodParent { uint lod_parent[]; };
+layout(std430, binding = SP_BIND_LOD_SPHERES) readonly buffer LodSpheres { vec4 lod_spheres[]; };
 layout(push_constant) uniform Push { sp_project_push pc; };
 layout(constant_id = 0) const uint SH_WORDS = 1; // uint32 words of SH per splat
 layout(constant_id = 1) const uint SH_FORMAT = SP_SH_FORMAT_F16; // the object's SH storage
+// A level-of-detail object's pipeline: thread j projects node lod_cut[j] of the object into the
+// object's slot j, where the node is in this dispatch's chunk (limits.w: the chunk's first node;
+// its size: the positions' binding); pc.count is the object's slots (its max_cut). Slots past
+// the cut's count are culled by the first chunk's dispatch.
+layout(constant_id = 2) const bool LOD = false;
 
 const float SH_C0 = 0.28209479177387814;
 const float SH_C1 = 0.4886025119029199;
@@ -135,7 +145,7 @@ void write_ray(uint g, uint i, vec3 t) {
 // culled. Comparisons are written as !(pass) like project.c, so NaN culls.
 // t: the splat's camera-space centre (view = the camera's view times the object's model).
 // mode: the dispatch's SP_PROJECT_* bits.
-float project(uint i, vec4 po, vec3 t, uint mode) {
+float project(uint i, uint slot, vec4 po, vec3 t, uint mode) {
   float opacity = po.w;
   if (!(t.z > SPLAT_NEAR_Z)) return 0.0;
   float limx = pc.limits.x, limy = pc.limits.y;
@@ -151,6 +161,7 @@ float project(uint i, vec4 po, vec3 t, uint mode) {
                 -(fx * cx_) / (t.z * t.z), -(fy * cy_) / (t.z * t.z), 0.0); // column 2
   mat3 W = mat3(pc.view);
   mat3 Vrk = splat_cov3d(i);
+
   mat3 T = J * W;
   mat3 cov = T * Vrk * transpose(T);
   float a = cov[0][0] + SPLAT_COV2D_DILATION, b = cov[0][1], c = cov[1][1] + SPLAT_COV2D_DILATION; // the dilation
@@ -171,9 +182,10 @@ float project(uint i, vec4 po, vec3 t, uint mode) {
 
   vec3 color = sh_color(i, normalize(po.xyz - pc.campos.xyz));
 
+
   uint r16 = uint(min(radius, float(SP_MAX_RADIUS)));
   // stored as bits: a packed word seen as a float may be a denormal or NaN pattern
-  uint g = floatBitsToUint(pc.campos.w) + pc.base + i;
+  uint g = floatBitsToUint(pc.campos.w) + slot;
   if ((mode & SP_PROJECT_RAYS) != 0u) write_ray(g, i, t);
   projected[2 * g] = floatBitsToUint(vec4(mean, conic.xy));
   projected[2 * g + 1] = uvec4(floatBitsToUint(conic.z), floatBitsToUint(opacity), packHalf2x16(color.rg),
@@ -218,32 +230,65 @@ void write_key(uint slot, bool inside, vec3 t, float w) {
   }
 }
 
+// The LOD blend band (docs/lod.md): a node opened at a projected size s within
+// [tau, (1 + band) tau] stays in the cut, its opacity times w = 1 - (s / tau - 1) / band (1 where
+// it opened, 0 at the band's top), and its children's times 1 - w: the level above fades out as
+// the one below fades in, continuously in tau. A node's size here is the cut's.
+float lod_size(uint node, out bool in_front) {
+  vec4 sp = lod_spheres[node];
+  vec3 c = pc.view[0].xyz * sp.x + pc.view[1].xyz * sp.y + pc.view[2].xyz * sp.z + pc.view[3].xyz;
+  in_front = c.z > SPLAT_NEAR_Z;
+  return max(pc.intrinsics.x, pc.intrinsics.y) * sp.w * uintBitsToFloat(lod_state[LC_STATE_RADIUS_SCALE]) / c.z;
+}
+float lod_fade(uint node, bool fading) {
+  float band = uintBitsToFloat(lod_state[LC_STATE_BLEND]), tau = uintBitsToFloat(lod_state[LC_STATE_TAU]);
+  if (!(band > 0.0)) return 1.0;
+  bool in_front;
+  if (fading) return 1.0 - clamp((lod_size(node, in_front) / tau - 1.0) / band, 0.0, 1.0);
+  uint parent = lod_parent[node];
+  if (parent == 0xFFFFFFFFu) return 1.0;
+  float s = lod_size(parent, in_front);
+  if (!in_front || !(s <= tau * (1.0 + band))) return 1.0; // opened outright: no fade
+  return clamp((s / tau - 1.0) / band, 0.0, 1.0);
+}
+
 void main() {
   uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
   uint i = group * SP_PROJECT_WORKGROUP + gl_LocalInvocationIndex;
+  uint slot = pc.base + i; // the frame slot: the splat's, or (LOD) the cut's entry's
   uint mode = floatBitsToUint(pc.limits.z);
-  bool inside = i < pc.count;
-  vec4 po = inside ? pos_opacity[i] : vec4(0.0);
+  bool inside = i < pc.count, has = inside, fading = false;
+  if (LOD) {
+    // (the stand-in bindings of other objects are never read: LOD is a specialization constant)
+    uint cut = min(lod_state[LC_STATE_CUT_COUNT], pc.count), first = floatBitsToUint(pc.limits.w);
+    uint entry = i < cut ? lod_cut[i] : 0u, node = entry & ~LC_FADING_BIT;
+    fading = (entry & LC_FADING_BIT) != 0u;
+    has = i < cut && node - first < uint(pos_opacity.length());
+    inside = has || (inside && i >= cut && first == 0u);
+    i = node - first;
+  }
+  vec4 po = has ? pos_opacity[i] : vec4(0.0);
+  if (LOD && has) po.w *= lod_fade(i + floatBitsToUint(pc.limits.w), fading);
   // Camera space in project.c's operation order, without fused multiply-adds (precise): Vulkan
   // rounds fmul and fadd correctly, so z, and with it the depth key and the draw order, is
   // bit-identical to the CPU's (splat_depth_key); an FMA would move z by a rounding or two and
   // swap nearly coincident splats.
   precise vec3 t = pc.view[0].xyz * po.x + pc.view[1].xyz * po.y + pc.view[2].xyz * po.z + pc.view[3].xyz;
   bool visible = false;
-  if (inside && (mode & SP_PROJECT_RECORDS) != 0) {
-    visible = project(i, po, t, mode) != 0.0;
+  if (has && (mode & SP_PROJECT_RECORDS) != 0) {
+    visible = project(i, slot, po, t, mode) != 0.0;
     // Stereo eyes: the frame's visible set is the centre camera's, which may hold a splat this
     // eye culls; its record must have no area. Mono: the raster sees visible splats only.
-    uint g = floatBitsToUint(pc.campos.w) + pc.base + i;
+    uint g = floatBitsToUint(pc.campos.w) + slot;
     if (!visible && (mode & SP_PROJECT_KEYS) == 0) {
       projected[2 * g] = uvec4(0u);
       projected[2 * g + 1] = uvec4(0u);
     }
-  } else if (inside) {
+  } else if (has) {
     visible = centre_visible(t, po.w);
   }
   if ((mode & SP_PROJECT_KEYS) == 0) return; // uniform over the dispatch: write_key's barriers are safe
   // the stage's key value: its clip w is camera z here (frame.c's culling_proj, exactly)
   float w = visible ? ds_key_value(t, t.z, (mode & SP_PROJECT_RADIAL) != 0u, vec3(0.0)) : 0.0;
-  write_key(pc.base + i, inside, t, w);
+  write_key(slot, inside, t, w);
 }

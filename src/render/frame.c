@@ -160,7 +160,7 @@ static int check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bit
 
 /* camera-from-object (view * model) and the camera position in object space; identity
  * models are passed through untouched, so one object renders bit-identically to a scene. */
-static void object_view(const splat_camera *cam, const float *model, float view[16], float campos[3]) {
+void render_object_view(const splat_camera *cam, const float *model, float view[16], float campos[3]) {
   memcpy(campos, cam->position, 3 * sizeof(float));
   memcpy(view, cam->view, 16 * sizeof(float));
   if (!model) return;
@@ -211,7 +211,7 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
               (f->antialias == SPLAT_ANTIALIAS_AUTO && (o->scene_flags & SPLAT_SCENE_ANTIALIASED));
     struct sp_project_push pc;
     float campos[3];
-    object_view(cam, f->instance_count ? f->instances[k].model : NULL, pc.view.m, campos);
+    render_object_view(cam, f->instance_count ? f->instances[k].model : NULL, pc.view.m, campos);
     pc.campos = (sp_vec4){{campos[0], campos[1], campos[2], uint_bits(rec)}};
     pc.intrinsics = (sp_vec4){{cam->fx, cam->fy, cam->cx, cam->cy}};
     pc.limits = (sp_vec4){{SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovx(cam),
@@ -222,24 +222,36 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
     pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > o->sh_degree ? o->sh_degree : (uint32_t)f->sh_degree;
     pc.size = cam->width | cam->height << 16;
     r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->project);
+    const object_lod *l = o->lod;
     for (uint32_t c = 0; c < o->chunks && ch_resident(o, c); c++) {
       const object_chunk *ch = &o->chunk[c];
-      pc.count = ch_resident(o, c);
-      pc.base = base + ch->first;
+      /* a LOD object: each chunk's dispatch runs over the object's slots (the cut's entries),
+       * projecting the nodes it holds; the positions' range is exactly its nodes */
+      pc.count = l ? l->max_cut : ch_resident(o, c);
+      pc.base = l ? base : base + ch->first;
+      if (l) pc.limits.v[3] = uint_bits(ch->first);
+      /* a binding the shader has must be valid: stand-ins of the same access (the LOD bindings
+       * are read: the object's positions, which nothing writes) */
+      VkBuffer stand_in = s->projected.buffer, read_stand_in = ch->pos.buffer;
       VkDescriptorBufferInfo bi[SP_BINDINGS] = {
-          [SP_BIND_POS] = {ch->pos.buffer, 0, VK_WHOLE_SIZE},
+          [SP_BIND_POS] = {ch->pos.buffer, 0, 16ull * ch->count},
           [SP_BIND_COV] = {ch->cov.buffer, 0, VK_WHOLE_SIZE},
           [SP_BIND_SH] = {ch->sh.buffer, 0, VK_WHOLE_SIZE},
           [SP_BIND_PROJECTED] = {s->projected.buffer, 0, VK_WHOLE_SIZE},
-          /* written only with SP_PROJECT_RAYS; a binding the shader has must be valid */
-          [SP_BIND_RAYS] = {(mode & SP_PROJECT_RAYS) ? s->rays.buffer : s->projected.buffer, 0, VK_WHOLE_SIZE},
+          /* written only with SP_PROJECT_RAYS */
+          [SP_BIND_RAYS] = {(mode & SP_PROJECT_RAYS) ? s->rays.buffer : stand_in, 0, VK_WHOLE_SIZE},
+          [SP_BIND_LOD_CUT] = {l ? l->cut.cut.buffer : read_stand_in, 0, VK_WHOLE_SIZE},
+          [SP_BIND_LOD_STATE] = {l ? l->cut.state.buffer : read_stand_in, 0, VK_WHOLE_SIZE},
+          [SP_BIND_LOD_PARENT] = {l ? l->parent.buffer : read_stand_in, 0, l ? 4ull * o->count : VK_WHOLE_SIZE},
+          [SP_BIND_LOD_SPHERES] = {l ? l->cut.spheres.buffer : read_stand_in, 0, VK_WHOLE_SIZE},
       };
       render_sort_bindings(r, bi, (splatsort_buffer){0});
       ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BINDINGS);
       r->vk.fn.vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
       render_dispatch_1d(r, cmd, pc.count);
     }
-    base += o->resident; /* a streamed object's slots as those of a scene of its resident splats */
+    /* a streamed object's slots as those of a scene of its resident splats; a LOD object's, its cut's */
+    base += render_object_slots(o);
   }
   return base;
 }
@@ -335,6 +347,12 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
                       VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+  bool lod = render_lod_record_cuts(r, cmd, f);
+  timestamp(r, cmd, f->slot, TS_CUT); /* before the barrier: see timestamp() */
+  if (lod)
+    ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
   uint32_t count = record_projection(r, cmd, f, rays);
   splatsort_result sorted;
   VkResult res = record_sort(r, cmd, *k, f, key_bits, count, &sorted);
@@ -342,9 +360,11 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
     /* visible count for the HUD / timings */
     VkBufferCopy cnt = {4 * SP_DRAW_INSTANCES, 16ull * f->slot, 4};
     r->vk.fn.vkCmdCopyBuffer(cmd, r->scene.draw.buffer, r->readback.buffer, 1, &cnt);
+    if (lod) render_lod_readback(r, cmd, f);
     ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                         VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     r->recorded[f->slot] = true;
+    r->slot_lod[f->slot] = lod;
     r->last_sorted = sorted;
     r->frame_count = count;
     r->slot_bits[f->slot] = key_bits;
@@ -516,6 +536,11 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   out->raster = r->slot_raster[slot];
   out->order = r->slot_window[slot] ? SPLAT_ORDER_PER_PIXEL : SPLAT_ORDER_GLOBAL;
   out->order_window = r->slot_window[slot];
+  if (r->slot_lod[slot]) {
+    out->lod_cut_ms = (double)(ts[TS_CUT] - ts[TS_START]) * period;
+    memcpy(&out->lod_cut, (const char *)r->readback.mapped + 16 * slot + 8, 4);
+    memcpy(&out->lod_threshold, (const char *)r->readback.mapped + 16 * slot + 12, 4);
+  }
   if (compute) {
     out->pairs_ms = (double)(ts[TS_PAIRS] - ts[TS_SORTED]) * period;
     out->tile_sort_ms = (double)(ts[TS_TILESORTED] - ts[TS_PAIRS]) * period;

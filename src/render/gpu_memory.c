@@ -42,6 +42,7 @@ void render_object_destroy(splat_renderer *r, object_gpu *o) {
   }
   render_host_free(r->vk.allocator, o->chunk);
   if (o->project) r->vk.fn.vkDestroyPipeline(r->vk.device, o->project, r->vk.allocator);
+  render_lod_destroy(r, o->lod);
   *o = (object_gpu){0};
 }
 

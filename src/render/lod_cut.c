@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(struct sp_lod_cut_push) == 112, "sp_lod_cut_push must match the GLSL block");
+_Static_assert(sizeof(struct sp_lod_cut_push) == 128, "sp_lod_cut_push must match the GLSL block");
 _Static_assert(sizeof(struct sp_lod_cut_push) <= 128, "push constants beyond the guaranteed 128 bytes");
 _Static_assert(SPLAT_LOD_MAX_CHILDREN <= LC_CHILD_MASK, "a child count must fit LC_CHILD_MASK");
 
@@ -100,7 +100,7 @@ struct sp_lod_cut_push lod_cut_push_for(const splat_camera *cam, float near_z, f
   memcpy(pc.view.m, cam->view, sizeof pc.view.m);
   float lx = SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovx(cam), ly = SPLAT_FRUSTUM_MARGIN * splat_camera_tan_fovy(cam);
   pc.frustum = (sp_vec4){{lx, ly, sqrtf(1.0f + lx * lx), sqrtf(1.0f + ly * ly)}};
-  pc.params = (sp_vec4){{near_z, tau, cam->fx > cam->fy ? cam->fx : cam->fy, 0.0f}};
+  pc.params = (sp_vec4){{near_z, tau, cam->fx > cam->fy ? cam->fx : cam->fy, 1.0f}};
   return pc;
 }
 
@@ -109,7 +109,7 @@ enum { DROP, KEEP, OPEN };
 /* The shader's classify(), operation for operation. */
 static int classify(const lod_cut_tree *t, const struct sp_lod_cut_push *pc, uint32_t node) {
   const float *s = t->spheres + 4 * (size_t)node, *v = pc->view.m;
-  float r = s[3];
+  float r = s[3] * pc->params.v[3];
   float x = v[0] * s[0] + v[4] * s[1] + v[8] * s[2] + v[12];
   float y = v[1] * s[0] + v[5] * s[1] + v[9] * s[2] + v[13];
   float z = v[2] * s[0] + v[6] * s[1] + v[10] * s[2] + v[14];
@@ -169,8 +169,10 @@ void lod_cut_pipeline_destroy(const ssvk_device *d, lod_cut_pipeline *p) {
 
 static VkDeviceSize state_words(uint32_t levels) { return LC_STATE_LEVEL + 4u * ((VkDeviceSize)levels + 1u); }
 
-VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, lod_cut_gpu *out) {
+VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_t cut_capacity, VkQueue queue,
+                            VkCommandPool pool, lod_cut_gpu *out) {
   memset(out, 0, sizeof *out);
+  out->cut_capacity = cut_capacity && cut_capacity < t->leaf_count ? cut_capacity : t->leaf_count;
   out->leaf_count = t->leaf_count;
   out->node_count = t->node_count;
   out->levels = t->levels;
@@ -178,10 +180,10 @@ VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, lod_cut
   const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                            xfer = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   VkDeviceSize interior = t->node_count - t->leaf_count;
-  VkResult res = ssvk_buffer_create(d, 16u * (VkDeviceSize)t->node_count, st, true, false, "LOD cut spheres",
+  VkResult res = ssvk_buffer_create(d, 16u * (VkDeviceSize)t->node_count, st | xfer, false, false, "LOD cut spheres",
                                     &out->spheres);
   if (res == VK_SUCCESS)
-    res = ssvk_buffer_create(d, 4u * interior, st, true, false, "LOD cut children", &out->children);
+    res = ssvk_buffer_create(d, 4u * interior, st | xfer, false, false, "LOD cut children", &out->children);
   for (int i = 0; i < 2 && res == VK_SUCCESS; i++)
     res = ssvk_buffer_create(d, 4u * (VkDeviceSize)t->max_width, st | xfer, false, false,
                              i ? "LOD cut frontier 1" : "LOD cut frontier 0", &out->frontier[i]);
@@ -189,14 +191,13 @@ VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, lod_cut
     res = ssvk_buffer_create(d, 4u * state_words(t->levels), st | xfer | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false,
                              false, "LOD cut state", &out->state);
   if (res == VK_SUCCESS)
-    res = ssvk_buffer_create(d, 4u * (VkDeviceSize)t->leaf_count, st | xfer, false, false, "LOD cut list", &out->cut);
-  if (res != VK_SUCCESS) {
-    lod_cut_gpu_destroy(d, out);
-    return res;
-  }
-  memcpy(out->spheres.mapped, t->spheres, 16u * (size_t)t->node_count);
-  memcpy(out->children.mapped, t->children, 4u * (size_t)interior);
-  return VK_SUCCESS;
+    res = ssvk_buffer_create(d, 4u * (VkDeviceSize)out->cut_capacity, st | xfer, false, false, "LOD cut list",
+                             &out->cut);
+  if (res == VK_SUCCESS)
+    res = ssvk_buffer_upload(d, queue, pool, out->spheres.buffer, 0, t->spheres, 16u * (VkDeviceSize)t->node_count);
+  if (res == VK_SUCCESS) res = ssvk_buffer_upload(d, queue, pool, out->children.buffer, 0, t->children, 4u * interior);
+  if (res != VK_SUCCESS) lod_cut_gpu_destroy(d, out);
+  return res;
 }
 
 void lod_cut_gpu_destroy(const ssvk_device *d, lod_cut_gpu *g) {
@@ -205,15 +206,32 @@ void lod_cut_gpu_destroy(const ssvk_device *d, lod_cut_gpu *g) {
   memset(g, 0, sizeof *g);
 }
 
-void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, const lod_cut_gpu *g, VkCommandBuffer cmd,
-                        struct sp_lod_cut_push pc) {
+void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut_gpu *g, VkCommandBuffer cmd,
+                        struct sp_lod_cut_push pc, uint32_t budget, float blend) {
   ssvk_label_begin(d, cmd, "splat LOD cut");
-  /* every level's (groups, 1, 1, count) zero but for y, z; level 0: the root, one group */
+  /* the header; every level's (groups, 1, 1, count) zero but for y, z; level 0: the root, one group */
   uint32_t words[LC_STATE_LEVEL + 4 * (LC_MAX_LEVELS + 1)] = {0};
   VkDeviceSize n = state_words(g->levels);
+  float tau = pc.params.v[1], radius_scale = pc.params.v[3];
+  memcpy(&words[LC_STATE_TAU], &tau, 4);
+  memcpy(&words[LC_STATE_TAU_NEXT], &tau, 4);
+  memcpy(&words[LC_STATE_BLEND], &blend, 4);
+  memcpy(&words[LC_STATE_RADIUS_SCALE], &radius_scale, 4);
   for (uint32_t l = 0; l <= g->levels; l++) words[LC_STATE_LEVEL + 4 * l + 1] = words[LC_STATE_LEVEL + 4 * l + 2] = 1;
   words[LC_STATE_LEVEL] = words[LC_STATE_LEVEL + 3] = 1;
-  d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 0, 4 * n, words);
+  if (budget && g->steered) {
+    /* the threshold the previous frame's budget step left, on the GPU: no read-back */
+    d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 0, 4 * LC_STATE_TAU, words);
+    VkBufferCopy next = {4 * LC_STATE_TAU_NEXT, 4 * LC_STATE_TAU, 4};
+    d->fn.vkCmdCopyBuffer(cmd, g->state.buffer, g->state.buffer, 1, &next);
+    /* the budget's last step (LC_STATE_PREV_*) stays */
+    d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 4 * LC_STATE_INTERIOR, 4 * (LC_STATE_PREV_TAU - LC_STATE_INTERIOR),
+                            words + LC_STATE_INTERIOR);
+    d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 4 * LC_STATE_LEVEL, 4 * (n - LC_STATE_LEVEL), words + LC_STATE_LEVEL);
+  } else {
+    d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 0, 4 * n, words); /* a budget starts from pc's tau */
+  }
+  g->steered = budget != 0;
   d->fn.vkCmdFillBuffer(cmd, g->frontier[0].buffer, 0, 4, g->leaf_count);
   const VkPipelineStageFlags next = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT;
   const VkAccessFlags next_access =
@@ -223,7 +241,9 @@ void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, const l
   pc.leaf_count = g->leaf_count;
   pc.max_groups = p->max_groups;
   pc.capacity = g->capacity;
-  for (uint32_t l = 0; l < g->levels; l++) {
+  pc.cut_capacity = g->cut_capacity;
+  pc.budget = budget;
+  for (uint32_t l = 0; l < g->levels + (budget ? 1u : 0u); l++) {
     VkDescriptorBufferInfo b[LC_BIND_COUNT] = {
         [LC_BIND_SPHERES] = {g->spheres.buffer, 0, VK_WHOLE_SIZE},
         [LC_BIND_CHILDREN] = {g->children.buffer, 0, VK_WHOLE_SIZE},
@@ -233,10 +253,13 @@ void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, const l
         [LC_BIND_CUT] = {g->cut.buffer, 0, VK_WHOLE_SIZE},
     };
     ssvk_push_buffers(d, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, b, LC_BIND_COUNT);
-    pc.level = l;
+    pc.level = l < g->levels ? l : LC_LEVEL_CONTROL;
     d->fn.vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-    d->fn.vkCmdDispatchIndirect(cmd, g->state.buffer, 4u * (LC_STATE_LEVEL + 4u * (VkDeviceSize)l));
-    if (l + 1 < g->levels)
+    if (l < g->levels)
+      d->fn.vkCmdDispatchIndirect(cmd, g->state.buffer, 4u * (LC_STATE_LEVEL + 4u * (VkDeviceSize)l));
+    else
+      d->fn.vkCmdDispatch(cmd, 1, 1, 1); /* the budget's step, after the last level */
+    if (l + 1 < g->levels + (budget ? 1u : 0u))
       ssvk_memory_barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, next, next_access);
   }
   ssvk_label_end(d, cmd);

@@ -17,6 +17,7 @@
 #include "splat_camera.h"
 #include "splat_scene.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A tree as the cut reads it, on the CPU: per node a sphere (x, y, z, r), per interior node its
@@ -54,27 +55,35 @@ typedef struct lod_cut_pipeline {
 VkResult lod_cut_pipeline_create(const ssvk_device *d, lod_cut_pipeline *out);
 void lod_cut_pipeline_destroy(const ssvk_device *d, lod_cut_pipeline *p);
 
-/* A tree on the GPU. spheres and children are host-visible (written at create: a first piece;
- * the frame will stage them into device-local memory); the others are device-local: the two
+/* A tree on the GPU, all device-local: the spheres and children (copied in at create), the two
  * frontiers (max_width ids each), the state (LC_STATE_* words: the cut count at word
- * LC_STATE_CUT_COUNT) and the cut (leaf_count ids). */
+ * LC_STATE_CUT_COUNT) and the cut (cut_capacity ids). */
 typedef struct lod_cut_gpu {
   ssvk_buffer spheres, children, frontier[2], state, cut;
   uint32_t leaf_count, node_count, levels, capacity;
+  uint32_t cut_capacity; /* node ids the cut list holds */
+  bool steered;          /* the last record had a budget: the state holds its next threshold */
 } lod_cut_gpu;
 
-/* Uploads `t`. Returns the first failure, everything made so far destroyed. */
-VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, lod_cut_gpu *out);
+/* Uploads `t` (through staging on `queue`, blocking: ssvk_buffer_upload), with room for
+ * cut_capacity nodes in the cut (0 or more than the leaves: the leaf count, which no cut passes).
+ * Returns the first failure, everything made so far destroyed. */
+VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_t cut_capacity, VkQueue queue,
+                            VkCommandPool pool, lod_cut_gpu *out);
 void lod_cut_gpu_destroy(const ssvk_device *d, lod_cut_gpu *g);
 
 /* Records the cut into cmd: a reset of the state and the first frontier (transfer), then
  * g->levels dispatches, each indirect from the count the previous one wrote (an empty level
- * dispatches no workgroup). pc's level, leaf_count, max_groups and capacity are set here.
+ * dispatches no workgroup). pc's level, leaf_count, max_groups, capacities and budget are set
+ * here. The threshold: budget 0, pc.params.y; otherwise the one the previous record's budget step
+ * left in the state (pc.params.y at the first), and after the last level one more dispatch, the
+ * budget's step (lod_cut_shared.h), sets the next record's from this cut's count. blend is
+ * stored in the state for the projection (LC_STATE_BLEND), as pc.params.w (LC_STATE_RADIUS_SCALE).
  * Synchronisation: nothing may read or write g's buffers in the transfer or compute stages
  * before, unsynchronised; after it the cut (g->cut, the count at word LC_STATE_CUT_COUNT of
  * g->state) is written by COMPUTE_SHADER with SHADER_WRITE: the caller's barrier makes it
  * visible to what reads it (shader, indirect command or transfer). */
-void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, const lod_cut_gpu *g, VkCommandBuffer cmd,
-                        struct sp_lod_cut_push pc);
+void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut_gpu *g, VkCommandBuffer cmd,
+                        struct sp_lod_cut_push pc, uint32_t budget, float blend);
 
 #endif

@@ -447,10 +447,3 @@ VkResult splat_renderer_remove_object(splat_renderer *r, uint32_t id) {
   return VK_SUCCESS;
 }
 
-
-VkResult splat_renderer_add_lod_object(splat_renderer *r, const splat_lod_object_desc *desc, uint32_t *id) {
-  (void)desc;
-  (void)id;
-  if (r) rlog(r, "add_lod_object: not built yet (issue 27, in progress)");
-  return VK_ERROR_FEATURE_NOT_PRESENT;
-}

@@ -5,6 +5,7 @@
 #define SPLAT_RENDERER_INTERNAL_H
 
 #include "craster.h"
+#include "lod_cut.h"
 #include "splat_renderer.h"
 #include "splat_shared.h"
 #include "ssvk.h"
@@ -15,7 +16,9 @@
  * compute raster also TS_PAIRS (count, scan, emit) and TS_TILESORTED in between. */
 /* A timestamp inside a multiview pass takes one query per view: TS_RASTERED_VIEW1 is the second
  * eye's, written only then and never read. */
-enum { TS_START, TS_PROJECTED, TS_SORTED, TS_PAIRS, TS_TILESORTED, TS_RASTERED, TS_RASTERED_VIEW1, TS_COUNT };
+/* TS_CUT: after the level-of-detail cuts (written in every frame, right after TS_START without
+ * a LOD object). */
+enum { TS_START, TS_CUT, TS_PROJECTED, TS_SORTED, TS_PAIRS, TS_TILESORTED, TS_RASTERED, TS_RASTERED_VIEW1, TS_COUNT };
 
 /* A run of an object's splats in buffers of their own: no buffer is larger than one
  * allocation or one storage-buffer binding may be (splat_renderer.max_buffer). */
@@ -23,6 +26,14 @@ typedef struct object_chunk {
   uint32_t first, count;
   ssvk_buffer pos, cov, sh;
 } object_chunk;
+
+/* A level-of-detail object's tree on the GPU (lod.c): the cut's buffers and each node's parent
+ * (SP_BIND_LOD_PARENT; the blend band reads it and the cut's spheres). */
+typedef struct object_lod {
+  lod_cut_gpu cut;
+  ssvk_buffer parent;
+  uint32_t leaf_count, max_cut; /* max_cut: the object's frame slots */
+} object_lod;
 
 /* One loaded splat set (an object): its own arrays, in object space, in one or more chunks. */
 typedef struct object_gpu {
@@ -34,7 +45,8 @@ typedef struct object_gpu {
   uint32_t scene_flags;                /* its scene's splat_scene_flag_bits at upload */
   uint32_t chunks;
   object_chunk *chunk;
-  VkPipeline project;  /* specialised for sh_words and sh_format */
+  VkPipeline project;  /* specialised for sh_words and sh_format (and LOD) */
+  object_lod *lod;     /* a level-of-detail object's tree; NULL for others */
 } object_gpu;
 
 /* The depth sort's scratch buffer (depth_sort.c): byte offsets of the header (at 0) and the
@@ -104,6 +116,8 @@ struct splat_renderer {
   uint32_t slot_capacity[SPLAT_MAX_FRAME_SLOTS]; /* the compute raster's pair capacity then */
   bool slot_rays[SPLAT_MAX_FRAME_SLOTS];         /* prepared with ray coefficients (per-pixel order) */
   uint32_t slot_window[SPLAT_MAX_FRAME_SLOTS];   /* the raster's per-pixel window; 0: global order */
+  bool slot_lod[SPLAT_MAX_FRAME_SLOTS];          /* a LOD object was drawn (its cut read back) */
+  lod_cut_pipeline lod_pipe;                     /* made with the first LOD object */
   craster craster;
   splatsort_result last_sorted; /* where the last recorded frame's sorted keys and indices are */
 };
@@ -167,6 +181,19 @@ extern bool render_force_portable_halves;
 
 /* upload_threads 0: the online cores, 1..SPLAT_DEFAULT_UPLOAD_THREADS. */
 uint32_t render_default_upload_threads(void);
+
+/* ---- lod.c ---- */
+/* A LOD object's frame slots (its max_cut), other objects' resident splats. */
+static inline uint32_t render_object_slots(const object_gpu *o) { return o->lod ? o->lod->max_cut : o->resident; }
+void render_lod_destroy(splat_renderer *r, object_lod *l);
+/* The cuts of the frame's LOD objects (from f->camera and each instance's model); the caller's
+ * barrier (compute writes to compute and transfer reads) makes them visible to the projection.
+ * render_lod_readback copies the first drawn LOD object's cut count and threshold to the
+ * readback (words 2 and 3 of the slot's). False: no LOD object drawn (nothing recorded). */
+bool render_lod_record_cuts(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f);
+void render_lod_readback(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f);
+/* camera-from-object (view * model) and the camera position in object space (frame.c). */
+void render_object_view(const splat_camera *cam, const float *model, float view[16], float campos[3]);
 
 /* ---- depth_sort.c ---- */
 /* The scratch layout for n frame slots on every sorter of the renderer (logged errors). */

@@ -20,6 +20,7 @@ void splat_renderer_destroy(splat_renderer *r) {
   (void)render_stream_ring_end(r); /* appends' copies still in flight */
   render_frame_buffers_destroy(r, &r->scene);
   for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) render_object_destroy(r, &r->objects[i]);
+  lod_cut_pipeline_destroy(&r->vk, &r->lod_pipe);
   craster_destroy(r);
   render_target_destroy(r);
   ssvk_buffer_destroy(&r->vk, &r->readback);

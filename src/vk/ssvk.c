@@ -151,8 +151,11 @@ VkResult ssvk_push_layout(const ssvk_device *d, uint32_t count, VkShaderStageFla
     ssvk_log(d, "push descriptors are not available (enable VK_KHR_push_descriptor, or Vulkan 1.4)");
     return VK_ERROR_EXTENSION_NOT_PRESENT;
   }
-  VkDescriptorSetLayoutBinding bindings[16];
-  if (count > 16) return VK_ERROR_INITIALIZATION_FAILED;
+  VkDescriptorSetLayoutBinding bindings[32]; /* maxPushDescriptors is at least 32 */
+  if (count > 32) {
+    ssvk_log(d, "%s: %u push descriptors, more than the 32 every device has", name, count);
+    return VK_ERROR_INITIALIZATION_FAILED;
+  }
   for (uint32_t i = 0; i < count; i++)
     bindings[i] = (VkDescriptorSetLayoutBinding){.binding = i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                                  .descriptorCount = 1, .stageFlags = stages};
@@ -183,9 +186,9 @@ VkResult ssvk_push_layout(const ssvk_device *d, uint32_t count, VkShaderStageFla
 
 void ssvk_push_buffers(const ssvk_device *d, VkCommandBuffer cmd, VkPipelineBindPoint bind_point,
                        VkPipelineLayout layout, const VkDescriptorBufferInfo *infos, uint32_t count) {
-  VkWriteDescriptorSet w[16];
+  VkWriteDescriptorSet w[32]; /* maxPushDescriptors is at least 32 */
   uint32_t n = 0;
-  for (uint32_t i = 0; i < count && i < 16; i++) {
+  for (uint32_t i = 0; i < count && i < 32; i++) {
     if (!infos[i].buffer) continue;
     w[n++] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = i,
                                     .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -244,6 +247,41 @@ void ssvk_buffer_destroy(const ssvk_device *d, ssvk_buffer *b) {
   if (b->memory) d->fn.vkFreeMemory(d->device, b->memory, d->allocator);
   *b = (ssvk_buffer){0};
 }
+
+VkResult ssvk_buffer_upload(const ssvk_device *d, VkQueue queue, VkCommandPool pool, VkBuffer dst, VkDeviceSize offset,
+                            const void *data, VkDeviceSize bytes) {
+  if (!bytes) return VK_SUCCESS;
+  VkDeviceSize piece = bytes < (64u << 20) ? bytes : (64u << 20);
+  ssvk_buffer staging = {0};
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  VkResult res = ssvk_buffer_create(d, piece, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, false, "upload staging", &staging);
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+  if (res == VK_SUCCESS) res = d->fn.vkAllocateCommandBuffers(d->device, &ai, &cmd);
+  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  if (res == VK_SUCCESS) res = d->fn.vkCreateFence(d->device, &fi, d->allocator, &fence);
+  for (VkDeviceSize at = 0; res == VK_SUCCESS && at < bytes; at += piece) {
+    VkDeviceSize n = bytes - at < piece ? bytes - at : piece;
+    memcpy(staging.mapped, (const char *)data + at, (size_t)n);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    res = d->fn.vkBeginCommandBuffer(cmd, &bi);
+    if (res != VK_SUCCESS) break;
+    VkBufferCopy c = {0, offset + at, n};
+    d->fn.vkCmdCopyBuffer(cmd, staging.buffer, dst, 1, &c);
+    res = d->fn.vkEndCommandBuffer(cmd);
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+    if (res == VK_SUCCESS) res = d->fn.vkQueueSubmit(queue, 1, &si, fence);
+    if (res == VK_SUCCESS) res = d->fn.vkWaitForFences(d->device, 1, &fence, VK_TRUE, UINT64_MAX);
+    if (res == VK_SUCCESS) res = d->fn.vkResetFences(d->device, 1, &fence);
+  }
+  if (fence) d->fn.vkDestroyFence(d->device, fence, d->allocator);
+  if (cmd) d->fn.vkFreeCommandBuffers(d->device, pool, 1, &cmd);
+  ssvk_buffer_destroy(d, &staging);
+  return res;
+}
+
 
 VkResult ssvk_buffer_create(const ssvk_device *d, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
                             bool dedicated, const char *name, ssvk_buffer *b) {

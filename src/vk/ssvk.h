@@ -144,6 +144,12 @@ typedef struct ssvk_buffer {
 VkResult ssvk_buffer_create(const ssvk_device *d, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible,
                             bool dedicated, const char *name, ssvk_buffer *out);
 void ssvk_buffer_destroy(const ssvk_device *d, ssvk_buffer *b);
+/* Copies `bytes` of `data` into dst at `offset` through a host-visible staging buffer of at most
+ * 64 MiB, piece by piece on `queue` (a command buffer from `pool`), waiting for each piece's
+ * fence: a blocking upload for data made once (not for per-frame work). dst needs
+ * TRANSFER_DST usage. Returns the first failure. */
+VkResult ssvk_buffer_upload(const ssvk_device *d, VkQueue queue, VkCommandPool pool, VkBuffer dst, VkDeviceSize offset,
+                            const void *data, VkDeviceSize bytes);
 /* A memory type in type_bits with the properties, or UINT32_MAX. */
 uint32_t ssvk_memory_type(const ssvk_device *d, uint32_t type_bits, VkMemoryPropertyFlags props);
 

@@ -1,0 +1,228 @@
+/* test_render lod: level-of-detail objects (splat_renderer_add_lod_object, docs/lod.md) drawn as
+ * the cut chosen on the GPU each frame, on a generated SH-3 object and its tree (splat_lod_build):
+ *   - a threshold far below a pixel keeps every visible leaf: the image is the whole scene's
+ *     (same splats, only equal depth keys may swap) and the cut's count the CPU reference's;
+ *   - the cut's count at thresholds of 1..16 px is the CPU reference's (lod_cut_reference), falls
+ *     as the threshold grows, and the images stay close to the whole scene's;
+ *   - a budget steers the threshold on the GPU: after a few frames the cut holds at most the
+ *     budget and at least the budget's lower band, from a threshold far off at the start;
+ *   - the blend band softens the switch between levels: over a slow sweep of the threshold the
+ *     largest change between consecutive frames is smaller with it than without;
+ *   - the object in several chunks draws the same image as in one; a scaled instance cuts as
+ *     the unscaled object seen from proportionally farther;
+ *   - bad calls are refused with a message. Validation is on (the harness). */
+#include "render_common.h"
+
+#include "image.h"
+#include "lod_cut.h"
+#include "refrender.h"
+#include "renderer_debug.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lod_frame {
+  int sh_degree; /* 0: the scene's; else this degree - 1 */
+  float tau;
+  uint32_t budget;
+  float blend;
+  const splat_instance *instance; /* NULL: every object, untransformed */
+} lod_frame;
+
+/* One frame of the current objects, read back as 8-bit RGBA, and its timings. */
+static void lod_render(const splat_camera *cam, const lod_frame *lf, uint8_t *rgba8, splat_timings *t) {
+  size_t npx = (size_t)cam->width * cam->height;
+  vkh_buffer rb = vkh_buffer_create(&ctx, npx * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "readback");
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  splat_frame f = {.camera = cam, .background = {BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]},
+                   .sort = SPLATSORT_ALGORITHM_AUTO, .sh_degree = lf->sh_degree - 1, .lod_threshold = lf->tau,
+                   .lod_budget = lf->budget, .lod_blend = lf->blend, .instances = lf->instance,
+                   .instance_count = lf->instance ? 1 : 0};
+  VK_CHECK(splat_renderer_cmd_render(renderer, cmd, &f));
+  VkImage image;
+  uint32_t w, h;
+  splat_renderer_target(renderer, &image, &w, &h);
+  copy_target(cmd, image, w, h, rb.buffer);
+  vkh_submit_wait(&ctx, cmd);
+  float *fl = malloc(npx * 4 * sizeof *fl);
+  const uint16_t *hp = rb.mapped;
+  for (size_t i = 0; i < npx * 4; i++) fl[i] = half_to_float(hp[i]);
+  refrender_to_rgba8(fl, w, h, rgba8);
+  free(fl);
+  vkh_buffer_destroy(&ctx, &rb);
+  VK_CHECK(splat_renderer_timings(renderer, 0, t));
+}
+
+static uint32_t cpu_cut(const lod_cut_tree *t, const splat_camera *cam, float tau, uint32_t *scratch) {
+  struct sp_lod_cut_push pc = lod_cut_push_for(cam, SPLAT_NEAR_Z, tau);
+  return lod_cut_reference(t, &pc, scratch);
+}
+
+static uint32_t add_lod(const splat_scene *s, const splat_lod *lod, uint32_t max_cut) {
+  uint32_t id = UINT32_MAX;
+  splat_lod_object_desc d = {.leaves = s, .lod = lod, .max_cut = max_cut};
+  VK_CHECK(splat_renderer_add_lod_object(renderer, &d, &id));
+  CHECK(id < SPLAT_MAX_OBJECTS, "add_lod_object returned id %u", id);
+  return id;
+}
+
+static void remove_all(void) {
+  for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++)
+    if (splat_renderer_object_resident(renderer, i)) VK_CHECK(splat_renderer_remove_object(renderer, i));
+}
+
+/* Bad calls: each refused with a message, nothing added. */
+static void refusals(const splat_scene *s, const splat_lod *lod) {
+  uint32_t id = 7, before = log_messages;
+  splat_lod_object_desc d = {.leaves = s, .lod = lod};
+  CHECK(splat_renderer_add_lod_object(renderer, NULL, &id) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL desc accepted");
+  CHECK(splat_renderer_add_lod_object(renderer, &d, NULL) == VK_ERROR_VALIDATION_FAILED_EXT, "NULL id accepted");
+  splat_lod_object_desc next = d;
+  next.next = &d;
+  CHECK(splat_renderer_add_lod_object(renderer, &next, &id) == VK_ERROR_VALIDATION_FAILED_EXT, "next accepted");
+  splat_scene fewer = *s;
+  fewer.count = s->count - 1;
+  splat_lod_object_desc other = {.leaves = &fewer, .lod = lod};
+  CHECK(splat_renderer_add_lod_object(renderer, &other, &id) == VK_ERROR_VALIDATION_FAILED_EXT,
+        "a tree over another scene accepted");
+  CHECK(strstr(last_log, "is not the scene's") != NULL, "message: %s", last_log);
+  CHECK(log_messages >= before + 4, "refusals logged %u messages", log_messages - before);
+  CHECK(id == 7 && splat_renderer_scene_count(renderer) == 0, "a refused call changed something");
+}
+
+void render_test_lod(const render_args *a) {
+  (void)a;
+  const uint32_t W = 256, H = 192, N = 30000;
+  splat_scene s;
+  splat_camera cams[4];
+  generated_with_cameras(&s, N, W, H, cams);
+  splat_lod lod;
+  char err[256];
+  splat_lod_options lo = {.threads = 2};
+  if (splat_lod_build(&s, &lo, &lod, err, sizeof err) != 0) {
+    CHECK(0, "splat_lod_build: %s", err);
+    return;
+  }
+  lod_cut_tree tree;
+  if (lod_cut_tree_pack(&s, &lod, &tree, err, sizeof err) != 0) {
+    CHECK(0, "%s", err);
+    return;
+  }
+  uint32_t *scratch = malloc(sizeof(uint32_t) * N);
+  size_t npx = (size_t)W * H;
+  uint8_t *full = malloc(npx * 4), *img = malloc(npx * 4), *prev = malloc(npx * 4);
+  splat_timings t;
+  remove_all();
+  refusals(&s, &lod);
+
+  /* the whole scene, as a plain object, from each camera: the references */
+  uint8_t *fulls[2];
+  set_scene_or_die(&s);
+  for (int c = 0; c < 2; c++) {
+    fulls[c] = malloc(npx * 4);
+    lod_render(&cams[c], &(lod_frame){0}, fulls[c], &t);
+    CHECK(t.lod_cut == 0 && t.lod_cut_ms == 0, "a frame without a LOD object reports a cut");
+  }
+  remove_all();
+  add_lod(&s, &lod, 0);
+  for (int c = 0; c < 2; c++) {
+    const splat_camera *cam = &cams[c];
+    /* a threshold far below a pixel: every visible leaf */
+    lod_render(cam, &(lod_frame){.tau = 1e-6f}, img, &t);
+    uint32_t want = cpu_cut(&tree, cam, 1e-6f, scratch);
+    double p = image_psnr(img, fulls[c], W, H);
+    printf("  camera %d: tau 1e-6: cut %u (CPU %u), visible %u, %.1f dB against the whole scene\n", c, t.lod_cut,
+           want, t.visible, p);
+    CHECK(t.lod_cut == want, "camera %d: cut %u, the CPU's %u", c, t.lod_cut, want);
+    CHECK(p >= 60.0, "camera %d: the finest cut is %.1f dB from the whole scene (>= 60)", c, p);
+    CHECK(fabsf(t.lod_threshold - 1e-6f) < 1e-9f, "threshold read back %g", t.lod_threshold);
+    /* coarser cuts */
+    uint32_t last = want, finest = want;
+    const float taus[] = {1.0f, 2.0f, 4.0f, 8.0f, 16.0f};
+    for (size_t k = 0; k < sizeof taus / sizeof *taus; k++) {
+      lod_render(cam, &(lod_frame){.tau = taus[k]}, img, &t);
+      want = cpu_cut(&tree, cam, taus[k], scratch);
+      p = image_psnr(img, fulls[c], W, H);
+      printf("  camera %d: tau %4.1f: cut %6u (CPU %6u), visible %6u, %.1f dB\n", c, taus[k], t.lod_cut, want, t.visible, p);
+      /* only a node's size exactly at tau may classify differently (the GPU's division) */
+      CHECK(t.lod_cut + want / 1000 + 2 >= want && t.lod_cut <= want + want / 1000 + 2, "camera %d tau %g: cut %u, CPU %u",
+            c, taus[k], t.lod_cut, want);
+      CHECK(want <= last, "camera %d: the cut at tau %g (%u) is larger than at the finer one (%u)", c, taus[k],
+            want, last);
+      if (taus[k] <= 1.0f) CHECK(p >= 30.0, "camera %d: tau 1 px is only %.1f dB from the whole scene (>= 30)", c, p);
+      last = want;
+    }
+    CHECK(last < finest / 2, "camera %d: the coarsest cut (%u) is not under half the finest (%u)", c, last, finest);
+  }
+  const splat_camera *cam = &cams[0];
+  /* a budget: from a threshold far too coarse, steered on the GPU */
+  uint32_t fine = cpu_cut(&tree, cam, 1e-6f, scratch), budget = fine / 4;
+  for (int frame = 0; frame < 16; frame++) {
+    lod_render(cam, &(lod_frame){.tau = 64.0f, .budget = budget}, img, &t);
+    printf("  budget %u, frame %2d: cut %6u at %.3f px\n", budget, frame, t.lod_cut, t.lod_threshold);
+  }
+  CHECK(t.lod_cut <= budget && t.lod_cut >= (uint32_t)(0.8 * budget), "budget %u: the cut holds %u after 16 frames",
+        budget, t.lod_cut);
+  double pb = image_psnr(img, fulls[0], W, H);
+  printf("  budget %u: %.1f dB against the whole scene\n", budget, pb);
+  CHECK(pb >= 25.0, "a quarter of the leaves is %.1f dB from the whole scene (>= 25)", pb);
+
+  /* the blend: a slow sweep of the threshold, the largest change between frames */
+  double worst[2] = {1e9, 1e9};
+  for (int b = 0; b < 2; b++) {
+    for (int k = 0; k <= 24; k++) {
+      float tau = 24.0f * powf(0.5f, (float)k / 12.0f); /* 24 -> 6 px: the levels' switch at this size */
+      lod_render(cam, &(lod_frame){.tau = tau, .blend = b ? 0.5f : 0.0f}, img, &t);
+      if (k) {
+        double p = image_psnr(img, prev, W, H);
+        if (getenv("LOD_DEBUG")) printf("    blend %d tau %.2f cut %u: %.1f dB\n", b, tau, t.lod_cut, p);
+        if (p < worst[b]) worst[b] = p;
+      }
+      memcpy(prev, img, npx * 4);
+    }
+  }
+  printf("  threshold sweep 24 -> 6 px: the largest change between frames %.1f dB apart without the blend, %.1f "
+         "with it\n", worst[0], worst[1]);
+  CHECK(worst[1] > worst[0] + 1.0, "the blend does not soften the switch (%.1f dB vs %.1f without)", worst[1],
+        worst[0]);
+
+  /* several chunks: the same image */
+  remove_all();
+  add_lod(&s, &lod, 0);
+  lod_render(cam, &(lod_frame){.tau = 12.0f}, prev, &t);
+  remove_all();
+  splat_renderer_debug_set_chunk_splats(renderer, 4096);
+  uint32_t id = add_lod(&s, &lod, 0);
+  CHECK(splat_renderer_debug_chunks(renderer, id) > 2, "the LOD object is in %u chunks",
+        splat_renderer_debug_chunks(renderer, id));
+  lod_render(cam, &(lod_frame){.tau = 12.0f}, img, &t);
+  double pc = image_psnr(img, prev, W, H);
+  printf("  %u chunks: %.1f dB against one\n", splat_renderer_debug_chunks(renderer, id), pc);
+  CHECK(pc >= 60.0, "the object in chunks draws %.1f dB from one chunk", pc);
+  splat_renderer_debug_set_chunk_splats(renderer, 0);
+
+  /* a scaled instance seen from twice as far: the same cut */
+  splat_instance inst = {.object = id, .model = {2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1}};
+  splat_camera near, far;
+  const float up[3] = {0, -1, 0}, origin[3] = {0, 0, 0};
+  CHECK(splat_camera_look_at(&near, (float[3]){0.4f, 0.3f, -2.5f}, origin, up, 50.0f, W, H) == 0, "camera");
+  CHECK(splat_camera_look_at(&far, (float[3]){0.8f, 0.6f, -5.0f}, origin, up, 50.0f, W, H) == 0, "camera");
+  lod_render(&near, &(lod_frame){.tau = 12.0f}, img, &t);
+  uint32_t unscaled = t.lod_cut;
+  lod_render(&far, &(lod_frame){.tau = 12.0f, .instance = &inst}, prev, &t);
+  printf("  scaled x2 from twice as far: cut %u, unscaled %u\n", t.lod_cut, unscaled);
+  CHECK(abs((int)t.lod_cut - (int)unscaled) <= (int)(unscaled / 100 + 2), "scaled instance cut %u, unscaled %u",
+        t.lod_cut, unscaled);
+  remove_all();
+
+  for (int c = 0; c < 2; c++) free(fulls[c]);
+  free(full);
+  free(img);
+  free(prev);
+  free(scratch);
+  lod_cut_tree_free(&tree);
+  splat_lod_free(&lod);
+  splat_scene_free(&s);
+}
