@@ -15,6 +15,7 @@ shift
 : "${OUT:?set OUT to the folder for the results}"
 BIN=$(cd "$BIN" && pwd) || exit 1
 SV=$BIN/splatview GEN=$BIN/gen_scene PSNR=$BIN/png_psnr
+[ -x "$SV" ] || SV=$BIN/../viewer/splatview # BIN = build/tests of a normal build
 for t in "$SV" "$GEN" "$PSNR"; do [ -x "$t" ] || { echo "run_lod.sh: no $t" >&2; exit 1; }; done
 PHASE=${LOD_PHASE:-a}
 WORK=${LOD_WORK:-/tmp/lod-bench}
