@@ -5,7 +5,7 @@
 
 #include "splat_shared.h" /* SP_UINT, SP_VEC4, SP_MAT4 */
 
-#define LC_WORKGROUP 64
+#define LC_WORKGROUP 256 /* one atomic per 256 nodes on the cut and frontier counts */
 
 /* Bindings (push descriptors, storage buffers). */
 #define LC_BIND_SPHERES 0  /* vec4 per node: centre xyz (world), radius = 3 * largest scale */
