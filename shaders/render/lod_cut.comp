@@ -1,6 +1,7 @@
 // One level of the LOD cut (src/render/lod_cut.c, docs/lod.md): each node of this level's frontier
 // is dropped (outside the widened frustum or behind the near plane), kept (appended to the cut:
-// a leaf, or small enough on screen) or opened (its children appended to the next level's frontier).
+// small enough on screen) or opened (its children appended to the next level's frontier, or,
+// leaves, to the cut: the projection culls a leaf outside the view).
 // The arithmetic is `precise` and in the order of the CPU reference (lod_cut_reference). Appends
 // take one global atomic per workgroup (a shared count first), not one per node: at 100M splats a
 // cut keeps millions of nodes. With pc.level == LC_LEVEL_CONTROL it is instead the budget's step:
@@ -45,6 +46,12 @@ uint classify(uint node, float tau, float band) {
 
 void control() {
   if (gl_LocalInvocationIndex != 0u) return;
+  uint n = min(state[LC_STATE_CUT_COUNT], pc.cut_capacity);
+  uint groups = (n + LC_PROJECT_WORKGROUP - 1u) / LC_PROJECT_WORKGROUP, x = min(groups, pc.max_groups);
+  state[LC_STATE_PROJECT] = x;
+  state[LC_STATE_PROJECT + 1u] = x == 0u ? 1u : (groups + x - 1u) / x;
+  state[LC_STATE_PROJECT + 2u] = 1u;
+  if (pc.budget == 0u) return;
   float tau = uintBitsToFloat(state[LC_STATE_TAU]), prev_tau = uintBitsToFloat(state[LC_STATE_PREV_TAU]);
   float kept = float(state[LC_STATE_CUT_COUNT]), prev = float(state[LC_STATE_PREV_COUNT]);
   float budget = float(max(pc.budget, 1u)), next = tau;
@@ -76,20 +83,25 @@ void main() {
     uint i = at + gl_LocalInvocationIndex;
     if (gl_LocalInvocationIndex == 0u) s_keep = s_interior = s_open = 0u;
     barrier();
-    uint node = 0u, c = 0u, k = 0u, first = 0u, mine = 0u, fading = 0u;
+    // a node writes n_keep cut entries (itself; or, opened, itself fading and its children when
+    // they are leaves: a leaf is always kept, so leaves never enter a frontier and their parent
+    // writes them together, in order) and n_open frontier entries (its interior children)
+    uint node = 0u, c = 0u, k = 0u, first = 0u, n_keep = 0u, n_open = 0u, mine_keep = 0u, mine_open = 0u;
     if (i < count) {
       node = frontier_in[i];
       c = classify(node, tau, band);
       if (c == 1u) {
-        mine = atomicAdd(s_keep, 1u);
+        n_keep = 1u;
         if (node >= pc.leaf_count) atomicAdd(s_interior, 1u);
       } else if (c >= 2u) {
         uint packed = children[node - pc.leaf_count];
         first = packed >> LC_CHILD_SHIFT;
         k = packed & LC_CHILD_MASK;
-        mine = atomicAdd(s_open, k);
-        if (c == 3u) fading = atomicAdd(s_keep, 1u);
+        n_keep = (c == 3u ? 1u : 0u) + (first < pc.leaf_count ? k : 0u);
+        n_open = first < pc.leaf_count ? 0u : k;
       }
+      if (n_keep != 0u) mine_keep = atomicAdd(s_keep, n_keep);
+      if (n_open != 0u) mine_open = atomicAdd(s_open, n_open);
     }
     barrier();
     if (gl_LocalInvocationIndex == 0u) {
@@ -102,17 +114,18 @@ void main() {
       }
     }
     barrier();
-    if (c == 1u) {
-      uint to = s_keep_base + mine;
-      if (to < pc.cut_capacity) cut[to] = node;
-      else atomicOr(state[LC_STATE_OVERFLOW], 2u);
-    } else if (c >= 2u) {
-      if (c == 3u) {
-        uint to = s_keep_base + fading;
-        if (to < pc.cut_capacity) cut[to] = node | LC_FADING_BIT;
-        else atomicOr(state[LC_STATE_OVERFLOW], 2u);
+    if (n_keep != 0u) {
+      uint to = s_keep_base + mine_keep;
+      if (c == 1u || c == 3u) {
+        if (to < pc.cut_capacity) cut[to] = c == 1u ? node : node | LC_FADING_BIT;
+        to++;
       }
-      uint base = s_open_base + mine;
+      if (c >= 2u && first < pc.leaf_count)
+        for (uint j = 0u; j < k && to + j < pc.cut_capacity; j++) cut[to + j] = first + j;
+      if (s_keep_base + mine_keep + n_keep > pc.cut_capacity) atomicOr(state[LC_STATE_OVERFLOW], 2u);
+    }
+    if (n_open != 0u) {
+      uint base = s_open_base + mine_open;
       // a frontier too small keeps the children that fit: every id the next level reads is one
       if (base + k > pc.capacity) atomicOr(state[LC_STATE_OVERFLOW], 1u);
       for (uint j = 0u; j < k && base + j < pc.capacity; j++) frontier_out[base + j] = first + j;

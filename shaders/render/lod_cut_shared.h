@@ -36,9 +36,14 @@
 #define LC_STATE_RADIUS_SCALE 6  /* the model's scale (float bits; the projection reads it) */
 #define LC_STATE_PREV_TAU 7      /* the budget's last step: its threshold (float bits; 0: none) ... */
 #define LC_STATE_PREV_COUNT 8    /* ... and the count it kept */
+#define LC_STATE_PROJECT 9       /* words 9..11: the projection's vkCmdDispatchIndirect over the cut
+                                    (min(count, cut capacity) invocations in workgroups of
+                                    LC_PROJECT_WORKGROUP, split over y beyond max_groups) */
+#define LC_PROJECT_WORKGROUP 256 /* SP_PROJECT_WORKGROUP (splat_shared.h) */
 #define LC_STATE_LEVEL 12
 #define LC_MAX_LEVELS 64
-/* pc.level of the budget's dispatch (one workgroup, after the last level). */
+/* pc.level of the last dispatch (one workgroup, after the last level): the projection's dispatch
+ * size and, with a budget, its step. */
 #define LC_LEVEL_CONTROL 0xFFFFFFFFu
 /* The budget's rule (a secant step on log count against log tau): while the count kept is above
  * the budget, or below LC_BUDGET_LOW of it with interior nodes in the cut (a finer cut exists),

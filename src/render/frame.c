@@ -248,7 +248,10 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
       render_sort_bindings(r, bi, (splatsort_buffer){0});
       ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BINDINGS);
       r->vk.fn.vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-      render_dispatch_1d(r, cmd, pc.count);
+      if (l) /* over the cut's entries only (the cut wrote the size) */
+        r->vk.fn.vkCmdDispatchIndirect(cmd, l->cut.state.buffer, 4ull * LC_STATE_PROJECT);
+      else
+        render_dispatch_1d(r, cmd, pc.count);
     }
     /* a streamed object's slots as those of a scene of its resident splats; a LOD object's, its cut's */
     base += render_object_slots(o);
@@ -262,6 +265,7 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
  * frame's camera, the records from each eye. Returns the number of slots used. */
 static uint32_t record_projection(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, bool rays) {
   scene_gpu *s = &r->scene;
+  render_lod_fill_keys(r, cmd, f);
   render_sort_reset(r, cmd);
   uint32_t used, records = SP_PROJECT_RECORDS | (rays ? SP_PROJECT_RAYS : 0u);
   if (f->eyes[0]) {
@@ -351,8 +355,9 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   timestamp(r, cmd, f->slot, TS_CUT); /* before the barrier: see timestamp() */
   if (lod)
     ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                            VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
   uint32_t count = record_projection(r, cmd, f, rays);
   splatsort_result sorted;
   VkResult res = record_sort(r, cmd, *k, f, key_bits, count, &sorted);

@@ -7,6 +7,8 @@
 #include "render_spv_spv.h"
 #include "splat_shared.h"
 
+_Static_assert(LC_PROJECT_WORKGROUP == SP_PROJECT_WORKGROUP, "the cut writes the projection's dispatch");
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +123,8 @@ static float model_scale(const float *m) {
 bool render_lod_record_cuts(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
   bool any = false;
   uint32_t n = f->instance_count ? f->instance_count : SPLAT_MAX_OBJECTS;
-  float tau = f->lod_threshold > 0 && isfinite(f->lod_threshold) ? f->lod_threshold : 1.0f;
+  /* a budget starts coarse (16 px: a few frames to settle, no cut past max_cut on the way) */
+  float tau = f->lod_threshold > 0 && isfinite(f->lod_threshold) ? f->lod_threshold : f->lod_budget ? 16.0f : 1.0f;
   float blend = f->lod_blend > 0 && isfinite(f->lod_blend) ? f->lod_blend : 0.0f;
   for (uint32_t k = 0; k < n; k++) {
     object_gpu *o = &r->objects[f->instance_count ? f->instances[k].object : k];
@@ -136,6 +139,20 @@ bool render_lod_record_cuts(splat_renderer *r, VkCommandBuffer cmd, const splat_
     any = true;
   }
   return any;
+}
+
+
+void render_lod_fill_keys(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
+  const sort_layout *sl = &r->scene.layout;
+  uint32_t n = f->instance_count ? f->instance_count : SPLAT_MAX_OBJECTS, base = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    const object_gpu *o = &r->objects[f->instance_count ? f->instances[k].object : k];
+    if (!o->count) continue;
+    if (o->lod) /* the slots past the cut's count: culled (the projection runs over the cut only) */
+      r->vk.fn.vkCmdFillBuffer(cmd, r->scene.scratch.buffer, sl->tmp_keys + 4ull * base, 4ull * o->lod->max_cut,
+                               0xFFFFFFFFu /* DS_CULLED, src/sort/shaders/depth_shared.h */);
+    base += render_object_slots(o);
+  }
 }
 
 

@@ -47,7 +47,7 @@ static int measure(const splat_lod *lod, lod_cut_tree *t, char *err, size_t err_
       rc = -1;
       break;
     }
-    width[d] += k;
+    if (first >= lod->leaf_count) width[d] += k; /* leaves never enter a frontier */
     if (d > deepest) deepest = d;
     if (first >= lod->leaf_count)
       for (uint32_t c = 0; c < k; c++) depth[first - lod->leaf_count + c] = (uint8_t)d;
@@ -138,7 +138,10 @@ uint32_t lod_cut_reference(const lod_cut_tree *t, const struct sp_lod_cut_push *
     } else if (c == OPEN) {
       uint32_t packed = t->children[node - t->leaf_count];
       uint32_t first = packed >> LC_CHILD_SHIFT, k = packed & LC_CHILD_MASK;
-      for (uint32_t j = k; j-- > 0;) stack[top++] = first + j;
+      if (first < t->leaf_count) /* leaves: kept without a test (the projection culls them) */
+        for (uint32_t j = 0; j < k; j++) cut[count++] = first + j;
+      else
+        for (uint32_t j = k; j-- > 0;) stack[top++] = first + j;
     }
   }
   return count;
@@ -243,7 +246,10 @@ void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut
   pc.capacity = g->capacity;
   pc.cut_capacity = g->cut_capacity;
   pc.budget = budget;
-  for (uint32_t l = 0; l < g->levels + (budget ? 1u : 0u); l++) {
+  /* the frontiers hold interior nodes only (leaves go to the cut from their parent): depths
+   * 0 .. levels - 2 */
+  uint32_t walk = g->levels > 1 ? g->levels - 1 : 1, dispatches = walk + 1u; /* + the control */
+  for (uint32_t l = 0; l < dispatches; l++) {
     VkDescriptorBufferInfo b[LC_BIND_COUNT] = {
         [LC_BIND_SPHERES] = {g->spheres.buffer, 0, VK_WHOLE_SIZE},
         [LC_BIND_CHILDREN] = {g->children.buffer, 0, VK_WHOLE_SIZE},
@@ -253,13 +259,13 @@ void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut
         [LC_BIND_CUT] = {g->cut.buffer, 0, VK_WHOLE_SIZE},
     };
     ssvk_push_buffers(d, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, b, LC_BIND_COUNT);
-    pc.level = l < g->levels ? l : LC_LEVEL_CONTROL;
+    pc.level = l < walk ? l : LC_LEVEL_CONTROL;
     d->fn.vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-    if (l < g->levels)
+    if (l < walk)
       d->fn.vkCmdDispatchIndirect(cmd, g->state.buffer, 4u * (LC_STATE_LEVEL + 4u * (VkDeviceSize)l));
     else
       d->fn.vkCmdDispatch(cmd, 1, 1, 1); /* the budget's step, after the last level */
-    if (l + 1 < g->levels + (budget ? 1u : 0u))
+    if (l + 1 < dispatches)
       ssvk_memory_barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, next, next_access);
   }
   ssvk_label_end(d, cmd);

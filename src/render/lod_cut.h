@@ -6,9 +6,12 @@
  * The cut from a camera and a threshold tau (pixels): from the root, a node whose bounding sphere
  * (centre, radius 3 x its largest scale) is wholly behind the near plane (z + r <= near) or wholly
  * outside one of the widened frustum's side planes (x/z, y/z within +-1.3 tan of the half field of
- * view) is dropped with its subtree; otherwise a leaf is kept, a node straddling the near plane
- * (z <= near < z + r) is opened (its children visited), and any other node is kept when its
- * projected size max(fx, fy) r / z <= tau, else opened. */
+ * view) is dropped with its subtree; otherwise a node straddling the near plane
+ * (z <= near < z + r) is opened, and any other node is kept when its projected size
+ * max(fx, fy) r / z <= tau, else opened. An opened node's children are visited, or, when they are
+ * leaves, all kept without a test (the projection culls a leaf outside the view): leaves never
+ * enter a frontier. With a blend band b > 0 (the state's LC_STATE_BLEND; the CPU reference has
+ * none), a node opened at a size within (tau, (1 + b) tau] is also kept, marked LC_FADING_BIT. */
 #ifndef SPLAT_LOD_CUT_H
 #define SPLAT_LOD_CUT_H
 
@@ -27,7 +30,7 @@ typedef struct lod_cut_tree {
   float *spheres;     /* 4 per node */
   uint32_t *children; /* per interior node */
   uint32_t levels;    /* the tree's height in levels: the root alone is 1 */
-  uint32_t max_width; /* the most nodes of one level below the root (>= 1) */
+  uint32_t max_width; /* the most interior nodes of one level below the root (>= 1): a frontier's */
 } lod_cut_tree;
 
 /* Packs `lod` over its (reordered) scene `leaves` into *out (free with lod_cut_tree_free).
@@ -76,8 +79,9 @@ void lod_cut_gpu_destroy(const ssvk_device *d, lod_cut_gpu *g);
  * g->levels dispatches, each indirect from the count the previous one wrote (an empty level
  * dispatches no workgroup). pc's level, leaf_count, max_groups, capacities and budget are set
  * here. The threshold: budget 0, pc.params.y; otherwise the one the previous record's budget step
- * left in the state (pc.params.y at the first), and after the last level one more dispatch, the
- * budget's step (lod_cut_shared.h), sets the next record's from this cut's count. blend is
+ * left in the state (pc.params.y at the first). After the last level one more dispatch writes
+ * the projection's indirect dispatch (LC_STATE_PROJECT) and, with a budget, the budget's step
+ * (lod_cut_shared.h) sets the next record's threshold from this cut's count. blend is
  * stored in the state for the projection (LC_STATE_BLEND), as pc.params.w (LC_STATE_RADIUS_SCALE).
  * Synchronisation: nothing may read or write g's buffers in the transfer or compute stages
  * before, unsynchronised; after it the cut (g->cut, the count at word LC_STATE_CUT_COUNT of

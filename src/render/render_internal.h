@@ -192,6 +192,9 @@ void render_lod_destroy(splat_renderer *r, object_lod *l);
  * readback (words 2 and 3 of the slot's). False: no LOD object drawn (nothing recorded). */
 bool render_lod_record_cuts(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f);
 void render_lod_readback(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f);
+/* Transfer fills of the LOD objects' frame slots' keys with DS_CULLED (the projection writes only
+ * the cut's), before render_sort_reset, whose barrier makes them visible. */
+void render_lod_fill_keys(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f);
 /* camera-from-object (view * model) and the camera position in object space (frame.c). */
 void render_object_view(const splat_camera *cam, const float *model, float view[16], float campos[3]);
 

@@ -388,8 +388,9 @@ typedef struct splat_frame {
   uint32_t order_window;
   /* Level-of-detail objects (add_lod_object) only, each on its own: lod_budget > 0 steers the
    * threshold so that the cut holds about that many nodes (at most the object's max_cut): from
-   * 1 pixel at the object's first frame, each frame's threshold from the previous frame's cut
-   * count, on the GPU. lod_budget 0: the threshold is lod_threshold pixels (0: 1 pixel).
+   * lod_threshold (0: 16 pixels) at the object's first frame, each frame's threshold from the
+   * previous frame's cut count, on the GPU. lod_budget 0: the threshold is lod_threshold pixels
+   * (0: 1 pixel).
    * lod_blend: the band of projected sizes over which a node that has just replaced its parent
    * fades from its parent's look to its own (0.5: from threshold to 1.5 x threshold; 0: none,
    * levels switch at once). */
