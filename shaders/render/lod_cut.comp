@@ -46,14 +46,11 @@ uint classify(uint node, float tau, float band) {
 
 void control() {
   if (gl_LocalInvocationIndex != 0u) return;
-  for (uint c = 0u; c < pc.chunks; c++) {
-    uint at = LC_STATE_CHUNK + 4u * c;
-    uint n = min(state[at + 3u], state[LC_STATE_REGION + 2u * c + 1u]);
-    uint groups = (n + LC_PROJECT_WORKGROUP - 1u) / LC_PROJECT_WORKGROUP, x = min(groups, pc.max_groups);
-    state[at] = x;
-    state[at + 1u] = x == 0u ? 1u : (groups + x - 1u) / x;
-    state[at + 2u] = 1u;
-  }
+  uint n = min(state[LC_STATE_CUT_COUNT], pc.cut_capacity);
+  uint groups = (n + LC_PROJECT_WORKGROUP - 1u) / LC_PROJECT_WORKGROUP, x = min(groups, pc.max_groups);
+  state[LC_STATE_PROJECT] = x;
+  state[LC_STATE_PROJECT + 1u] = x == 0u ? 1u : (groups + x - 1u) / x;
+  state[LC_STATE_PROJECT + 2u] = 1u;
   if (pc.budget == 0u) return;
   float tau = uintBitsToFloat(state[LC_STATE_TAU]), prev_tau = uintBitsToFloat(state[LC_STATE_PREV_TAU]);
   float kept = float(state[LC_STATE_CUT_COUNT]), prev = float(state[LC_STATE_PREV_COUNT]);
@@ -70,9 +67,7 @@ void control() {
   state[LC_STATE_TAU_NEXT] = floatBitsToUint(next);
 }
 
-shared uint s_keep[LC_MAX_CHUNKS], s_keep_base[LC_MAX_CHUNKS], s_interior, s_open, s_open_base;
-
-uint chunk_of(uint node) { return min(node / pc.chunk_nodes, pc.chunks - 1u); }
+shared uint s_keep, s_interior, s_open, s_keep_base, s_open_base;
 
 void main() {
   if (pc.level == LC_LEVEL_CONTROL) {
@@ -86,50 +81,31 @@ void main() {
   // every invocation of a workgroup loops the same number of times: the barriers are uniform
   for (uint at = gl_WorkGroupID.x * LC_WORKGROUP; at < count; at += stride) {
     uint i = at + gl_LocalInvocationIndex;
-    if (gl_LocalInvocationIndex < LC_MAX_CHUNKS) s_keep[gl_LocalInvocationIndex] = 0u;
-    if (gl_LocalInvocationIndex == 0u) s_interior = s_open = 0u;
+    if (gl_LocalInvocationIndex == 0u) s_keep = s_interior = s_open = 0u;
     barrier();
-    // a node writes cut entries in runs of consecutive ids of one chunk (its region): itself (kept,
-    // or opened and fading), and, opened, its children when they are leaves (a leaf is always
-    // kept: leaves never enter a frontier, their parent writes them, split where a chunk ends);
-    // and n_open frontier entries (its interior children)
-    uint node = 0u, c = 0u, k = 0u, first = 0u, n_open = 0u, mine_open = 0u, runs = 0u;
-    uint r_first[3], r_n[3], r_chunk[3], r_mine[3], r_flag[3];
+    // a node writes n_keep cut entries (itself; or, opened, itself fading and its children when
+    // they are leaves: a leaf is always kept, so leaves never enter a frontier and their parent
+    // writes them together, in order) and n_open frontier entries (its interior children)
+    uint node = 0u, c = 0u, k = 0u, first = 0u, n_keep = 0u, n_open = 0u, mine_keep = 0u, mine_open = 0u;
     if (i < count) {
       node = frontier_in[i];
       c = classify(node, tau, band);
-      if (c == 1u || c == 3u) {
-        r_first[0] = node, r_n[0] = 1u, r_chunk[0] = chunk_of(node), r_flag[0] = c == 3u ? LC_FADING_BIT : 0u;
-        runs = 1u;
-        if (c == 1u && node >= pc.leaf_count) atomicAdd(s_interior, 1u);
-      }
-      if (c >= 2u) {
+      if (c == 1u) {
+        n_keep = 1u;
+        if (node >= pc.leaf_count) atomicAdd(s_interior, 1u);
+      } else if (c >= 2u) {
         uint packed = children[node - pc.leaf_count];
         first = packed >> LC_CHILD_SHIFT;
         k = packed & LC_CHILD_MASK;
-        if (first < pc.leaf_count) {
-          uint c0 = chunk_of(first), c1 = chunk_of(first + k - 1u);
-          uint n0 = c0 == c1 ? k : (c0 + 1u) * pc.chunk_nodes - first;
-          r_first[runs] = first, r_n[runs] = n0, r_chunk[runs] = c0, r_flag[runs] = 0u;
-          runs++;
-          if (n0 < k) {
-            r_first[runs] = first + n0, r_n[runs] = k - n0, r_chunk[runs] = c1, r_flag[runs] = 0u;
-            runs++;
-          }
-        } else {
-          n_open = k;
-        }
+        n_keep = (c == 3u ? 1u : 0u) + (first < pc.leaf_count ? k : 0u);
+        n_open = first < pc.leaf_count ? 0u : k;
       }
-      for (uint r = 0u; r < runs; r++) r_mine[r] = atomicAdd(s_keep[r_chunk[r]], r_n[r]);
+      if (n_keep != 0u) mine_keep = atomicAdd(s_keep, n_keep);
       if (n_open != 0u) mine_open = atomicAdd(s_open, n_open);
     }
     barrier();
-    uint me = gl_LocalInvocationIndex;
-    if (me < pc.chunks && s_keep[me] != 0u) {
-      s_keep_base[me] = atomicAdd(state[LC_STATE_CHUNK + 4u * me + 3u], s_keep[me]);
-      atomicAdd(state[LC_STATE_CUT_COUNT], s_keep[me]);
-    }
-    if (me == 0u) {
+    if (gl_LocalInvocationIndex == 0u) {
+      s_keep_base = s_keep != 0u ? atomicAdd(state[LC_STATE_CUT_COUNT], s_keep) : 0u;
       if (s_interior != 0u) atomicAdd(state[LC_STATE_INTERIOR], s_interior);
       s_open_base = s_open != 0u ? atomicAdd(state[next + 3u], s_open) : 0u;
       if (s_open != 0u) {
@@ -138,11 +114,15 @@ void main() {
       }
     }
     barrier();
-    for (uint r = 0u; r < runs; r++) {
-      uint region = LC_STATE_REGION + 2u * r_chunk[r], off = state[region], cap = state[region + 1u];
-      uint to = s_keep_base[r_chunk[r]] + r_mine[r];
-      if (to + r_n[r] > cap) atomicOr(state[LC_STATE_OVERFLOW], 2u);
-      for (uint j = 0u; j < r_n[r] && to + j < cap; j++) cut[off + to + j] = (r_first[r] + j) | r_flag[r];
+    if (n_keep != 0u) {
+      uint to = s_keep_base + mine_keep;
+      if (c == 1u || c == 3u) {
+        if (to < pc.cut_capacity) cut[to] = c == 1u ? node : node | LC_FADING_BIT;
+        to++;
+      }
+      if (c >= 2u && first < pc.leaf_count)
+        for (uint j = 0u; j < k && to + j < pc.cut_capacity; j++) cut[to + j] = first + j;
+      if (s_keep_base + mine_keep + n_keep > pc.cut_capacity) atomicOr(state[LC_STATE_OVERFLOW], 2u);
     }
     if (n_open != 0u) {
       uint base = s_open_base + mine_open;

@@ -36,18 +36,11 @@
 #define LC_STATE_RADIUS_SCALE 6  /* the model's scale (float bits; the projection reads it) */
 #define LC_STATE_PREV_TAU 7      /* the budget's last step: its threshold (float bits; 0: none) ... */
 #define LC_STATE_PREV_COUNT 8    /* ... and the count it kept */
-#define LC_STATE_CHUNK_NODES 9   /* nodes per chunk of the object (all but the last chunk) */
-/* The cut list is in regions, one per chunk of the object's buffers (its nodes' chunk), so each
- * chunk's projection runs over its own entries only. Per chunk c < LC_MAX_CHUNKS: a uvec4 at
- * LC_STATE_CHUNK + 4 c, (groups x, y, 1, entries kept): the first three are the projection's
- * vkCmdDispatchIndirect over the region (min(kept, capacity) invocations in workgroups of
- * LC_PROJECT_WORKGROUP, split over y beyond max_groups), written by the last dispatch; and at
- * LC_STATE_REGION + 2 c the region's first entry and capacity (set with the state). */
-#define LC_MAX_CHUNKS 16
-#define LC_STATE_CHUNK 12
-#define LC_STATE_REGION (LC_STATE_CHUNK + 4 * LC_MAX_CHUNKS)
+#define LC_STATE_PROJECT 9       /* words 9..11: the projection's vkCmdDispatchIndirect over the cut
+                                    (min(count, cut capacity) invocations in workgroups of
+                                    LC_PROJECT_WORKGROUP, split over y beyond max_groups) */
 #define LC_PROJECT_WORKGROUP 256 /* SP_PROJECT_WORKGROUP (splat_shared.h) */
-#define LC_STATE_LEVEL (LC_STATE_REGION + 2 * LC_MAX_CHUNKS)
+#define LC_STATE_LEVEL 12
 #define LC_MAX_LEVELS 64
 /* pc.level of the last dispatch (one workgroup, after the last level): the projection's dispatch
  * size and, with a budget, its step. */
@@ -77,10 +70,9 @@ struct sp_lod_cut_push {
   SP_UINT level;      /* the level this dispatch visits (its state slot), or LC_LEVEL_CONTROL */
   SP_UINT max_groups; /* the indirect dispatch's x at most this (maxComputeWorkGroupCount[0]) */
   SP_UINT capacity;   /* node ids a frontier buffer holds */
-  SP_UINT cut_capacity; /* node ids the cut holds (over every region) */
+  SP_UINT cut_capacity; /* node ids the cut list holds */
   SP_UINT budget;     /* LC_LEVEL_CONTROL: the budget (nodes) */
-  SP_UINT chunk_nodes; /* nodes per chunk of the object (all but the last), >= 1 */
-  SP_UINT chunks;      /* the object's chunks, 1..LC_MAX_CHUNKS: the cut's regions */
+  SP_UINT pad0, pad1;
 };
 
 #endif

@@ -29,10 +29,10 @@ layout(std430, binding = SP_BIND_LOD_SPHERES) readonly buffer LodSpheres { vec4 
 layout(push_constant) uniform Push { sp_project_push pc; };
 layout(constant_id = 0) const uint SH_WORDS = 1; // uint32 words of SH per splat
 layout(constant_id = 1) const uint SH_FORMAT = SP_SH_FORMAT_F16; // the object's SH storage
-// A level-of-detail object's pipeline: a chunk's dispatch (limits.w: its first node; its size: the
-// positions' binding) runs over its region of the cut (lod_cut_shared.h): thread j projects entry j
-// into the region's slot j (pc.base is the region's first slot, pc.count its capacity). The slots
-// past the region's count are filled culled before the projection (frame.c).
+// A level-of-detail object's pipeline: thread j projects node lod_cut[j] of the object into the
+// object's slot j, where the node is in this dispatch's chunk (limits.w: the chunk's first node;
+// its size: the positions' binding); pc.count is the object's slots (its max_cut). Slots past
+// the cut's count are culled by the first chunk's dispatch.
 layout(constant_id = 2) const bool LOD = false;
 
 const float SH_C0 = 0.28209479177387814;
@@ -260,13 +260,11 @@ void main() {
   bool inside = i < pc.count, has = inside, fading = false;
   if (LOD) {
     // (the stand-in bindings of other objects are never read: LOD is a specialization constant)
-    // this chunk's region of the cut (lod_cut_shared.h): its entries are this chunk's nodes
-    uint first = floatBitsToUint(pc.limits.w), c = first / max(lod_state[LC_STATE_CHUNK_NODES], 1u);
-    uint region = lod_state[LC_STATE_REGION + 2u * c], cut = min(lod_state[LC_STATE_CHUNK + 4u * c + 3u], pc.count);
-    uint entry = i < cut ? lod_cut[region + i] : 0u, node = entry & ~LC_FADING_BIT;
+    uint cut = min(lod_state[LC_STATE_CUT_COUNT], pc.count), first = floatBitsToUint(pc.limits.w);
+    uint entry = i < cut ? lod_cut[i] : 0u, node = entry & ~LC_FADING_BIT;
     fading = (entry & LC_FADING_BIT) != 0u;
     has = i < cut && node - first < uint(pos_opacity.length());
-    inside = has || (inside && i >= cut);
+    inside = has || (inside && i >= cut && first == 0u);
     i = node - first;
   }
   vec4 po = has ? pos_opacity[i] : vec4(0.0);

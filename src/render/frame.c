@@ -225,10 +225,10 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
     const object_lod *l = o->lod;
     for (uint32_t c = 0; c < o->chunks && ch_resident(o, c); c++) {
       const object_chunk *ch = &o->chunk[c];
-      /* a LOD object: each chunk's dispatch runs over its region of the cut (its entries and
-       * slots); the positions' range is exactly its nodes */
-      pc.count = l ? l->cut.region_cap[c] : ch_resident(o, c);
-      pc.base = l ? base + l->cut.region_first[c] : base + ch->first;
+      /* a LOD object: each chunk's dispatch runs over the object's slots (the cut's entries),
+       * projecting the nodes it holds; the positions' range is exactly its nodes */
+      pc.count = l ? l->max_cut : ch_resident(o, c);
+      pc.base = l ? base : base + ch->first;
       if (l) pc.limits.v[3] = uint_bits(ch->first);
       /* a binding the shader has must be valid: stand-ins of the same access (the LOD bindings
        * are read: the object's positions, which nothing writes) */
@@ -249,7 +249,7 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
       ssvk_push_buffers(&r->vk, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r->compute_layout, bi, SP_BINDINGS);
       r->vk.fn.vkCmdPushConstants(cmd, r->compute_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
       if (l) /* over the cut's entries only (the cut wrote the size) */
-        r->vk.fn.vkCmdDispatchIndirect(cmd, l->cut.state.buffer, 4ull * (LC_STATE_CHUNK + 4u * c));
+        r->vk.fn.vkCmdDispatchIndirect(cmd, l->cut.state.buffer, 4ull * LC_STATE_PROJECT);
       else
         render_dispatch_1d(r, cmd, pc.count);
     }

@@ -23,21 +23,15 @@ void render_lod_destroy(splat_renderer *r, object_lod *l) {
 
 
 /* The tree's buffers: the cut's (lod_cut_gpu) and the parents. */
-static VkResult upload_tree(splat_renderer *r, const object_gpu *o, const splat_scene *leaves, const splat_lod *lod,
-                            uint32_t max_cut, object_lod *l) {
+static VkResult upload_tree(splat_renderer *r, const splat_scene *leaves, const splat_lod *lod, uint32_t max_cut,
+                            object_lod *l) {
   char err[256];
   lod_cut_tree t;
   if (lod_cut_tree_pack(leaves, lod, &t, err, sizeof err) != 0) {
     rlog(r, "add_lod_object: %s", err);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
-  if (o->chunks > LC_MAX_CHUNKS) {
-    lod_cut_tree_free(&t);
-    rlog(r, "add_lod_object: the object takes %u buffer chunks; the cut has regions for %u", o->chunks, LC_MAX_CHUNKS);
-    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  }
-  VkResult res = lod_cut_gpu_create(&r->vk, &t, max_cut, o->chunks > 1 ? o->chunk[0].count : 0, r->queue,
-                                    r->upload_pool, &l->cut);
+  VkResult res = lod_cut_gpu_create(&r->vk, &t, max_cut, r->queue, r->upload_pool, &l->cut);
   lod_cut_tree_free(&t);
   if (res != VK_SUCCESS) {
     rlog(r, "add_lod_object: the tree's cut buffers (%u nodes) could not be made (%s)", lod->node_count,
@@ -93,7 +87,7 @@ VkResult splat_renderer_add_lod_object(splat_renderer *r, const splat_lod_object
   if (res == VK_SUCCESS) {
     l->leaf_count = lod->leaf_count;
     l->max_cut = max_cut;
-    res = upload_tree(r, o, leaves, lod, max_cut, l);
+    res = upload_tree(r, leaves, lod, max_cut, l);
   }
   if (res == VK_SUCCESS) {
     /* the projection over the cut: the object's pipeline specialised for LOD */
@@ -155,7 +149,7 @@ void render_lod_fill_keys(splat_renderer *r, VkCommandBuffer cmd, const splat_fr
     const object_gpu *o = &r->objects[f->instance_count ? f->instances[k].object : k];
     if (!o->count) continue;
     if (o->lod) /* the slots past the cut's count: culled (the projection runs over the cut only) */
-      r->vk.fn.vkCmdFillBuffer(cmd, r->scene.scratch.buffer, sl->tmp_keys + 4ull * base, 4ull * o->lod->cut.slots,
+      r->vk.fn.vkCmdFillBuffer(cmd, r->scene.scratch.buffer, sl->tmp_keys + 4ull * base, 4ull * o->lod->max_cut,
                                0xFFFFFFFFu /* DS_CULLED, src/sort/shaders/depth_shared.h */);
     base += render_object_slots(o);
   }

@@ -172,19 +172,10 @@ void lod_cut_pipeline_destroy(const ssvk_device *d, lod_cut_pipeline *p) {
 
 static VkDeviceSize state_words(uint32_t levels) { return LC_STATE_LEVEL + 4u * ((VkDeviceSize)levels + 1u); }
 
-VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_t cut_capacity, uint32_t chunk_nodes,
-                            VkQueue queue, VkCommandPool pool, lod_cut_gpu *out) {
+VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_t cut_capacity, VkQueue queue,
+                            VkCommandPool pool, lod_cut_gpu *out) {
   memset(out, 0, sizeof *out);
   out->cut_capacity = cut_capacity && cut_capacity < t->leaf_count ? cut_capacity : t->leaf_count;
-  out->chunk_nodes = chunk_nodes && chunk_nodes < t->node_count ? chunk_nodes : t->node_count;
-  out->chunks = (t->node_count + out->chunk_nodes - 1) / out->chunk_nodes;
-  if (out->chunks > LC_MAX_CHUNKS) return VK_ERROR_VALIDATION_FAILED_EXT;
-  for (uint32_t c = 0; c < out->chunks; c++) { /* a region: the chunk's nodes, at most the cut's capacity */
-    uint32_t in_chunk = c + 1 < out->chunks ? out->chunk_nodes : t->node_count - c * out->chunk_nodes;
-    out->region_first[c] = out->slots;
-    out->region_cap[c] = in_chunk < out->cut_capacity ? in_chunk : out->cut_capacity;
-    out->slots += out->region_cap[c];
-  }
   out->leaf_count = t->leaf_count;
   out->node_count = t->node_count;
   out->levels = t->levels;
@@ -203,7 +194,7 @@ VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_
     res = ssvk_buffer_create(d, 4u * state_words(t->levels), st | xfer | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false,
                              false, "LOD cut state", &out->state);
   if (res == VK_SUCCESS)
-    res = ssvk_buffer_create(d, 4u * (VkDeviceSize)out->slots, st | xfer, false, false, "LOD cut list",
+    res = ssvk_buffer_create(d, 4u * (VkDeviceSize)out->cut_capacity, st | xfer, false, false, "LOD cut list",
                              &out->cut);
   if (res == VK_SUCCESS)
     res = ssvk_buffer_upload(d, queue, pool, out->spheres.buffer, 0, t->spheres, 16u * (VkDeviceSize)t->node_count);
@@ -229,11 +220,6 @@ void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut
   memcpy(&words[LC_STATE_TAU_NEXT], &tau, 4);
   memcpy(&words[LC_STATE_BLEND], &blend, 4);
   memcpy(&words[LC_STATE_RADIUS_SCALE], &radius_scale, 4);
-  words[LC_STATE_CHUNK_NODES] = g->chunk_nodes;
-  for (uint32_t c = 0; c < g->chunks; c++) {
-    words[LC_STATE_REGION + 2 * c] = g->region_first[c];
-    words[LC_STATE_REGION + 2 * c + 1] = g->region_cap[c];
-  }
   for (uint32_t l = 0; l <= g->levels; l++) words[LC_STATE_LEVEL + 4 * l + 1] = words[LC_STATE_LEVEL + 4 * l + 2] = 1;
   words[LC_STATE_LEVEL] = words[LC_STATE_LEVEL + 3] = 1;
   if (budget && g->steered) {
@@ -244,8 +230,7 @@ void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut
     /* the budget's last step (LC_STATE_PREV_*) stays */
     d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 4 * LC_STATE_INTERIOR, 4 * (LC_STATE_PREV_TAU - LC_STATE_INTERIOR),
                             words + LC_STATE_INTERIOR);
-    d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 4 * LC_STATE_CHUNK_NODES, 4 * (n - LC_STATE_CHUNK_NODES),
-                            words + LC_STATE_CHUNK_NODES);
+    d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 4 * LC_STATE_LEVEL, 4 * (n - LC_STATE_LEVEL), words + LC_STATE_LEVEL);
   } else {
     d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 0, 4 * n, words); /* a budget starts from pc's tau */
   }
@@ -260,8 +245,6 @@ void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut
   pc.max_groups = p->max_groups;
   pc.capacity = g->capacity;
   pc.cut_capacity = g->cut_capacity;
-  pc.chunk_nodes = g->chunk_nodes;
-  pc.chunks = g->chunks;
   pc.budget = budget;
   /* the frontiers hold interior nodes only (leaves go to the cut from their parent): depths
    * 0 .. levels - 2 */

@@ -60,24 +60,19 @@ void lod_cut_pipeline_destroy(const ssvk_device *d, lod_cut_pipeline *p);
 
 /* A tree on the GPU, all device-local: the spheres and children (copied in at create), the two
  * frontiers (max_width ids each), the state (LC_STATE_* words: the cut count at word
- * LC_STATE_CUT_COUNT) and the cut (`slots` ids, in regions: lod_cut_shared.h). */
+ * LC_STATE_CUT_COUNT) and the cut (cut_capacity ids). */
 typedef struct lod_cut_gpu {
   ssvk_buffer spheres, children, frontier[2], state, cut;
   uint32_t leaf_count, node_count, levels, capacity;
-  uint32_t cut_capacity; /* node ids the cut holds (the most a region holds) */
-  uint32_t chunk_nodes, chunks; /* the object's chunks: the cut's regions (lod_cut_shared.h) */
-  uint32_t region_first[LC_MAX_CHUNKS], region_cap[LC_MAX_CHUNKS];
-  uint32_t slots;        /* the regions' entries: the cut list's length (the object's frame slots) */
+  uint32_t cut_capacity; /* node ids the cut list holds */
   bool steered;          /* the last record had a budget: the state holds its next threshold */
 } lod_cut_gpu;
 
 /* Uploads `t` (through staging on `queue`, blocking: ssvk_buffer_upload), with room for
- * cut_capacity nodes in the cut (0 or more than the leaves: the leaf count, which no cut passes)
- * in each region: one per chunk of chunk_nodes nodes (0: one chunk; at most LC_MAX_CHUNKS, else
- * VK_ERROR_VALIDATION_FAILED_EXT), a region holding at most its chunk's nodes. Returns the first
- * failure, everything made so far destroyed. */
-VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_t cut_capacity, uint32_t chunk_nodes,
-                            VkQueue queue, VkCommandPool pool, lod_cut_gpu *out);
+ * cut_capacity nodes in the cut (0 or more than the leaves: the leaf count, which no cut passes).
+ * Returns the first failure, everything made so far destroyed. */
+VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_t cut_capacity, VkQueue queue,
+                            VkCommandPool pool, lod_cut_gpu *out);
 void lod_cut_gpu_destroy(const ssvk_device *d, lod_cut_gpu *g);
 
 /* Records the cut into cmd: a reset of the state and the first frontier (transfer), then

@@ -32,7 +32,7 @@ typedef struct object_chunk {
 typedef struct object_lod {
   lod_cut_gpu cut;
   ssvk_buffer parent;
-  uint32_t leaf_count, max_cut; /* max_cut: the most a region of the cut holds */
+  uint32_t leaf_count, max_cut; /* max_cut: the object's frame slots */
 } object_lod;
 
 /* One loaded splat set (an object): its own arrays, in object space, in one or more chunks. */
@@ -183,8 +183,8 @@ extern bool render_force_portable_halves;
 uint32_t render_default_upload_threads(void);
 
 /* ---- lod.c ---- */
-/* A LOD object's frame slots (its cut's regions), other objects' resident splats. */
-static inline uint32_t render_object_slots(const object_gpu *o) { return o->lod ? o->lod->cut.slots : o->resident; }
+/* A LOD object's frame slots (its max_cut), other objects' resident splats. */
+static inline uint32_t render_object_slots(const object_gpu *o) { return o->lod ? o->lod->max_cut : o->resident; }
 void render_lod_destroy(splat_renderer *r, object_lod *l);
 /* The cuts of the frame's LOD objects (from f->camera and each instance's model); the caller's
  * barrier (compute writes to compute and transfer reads) makes them visible to the projection.
