@@ -113,7 +113,7 @@ static void run_case(const char *scene_name, const splat_lod *lod, const lod_cut
   qsort(ref, n_ref, 4, cmp_u32);
 
   VkCommandBuffer cmd = vkh_begin(&ctx);
-  lod_cut_cmd_record(&ctx.vk, &pipe, g, cmd, pc, 0, 0.0f);
+  lod_cut_cmd_record(&ctx.vk, &pipe, g, cmd, pc, 0, 0.0f, 0);
   ssvk_memory_barrier(&ctx.vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   struct timespec t0, t1;
@@ -179,9 +179,9 @@ static void overflow_case(const char *scene_name, const lod_cut_tree *t, const s
   lod_cut_tree small = *t;
   small.max_width = t->max_width / 2;
   lod_cut_gpu g;
-  VK_CHECK(lod_cut_gpu_create(&ctx.vk, &small, 0, ctx.queue, ctx.pool, &g));
+  VK_CHECK(lod_cut_gpu_create(&ctx.vk, &small, 0, 0, ctx.queue, ctx.pool, &g));
   VkCommandBuffer cmd = vkh_begin(&ctx);
-  lod_cut_cmd_record(&ctx.vk, &pipe, &g, cmd, lod_cut_push_for(cam, SPLAT_NEAR_Z, 0.0f), 0, 0.0f);
+  lod_cut_cmd_record(&ctx.vk, &pipe, &g, cmd, lod_cut_push_for(cam, SPLAT_NEAR_Z, 0.0f), 0, 0.0f, 0);
   ssvk_memory_barrier(&ctx.vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   vkh_submit_wait(&ctx, cmd);
@@ -225,7 +225,7 @@ static void run_scene(uint32_t n, uint64_t seed) {
   }
   printf("  tree: %u nodes, %u levels, widest level %u\n", t.node_count, t.levels, t.max_width);
   lod_cut_gpu g;
-  VK_CHECK(lod_cut_gpu_create(&ctx.vk, &t, 0, ctx.queue, ctx.pool, &g));
+  VK_CHECK(lod_cut_gpu_create(&ctx.vk, &t, 0, 0, ctx.queue, ctx.pool, &g));
 
   struct {
     const char *name;

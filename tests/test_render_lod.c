@@ -15,6 +15,7 @@
 
 #include "image.h"
 #include "lod_cut.h"
+#include "lod_cut_shared.h"
 #include "refrender.h"
 #include "renderer_debug.h"
 
@@ -91,6 +92,110 @@ static void refusals(const splat_scene *s, const splat_lod *lod) {
   CHECK(log_messages >= before + 4, "refusals logged %u messages", log_messages - before);
   CHECK(id == 7 && splat_renderer_scene_count(renderer) == 0, "a refused call changed something");
 }
+
+/* The pages (bit p: page p, for the first 64) holding the leaves the CPU cut keeps. */
+static uint64_t page_mask(const lod_cut_tree *t, const splat_camera *cam, float tau, uint32_t *scratch) {
+  uint32_t n = cpu_cut(t, cam, tau, scratch);
+  uint64_t m = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (scratch[i] < t->leaf_count && scratch[i] / LC_PAGE_LEAVES < 64) m |= 1ull << (scratch[i] / LC_PAGE_LEAVES);
+  return m;
+}
+
+/* Pages (of LC_PAGE_LEAVES leaves) holding the leaves the CPU cut keeps. */
+static uint32_t pages_needed(const lod_cut_tree *t, const splat_camera *cam, float tau, uint32_t *scratch) {
+  uint32_t n = cpu_cut(t, cam, tau, scratch), pages = (t->leaf_count + LC_PAGE_LEAVES - 1) / LC_PAGE_LEAVES, k = 0;
+  uint8_t *seen = calloc(pages, 1);
+  for (uint32_t i = 0; i < n; i++)
+    if (scratch[i] < t->leaf_count && !seen[scratch[i] / LC_PAGE_LEAVES]) seen[scratch[i] / LC_PAGE_LEAVES] = 1, k++;
+  free(seen);
+  return k;
+}
+
+/* Streaming: a pool of exactly the pages a view needs fills over a few frames and then draws that
+ * view's image, bit for bit the resident object's; before, the frames draw the interior nodes
+ * (never blank, never waiting). A pool too small for two alternating views evicts the page drawn
+ * longest ago and keeps drawing. */
+static void stream_case(const splat_scene *s, const splat_lod *lod, const lod_cut_tree *tree, const splat_camera *cams,
+                        uint32_t *scratch) {
+  const uint32_t W = cams[0].width, H = cams[0].height;
+  size_t npx = (size_t)W * H;
+  uint8_t *want = malloc(npx * 4), *img = malloc(npx * 4), *first = malloc(npx * 4);
+  splat_timings t;
+  const splat_camera *cam = &cams[3]; /* the close-up */
+  uint32_t pages = (s->count + LC_PAGE_LEAVES - 1) / LC_PAGE_LEAVES, need = pages;
+  float tau = 6.0f; /* the finest threshold at which the close-up's cut opens only some leaf pages */
+  for (; tau < 64.0f && (need = pages_needed(tree, cam, tau, scratch)) >= pages; tau *= 1.25f) {}
+  printf("  streaming: the close-up at %.1f px needs %u of %u pages\n", tau, need, pages);
+  CHECK(need > 0 && need < pages, "the streaming case needs a view with some pages (%u of %u)", need, pages);
+  remove_all();
+  add_lod(s, lod, 0);
+  lod_render(cam, &(lod_frame){.tau = tau}, want, &t);
+  printf("  resident object: cut %u, visible %u\n", t.lod_cut, t.visible);
+  remove_all();
+  uint32_t id = UINT32_MAX;
+  splat_lod_object_desc d = {.leaves = s, .lod = lod, .resident_leaves = need * LC_PAGE_LEAVES};
+  VK_CHECK(splat_renderer_add_lod_object(renderer, &d, &id));
+  splat_lod_stats st;
+  int frames = 0;
+  double p = 0;
+  for (; frames < 12; frames++) {
+    lod_render(cam, &(lod_frame){.tau = tau}, img, &t);
+    if (frames == 0) memcpy(first, img, npx * 4);
+    VK_CHECK(splat_renderer_lod_stats(renderer, id, &st));
+    p = image_psnr(img, want, W, H);
+    printf("  streaming frame %d: cut %u (visible %u), pages resident %u of %u (pool %u), asked %u, %.1f dB against resident\n",
+           frames, t.lod_cut, t.visible, st.resident, st.pages, st.pool_pages, st.requested, p);
+    CHECK(t.lod_cut > 0, "streaming frame %d draws nothing", frames);
+    if (p >= 99.0) break;
+  }
+  CHECK(p >= 99.0, "the streamed view is %.1f dB from the resident object's after %d frames", p, frames);
+  CHECK(st.pool_pages == need && st.resident == need && st.evicted == 0, "pool %u, resident %u, evicted %llu",
+        st.pool_pages, st.resident, (unsigned long long)st.evicted);
+  double p0 = image_psnr(first, want, W, H);
+  CHECK(p0 > 10.0 && p0 < 99.0, "the first streamed frame (nothing resident) is %.1f dB from the resident image", p0);
+  remove_all();
+  /* a pool of one page, two views in turn: evictions, frames keep drawing */
+  d.resident_leaves = 1;
+  VK_CHECK(splat_renderer_add_lod_object(renderer, &d, &id));
+  /* two close views (of six around the object) whose leaves are in disjoint pages, then a look
+   * away between them: the first view's page ages and the second's evicts it */
+  splat_camera around[6], away;
+  const float up[3] = {0, -1, 0}, fwd[3] = {0, 0, 1}, origin[3] = {0, 0, 0};
+  uint64_t masks[6];
+  for (int k = 0; k < 6; k++) {
+    float eye[3] = {0, 0, 0};
+    eye[k / 2] = k & 1 ? -1.5f : 1.5f;
+    CHECK(splat_camera_look_at(&around[k], eye, origin, k / 2 == 1 ? fwd : up, 60.0f, W, H) == 0, "camera");
+  }
+  int a = -1, b = -1;
+  for (tau = 32.0f; tau < 512.0f && a < 0; tau *= 1.25f) { /* coarser: fewer pages a view */
+    for (int k = 0; k < 6; k++) masks[k] = page_mask(tree, &around[k], tau, scratch);
+    for (int i = 0; i < 6 && a < 0; i++)
+      for (int j = i + 1; j < 6 && a < 0; j++)
+        if (masks[i] && masks[j] && !(masks[i] & masks[j])) a = i, b = j;
+  }
+  tau /= 1.25f;
+  printf("  eviction: views %d and %d need disjoint pages at %.1f px\n", a, b, tau);
+  CHECK(a >= 0, "no two close views with disjoint pages");
+  if (a < 0) a = 0, b = 1;
+  CHECK(splat_camera_look_at(&away, (float[3]){0, 0, -3.0f}, (float[3]){0, 0, -6.0f}, up, 60.0f, W, H) == 0, "camera");
+  const splat_camera *seq[3] = {&around[a], &away, &around[b]};
+  for (int f = 0; f < 9; f++) {
+    lod_render(seq[f / 3], &(lod_frame){.tau = tau}, img, &t);
+    CHECK(f / 3 == 1 || t.lod_cut > 0, "frame %d of the one-page pool draws nothing", f);
+  }
+  VK_CHECK(splat_renderer_lod_stats(renderer, id, &st));
+  printf("  one-page pool, two sides and a look away between: loaded %llu, evicted %llu, resident %u\n", (unsigned long long)st.loaded,
+         (unsigned long long)st.evicted, st.resident);
+  CHECK(st.pool_pages == 1 && st.loaded >= 2 && st.evicted >= 1, "one-page pool: loaded %llu, evicted %llu",
+        (unsigned long long)st.loaded, (unsigned long long)st.evicted);
+  remove_all();
+  free(want);
+  free(img);
+  free(first);
+}
+
 
 void render_test_lod(const render_args *a) {
   (void)a;
@@ -216,6 +321,8 @@ void render_test_lod(const render_args *a) {
   CHECK(abs((int)t.lod_cut - (int)unscaled) <= (int)(unscaled / 100 + 2), "scaled instance cut %u, unscaled %u",
         t.lod_cut, unscaled);
   remove_all();
+
+  stream_case(&s, &lod, &tree, cams, scratch);
 
   for (int c = 0; c < 2; c++) free(fulls[c]);
   free(full);

@@ -21,6 +21,30 @@ layout(std430, binding = LC_BIND_FRONTIER_IN) readonly buffer FrontierIn { uint 
 layout(std430, binding = LC_BIND_FRONTIER_OUT) writeonly buffer FrontierOut { uint frontier_out[]; };
 layout(std430, binding = LC_BIND_STATE) coherent buffer State { uint state[]; };
 layout(std430, binding = LC_BIND_CUT) writeonly buffer Cut { uint cut[]; };
+layout(std430, binding = LC_BIND_PAGES) readonly buffer Pages { uint pages[]; };
+layout(std430, binding = LC_BIND_REQUESTS) buffer Requests { uint requests[]; };
+layout(std430, binding = LC_BIND_STAMPS) writeonly buffer Stamps { uint stamps[]; };
+
+// Whether the pages of leaves [first, first + k) are resident: stamped as drawn if so, asked for
+// (each missing page once per node; the host drops repeats) if not.
+bool leaves_resident(uint first, uint k) {
+  uint p0 = first / LC_PAGE_LEAVES, p1 = (first + k - 1u) / LC_PAGE_LEAVES;
+  bool in0 = pages[p0] != LC_PAGE_NONE, in1 = pages[p1] != LC_PAGE_NONE;
+  if (in0 && in1) {
+    stamps[p0] = pc.frame;
+    stamps[p1] = pc.frame;
+    return true;
+  }
+  if (!in0) {
+    uint at = atomicAdd(requests[0], 1u);
+    if (at < pc.request_capacity) requests[1u + at] = p0;
+  }
+  if (!in1 && p1 != p0) {
+    uint at = atomicAdd(requests[0], 1u);
+    if (at < pc.request_capacity) requests[1u + at] = p1;
+  }
+  return false;
+}
 
 // 0: drop, 1: keep, 2: open, 3: open and keep fading (a node opened at a size within the blend
 // band above tau: it stays in the cut, fading out over its children, docs/lod.md)
@@ -97,8 +121,14 @@ void main() {
         uint packed = children[node - pc.leaf_count];
         first = packed >> LC_CHILD_SHIFT;
         k = packed & LC_CHILD_MASK;
-        n_keep = (c == 3u ? 1u : 0u) + (first < pc.leaf_count ? k : 0u);
-        n_open = first < pc.leaf_count ? 0u : k;
+        if (first < pc.leaf_count && !leaves_resident(first, k)) {
+          c = 1u; // its leaves are not resident: drawn at its own level meanwhile
+          n_keep = 1u;
+          atomicAdd(s_interior, 1u);
+        } else {
+          n_keep = (c == 3u ? 1u : 0u) + (first < pc.leaf_count ? k : 0u);
+          n_open = first < pc.leaf_count ? 0u : k;
+        }
       }
       if (n_keep != 0u) mine_keep = atomicAdd(s_keep, n_keep);
       if (n_open != 0u) mine_open = atomicAdd(s_open, n_open);

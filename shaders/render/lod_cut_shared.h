@@ -14,7 +14,19 @@
 #define LC_BIND_FRONTIER_OUT 3 /* uint node ids of the next level */
 #define LC_BIND_STATE 4    /* uint words, below */
 #define LC_BIND_CUT 5      /* uint node ids of the cut, in no particular order */
-#define LC_BIND_COUNT 6
+#define LC_BIND_PAGES 6    /* uint per page of LC_PAGE_LEAVES leaves: its pool slot, or LC_PAGE_NONE */
+#define LC_BIND_REQUESTS 7 /* uint: [0] pages asked for, then their ids (pc.request_capacity at most) */
+#define LC_BIND_STAMPS 8   /* uint per page: the last pc.frame whose cut drew its leaves */
+#define LC_BIND_COUNT 9
+
+/* Streaming (docs/lod.md): leaves live in pages of LC_PAGE_LEAVES consecutive leaves, each page in a
+ * slot of the object's pool (object index slot * LC_PAGE_LEAVES + the leaf's place in its page) or
+ * not resident; the interior nodes after the pool (object index LC_STATE_POOL_LEAVES + node -
+ * leaf_count). Without streaming the table is the identity and the pool is the leaves. A node
+ * whose leaf children are not all resident is kept instead (drawn at its level) and asks for them. */
+#define LC_PAGE_LEAVES 4096u
+#define LC_PAGE_NONE 0xFFFFFFFFu
+#define LC_REQUEST_WORDS 1024u /* a request list's words (a frame slot's region: 4 KiB, aligned) */
 
 /* A cut entry: a node id, with LC_FADING_BIT when it is a parent drawn fading out over its
  * children (the blend band, docs/lod.md). */
@@ -36,11 +48,13 @@
 #define LC_STATE_RADIUS_SCALE 6  /* the model's scale (float bits; the projection reads it) */
 #define LC_STATE_PREV_TAU 7      /* the budget's last step: its threshold (float bits; 0: none) ... */
 #define LC_STATE_PREV_COUNT 8    /* ... and the count it kept */
+#define LC_STATE_POOL_LEAVES 12  /* the object index of the first interior node (the pool's size) */
+#define LC_STATE_LEAF_COUNT 13   /* the tree's leaves (node ids below it are leaves) */
 #define LC_STATE_PROJECT 9       /* words 9..11: the projection's vkCmdDispatchIndirect over the cut
                                     (min(count, cut capacity) invocations in workgroups of
                                     LC_PROJECT_WORKGROUP, split over y beyond max_groups) */
 #define LC_PROJECT_WORKGROUP 256 /* SP_PROJECT_WORKGROUP (splat_shared.h) */
-#define LC_STATE_LEVEL 12
+#define LC_STATE_LEVEL 16
 #define LC_MAX_LEVELS 64
 /* pc.level of the last dispatch (one workgroup, after the last level): the projection's dispatch
  * size and, with a budget, its step. */
@@ -72,7 +86,8 @@ struct sp_lod_cut_push {
   SP_UINT capacity;   /* node ids a frontier buffer holds */
   SP_UINT cut_capacity; /* node ids the cut list holds */
   SP_UINT budget;     /* LC_LEVEL_CONTROL: the budget (nodes) */
-  SP_UINT pad0, pad1;
+  SP_UINT frame;      /* the stamp of the pages this cut draws */
+  SP_UINT request_capacity; /* page ids the request list holds */
 };
 
 #endif

@@ -26,6 +26,7 @@ layout(std430, binding = SP_BIND_LOD_CUT) readonly buffer LodCut { uint lod_cut[
 layout(std430, binding = SP_BIND_LOD_STATE) readonly buffer LodState { uint lod_state[]; };
 layout(std430, binding = SP_BIND_LOD_PARENT) readonly buffer LodParent { uint lod_parent[]; };
 layout(std430, binding = SP_BIND_LOD_SPHERES) readonly buffer LodSpheres { vec4 lod_spheres[]; };
+layout(std430, binding = SP_BIND_LOD_PAGES) readonly buffer LodPages { uint lod_pages[]; };
 layout(push_constant) uniform Push { sp_project_push pc; };
 layout(constant_id = 0) const uint SH_WORDS = 1; // uint32 words of SH per splat
 layout(constant_id = 1) const uint SH_FORMAT = SP_SH_FORMAT_F16; // the object's SH storage
@@ -258,17 +259,22 @@ void main() {
   uint slot = pc.base + i; // the frame slot: the splat's, or (LOD) the cut's entry's
   uint mode = floatBitsToUint(pc.limits.z);
   bool inside = i < pc.count, has = inside, fading = false;
+  uint node = 0u; // LOD: the cut entry's node id
   if (LOD) {
     // (the stand-in bindings of other objects are never read: LOD is a specialization constant)
     uint cut = min(lod_state[LC_STATE_CUT_COUNT], pc.count), first = floatBitsToUint(pc.limits.w);
-    uint entry = i < cut ? lod_cut[i] : 0u, node = entry & ~LC_FADING_BIT;
+    uint entry = i < cut ? lod_cut[i] : 0u;
+    node = entry & ~LC_FADING_BIT;
     fading = (entry & LC_FADING_BIT) != 0u;
-    has = i < cut && node - first < uint(pos_opacity.length());
+    // the node's object index: a leaf's in its page's pool slot, an interior node's after the pool
+    uint leaves = lod_state[LC_STATE_LEAF_COUNT], obj = lod_state[LC_STATE_POOL_LEAVES] + node - leaves;
+    if (i < cut && node < leaves) obj = lod_pages[node / LC_PAGE_LEAVES] * LC_PAGE_LEAVES + node % LC_PAGE_LEAVES;
+    has = i < cut && obj - first < uint(pos_opacity.length());
     inside = has || (inside && i >= cut && first == 0u);
-    i = node - first;
+    i = obj - first;
   }
   vec4 po = has ? pos_opacity[i] : vec4(0.0);
-  if (LOD && has) po.w *= lod_fade(i + floatBitsToUint(pc.limits.w), fading);
+  if (LOD && has) po.w *= lod_fade(node, fading);
   // Camera space in project.c's operation order, without fused multiply-adds (precise): Vulkan
   // rounds fmul and fadd correctly, so z, and with it the depth key and the draw order, is
   // bit-identical to the CPU's (splat_depth_key); an FMA would move z by a rounding or two and

@@ -114,12 +114,14 @@ struct sp_raster_push {
 /* Level-of-detail objects (docs/lod.md; the projection's LOD pipeline only, stand-ins otherwise):
  * the cut's entries (uint node ids, LC_FADING_BIT on a fading parent), the cut's state
  * (lod_cut_shared.h: the count, the threshold, the blend band, the radius scale), each node's
- * parent (uint; the root's UINT32_MAX) and each node's bounding sphere (the cut's, vec4). */
+ * parent (uint; the root's UINT32_MAX), each node's bounding sphere (the cut's, vec4) and the
+ * page table (a leaf's object index: its page's pool slot; interior nodes after the pool). */
 #define SP_BIND_LOD_CUT 13
 #define SP_BIND_LOD_STATE 14
 #define SP_BIND_LOD_PARENT 15
 #define SP_BIND_LOD_SPHERES 16
-#define SP_BINDINGS 17
+#define SP_BIND_LOD_PAGES 17   /* uint per page: its pool slot (lod_cut_shared.h, streaming) */
+#define SP_BINDINGS 18
 
 /* Header words (binding 8): the visible count (the sort's indirect count), then the visible
  * key values' range as float bits (positive: they order like floats), for quantised keys. */

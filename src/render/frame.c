@@ -242,7 +242,8 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
           [SP_BIND_RAYS] = {(mode & SP_PROJECT_RAYS) ? s->rays.buffer : stand_in, 0, VK_WHOLE_SIZE},
           [SP_BIND_LOD_CUT] = {l ? l->cut.cut.buffer : read_stand_in, 0, VK_WHOLE_SIZE},
           [SP_BIND_LOD_STATE] = {l ? l->cut.state.buffer : read_stand_in, 0, VK_WHOLE_SIZE},
-          [SP_BIND_LOD_PARENT] = {l ? l->parent.buffer : read_stand_in, 0, l ? 4ull * o->count : VK_WHOLE_SIZE},
+          [SP_BIND_LOD_PARENT] = {l ? l->parent.buffer : read_stand_in, 0, VK_WHOLE_SIZE},
+          [SP_BIND_LOD_PAGES] = {l ? l->cut.page_table.buffer : read_stand_in, 0, VK_WHOLE_SIZE},
           [SP_BIND_LOD_SPHERES] = {l ? l->cut.spheres.buffer : read_stand_in, 0, VK_WHOLE_SIZE},
       };
       render_sort_bindings(r, bi, (splatsort_buffer){0});

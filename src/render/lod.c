@@ -18,6 +18,9 @@ void render_lod_destroy(splat_renderer *r, object_lod *l) {
   if (!l) return;
   lod_cut_gpu_destroy(&r->vk, &l->cut);
   ssvk_buffer_destroy(&r->vk, &l->parent);
+  for (uint32_t i = 0; i < SPLAT_MAX_FRAME_SLOTS; i++) ssvk_buffer_destroy(&r->vk, &l->staging[i]);
+  free(l->slot_of_page);
+  free(l->page_of_slot);
   render_host_free(r->vk.allocator, l);
 }
 
@@ -31,7 +34,7 @@ static VkResult upload_tree(splat_renderer *r, const splat_scene *leaves, const 
     rlog(r, "add_lod_object: %s", err);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
-  VkResult res = lod_cut_gpu_create(&r->vk, &t, max_cut, r->queue, r->upload_pool, &l->cut);
+  VkResult res = lod_cut_gpu_create(&r->vk, &t, max_cut, r->slots, r->queue, r->upload_pool, &l->cut);
   lod_cut_tree_free(&t);
   if (res != VK_SUCCESS) {
     rlog(r, "add_lod_object: the tree's cut buffers (%u nodes) could not be made (%s)", lod->node_count,
@@ -45,6 +48,107 @@ static VkResult upload_tree(splat_renderer *r, const splat_scene *leaves, const 
                              4ull * lod->node_count);
   if (res != VK_SUCCESS) rlog(r, "add_lod_object: the tree's buffers could not be made (%s)", ssvk_result_name(res));
   return res;
+}
+
+
+/* Pages a frame copies in at most (each LC_PAGE_LEAVES leaves: 512 KiB at SH 3 in halves). */
+#define LOD_PAGES_PER_FRAME 32u
+
+/* A streamed object's pool: `slots` slots of LC_PAGE_LEAVES leaves, none resident (the page
+ * table all LC_PAGE_NONE), the host's tables and a staging buffer per frame slot. */
+static VkResult stream_setup(splat_renderer *r, const object_gpu *o, uint32_t slots, object_lod *l) {
+  l->pool_slots = slots;
+  l->cut.pool_leaves = slots * LC_PAGE_LEAVES;
+  l->slot_of_page = malloc(4ull * l->cut.pages);
+  l->page_of_slot = malloc(4ull * slots);
+  if (!l->slot_of_page || !l->page_of_slot) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  memset(l->slot_of_page, 0xFF, 4ull * l->cut.pages);
+  memset(l->page_of_slot, 0xFF, 4ull * slots);
+  l->page_bytes = LC_PAGE_LEAVES * (32ull + 4ull * o->sh_words);
+  VkResult res = ssvk_buffer_upload(&r->vk, r->queue, r->upload_pool, l->cut.page_table.buffer, 0, l->slot_of_page,
+                                    4ull * l->cut.pages);
+  for (uint32_t i = 0; i < r->slots && res == VK_SUCCESS; i++)
+    res = ssvk_buffer_create(&r->vk, LOD_PAGES_PER_FRAME * l->page_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true,
+                             false, "LOD page staging", &l->staging[i]);
+  return res;
+}
+
+
+/* A pool slot for a new page: a free one, else the one whose page was drawn longest ago (its
+ * stamp; a page copied in for the frame being recorded is stamped with it); UINT32_MAX when every
+ * resident page was drawn by the last frame cut or copied for this one (nothing to evict). */
+static uint32_t pick_slot(const object_lod *l, uint32_t frame) {
+  const volatile uint32_t *stamps = l->cut.stamps.mapped; /* the GPU writes them */
+  uint32_t best = UINT32_MAX, oldest = UINT32_MAX;
+  for (uint32_t s = 0; s < l->pool_slots; s++) {
+    uint32_t page = l->page_of_slot[s];
+    if (page == LC_PAGE_NONE) return s;
+    uint32_t stamp = stamps[page];
+    if (stamp + 1u < frame && stamp < oldest) oldest = stamp, best = s;
+  }
+  return best;
+}
+
+
+/* Records the copy of object indices [at, at + n) from staging offset `from` (positions, shapes
+ * and SH, each packed after the other for n splats), split where a chunk ends. */
+static void copy_to_object(splat_renderer *r, VkCommandBuffer cmd, const object_gpu *o, VkBuffer staging,
+                           VkDeviceSize from, uint32_t at, uint32_t n) {
+  VkDeviceSize pos = from, shape = from + 16ull * n, sh = from + 32ull * n;
+  for (uint32_t done = 0; done < n;) {
+    uint32_t x = at + done, c = 0;
+    while (c + 1 < o->chunks && o->chunk[c + 1].first <= x) c++;
+    const object_chunk *ch = &o->chunk[c];
+    uint32_t m = ch->first + ch->count - x < n - done ? ch->first + ch->count - x : n - done, local = x - ch->first;
+    VkBufferCopy c0 = {pos + 16ull * done, 16ull * local, 16ull * m}, c1 = {shape + 16ull * done, 16ull * local, 16ull * m},
+                 c2 = {sh + 4ull * o->sh_words * done, 4ull * o->sh_words * local, 4ull * o->sh_words * m};
+    r->vk.fn.vkCmdCopyBuffer(cmd, staging, ch->pos.buffer, 1, &c0);
+    r->vk.fn.vkCmdCopyBuffer(cmd, staging, ch->cov.buffer, 1, &c1);
+    r->vk.fn.vkCmdCopyBuffer(cmd, staging, ch->sh.buffer, 1, &c2);
+    done += m;
+  }
+}
+
+
+/* A streamed object's pages for this frame: the pages its cut asked for in this frame slot's last
+ * frame (complete: the slot is reused only then), in the order asked, up to LOD_PAGES_PER_FRAME,
+ * each into a free slot or the least recently drawn page's, packed from the host's leaves into
+ * the slot's staging and copied in this command buffer, after the frame's first barrier (so every
+ * frame before it has read the pages it replaces) and before the cut, whose reset barrier makes
+ * the copies and the page table's update visible. Frames never wait: what is missing is drawn at
+ * its parent's level. */
+static void stream_pages(splat_renderer *r, VkCommandBuffer cmd, object_gpu *o, uint32_t frame_slot) {
+  object_lod *l = o->lod;
+  uint32_t *req = (uint32_t *)l->cut.requests.mapped + (size_t)LC_REQUEST_WORDS * frame_slot;
+  uint32_t asked = req[0] < LC_REQUEST_WORDS - 1 ? req[0] : LC_REQUEST_WORDS - 1, loaded = 0;
+  l->stats.requested = req[0];
+  char *stage = l->staging[frame_slot].mapped;
+  for (uint32_t i = 0; i < asked && loaded < LOD_PAGES_PER_FRAME; i++) {
+    uint32_t page = req[1 + i];
+    if (page >= l->cut.pages || l->slot_of_page[page] != LC_PAGE_NONE) continue; /* a repeat */
+    uint32_t s = pick_slot(l, l->frame + 1u);
+    if (s == UINT32_MAX) break;
+    ((volatile uint32_t *)l->cut.stamps.mapped)[page] = l->frame + 1u; /* not evicted again this frame */
+    if (l->page_of_slot[s] != LC_PAGE_NONE) {
+      l->slot_of_page[l->page_of_slot[s]] = LC_PAGE_NONE;
+      l->stats.evicted++;
+    } else {
+      l->stats.resident++;
+    }
+    l->page_of_slot[s] = page;
+    l->slot_of_page[page] = s;
+    uint32_t first = page * LC_PAGE_LEAVES, n = l->leaf_count - first < LC_PAGE_LEAVES ? l->leaf_count - first : LC_PAGE_LEAVES;
+    char *m = stage + loaded * l->page_bytes;
+    render_pack_splats(l->leaves, o, first, n, (float *)m, (uint32_t *)(m + 16ull * n), (uint32_t *)(m + 32ull * n));
+    copy_to_object(r, cmd, o, l->staging[frame_slot].buffer, loaded * l->page_bytes, s * LC_PAGE_LEAVES, n);
+    loaded++;
+  }
+  req[0] = 0;
+  l->stats.loaded += loaded;
+  if (!loaded) return;
+  for (VkDeviceSize at = 0, bytes = 4ull * l->cut.pages; at < bytes; at += 65536) /* vkCmdUpdateBuffer's limit */
+    r->vk.fn.vkCmdUpdateBuffer(cmd, l->cut.page_table.buffer, at, bytes - at < 65536 ? bytes - at : 65536,
+                               (const char *)l->slot_of_page + at);
 }
 
 
@@ -73,21 +177,48 @@ VkResult splat_renderer_add_lod_object(splat_renderer *r, const splat_lod_object
       return res;
     }
   }
+  /* streaming: a pool of whole pages, fewer than the leaves need (else every leaf is resident) */
+  uint32_t interior = lod->node_count - lod->leaf_count, pool_slots = 0;
+  if (desc->resident_leaves && desc->resident_leaves < lod->leaf_count) {
+    uint32_t want = (desc->resident_leaves + LC_PAGE_LEAVES - 1) / LC_PAGE_LEAVES;
+    if ((uint64_t)want * LC_PAGE_LEAVES < lod->leaf_count) pool_slots = want;
+  }
+  if (pool_slots && r->sh_precision == 8) {
+    rlog(r, "add_lod_object: streaming (resident_leaves %u of %u) needs SH at 16 or 32 bits (the renderer stores 8)",
+         desc->resident_leaves, lod->leaf_count);
+    return VK_ERROR_FEATURE_NOT_PRESENT;
+  }
+  uint32_t drawable = pool_slots ? pool_slots * LC_PAGE_LEAVES + interior : lod->node_count;
   uint32_t max_cut = desc->max_cut && desc->max_cut < lod->leaf_count ? desc->max_cut : lod->leaf_count;
-  splat_object_desc od = {.count = lod->node_count, .sh_degree = leaves->sh_degree,
+  if (max_cut > drawable) max_cut = drawable;
+  splat_object_desc od = {.count = drawable, .sh_degree = leaves->sh_degree,
                           .flags = desc->flags ? desc->flags : leaves->flags};
   uint32_t k;
   VkResult res = splat_renderer_begin_object(r, &od, &k);
   if (res != VK_SUCCESS) return res; /* logged */
-  res = splat_renderer_append_object(r, k, leaves);
-  if (res == VK_SUCCESS) res = splat_renderer_append_object(r, k, &lod->interior);
   object_gpu *o = &r->objects[k];
+  if (!pool_slots) {
+    res = splat_renderer_append_object(r, k, leaves);
+    if (res == VK_SUCCESS) res = splat_renderer_append_object(r, k, &lod->interior);
+  } else {
+    /* the interior nodes after the pool, which pages fill as the cut asks (the pool's splats are
+     * never drawn before) */
+    o->resident = pool_slots * LC_PAGE_LEAVES;
+    res = render_upload(r, o, &lod->interior, false);
+    o->resident = o->count;
+    if (res != VK_SUCCESS) rlog(r, "add_lod_object: the interior nodes' upload failed (%s)", ssvk_result_name(res));
+  }
   object_lod *l = res == VK_SUCCESS ? render_host_alloc(r->vk.allocator, sizeof *l) : NULL;
   if (res == VK_SUCCESS && !l) res = VK_ERROR_OUT_OF_HOST_MEMORY;
   if (res == VK_SUCCESS) {
     l->leaf_count = lod->leaf_count;
     l->max_cut = max_cut;
     res = upload_tree(r, leaves, lod, max_cut, l);
+    if (res == VK_SUCCESS && pool_slots) {
+      l->leaves = leaves;
+      res = stream_setup(r, o, pool_slots, l);
+      if (res != VK_SUCCESS) rlog(r, "add_lod_object: the page pool could not be made (%s)", ssvk_result_name(res));
+    }
   }
   if (res == VK_SUCCESS) {
     /* the projection over the cut: the object's pipeline specialised for LOD */
@@ -135,7 +266,9 @@ bool render_lod_record_cuts(splat_renderer *r, VkCommandBuffer cmd, const splat_
     render_object_view(f->camera, model, pc.view.m, campos);
     pc.params.v[3] = model_scale(model);
     uint32_t budget = f->lod_budget < o->lod->max_cut ? f->lod_budget : o->lod->max_cut;
-    lod_cut_cmd_record(&r->vk, &r->lod_pipe, &o->lod->cut, cmd, pc, budget, blend);
+    if (o->lod->pool_slots) stream_pages(r, cmd, o, f->slot);
+    pc.frame = ++o->lod->frame;
+    lod_cut_cmd_record(&r->vk, &r->lod_pipe, &o->lod->cut, cmd, pc, budget, blend, f->slot);
     any = true;
   }
   return any;
@@ -169,4 +302,15 @@ void render_lod_readback(splat_renderer *r, VkCommandBuffer cmd, const splat_fra
     r->vk.fn.vkCmdCopyBuffer(cmd, o->lod->cut.state.buffer, r->readback.buffer, 2, c);
     return;
   }
+}
+
+
+VkResult splat_renderer_lod_stats(const splat_renderer *r, uint32_t id, splat_lod_stats *out) {
+  if (!r || !out || id >= SPLAT_MAX_OBJECTS || !r->objects[id].lod) return VK_ERROR_VALIDATION_FAILED_EXT;
+  const object_lod *l = r->objects[id].lod;
+  *out = l->stats;
+  out->pages = l->cut.pages;
+  out->pool_pages = l->pool_slots ? l->pool_slots : l->cut.pages;
+  if (!l->pool_slots) out->resident = l->cut.pages;
+  return VK_SUCCESS;
 }

@@ -14,6 +14,9 @@
 _Static_assert(sizeof(struct sp_lod_cut_push) == 128, "sp_lod_cut_push must match the GLSL block");
 _Static_assert(sizeof(struct sp_lod_cut_push) <= 128, "push constants beyond the guaranteed 128 bytes");
 _Static_assert(SPLAT_LOD_MAX_CHILDREN <= LC_CHILD_MASK, "a child count must fit LC_CHILD_MASK");
+_Static_assert(LC_STATE_PREV_COUNT < LC_STATE_PROJECT && LC_STATE_PROJECT + 3 <= LC_STATE_POOL_LEAVES &&
+                   LC_STATE_POOL_LEAVES < LC_STATE_LEAF_COUNT && LC_STATE_LEAF_COUNT < LC_STATE_LEVEL,
+               "the state words overlap");
 
 void lod_cut_tree_free(lod_cut_tree *t) {
   if (!t) return;
@@ -172,9 +175,12 @@ void lod_cut_pipeline_destroy(const ssvk_device *d, lod_cut_pipeline *p) {
 
 static VkDeviceSize state_words(uint32_t levels) { return LC_STATE_LEVEL + 4u * ((VkDeviceSize)levels + 1u); }
 
-VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_t cut_capacity, VkQueue queue,
-                            VkCommandPool pool, lod_cut_gpu *out) {
+VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_t cut_capacity, uint32_t request_regions,
+                            VkQueue queue, VkCommandPool pool, lod_cut_gpu *out) {
   memset(out, 0, sizeof *out);
+  out->pages = (t->leaf_count + LC_PAGE_LEAVES - 1) / LC_PAGE_LEAVES;
+  out->pool_leaves = t->leaf_count;
+  out->request_regions = request_regions ? request_regions : 1;
   out->cut_capacity = cut_capacity && cut_capacity < t->leaf_count ? cut_capacity : t->leaf_count;
   out->leaf_count = t->leaf_count;
   out->node_count = t->node_count;
@@ -197,6 +203,23 @@ VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_
     res = ssvk_buffer_create(d, 4u * (VkDeviceSize)out->cut_capacity, st | xfer, false, false, "LOD cut list",
                              &out->cut);
   if (res == VK_SUCCESS)
+    res = ssvk_buffer_create(d, 4u * (VkDeviceSize)out->pages, st | xfer, false, false, "LOD page table",
+                             &out->page_table);
+  if (res == VK_SUCCESS)
+    res = ssvk_buffer_create(d, 4u * (VkDeviceSize)out->pages, st, true, false, "LOD page stamps", &out->stamps);
+  if (res == VK_SUCCESS)
+    res = ssvk_buffer_create(d, 4u * LC_REQUEST_WORDS * out->request_regions, st, true, false, "LOD page requests",
+                             &out->requests);
+  if (res == VK_SUCCESS) {
+    memset(out->stamps.mapped, 0, 4u * (size_t)out->pages);
+    memset(out->requests.mapped, 0, 4u * LC_REQUEST_WORDS * (size_t)out->request_regions);
+    uint32_t *identity = malloc(4u * (size_t)out->pages); /* every page resident, in place */
+    if (!identity) res = VK_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t p = 0; identity && p < out->pages; p++) identity[p] = p;
+    if (identity) res = ssvk_buffer_upload(d, queue, pool, out->page_table.buffer, 0, identity, 4u * (VkDeviceSize)out->pages);
+    free(identity);
+  }
+  if (res == VK_SUCCESS)
     res = ssvk_buffer_upload(d, queue, pool, out->spheres.buffer, 0, t->spheres, 16u * (VkDeviceSize)t->node_count);
   if (res == VK_SUCCESS) res = ssvk_buffer_upload(d, queue, pool, out->children.buffer, 0, t->children, 4u * interior);
   if (res != VK_SUCCESS) lod_cut_gpu_destroy(d, out);
@@ -204,13 +227,14 @@ VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_
 }
 
 void lod_cut_gpu_destroy(const ssvk_device *d, lod_cut_gpu *g) {
-  ssvk_buffer *b[] = {&g->spheres, &g->children, &g->frontier[0], &g->frontier[1], &g->state, &g->cut};
+  ssvk_buffer *b[] = {&g->spheres, &g->children, &g->frontier[0], &g->frontier[1], &g->state, &g->cut,
+                      &g->page_table, &g->stamps, &g->requests};
   for (size_t i = 0; i < sizeof b / sizeof *b; i++) ssvk_buffer_destroy(d, b[i]);
   memset(g, 0, sizeof *g);
 }
 
 void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut_gpu *g, VkCommandBuffer cmd,
-                        struct sp_lod_cut_push pc, uint32_t budget, float blend) {
+                        struct sp_lod_cut_push pc, uint32_t budget, float blend, uint32_t region) {
   ssvk_label_begin(d, cmd, "splat LOD cut");
   /* the header; every level's (groups, 1, 1, count) zero but for y, z; level 0: the root, one group */
   uint32_t words[LC_STATE_LEVEL + 4 * (LC_MAX_LEVELS + 1)] = {0};
@@ -220,6 +244,8 @@ void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut
   memcpy(&words[LC_STATE_TAU_NEXT], &tau, 4);
   memcpy(&words[LC_STATE_BLEND], &blend, 4);
   memcpy(&words[LC_STATE_RADIUS_SCALE], &radius_scale, 4);
+  words[LC_STATE_POOL_LEAVES] = g->pool_leaves;
+  words[LC_STATE_LEAF_COUNT] = g->leaf_count;
   for (uint32_t l = 0; l <= g->levels; l++) words[LC_STATE_LEVEL + 4 * l + 1] = words[LC_STATE_LEVEL + 4 * l + 2] = 1;
   words[LC_STATE_LEVEL] = words[LC_STATE_LEVEL + 3] = 1;
   if (budget && g->steered) {
@@ -230,7 +256,8 @@ void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut
     /* the budget's last step (LC_STATE_PREV_*) stays */
     d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 4 * LC_STATE_INTERIOR, 4 * (LC_STATE_PREV_TAU - LC_STATE_INTERIOR),
                             words + LC_STATE_INTERIOR);
-    d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 4 * LC_STATE_LEVEL, 4 * (n - LC_STATE_LEVEL), words + LC_STATE_LEVEL);
+    d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 4 * LC_STATE_POOL_LEAVES, 4 * (n - LC_STATE_POOL_LEAVES),
+                            words + LC_STATE_POOL_LEAVES);
   } else {
     d->fn.vkCmdUpdateBuffer(cmd, g->state.buffer, 0, 4 * n, words); /* a budget starts from pc's tau */
   }
@@ -245,6 +272,8 @@ void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut
   pc.max_groups = p->max_groups;
   pc.capacity = g->capacity;
   pc.cut_capacity = g->cut_capacity;
+  pc.request_capacity = LC_REQUEST_WORDS - 1;
+  region = region < g->request_regions ? region : 0;
   pc.budget = budget;
   /* the frontiers hold interior nodes only (leaves go to the cut from their parent): depths
    * 0 .. levels - 2 */
@@ -257,6 +286,9 @@ void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut
         [LC_BIND_FRONTIER_OUT] = {g->frontier[(l + 1) & 1].buffer, 0, VK_WHOLE_SIZE},
         [LC_BIND_STATE] = {g->state.buffer, 0, VK_WHOLE_SIZE},
         [LC_BIND_CUT] = {g->cut.buffer, 0, VK_WHOLE_SIZE},
+        [LC_BIND_PAGES] = {g->page_table.buffer, 0, VK_WHOLE_SIZE},
+        [LC_BIND_REQUESTS] = {g->requests.buffer, 4ull * LC_REQUEST_WORDS * region, 4ull * LC_REQUEST_WORDS},
+        [LC_BIND_STAMPS] = {g->stamps.buffer, 0, VK_WHOLE_SIZE},
     };
     ssvk_push_buffers(d, cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, b, LC_BIND_COUNT);
     pc.level = l < walk ? l : LC_LEVEL_CONTROL;

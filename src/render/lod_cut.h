@@ -65,14 +65,20 @@ typedef struct lod_cut_gpu {
   ssvk_buffer spheres, children, frontier[2], state, cut;
   uint32_t leaf_count, node_count, levels, capacity;
   uint32_t cut_capacity; /* node ids the cut list holds */
+  /* Streaming (lod_cut_shared.h): the page table (device-local, the identity at create), the pages'
+   * stamps and the request lists (host-visible: request_regions lists of LC_REQUEST_WORDS words,
+   * one a frame slot), the pool's size in leaves (the object index of the first interior node;
+   * leaf_count at create) */
+  ssvk_buffer page_table, stamps, requests;
+  uint32_t pages, pool_leaves, request_regions;
   bool steered;          /* the last record had a budget: the state holds its next threshold */
 } lod_cut_gpu;
 
 /* Uploads `t` (through staging on `queue`, blocking: ssvk_buffer_upload), with room for
  * cut_capacity nodes in the cut (0 or more than the leaves: the leaf count, which no cut passes).
  * Returns the first failure, everything made so far destroyed. */
-VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_t cut_capacity, VkQueue queue,
-                            VkCommandPool pool, lod_cut_gpu *out);
+VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_t cut_capacity, uint32_t request_regions,
+                            VkQueue queue, VkCommandPool pool, lod_cut_gpu *out);
 void lod_cut_gpu_destroy(const ssvk_device *d, lod_cut_gpu *g);
 
 /* Records the cut into cmd: a reset of the state and the first frontier (transfer), then
@@ -83,11 +89,13 @@ void lod_cut_gpu_destroy(const ssvk_device *d, lod_cut_gpu *g);
  * the projection's indirect dispatch (LC_STATE_PROJECT) and, with a budget, the budget's step
  * (lod_cut_shared.h) sets the next record's threshold from this cut's count. blend is
  * stored in the state for the projection (LC_STATE_BLEND), as pc.params.w (LC_STATE_RADIUS_SCALE).
+ * Pages asked for go to request list `region` (its count, word 0, is the caller's to reset), pages
+ * drawn are stamped with pc.frame.
  * Synchronisation: nothing may read or write g's buffers in the transfer or compute stages
  * before, unsynchronised; after it the cut (g->cut, the count at word LC_STATE_CUT_COUNT of
  * g->state) is written by COMPUTE_SHADER with SHADER_WRITE: the caller's barrier makes it
  * visible to what reads it (shader, indirect command or transfer). */
 void lod_cut_cmd_record(const ssvk_device *d, const lod_cut_pipeline *p, lod_cut_gpu *g, VkCommandBuffer cmd,
-                        struct sp_lod_cut_push pc, uint32_t budget, float blend);
+                        struct sp_lod_cut_push pc, uint32_t budget, float blend, uint32_t region);
 
 #endif

@@ -33,6 +33,14 @@ typedef struct object_lod {
   lod_cut_gpu cut;
   ssvk_buffer parent;
   uint32_t leaf_count, max_cut; /* max_cut: the object's frame slots */
+  uint32_t frame;               /* cuts recorded (the pages' stamps) */
+  /* Streaming (pool_slots > 0): pages of the host's leaves in pool slots (lod.c) */
+  const splat_scene *leaves;
+  uint32_t pool_slots;
+  uint32_t *slot_of_page, *page_of_slot; /* LC_PAGE_NONE: none */
+  VkDeviceSize page_bytes;
+  ssvk_buffer staging[SPLAT_MAX_FRAME_SLOTS];
+  splat_lod_stats stats;
 } object_lod;
 
 /* One loaded splat set (an object): its own arrays, in object space, in one or more chunks. */
@@ -151,6 +159,10 @@ uint32_t render_chunk_splats(const splat_renderer *r, uint32_t sh_format, uint32
 void render_object_destroy(splat_renderer *r, object_gpu *o);
 
 /* ---- upload.c ---- */
+/* Splats [first, first + count) of sc in the object's GPU layout (splat_shared.h): positions +
+ * opacity, packed shapes, SH (sh_words words a splat), one thread. */
+void render_pack_splats(const splat_scene *sc, const object_gpu *o, uint32_t first, uint32_t count, float *pos,
+                        uint32_t *shape, uint32_t *sh);
 /* Packs and copies `part` into an object's chunks after its resident splats (the caller has
  * checked it and counts it resident), adding to r->upload_stats' pack, wait and bytes. Blocking
  * through a ring of its own; or, `streaming`, through r->stream_ring (made at the first), returning

@@ -322,7 +322,25 @@ typedef struct splat_lod_object_desc {
   uint32_t max_cut;          /* the most nodes a frame's cut holds (its frame slots); 0: leaf_count.
                                 A cut that finds more keeps max_cut of them (timings say so) */
   uint32_t flags;            /* splat_scene_flag_bits, as a scene's (0: leaves->flags) */
+  /* Streaming: 0 (or at least the leaf count) keeps every leaf on the GPU. Fewer: the leaves live
+   * in pages of 4,096 consecutive leaves (the tree's order keeps a subtree's leaves together) in a
+   * pool of that many leaves rounded up to whole pages; the interior nodes stay resident. Each
+   * frame's cut asks for the pages of the leaves it would open; later frames copy up to 32 pages
+   * a frame in (from `leaves`, which must then stay valid and unchanged until the object is
+   * removed), into free slots or over the page drawn longest ago. No frame waits: a node whose
+   * leaves are not resident is drawn at its own level. SH at 16 or 32 bits only. */
+  uint32_t resident_leaves;
 } splat_lod_object_desc;
+
+/* A LOD object's pages (splat_renderer_lod_stats): the leaves' pages, the pool's, those resident,
+ * copied in and evicted so far, and the pages the last cut read back asked for. Without streaming
+ * every page is resident and none move. */
+typedef struct splat_lod_stats {
+  uint32_t pages, pool_pages, resident;
+  uint64_t loaded, evicted;
+  uint32_t requested;
+} splat_lod_stats;
+VkResult splat_renderer_lod_stats(const splat_renderer *r, uint32_t id, splat_lod_stats *out);
 
 /* Errors (logged; the objects stay as they were): VK_ERROR_VALIDATION_FAILED_EXT for NULL
  * arguments, next not NULL, a tree that is not the scene's (leaf count, SH degree) or too large

@@ -52,6 +52,12 @@ static void pack_splats(const splat_scene *sc, const object_gpu *o, uint32_t fir
 }
 
 
+void render_pack_splats(const splat_scene *sc, const object_gpu *o, uint32_t first, uint32_t count, float *pos,
+                        uint32_t *shape, uint32_t *sh) {
+  pack_splats(sc, o, first, count, pos, shape, sh);
+}
+
+
 /* A slice of a piece for one thread: scene splats [first, first + count) and where they go. */
 typedef struct pack_job {
   const splat_scene *sc;
