@@ -342,6 +342,16 @@ splatview_output_test(viewer_lod_built
            "^LOD cut [1-9][0-9,]* nodes at 2\\.00 px \\(the last frame\\)$"
   ARGS --headless ${viewer_scene} --lod --lod-threshold 2 --lod-blend 0 --size 160x120 --frames 2
        --out ${viewer_test_dir}/lod_built.png)
+# Streaming (issue 27 part 3): a 200,000-splat SH-3 scene under a 48 MiB memory budget keeps only
+# the pages of leaves that fit and draws the rest at their parents' level (validation on).
+splatsort_test(viewer_lod_stream_scene LABELS cpu viewer PROPERTIES FIXTURES_SETUP viewer_lod_stream_scene
+               COMMAND gen_scene --count 200000 --sh-degree 3 --seed 3 --out ${viewer_test_dir}/lod_stream.ply)
+splatview_output_test(viewer_lod_stream
+  PATTERNS "^load: lod_stream\\.ply streams its leaves: a pool of [0-9]+ of 49 pages of 4096 leaves fits the memory budget$"
+           "^LOD cut [1-9][0-9,]* nodes at [0-9.]+ px \\(the last frame\\)$"
+  ARGS --headless ${viewer_test_dir}/lod_stream.ply --lod --memory-budget 48 --raster graphics --size 320x240
+       --frames 4 --out ${viewer_test_dir}/lod_stream.png)
+set_tests_properties(viewer_lod_stream PROPERTIES FIXTURES_REQUIRED viewer_lod_stream_scene)
 splatview_output_test(viewer_lod_window WINDOW
   PATTERNS "^level of detail for .*lod_scene\\.spz: tree read from lod_scene\\.spz\\.lod "
            "^LOD cut [1-9][0-9,]* nodes at [0-9.]+ px \\(budget 2,000\\) \\(the last frame\\)$"

@@ -114,7 +114,13 @@ int viewer_lod_trees_put(viewer_lod_trees *t, uint32_t id, viewer_lod *l) {
 }
 
 void viewer_lod_trees_drop(viewer_lod_trees *t, uint32_t id) {
-  if (id >= SPLAT_MAX_OBJECTS || !t->at[id]) return;
+  if (id >= SPLAT_MAX_OBJECTS) return;
+  if (t->scene[id]) {
+    splat_scene_free(t->scene[id]);
+    free(t->scene[id]);
+    t->scene[id] = NULL;
+  }
+  if (!t->at[id]) return;
   splat_lod_free(t->at[id]);
   free(t->at[id]);
   t->at[id] = NULL;

@@ -62,11 +62,13 @@ void viewer_lod_cut_line(const splat_timings *t, uint32_t budget, char *out, siz
 /* The trees of the renderer's level-of-detail objects, by object id, kept as long as the object. */
 typedef struct viewer_lod_trees {
   splat_lod *at[SPLAT_MAX_OBJECTS];
+  /* A streamed object's scene (its pages are copied from it while it lives), freed with its tree. */
+  splat_scene *scene[SPLAT_MAX_OBJECTS];
 } viewer_lod_trees;
 /* Takes l->tree (l keeps a zeroed one) as object `id`'s, freeing one an earlier object of that id
  * left. 0, or -1 when out of memory (the tree then stays in l). */
 int viewer_lod_trees_put(viewer_lod_trees *t, uint32_t id, viewer_lod *l);
-/* Frees object `id`'s tree (none: nothing). */
+/* Frees object `id`'s tree and kept scene (none: nothing). */
 void viewer_lod_trees_drop(viewer_lod_trees *t, uint32_t id);
 /* Frees every tree. */
 void viewer_lod_trees_clear(viewer_lod_trees *t);

@@ -65,12 +65,32 @@ static VkResult add_lod(viewer_objects *s, splat_renderer *r, viewer_lod_trees *
   viewer_object o = {.count = scene->count, .lod = true, .max_cut = viewer_lod_max_cut(scene->count, src->budget)};
   app_scene_name(o.name, sizeof o.name, src->path);
   app_scene_bounds(scene, o.lo, o.hi);
-  splat_lod_object_desc d = {.leaves = scene, .lod = &src->lod->tree, .max_cut = o.max_cut};
+  /* every leaf on the GPU when the object fits the memory budget, else streamed in pages from
+   * the scene, which then moves here (the caller's is left empty) and lives with the object */
+  splat_scene *keep = malloc(sizeof *keep);
+  if (!keep) return VK_ERROR_OUT_OF_HOST_MEMORY;
+  *keep = *scene;
+  splat_lod_object_desc d = {.leaves = keep, .lod = &src->lod->tree, .max_cut = o.max_cut,
+                             .resident_leaves = SPLAT_LOD_RESIDENT_FIT};
   VkResult res = splat_renderer_add_lod_object(r, &d, &o.id);
-  if (res != VK_SUCCESS) return res;
+  if (res != VK_SUCCESS) {
+    free(keep);
+    return res;
+  }
+  splat_lod_stats st = {0};
+  (void)splat_renderer_lod_stats(r, o.id, &st);
   if (viewer_lod_trees_put(trees, o.id, src->lod) != 0) {
     (void)splat_renderer_remove_object(r, o.id);
+    free(keep);
     return VK_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  if (st.pool_pages < st.pages) {
+    trees->scene[o.id] = keep;
+    memset(src->scene, 0, sizeof *src->scene);
+    printf("load: %s streams its leaves: a pool of %u of %u pages of 4096 leaves fits the memory budget\n", o.name,
+           st.pool_pages, st.pages);
+  } else {
+    free(keep);
   }
   for (uint32_t i = 0; replace && i < s->count; i++) {
     (void)splat_renderer_remove_object(r, s->at[i].id);

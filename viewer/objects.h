@@ -32,7 +32,7 @@ typedef struct viewer_objects {
 
 /* A scene to upload as an object. */
 typedef struct viewer_object_source {
-  const splat_scene *scene;
+  splat_scene *scene;    /* a streamed level-of-detail object's moves into the objects' trees */
   const char *path;      /* its file */
   /* NULL or source NONE: every splat drawn. Else a level-of-detail object (add_lod_object) of
    * the scene and this tree, which moves into the object's trees on success (lod->tree zeroed;

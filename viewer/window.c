@@ -826,7 +826,7 @@ static int setup_device(viewer *v) {
 
 /* One scene of the start onto the GPU as an object (the first replaces what is there); its tree
  * (if any) is freed or kept with the object. */
-static int upload(viewer *v, const char *path, const splat_scene *scene, viewer_lod *lod) {
+static int upload(viewer *v, const char *path, splat_scene *scene, viewer_lod *lod) {
   if (scene->count == 0) {
     viewer_error("%s: no splats to show", path);
     return -1;
@@ -850,7 +850,7 @@ static int upload(viewer *v, const char *path, const splat_scene *scene, viewer_
 
 /* The first scene onto the GPU, then the command line's others beside it (not when a drop
  * replaced the first while it loaded), and --sort checked against what the device runs. */
-static int setup_scene(viewer *v, const char *path, const splat_scene *scene, bool dropped) {
+static int setup_scene(viewer *v, const char *path, splat_scene *scene, bool dropped) {
   if (upload(v, path, scene, &v->first_lod) != 0) return -1;
   for (uint32_t i = 1; i < v->o->scene_count && !dropped; i++) {
     if (upload(v, v->o->scenes[i], &v->more[i], &v->more_lod[i]) != 0) return -1;

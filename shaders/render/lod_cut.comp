@@ -15,7 +15,7 @@ layout(local_size_x = LC_WORKGROUP) in;
 
 layout(push_constant) uniform Push { sp_lod_cut_push pc; };
 
-layout(std430, binding = LC_BIND_SPHERES) readonly buffer Spheres { vec4 spheres[]; };
+layout(std430, binding = LC_BIND_SPHERES) readonly buffer Spheres { vec4 spheres[]; }; // interior nodes
 layout(std430, binding = LC_BIND_CHILDREN) readonly buffer Children { uint children[]; };
 layout(std430, binding = LC_BIND_FRONTIER_IN) readonly buffer FrontierIn { uint frontier_in[]; };
 layout(std430, binding = LC_BIND_FRONTIER_OUT) writeonly buffer FrontierOut { uint frontier_out[]; };
@@ -49,7 +49,7 @@ bool leaves_resident(uint first, uint k) {
 // 0: drop, 1: keep, 2: open, 3: open and keep fading (a node opened at a size within the blend
 // band above tau: it stays in the cut, fading out over its children, docs/lod.md)
 uint classify(uint node, float tau, float band) {
-  vec4 s = spheres[node];
+  vec4 s = spheres[node - pc.leaf_count]; // frontiers hold interior nodes only
   precise float r = s.w * pc.params.w;
   precise float x = pc.view[0][0] * s.x + pc.view[1][0] * s.y + pc.view[2][0] * s.z + pc.view[3][0];
   precise float y = pc.view[0][1] * s.x + pc.view[1][1] * s.y + pc.view[2][1] * s.z + pc.view[3][1];

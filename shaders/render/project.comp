@@ -236,7 +236,7 @@ void write_key(uint slot, bool inside, vec3 t, float w) {
 // it opened, 0 at the band's top), and its children's times 1 - w: the level above fades out as
 // the one below fades in, continuously in tau. A node's size here is the cut's.
 float lod_size(uint node, out bool in_front) {
-  vec4 sp = lod_spheres[node];
+  vec4 sp = lod_spheres[node - lod_state[LC_STATE_LEAF_COUNT]]; // an interior node's
   vec3 c = pc.view[0].xyz * sp.x + pc.view[1].xyz * sp.y + pc.view[2].xyz * sp.z + pc.view[3].xyz;
   in_front = c.z > SPLAT_NEAR_Z;
   return max(pc.intrinsics.x, pc.intrinsics.y) * sp.w * uintBitsToFloat(lod_state[LC_STATE_RADIUS_SCALE]) / c.z;

@@ -80,6 +80,12 @@ VkResult splat_renderer_memory(const splat_renderer *r, splat_renderer_memory_in
 }
 
 
+VkDeviceSize render_memory_free(const splat_renderer *r) {
+  VkDeviceSize used = bytes_in_use(r);
+  return used < r->memory_limit ? r->memory_limit - used : 0;
+}
+
+
 bool render_memory_allows(splat_renderer *r, VkDeviceSize bytes, const char *what) {
   VkDeviceSize used = bytes_in_use(r);
   if (used + bytes <= r->memory_limit) return true;

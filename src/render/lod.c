@@ -152,6 +152,30 @@ static void stream_pages(splat_renderer *r, VkCommandBuffer cmd, object_gpu *o, 
 }
 
 
+/* SPLAT_LOD_RESIDENT_FIT: the leaves that fit the memory limit beside everything else the object
+ * needs (the leaf count when all do), whole pages; 0 (logged) when not one page does. */
+static uint32_t fitting_leaves(splat_renderer *r, const splat_scene *leaves, const splat_lod *lod, uint32_t max_cut) {
+  uint32_t format, words, interior = lod->node_count - lod->leaf_count;
+  render_sh_layout(r->sh_precision, leaves->sh_coeffs, &format, &words);
+  /* a splat's arrays and its frame slot (records, depth, the sort's keys and values: check_memory's) */
+  VkDeviceSize per = render_object_bytes(format, words, 1, 0) + 4u + (r->stereo ? 64u : 32u) + 20u;
+  VkDeviceSize cut = 4ull * (max_cut && max_cut < lod->leaf_count ? max_cut : lod->leaf_count);
+  VkDeviceSize tree = 16ull * interior + 4ull * lod->node_count + 12ull * interior + cut +
+                      8ull * (lod->leaf_count / LC_PAGE_LEAVES + 1);
+  /* four tenths spare: the compute raster's pair buffers, made at the first frame, grow with it */
+  VkDeviceSize room = render_memory_free(r) / 10 * 6, fixed = per * interior + tree;
+  VkDeviceSize fit = room > fixed ? (room - fixed) / per : 0;
+  if (fit >= lod->leaf_count) return lod->leaf_count;
+  if (fit < LC_PAGE_LEAVES) {
+    rlog(r, "add_lod_object: %u leaves and %u interior nodes do not fit %.2f MiB even streamed (the interior nodes and "
+            "the tree take %.2f MiB, a page of %u leaves %.2f MiB more)", lod->leaf_count, interior,
+         render_mib(render_memory_free(r)), render_mib(fixed), LC_PAGE_LEAVES, render_mib(per * LC_PAGE_LEAVES));
+    return 0;
+  }
+  return (uint32_t)(fit / LC_PAGE_LEAVES * LC_PAGE_LEAVES);
+}
+
+
 VkResult splat_renderer_add_lod_object(splat_renderer *r, const splat_lod_object_desc *desc, uint32_t *id) {
   if (!r || !desc || !id || desc->next || !desc->leaves || !desc->lod) {
     if (r)
@@ -178,14 +202,18 @@ VkResult splat_renderer_add_lod_object(splat_renderer *r, const splat_lod_object
     }
   }
   /* streaming: a pool of whole pages, fewer than the leaves need (else every leaf is resident) */
-  uint32_t interior = lod->node_count - lod->leaf_count, pool_slots = 0;
-  if (desc->resident_leaves && desc->resident_leaves < lod->leaf_count) {
-    uint32_t want = (desc->resident_leaves + LC_PAGE_LEAVES - 1) / LC_PAGE_LEAVES;
+  uint32_t interior = lod->node_count - lod->leaf_count, pool_slots = 0, resident = desc->resident_leaves;
+  if (resident == SPLAT_LOD_RESIDENT_FIT) {
+    resident = fitting_leaves(r, leaves, lod, desc->max_cut);
+    if (!resident) return VK_ERROR_OUT_OF_DEVICE_MEMORY; /* logged */
+  }
+  if (resident && resident < lod->leaf_count) {
+    uint32_t want = (resident + LC_PAGE_LEAVES - 1) / LC_PAGE_LEAVES;
     if ((uint64_t)want * LC_PAGE_LEAVES < lod->leaf_count) pool_slots = want;
   }
   if (pool_slots && r->sh_precision == 8) {
     rlog(r, "add_lod_object: streaming (resident_leaves %u of %u) needs SH at 16 or 32 bits (the renderer stores 8)",
-         desc->resident_leaves, lod->leaf_count);
+         resident, lod->leaf_count);
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
   uint32_t drawable = pool_slots ? pool_slots * LC_PAGE_LEAVES + interior : lod->node_count;

@@ -189,8 +189,8 @@ VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_
   const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
                            xfer = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   VkDeviceSize interior = t->node_count - t->leaf_count;
-  VkResult res = ssvk_buffer_create(d, 16u * (VkDeviceSize)t->node_count, st | xfer, false, false, "LOD cut spheres",
-                                    &out->spheres);
+  /* the interior nodes' spheres only: leaves never enter a frontier */
+  VkResult res = ssvk_buffer_create(d, 16u * interior, st | xfer, false, false, "LOD cut spheres", &out->spheres);
   if (res == VK_SUCCESS)
     res = ssvk_buffer_create(d, 4u * interior, st | xfer, false, false, "LOD cut children", &out->children);
   for (int i = 0; i < 2 && res == VK_SUCCESS; i++)
@@ -220,7 +220,8 @@ VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_
     free(identity);
   }
   if (res == VK_SUCCESS)
-    res = ssvk_buffer_upload(d, queue, pool, out->spheres.buffer, 0, t->spheres, 16u * (VkDeviceSize)t->node_count);
+    res = ssvk_buffer_upload(d, queue, pool, out->spheres.buffer, 0, t->spheres + 4 * (size_t)t->leaf_count,
+                             16u * interior);
   if (res == VK_SUCCESS) res = ssvk_buffer_upload(d, queue, pool, out->children.buffer, 0, t->children, 4u * interior);
   if (res != VK_SUCCESS) lod_cut_gpu_destroy(d, out);
   return res;

@@ -58,7 +58,7 @@ typedef struct lod_cut_pipeline {
 VkResult lod_cut_pipeline_create(const ssvk_device *d, lod_cut_pipeline *out);
 void lod_cut_pipeline_destroy(const ssvk_device *d, lod_cut_pipeline *p);
 
-/* A tree on the GPU, all device-local: the spheres and children (copied in at create), the two
+/* A tree on the GPU, all device-local: the interior nodes' spheres and children (copied in at create), the two
  * frontiers (max_width ids each), the state (LC_STATE_* words: the cut count at word
  * LC_STATE_CUT_COUNT) and the cut (cut_capacity ids). */
 typedef struct lod_cut_gpu {

@@ -139,6 +139,8 @@ uint32_t render_objects_total(const splat_renderer *r);
 /* True when `bytes` more device memory stay within the renderer's memory limit (budget or
  * heap); otherwise logs what `what` needs and what there is. */
 bool render_memory_allows(splat_renderer *r, VkDeviceSize bytes, const char *what);
+/* The memory limit less what the renderer's buffers hold now (0 when over). */
+VkDeviceSize render_memory_free(const splat_renderer *r);
 /* Creates buffers b[0..n-1] (device-local, sizes and usages given) for `what`, checking each
  * against max_buffer; failures are logged with the memory in use. */
 VkResult render_create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,

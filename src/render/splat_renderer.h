@@ -328,9 +328,14 @@ typedef struct splat_lod_object_desc {
    * frame's cut asks for the pages of the leaves it would open; later frames copy up to 32 pages
    * a frame in (from `leaves`, which must then stay valid and unchanged until the object is
    * removed), into free slots or over the page drawn longest ago. No frame waits: a node whose
-   * leaves are not resident is drawn at its own level. SH at 16 or 32 bits only. */
+   * leaves are not resident is drawn at its own level. SH at 16 or 32 bits only.
+   * SPLAT_LOD_RESIDENT_FIT: every leaf if the object fits the renderer's memory limit (its budget
+   * or the device), else the pages that fit beside the interior nodes, the tree and the frame's
+   * buffers (with four tenths spare for the raster's); too little room for one page is
+   * VK_ERROR_OUT_OF_DEVICE_MEMORY. */
   uint32_t resident_leaves;
 } splat_lod_object_desc;
+#define SPLAT_LOD_RESIDENT_FIT UINT32_MAX
 
 /* A LOD object's pages (splat_renderer_lod_stats): the leaves' pages, the pool's, those resident,
  * copied in and evicted so far, and the pages the last cut read back asked for. Without streaming
