@@ -349,6 +349,7 @@ splatsort_test(viewer_lod_stream_scene LABELS cpu viewer PROPERTIES FIXTURES_SET
 splatview_output_test(viewer_lod_stream
   PATTERNS "^load: lod_stream\\.ply streams its leaves: a pool of [0-9]+ of 49 pages of 4096 leaves fits the memory budget$"
            "^LOD cut [1-9][0-9,]* nodes at [0-9.]+ px \\(the last frame\\)$"
+           "^LOD pages of lod_stream\\.ply: [1-9][0-9]* of 49 resident \\(a pool of [0-9]+\\), [1-9][0-9]* copied in, [0-9]+ evicted, [0-9]+ asked for by the last cut$"
   ARGS --headless ${viewer_test_dir}/lod_stream.ply --lod --memory-budget 48 --raster graphics --size 320x240
        --frames 4 --out ${viewer_test_dir}/lod_stream.png)
 set_tests_properties(viewer_lod_stream PROPERTIES FIXTURES_REQUIRED viewer_lod_stream_scene)

@@ -357,6 +357,15 @@ static int report(headless *h) {
     char line[128];
     viewer_lod_cut_line(t, o->lod_budget, line, sizeof line);
     printf("%s (the last frame)\n", line);
+    for (uint32_t i = 0; i < h->objects.count; i++) { /* streamed objects: their pages */
+      splat_lod_stats st;
+      if (!h->objects.at[i].lod || splat_renderer_lod_stats(h->ar.renderer, h->objects.at[i].id, &st) != VK_SUCCESS ||
+          st.pool_pages >= st.pages)
+        continue;
+      printf("LOD pages of %s: %u of %u resident (a pool of %u), %llu copied in, %llu evicted, %u asked for by the "
+             "last cut\n", h->objects.at[i].name, st.resident, st.pages, st.pool_pages, (unsigned long long)st.loaded,
+             (unsigned long long)st.evicted, st.requested);
+    }
   }
   if (o->frames > 1 || o->bench) app_stats_print(&h->stats, stdout, o->bench ? "benchmark" : "frame times");
   if (o->bench) report_clock(h);

@@ -23,10 +23,11 @@ layout(std430, binding = LC_BIND_STATE) coherent buffer State { uint state[]; };
 layout(std430, binding = LC_BIND_CUT) writeonly buffer Cut { uint cut[]; };
 layout(std430, binding = LC_BIND_PAGES) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = LC_BIND_REQUESTS) buffer Requests { uint requests[]; };
-layout(std430, binding = LC_BIND_STAMPS) writeonly buffer Stamps { uint stamps[]; };
+layout(std430, binding = LC_BIND_STAMPS) buffer Stamps { uint stamps[]; };
 
 // Whether the pages of leaves [first, first + k) are resident: stamped as drawn if so, asked for
-// (each missing page once per node; the host drops repeats) if not.
+// if not, once a cut: a missing page's stamp is the cut that asked for it (the first node to
+// swap it in appends it; a resident page's is the cut that drew it).
 bool leaves_resident(uint first, uint k) {
   uint p0 = first / LC_PAGE_LEAVES, p1 = (first + k - 1u) / LC_PAGE_LEAVES;
   bool in0 = pages[p0] != LC_PAGE_NONE, in1 = pages[p1] != LC_PAGE_NONE;
@@ -35,11 +36,11 @@ bool leaves_resident(uint first, uint k) {
     stamps[p1] = pc.frame;
     return true;
   }
-  if (!in0) {
+  if (!in0 && atomicExchange(stamps[p0], pc.frame) != pc.frame) {
     uint at = atomicAdd(requests[0], 1u);
     if (at < pc.request_capacity) requests[1u + at] = p0;
   }
-  if (!in1 && p1 != p0) {
+  if (!in1 && p1 != p0 && atomicExchange(stamps[p1], pc.frame) != pc.frame) {
     uint at = atomicAdd(requests[0], 1u);
     if (at < pc.request_capacity) requests[1u + at] = p1;
   }
