@@ -23,7 +23,7 @@ layout(std430, binding = LC_BIND_STATE) coherent buffer State { uint state[]; };
 layout(std430, binding = LC_BIND_CUT) writeonly buffer Cut { uint cut[]; };
 layout(std430, binding = LC_BIND_PAGES) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = LC_BIND_REQUESTS) buffer Requests { uint requests[]; };
-layout(std430, binding = LC_BIND_STAMPS) buffer Stamps { uint stamps[]; };
+layout(std430, binding = LC_BIND_STAMPS) coherent buffer Stamps { uint stamps[]; };
 
 // Whether the pages of leaves [first, first + k) are resident: stamped as drawn if so, asked for
 // if not, once a cut: a missing page's stamp is the cut that asked for it (the first node to
@@ -36,11 +36,12 @@ bool leaves_resident(uint first, uint k) {
     stamps[p1] = pc.frame;
     return true;
   }
-  if (!in0 && atomicExchange(stamps[p0], pc.frame) != pc.frame) {
+  // a plain read first: millions of nodes may miss one page, an atomic each would serialise them
+  if (!in0 && stamps[p0] != pc.frame && atomicExchange(stamps[p0], pc.frame) != pc.frame) {
     uint at = atomicAdd(requests[0], 1u);
     if (at < pc.request_capacity) requests[1u + at] = p0;
   }
-  if (!in1 && p1 != p0 && atomicExchange(stamps[p1], pc.frame) != pc.frame) {
+  if (!in1 && p1 != p0 && stamps[p1] != pc.frame && atomicExchange(stamps[p1], pc.frame) != pc.frame) {
     uint at = atomicAdd(requests[0], 1u);
     if (at < pc.request_capacity) requests[1u + at] = p1;
   }
