@@ -23,7 +23,7 @@ layout(std430, binding = LC_BIND_STATE) coherent buffer State { uint state[]; };
 layout(std430, binding = LC_BIND_CUT) writeonly buffer Cut { uint cut[]; };
 layout(std430, binding = LC_BIND_PAGES) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = LC_BIND_REQUESTS) buffer Requests { uint requests[]; };
-layout(std430, binding = LC_BIND_STAMPS) coherent buffer Stamps { uint stamps[]; };
+layout(std430, binding = LC_BIND_STAMPS) buffer Stamps { uint stamps[]; }; // a stale read costs an atomic, no more
 
 // Whether the pages of leaves [first, first + k) are resident: stamped as drawn if so, asked for
 // if not, once a cut: a missing page's stamp is the cut that asked for it (the first node to
