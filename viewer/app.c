@@ -1,7 +1,6 @@
 /* Shared pieces of splatview's headless and windowed modes. */
 #include "app.h"
 #include "input.h"
-#include "lod.h"
 #include "message.h"
 
 #include <limits.h>
@@ -210,7 +209,7 @@ void app_stats_add(app_stats *s, const splat_timings *t) {
   bool compute = t->raster == SPLAT_RASTER_COMPUTE;
   for (int k = 0; k < APP_STAGES; k++)
     if (k < APP_PAIRS || compute) series_add(&s->stage[k], app_stage_ms(t, (enum app_stage)k));
-  if (viewer_lod_drawn(t)) {
+  if (app_lod_drawn(t)) {
     series_add(&s->lod_cut_ms, t->lod_cut_ms);
     series_add(&s->lod_cut, t->lod_cut);
     series_add(&s->lod_threshold, t->lod_threshold);

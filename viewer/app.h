@@ -22,6 +22,9 @@ int app_load_scene(const char *path, splat_scene *scene, bool tty_progress, char
 void app_set_max_load_memory(uint64_t bytes);
 uint64_t app_max_load_memory(void);
 
+/* A frame drew a level-of-detail object (its timings hold the first one's cut). */
+static inline bool app_lod_drawn(const splat_timings *t) { return t->lod_cut > 0 || t->lod_threshold > 0.0f; }
+
 /* One line on a load's progress (splat_load_progress): the phase, its percentage, how much of
  * it is done and how fast ("read 37%  93 / 248 MB  160 MB/s", "decode 45%  450,000 / 1,000,000
  * splats  0.40 M splats/s"); `seconds` is the time since the phase's first report. */

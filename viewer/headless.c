@@ -353,7 +353,7 @@ static int report(headless *h) {
          t->visible, h->width, h->height, splatsort_algorithm_name(t->sort), t->key_bits,
          viewer_raster_name(t->raster), app_order_note(t, note, sizeof note), h->ctx.props.deviceName);
   app_print_overflow(stdout, t);
-  if (viewer_objects_lod(&h->objects) && viewer_lod_drawn(t)) {
+  if (viewer_objects_lod(&h->objects) && app_lod_drawn(t)) {
     char line[128];
     viewer_lod_cut_line(t, o->lod_budget, line, sizeof line);
     printf("%s (the last frame)\n", line);

@@ -54,8 +54,6 @@ void viewer_lod_text(const viewer_lod *l, const char *path, char *out, size_t n)
  * two: room for twice the budget). */
 uint32_t viewer_lod_max_cut(uint32_t leaves, uint32_t budget);
 
-/* A frame drew a level-of-detail object (its timings hold the first one's cut). */
-static inline bool viewer_lod_drawn(const splat_timings *t) { return t->lod_cut > 0 || t->lod_threshold > 0.0f; }
 /* "LOD cut 1,234,567 nodes at 0.82 px (budget 1,000,000)"; the budget part only with one. */
 void viewer_lod_cut_line(const splat_timings *t, uint32_t budget, char *out, size_t n);
 

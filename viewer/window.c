@@ -1063,7 +1063,7 @@ static int report(viewer *v) {
            splatsort_algorithm_name(v->last.sort), v->last.key_bits, viewer_raster_name(v->last.raster),
            app_order_note(&v->last, note, sizeof note), v->ctx.props.deviceName, v->frame);
   if (v->frame > 0) app_print_overflow(stdout, &v->last);
-  if (v->frame > 0 && viewer_objects_lod(&v->objects) && viewer_lod_drawn(&v->last)) {
+  if (v->frame > 0 && viewer_objects_lod(&v->objects) && app_lod_drawn(&v->last)) {
     char line[128];
     viewer_lod_cut_line(&v->last, o->lod_budget, line, sizeof line);
     printf("%s (the last frame)\n", line);

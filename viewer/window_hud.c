@@ -136,7 +136,7 @@ static void hud_status(const window_hud_info *v, hud_lines *l) {
   app_fmt_count(c, sizeof c, v->splats);
   snprintf(a, sizeof a, "visible %s / %s", b, c);
   hud_line(l, a, WHITE);
-  if (v->lod && v->last && viewer_lod_drawn(v->last)) { /* the first level-of-detail object's cut */
+  if (v->lod && v->last && app_lod_drawn(v->last)) { /* the first level-of-detail object's cut */
     viewer_lod_cut_line(v->last, v->lod_budget, a, sizeof a);
     hud_line(l, a, WHITE);
   }

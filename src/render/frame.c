@@ -158,30 +158,6 @@ static int check_frame(splat_renderer *r, const splat_frame *f, uint32_t key_bit
 }
 
 
-/* camera-from-object (view * model) and the camera position in object space; identity
- * models are passed through untouched, so one object renders bit-identically to a scene. */
-void render_object_view(const splat_camera *cam, const float *model, float view[16], float campos[3]) {
-  memcpy(campos, cam->position, 3 * sizeof(float));
-  memcpy(view, cam->view, 16 * sizeof(float));
-  if (!model) return;
-  for (int c = 0; c < 4; c++)
-    for (int r = 0; r < 4; r++) {
-      float v = 0;
-      for (int k = 0; k < 4; k++) v += cam->view[k * 4 + r] * model[c * 4 + k];
-      view[c * 4 + r] = v;
-    }
-  /* object = A^-1 (world - t) for the affine model A|t: A^-1 by its adjugate */
-  const float *m = model;
-  float a[9] = {m[0], m[4], m[8], m[1], m[5], m[9], m[2], m[6], m[10]}; /* row-major 3x3 */
-  float inv[9] = {a[4] * a[8] - a[5] * a[7], a[2] * a[7] - a[1] * a[8], a[1] * a[5] - a[2] * a[4],
-                  a[5] * a[6] - a[3] * a[8], a[0] * a[8] - a[2] * a[6], a[2] * a[3] - a[0] * a[5],
-                  a[3] * a[7] - a[4] * a[6], a[1] * a[6] - a[0] * a[7], a[0] * a[4] - a[1] * a[3]};
-  float det = a[0] * inv[0] + a[1] * inv[3] + a[2] * inv[6];
-  float d[3] = {cam->position[0] - m[12], cam->position[1] - m[13], cam->position[2] - m[14]};
-  for (int r = 0; r < 3; r++) campos[r] = (inv[r * 3] * d[0] + inv[r * 3 + 1] * d[1] + inv[r * 3 + 2] * d[2]) / det;
-}
-
-
 static float uint_bits(uint32_t u) {
   float f;
   memcpy(&f, &u, sizeof f);

@@ -35,6 +35,17 @@ void render_frame_buffers_destroy(splat_renderer *r, scene_gpu *s) {
 }
 
 
+void render_lod_destroy(splat_renderer *r, object_lod *l) {
+  if (!l) return;
+  lod_cut_gpu_destroy(&r->vk, &l->cut);
+  ssvk_buffer_destroy(&r->vk, &l->parent);
+  for (uint32_t i = 0; i < SPLAT_MAX_FRAME_SLOTS; i++) ssvk_buffer_destroy(&r->vk, &l->staging[i]);
+  free(l->slot_of_page);
+  free(l->page_of_slot);
+  render_host_free(r->vk.allocator, l);
+}
+
+
 void render_object_destroy(splat_renderer *r, object_gpu *o) {
   for (uint32_t c = 0; o->chunk && c < o->chunks; c++) {
     ssvk_buffer *bufs[] = {&o->chunk[c].pos, &o->chunk[c].cov, &o->chunk[c].sh};

@@ -14,17 +14,6 @@ _Static_assert(LC_PROJECT_WORKGROUP == SP_PROJECT_WORKGROUP, "the cut writes the
 #include <string.h>
 
 
-void render_lod_destroy(splat_renderer *r, object_lod *l) {
-  if (!l) return;
-  lod_cut_gpu_destroy(&r->vk, &l->cut);
-  ssvk_buffer_destroy(&r->vk, &l->parent);
-  for (uint32_t i = 0; i < SPLAT_MAX_FRAME_SLOTS; i++) ssvk_buffer_destroy(&r->vk, &l->staging[i]);
-  free(l->slot_of_page);
-  free(l->page_of_slot);
-  render_host_free(r->vk.allocator, l);
-}
-
-
 /* The tree's buffers: the cut's (lod_cut_gpu) and the parents. */
 static VkResult upload_tree(splat_renderer *r, const splat_scene *leaves, const splat_lod *lod, uint32_t max_cut,
                             object_lod *l) {

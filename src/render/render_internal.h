@@ -11,6 +11,7 @@
 #include "ssvk.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 /* Timestamps of a frame slot. The graphics raster writes TS_RASTERED after TS_SORTED; the
  * compute raster also TS_PAIRS (count, scan, emit) and TS_TILESORTED in between. */
@@ -159,6 +160,8 @@ VkDeviceSize render_object_bytes(uint32_t format, uint32_t words, uint32_t count
 /* Splats per chunk for an object's SH storage (each buffer within max_buffer). */
 uint32_t render_chunk_splats(const splat_renderer *r, uint32_t sh_format, uint32_t sh_words);
 void render_object_destroy(splat_renderer *r, object_gpu *o);
+/* A LOD object's tree, pool tables and staging (NULL: nothing); render_object_destroy calls it. */
+void render_lod_destroy(splat_renderer *r, object_lod *l);
 
 /* ---- upload.c ---- */
 /* Splats [first, first + count) of sc in the object's GPU layout (splat_shared.h): positions +
@@ -199,7 +202,6 @@ uint32_t render_default_upload_threads(void);
 /* ---- lod.c ---- */
 /* A LOD object's frame slots (its max_cut), other objects' resident splats. */
 static inline uint32_t render_object_slots(const object_gpu *o) { return o->lod ? o->lod->max_cut : o->resident; }
-void render_lod_destroy(splat_renderer *r, object_lod *l);
 /* The cuts of the frame's LOD objects (from f->camera and each instance's model); the caller's
  * barrier (compute writes to compute and transfer reads) makes them visible to the projection.
  * render_lod_readback copies the first drawn LOD object's cut count and threshold to the
@@ -209,8 +211,28 @@ void render_lod_readback(splat_renderer *r, VkCommandBuffer cmd, const splat_fra
 /* Transfer fills of the LOD objects' frame slots' keys with DS_CULLED (the projection writes only
  * the cut's), before render_sort_reset, whose barrier makes them visible. */
 void render_lod_fill_keys(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f);
-/* camera-from-object (view * model) and the camera position in object space (frame.c). */
-void render_object_view(const splat_camera *cam, const float *model, float view[16], float campos[3]);
+/* camera-from-object (view * model) and the camera position in object space; identity
+ * models are passed through untouched, so one object renders bit-identically to a scene. */
+static inline void render_object_view(const splat_camera *cam, const float *model, float view[16], float campos[3]) {
+  memcpy(campos, cam->position, 3 * sizeof(float));
+  memcpy(view, cam->view, 16 * sizeof(float));
+  if (!model) return;
+  for (int c = 0; c < 4; c++)
+    for (int r = 0; r < 4; r++) {
+      float v = 0;
+      for (int k = 0; k < 4; k++) v += cam->view[k * 4 + r] * model[c * 4 + k];
+      view[c * 4 + r] = v;
+    }
+  /* object = A^-1 (world - t) for the affine model A|t: A^-1 by its adjugate */
+  const float *m = model;
+  float a[9] = {m[0], m[4], m[8], m[1], m[5], m[9], m[2], m[6], m[10]}; /* row-major 3x3 */
+  float inv[9] = {a[4] * a[8] - a[5] * a[7], a[2] * a[7] - a[1] * a[8], a[1] * a[5] - a[2] * a[4],
+                  a[5] * a[6] - a[3] * a[8], a[0] * a[8] - a[2] * a[6], a[2] * a[3] - a[0] * a[5],
+                  a[3] * a[7] - a[4] * a[6], a[1] * a[6] - a[0] * a[7], a[0] * a[4] - a[1] * a[3]};
+  float det = a[0] * inv[0] + a[1] * inv[3] + a[2] * inv[6];
+  float d[3] = {cam->position[0] - m[12], cam->position[1] - m[13], cam->position[2] - m[14]};
+  for (int r = 0; r < 3; r++) campos[r] = (inv[r * 3] * d[0] + inv[r * 3 + 1] * d[1] + inv[r * 3 + 2] * d[2]) / det;
+}
 
 /* ---- depth_sort.c ---- */
 /* The scratch layout for n frame slots on every sorter of the renderer (logged errors). */
