@@ -7,17 +7,29 @@
  * that reached the failure, a log message naming the failed Vulkan function, the objects made
  * still usable (the failed step, tried again, works) and destroyable, and no object left at
  * vkDestroyDevice (the validation layer's object tracking; LeakSanitizer in the sanitizer build).
- *   test_faults [--stride K [--offset O]] [--all-errors] [--verbose]
- * --stride K: every K-th N only, from O (K runs with O = 0..K-1 leave none out); the error
- * rotates over the runs (OUT_OF_DEVICE_MEMORY, OUT_OF_HOST_MEMORY, DEVICE_LOST), or with --all-errors
- * each N gets all three; --verbose prints the libraries' messages. */
+ *   test_faults [--stride K [--offset O]] [--all-errors] [--only C | --from C] [--upload-threads T]
+ *               [--piece-splats P] [--log FILE] [--verbose]
+ * The sweep's cases are numbered C = 0, 1, ...: first each call of splatsort_create with the
+ * self-test on, then each call after create with it off. Every case is named on stdout (and in
+ * FILE, flushed) before it starts, with the function it fails (from the clean run's sequence) and
+ * the error; a crash prints the case it died in. --only C / --from C replay one case / the rest.
+ * --stride K: every K-th case only, from O (K runs with O = 0..K-1 leave none out); the error
+ * rotates with the case number (OUT_OF_DEVICE_MEMORY, OUT_OF_HOST_MEMORY, DEVICE_LOST), or with
+ * --all-errors each case gets all three. --upload-threads / --piece-splats: the renderer's
+ * packing threads and splats per staging piece (default 1 / a piece's worth; small pieces wrap
+ * the upload's ring many times). --verbose prints the libraries' messages. */
 #include "check.h"
 #include "sort_harness.h"
 #include "splat_renderer.h"
 #include "vkh.h"
 
+#include "renderer_debug.h"
+
+#include <execinfo.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- the injector ---------------------------------------------------------------------------- */
 
@@ -37,6 +49,12 @@ static struct {
   long count;
 } tally[32];
 
+/* The functions of the clean runs' calls in order (without / with the self-test), so that a case
+ * is named before it runs. */
+#define MAX_CALLS 4096
+static const char *sequence[2][MAX_CALLS];
+static int sequence_of = -1; /* the clean run recording now (-1: none) */
+
 static int inject(const char *name) {
   if (fi.fail_at < 0)
     for (int i = 0; i < 32; i++)
@@ -44,6 +62,7 @@ static int inject(const char *name) {
         tally[i].name = name, tally[i].count++;
         break;
       }
+  if (sequence_of >= 0 && fi.calls < MAX_CALLS) sequence[sequence_of][fi.calls] = name;
   if (fi.calls++ != fi.fail_at) return 0;
   fi.failed = name;
   return 1;
@@ -134,6 +153,11 @@ typedef struct run_state {
   bool self_test;
 } run_state;
 
+/* The renderer's upload settings (0: the defaults of the create info below). */
+static struct {
+  uint32_t upload_threads, piece_splats;
+} opt;
+
 /* A step's result: 1 when it failed (counted; the caller tries it once more, which must work,
  * since only one call fails a run). */
 static int failed(run_state *s, VkResult res, const char *step, int attempt) {
@@ -145,8 +169,12 @@ static int failed(run_state *s, VkResult res, const char *step, int attempt) {
 }
 
 static splatsort *make_sorter(run_state *s) {
+  /* A self-test that misses its timeout falls back to quaternary, a longer sequence of calls: on
+   * a loaded machine with lavapipe compiling the shaders at their first dispatch, 2 s (the
+   * default) was missed, and every case after it failed another call than the one it named. The
+   * late path has its own tests (tests/test_self_test.c, the stall injection); here it must not run. */
   splatsort_self_test t = {.type = SPLATSORT_STRUCTURE_TYPE_SELF_TEST, .queue = s->ctx.queue,
-                           .queue_family_index = s->ctx.queue_family};
+                           .queue_family_index = s->ctx.queue_family, .timeout_ms = 600000};
   splatsort_create_info ci = {.next = s->self_test ? &t : NULL, .physical_device = s->ctx.physical_device,
                               .device = s->ctx.device, .enabled_features = s->ctx.sort_features,
                               .flags = vkh_sort_flags(&s->ctx), .log = fault_log, .instance = s->ctx.instance,
@@ -203,6 +231,8 @@ static splat_renderer *make_renderer(run_state *s, splatsort *sorter) {
           (void *)r);
     if (!failed(s, res, "splat_renderer_create", attempt)) break;
   }
+  if (r && opt.upload_threads) splat_renderer_debug_set_upload_threads(r, opt.upload_threads);
+  if (r && opt.piece_splats) splat_renderer_debug_set_upload_piece_splats(r, opt.piece_splats);
   return r;
 }
 
@@ -283,56 +313,127 @@ static long run_once(long fail_at, VkResult error, bool self_test) {
 
 static const VkResult errors[3] = {VK_ERROR_OUT_OF_DEVICE_MEMORY, VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_DEVICE_LOST};
 
-/* Fails every stride-th call in [from, to) (from `offset`), with every error or one rotating over
- * the runs; returns the runs made (*runs: all so far). */
-static void sweep(long from, long to, long stride, long offset, int all_errors, bool self_test, long *runs) {
-  for (long n = from + (offset % stride); n < to; n += stride)
-    for (int e = 0; e < 3; e++) {
-      if (!all_errors && e != *runs % 3) continue;
-      run_once(n, errors[e], self_test);
-      ++*runs;
-      if (!all_errors) break;
-    }
+/* The case running now, for the crash handler: its line as printed before it started. */
+static char current_case[256];
+static FILE *case_log;
+
+static void on_crash(int sig) {
+  /* async-signal-safe only: write(2) and backtrace_symbols_fd */
+  static const char head[] = "\ntest_faults: crashed (signal ";
+  char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), ')', ' '};
+  (void)!write(2, head, sizeof head - 1);
+  (void)!write(2, num, sizeof num);
+  (void)!write(2, "in ", 3);
+  (void)!write(2, current_case, strlen(current_case));
+  (void)!write(2, "\n", 1);
+  void *frames[64];
+  backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* Case c's self-test setting and call: the create calls of the self-test run, then the calls
+ * after create of the run without it. */
+typedef struct sweep_plan {
+  long total[2], create[2]; /* per self-test off/on */
+} sweep_plan;
+
+static long plan_cases(const sweep_plan *p) { return p->create[1] + p->total[0] - p->create[0]; }
+
+static void plan_case(const sweep_plan *p, long c, bool *self_test, long *call) {
+  *self_test = c < p->create[1];
+  *call = *self_test ? c : c - p->create[1] + p->create[0];
+}
+
+static void run_case(const sweep_plan *p, long c, VkResult error) {
+  bool st;
+  long call;
+  plan_case(p, c, &st, &call);
+  const char *fn = call < MAX_CALLS ? sequence[st][call] : NULL;
+  snprintf(current_case, sizeof current_case, "case %ld of %ld: call %ld (%s) failing with %s, self-test %s", c,
+           plan_cases(p), call, fn ? fn : "?", ssvk_result_name(error), st ? "on" : "off");
+  printf("test_faults: %s\n", current_case);
+  if (case_log) {
+    fprintf(case_log, "%s\n", current_case);
+    fflush(case_log);
+  }
+  run_once(call, error, st);
+  CHECK(!fi.failed || !fn || !strcmp(fi.failed, fn), "case %ld failed %s where the clean run made %s", c, fi.failed,
+        fn);
 }
 
 int main(int argc, char **argv) {
-  long stride = 1, offset = 0;
+  long stride = 1, offset = 0, only = -1, from = 0;
   int all_errors = 0;
+  const char *log_path = NULL;
   check_print_limit = 50;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--stride") && i + 1 < argc) stride = atol(argv[++i]);
     else if (!strcmp(argv[i], "--offset") && i + 1 < argc) offset = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--upload-threads") && i + 1 < argc) opt.upload_threads = (uint32_t)atol(argv[++i]);
+    else if (!strcmp(argv[i], "--piece-splats") && i + 1 < argc) opt.piece_splats = (uint32_t)atol(argv[++i]);
+    else if (!strcmp(argv[i], "--log") && i + 1 < argc) log_path = argv[++i];
     else if (!strcmp(argv[i], "--all-errors")) all_errors = 1;
     else if (!strcmp(argv[i], "--verbose")) fi.verbose = 1;
     else {
-      fprintf(stderr, "usage: test_faults [--stride K] [--offset O] [--all-errors] [--verbose]\n");
+      fprintf(stderr, "usage: test_faults [--stride K] [--offset O] [--all-errors] [--only C | --from C] "
+                      "[--upload-threads T] [--piece-splats P] [--log FILE] [--verbose]\n");
       return 2;
     }
   }
   if (stride < 1) stride = 1;
   setvbuf(stdout, NULL, _IOLBF, 0);
+  if (log_path && !(case_log = fopen(log_path, "w"))) {
+    fprintf(stderr, "test_faults: %s: cannot write the case log\n", log_path);
+    return 2;
+  }
+  signal(SIGBUS, on_crash);
+  signal(SIGSEGV, on_crash);
+  signal(SIGABRT, on_crash);
+  signal(SIGILL, on_crash);
+  signal(SIGFPE, on_crash);
   double t0 = now_seconds();
   /* With the self-test, splatsort_create makes the calls it makes without it and then the
    * self-test's; the rest of the sequence is the same. So the self-test run's create and the
    * other run's calls after create cover every call once. */
-  long total[2], create[2];
+  sweep_plan plan;
   for (int st = 0; st < 2; st++) {
     memset(tally, 0, sizeof tally); /* the self-test run's calls are the ones swept */
-    total[st] = run_once(-1, VK_SUCCESS, st);
-    create[st] = fi.create_calls;
+    snprintf(current_case, sizeof current_case, "the clean run, self-test %s", st ? "on" : "off");
+    sequence_of = st;
+    plan.total[st] = run_once(-1, VK_SUCCESS, st);
+    sequence_of = -1;
+    plan.create[st] = fi.create_calls;
     printf("test_faults: self-test %s: a clean run makes %ld fallible calls, %ld in splatsort_create\n",
-           st ? "on" : "off", total[st], create[st]);
+           st ? "on" : "off", plan.total[st], plan.create[st]);
   }
-  CHECK(total[1] - create[1] == total[0] - create[0], "the runs after create differ in length");
+  CHECK(plan.total[1] - plan.create[1] == plan.total[0] - plan.create[0], "the runs after create differ in length");
+  CHECK(plan.total[0] <= MAX_CALLS && plan.total[1] <= MAX_CALLS, "more than %d calls a run", MAX_CALLS);
+  for (int st = 0; st < 2; st++)
+    for (long c = plan.create[st]; c < plan.total[st] && c < MAX_CALLS; c++)
+      CHECK(sequence[st][c] == sequence[!st][c - plan.create[st] + plan.create[!st]],
+            "call %ld after create differs with the self-test %s", c, st ? "on" : "off");
   printf("test_faults: the calls swept:");
   for (int i = 0; i < 32 && tally[i].name; i++) printf(" %s %ld", tally[i].name, tally[i].count);
   printf("\n");
   if (failures) return check_report("test_faults");
-  long runs = 0;
-  sweep(0, create[1], stride, offset, all_errors, true, &runs);
-  sweep(create[0], total[0], stride, offset, all_errors, false, &runs);
-  printf("test_faults: %ld runs, each failing one call (every %ld of the %ld in create with the self-test, then "
-         "%ld after it), %s, in %.1f s\n", runs, stride, create[1], total[0] - create[0],
-         all_errors ? "each with all three errors" : "the error rotating over the runs", now_seconds() - t0);
+  long cases = plan_cases(&plan), runs = 0;
+  if (only >= cases || from >= cases) {
+    fprintf(stderr, "test_faults: case %ld does not exist (cases 0 to %ld)\n", only >= 0 ? only : from, cases - 1);
+    return 2;
+  }
+  for (long c = only >= 0 ? only : from + offset % stride; c < cases; c += only >= 0 ? cases : stride)
+    for (int e = 0; e < 3; e++) {
+      if (!all_errors && e != c % 3) continue;
+      run_case(&plan, c, errors[e]);
+      runs++;
+    }
+  printf("test_faults: %ld runs, each failing one call (every %ld of the %ld cases: %ld in create with the "
+         "self-test, then %ld after it), %s, in %.1f s\n", runs, only >= 0 ? cases : stride, cases, plan.create[1],
+         plan.total[0] - plan.create[0], all_errors ? "each with all three errors" : "the error rotating with the case",
+         now_seconds() - t0);
+  if (case_log) fclose(case_log);
   return check_report("test_faults");
 }

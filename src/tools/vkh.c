@@ -5,6 +5,7 @@
 #include "ssvk.h"
 
 #include <string.h>
+#include <stdlib.h>
 
 const char *vkh_result_name(VkResult r) { return ssvk_result_name(r); }
 
@@ -81,6 +82,29 @@ static bool device_has_extension(VkPhysicalDevice pd, const char *name) {
   return found;
 }
 
+/* The sanitizer build (tests/CMakeLists.txt): lavapipe must stay mapped until exit, or
+ * LeakSanitizer reports its heap from "<unknown module>" once the loader unloads it; the tests
+ * preload it. A process that would create a device on lavapipe without it stops here, whatever
+ * it goes on to do, so that no test's pass depends on the line it fails at. */
+static bool driver_preloaded = true;
+
+/* Before the instance: whether lavapipe is in LD_PRELOAD. (Whether it is mapped says nothing: the
+ * loader keeps the drivers it enumerated before an instance loaded for a while.) */
+static void note_driver_preloaded(void) {
+#ifdef SPLATSORT_SANITIZER_CHECKS
+  const char *pre = getenv("LD_PRELOAD");
+  driver_preloaded = pre && strstr(pre, "libvulkan_lvp.so");
+#endif
+}
+
+static void check_driver_preloaded(const VkPhysicalDeviceProperties *p) {
+  if (driver_preloaded || strncmp(p->deviceName, "llvmpipe", 8) || getenv("SPLATSORT_ALLOW_DRIVER_UNLOAD")) return;
+  fprintf(stderr, "error: sanitizer build on lavapipe without the driver preloaded: run with "
+                  "LD_PRELOAD=libvulkan_lvp.so (tests/CMakeLists.txt says why; SPLATSORT_ALLOW_DRIVER_UNLOAD=1 "
+                  "goes on without it)\n");
+  exit(1);
+}
+
 static void create_instance(vkh_context *ctx, const vkh_options *o) {
   const char *exts[16];
   uint32_t next = 0;
@@ -124,6 +148,7 @@ static void create_instance(vkh_context *ctx, const vkh_options *o) {
                               .pApplicationInfo = &app, .enabledLayerCount = o->validation ? 1 : 0,
                               .ppEnabledLayerNames = layers, .enabledExtensionCount = next,
                               .ppEnabledExtensionNames = exts};
+  note_driver_preloaded();
   VkResult r = vkCreateInstance(&ici, NULL, &ctx->instance);
   if (r != VK_SUCCESS) {
     fprintf(stderr, "error: no Vulkan instance (%s): is a Vulkan driver installed? "
@@ -169,6 +194,7 @@ static void pick_device(vkh_context *ctx, const vkh_options *o) {
   }
   ctx->physical_device = devices[pick];
   vkGetPhysicalDeviceProperties(ctx->physical_device, &ctx->props);
+  check_driver_preloaded(&ctx->props);
   vkGetPhysicalDeviceMemoryProperties(ctx->physical_device, &ctx->memory);
   VkPhysicalDeviceSubgroupProperties sub = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sub};
