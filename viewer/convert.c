@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <strings.h>
 #include <string.h>
+#include <dirent.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -26,9 +28,21 @@ static double seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A file's size, or a folder's (a SOG folder: its files, one level), in MB. */
 static double file_mb(const char *path) {
   struct stat st;
-  return stat(path, &st) == 0 ? (double)st.st_size / 1e6 : 0.0;
+  if (stat(path, &st) != 0) return 0.0;
+  if (!S_ISDIR(st.st_mode)) return (double)st.st_size / 1e6;
+  DIR *dir = opendir(path);
+  if (!dir) return 0.0;
+  double bytes = 0;
+  char name[PATH_MAX];
+  for (struct dirent *e; (e = readdir(dir));)
+    if (snprintf(name, sizeof name, "%s/%s", path, e->d_name) < (int)sizeof name && stat(name, &st) == 0 &&
+        S_ISREG(st.st_mode))
+      bytes += (double)st.st_size;
+  closedir(dir);
+  return bytes / 1e6;
 }
 
 /* Interior levels of the tree: the root's is 1, a child's its parent's plus one (breadth-first

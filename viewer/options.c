@@ -63,7 +63,7 @@ void splatview_usage(FILE *f) {
           "                          default 3 with --bench when --frames > 10, else 0); with\n"
           "                          --headless --bench the fewest warm-up frames before the\n"
           "                          --frames measured ones, which go on until the GPU frame times\n"
-          "                          settle (median of the last 10 within 2%% of the 10 before; at\n"
+          "                          settle (median of the last 10 within 2% of the 10 before; at\n"
           "                          most 1000 frames or 10 s)\n"
           "  --memory-budget MIB     the most device memory scenes may take (default: the device's);\n"
           "                          a scene above it is refused and the current one stays\n"
@@ -356,7 +356,7 @@ static int parse_lod_value(int opt, const char *v, splatview_options *o, parse_s
   switch (opt) {
   case OPT_BUDGET:
     if (parse_uint(v, 1, UINT32_MAX, &o->lod_budget))
-      return refuse(err, n, "--budget '%s': expected a number of splats in 1..%u", v, UINT32_MAX);
+      return refuse(err, n, "--budget '%s': expected a number of nodes in 1..%u", v, UINT32_MAX);
     break;
   case OPT_LOD_THRESHOLD:
     if (parse_floats(v, &o->lod_threshold, 1) || !(o->lod_threshold > 0.0f))

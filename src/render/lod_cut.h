@@ -1,7 +1,7 @@
 /* lod_cut.h: the cut of a level-of-detail tree (splat_lod, src/scene/splat_scene.h) on the GPU,
  * one compute dispatch per tree level (shaders/render/lod_cut.comp), and the same cut on the CPU
- * as its reference. Internal to the renderer and not yet drawn: the frame will use it later
- * (docs/lod.md). It takes an ssvk_device, so a test can run it alone.
+ * as its reference. Internal to the renderer: frame.c records it before the projection of a LOD
+ * object (docs/lod.md). It takes an ssvk_device, so a test can run it alone.
  *
  * The cut from a camera and a threshold tau (pixels): from the root, a node whose bounding sphere
  * (centre, radius 3 x its largest scale) is wholly behind the near plane (z + r <= near) or wholly
