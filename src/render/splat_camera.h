@@ -1,8 +1,7 @@
-/* camera.h: pinhole cameras in the 3DGS/COLMAP convention (what the renderer and the
- * projection need). cameras.json, framing a scene and the viewer's controllers are in the
- * tools library (src/tools/view_control.h).
+/* splat_camera.h: pinhole cameras in the 3DGS/COLMAP convention (what the renderer and the
+ * projection need).
  *
- * Conventions, shared with the projection (project.h) and the GPU shaders:
+ * Conventions, shared with the projection (splat_project.h) and the GPU shaders:
  *  - Camera space is the 3DGS/COLMAP one: x right, y down, z forward; visible points
  *    have z > 0.
  *  - Continuous pixel coordinates: pixel (i,j) covers [i,i+1) x [j,j+1), its centre is

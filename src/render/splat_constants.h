@@ -1,7 +1,7 @@
 /* splat_constants.h: the reference 3DGS rasterizer's constants, written once for C and GLSL
  * (only #defines of float literals that both languages read alike). The CPU projection
- * (splat_project.h), the renderer's shaders (through shaders/render/splat_shared.h) and the
- * CPU reference renderer (tests/refrender.c) all use these, so they cannot disagree. */
+ * (splat_project.h), the renderer's shaders and the CPU reference renderer of the project's
+ * tests all use these, so they cannot disagree. */
 #ifndef SPLAT_CONSTANTS_H
 #define SPLAT_CONSTANTS_H
 

@@ -1,8 +1,9 @@
-/* project.h: the CPU projection of one splat to the screen, exactly the reference 3DGS
+/* splat_project.h: the CPU projection of one splat to the screen, exactly the reference 3DGS
  * preprocess step (diff-gaussian-rasterization, forward.cu: computeCov3D, computeCov2D,
  * computeColorFromSH). This is the specification the GPU projection shader mirrors, step by
- * step, in 32-bit float; project.c documents each step and each place where we differ from
- * the reference on purpose. Conventions (camera space, pixel coordinates) are in camera.h.
+ * step, in 32-bit float; its implementation documents each step and each place where we differ
+ * from the reference on purpose. Conventions (camera space, pixel coordinates) are in
+ * splat_camera.h.
  */
 #ifndef SPLAT_PROJECT_H
 #define SPLAT_PROJECT_H
@@ -77,7 +78,7 @@ void splat_cov3d(const float scale[3], const float rot[4], float cov[6]);
  * +0.5 and clamped below at 0. */
 void splat_sh_color(int degree, const float *sh, const float dir[3], float rgb[3]);
 
-/* ---- how the renderer stores a splat on the GPU (shaders/render/splat_shared.h) ----------------
+/* ---- how the renderer stores a splat on the GPU ---------------------------------------------------
  * The projection decodes exactly these values; project it on a scene passed through
  * splat_scene_as_stored and splat_project gives what the GPU computes, within rounding. */
 

@@ -1,4 +1,4 @@
-/* renderer.h: the splat renderer. Per frame, recorded into the caller's command buffer:
+/* splat_renderer.h: the splat renderer. Per frame, recorded into the caller's command buffer:
  * projection (compute: culling, EWA covariance, SH colour, depth key + splat index for each
  * visible splat), the GPU sort of the keys (splatsort, indirect count: no read-back), and a
  * raster pass drawing the splats back to front with premultiplied "over" blending into an
@@ -7,7 +7,7 @@
  * Order: the visible splats enter the sort compacted in splat index order and the sort is
  * stable, so splats with equal keys are drawn in index order (the higher index in front), and
  * a frame's image does not depend on the sort algorithm or on GPU scheduling. 32-bit keys are
- * ~float_bits(view z), computed exactly as splat_depth_key (project.h) does on the CPU.
+ * ~float_bits(view z), computed exactly as splat_depth_key (splat_project.h) does on the CPU.
  *
  * The host makes the sorter(s) (splatsort.h) and hands them in; the device must have Vulkan 1.3
  * dynamicRendering enabled. Library code: errors come back as VkResult with a
@@ -57,7 +57,7 @@ typedef enum splat_renderer_create_flag_bits {
 #define SPLAT_DEFAULT_UPLOAD_THREADS 16
 
 /* How a frame's sorted splats become pixels (splat_frame.raster). Both give the reference
- * rasterizer's image (tests/refrender.c) within rounding; they differ where a pixel is nearly
+ * rasterizer's image (the project's CPU reference renderer, in its tests) within rounding; they differ where a pixel is nearly
  * opaque (the compute raster stops a pixel once its transmittance would fall below 1e-4, as
  * the reference does; quads blended back to front cannot) and in the target's rounding (the
  * graphics raster blends each quad into RGBA16F, the compute raster sums in 32-bit floats).
@@ -110,8 +110,8 @@ typedef enum splat_order {
 /* Anti-aliased scenes (splat_frame.antialias): a scene trained with the 2D filter of
  * mip-splatting / gsplat's "antialiased" mode is drawn with each splat's opacity times
  * sqrt(det(C) / det(C + 0.3 I)), C its 2D covariance before the dilation (splat_project in
- * project.h is the specification). Each object keeps its scene's SPLAT_SCENE_ANTIALIASED flag
- * (what its file says, scene.h) from the upload; a frame may override it for all objects. */
+ * splat_project.h is the specification). Each object keeps its scene's SPLAT_SCENE_ANTIALIASED flag
+ * (what its file says, splat_scene.h) from the upload; a frame may override it for all objects. */
 typedef enum splat_antialias {
   SPLAT_ANTIALIAS_AUTO = 0, /* each object as its scene says */
   SPLAT_ANTIALIAS_OFF = 1,  /* no object */
@@ -175,8 +175,8 @@ typedef struct splat_renderer_create_info {
   /* Optional, as splatsort_create_info's (splatsort.h, splatsort_vulkan_functions): every
    * Vulkan function the renderer calls is looked up through these, the instance-level ones
    * with `instance` (required with them). NULL: the Vulkan loader linked with the program. A
-   * host that loads Vulkan itself passes the same to its sorters and here; so do the fault-
-   * injection tests (tests/test_faults.c), to fail chosen calls. */
+   * host that loads Vulkan itself passes the same to its sorters and here; so do the
+   * project's fault-injection tests, to fail chosen calls. */
   VkInstance instance;
   const splatsort_vulkan_functions *vulkan_functions;
 } splat_renderer_create_info;
@@ -305,12 +305,12 @@ VkResult splat_renderer_finish_object(splat_renderer *r, uint32_t id);
 /* The object's resident splats (0 for no such object); its count once complete. Any time. */
 uint32_t splat_renderer_object_resident(const splat_renderer *r, uint32_t id);
 
-/* A level-of-detail object (issue 27, docs/lod.md): a scene with its tree (splat_lod_build or
- * splat_lod_load, src/scene/splat_scene.h), drawn as a cut of the tree chosen on the GPU in each
+/* A level-of-detail object (docs/lod.md): a scene with its tree (splat_lod_build or
+ * splat_lod_load, splat_scene.h), drawn as a cut of the tree chosen on the GPU in each
  * frame: coarse merged Gaussians far away, the splats themselves close by. add_lod_object uploads
  * the leaves and the interior nodes as the object's splats (blocking, as add_object: the same
  * checks, memory and messages), and the tree's bounding spheres and topology. In each frame the
- * cut (one dispatch per tree level, frame.c) keeps a node whose projected size
+ * cut (one dispatch per tree level) keeps a node whose projected size
  * max(fx, fy) * 3 * its largest scale / view z is at most the frame's threshold (or a leaf) and
  * drops subtrees outside the frustum; the projection then runs over the cut's nodes only, into
  * max_cut frame slots. With frame.lod_budget the threshold is steered on the GPU from the

@@ -1,4 +1,4 @@
-/* scene.h: loading Gaussian-splat scenes (.ply, .splat, .spz, SOG) into flat CPU arrays, and
+/* splat_scene.h: loading Gaussian-splat scenes (.ply, .splat, .spz, SOG) into flat CPU arrays, and
  * writing them as standard 3DGS .ply or as .spz. CPU only; no Vulkan.
  *
  * Formats, chosen by content (the "ply" magic), then the .splat extension, then the .spz
@@ -15,8 +15,8 @@
  *   - Niantic .spz, versions 1-3 (gzip) and 4 (ZSTD streams), SH degree 0..3; its
  *     antialiased flag sets SPLAT_SCENE_ANTIALIASED. .spz stores y up and z back; the
  *     loader turns it into the .ply axes (y down, z forward), so a .ply written as .spz
- *     loads in place (scene_spz.c has the details and the quantisation).
- *   - PlayCanvas SOG, versions 1 and 2, SH degree 0..3 (scene_sog.h has the layout): a
+ *     loads in place (docs/formats.md has the details and the quantisation).
+ *   - PlayCanvas SOG, versions 1 and 2, SH degree 0..3 (docs/formats.md has the layout): a
  *     meta.json naming lossless WebP images beside it (give splat_scene_load the meta.json,
  *     or the folder holding it), or the bundled form, a zip archive (.sog; stored or
  *     deflated entries) that splat_scene_load_memory reads too. A meta.json needs its
@@ -73,7 +73,7 @@ typedef struct splat_scene {
 
 typedef enum splat_scene_flag_bits {
   /* Trained with the mip-splatting / anti-aliased 2D filter: the projection scales each
-   * splat's opacity by sqrt(det(cov2d) / det(cov2d + dilation)) (project.h). A .ply says so
+   * splat's opacity by sqrt(det(cov2d) / det(cov2d + dilation)) (splat_project.h). A .ply says so
    * in a header comment: Brush's "comment SplatRenderMode: mip" or Postshot's
    * "comment antialiased 1" (any case; the last such comment wins; "SplatRenderMode:
    * default" / "antialiased 0" clear it). splat_scene_write_ply writes Brush's form. */
@@ -270,7 +270,7 @@ int splat_scene_write_ply(const char *path, const splat_scene *scene, char *err,
  * Returns 0, or -1 with "<path>: <what is wrong>" in err. */
 int splat_scene_write_spz(const char *path, const splat_scene *scene, char *err, size_t err_size);
 
-/* ---- level of detail (scene_lod.c, scene_lod_file.c; docs/formats.md, "LOD hierarchy (.lod)") ---
+/* ---- level of detail (docs/formats.md, "LOD hierarchy (.lod)") ---------------------------------
  *
  * A tree over a scene's splats whose interior nodes are Gaussians standing for their subtrees, so
  * a renderer can draw a cut of the tree (a node where its projected size is small enough and its

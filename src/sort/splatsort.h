@@ -187,7 +187,7 @@ typedef enum splatsort_onesweep_tuning_flag_bits {
   /* uvec4 ballots at every subgroup size (tests the wide path on small-subgroup devices). */
   SPLATSORT_ONESWEEP_WIDE_BALLOT_BIT = 1u << 0,
   /* Count the lookback's descriptor reads and fallbacks into the internal buffer (words
-   * OS_H_STAT_* of src/sort/shaders/onesweep_shared.h; slower, for diagnosis). */
+   * OS_H_STAT_* of the library's shaders/onesweep_shared.h in the source tree; slower, for diagnosis). */
   SPLATSORT_ONESWEEP_STATISTICS_BIT = 1u << 1,
   /* Early counts in the pass kernel even where the library would not choose them (its
    * default is early counts on devices with subgroups of 32 or more where every subgroup can
@@ -332,7 +332,7 @@ SPLATSORT_API splatsort_algorithm splatsort_choose_algorithm(const splatsort *so
 SPLATSORT_API uint32_t splatsort_get_tile_size(const splatsort *sorter);
 
 /* The OneSweep pass kernel that a sort whose splatsort_sort_info::max_count is max_count runs:
- * its OS_VARIANT_* bits (src/sort/shaders/onesweep_shared.h); *tile (optional, may be NULL):
+ * its OS_VARIANT_* bits (onesweep_shared.h in the library's source tree); *tile (optional, may be NULL):
  * its keys per tile. OS_VARIANT_LATE_COUNTS (32) set: the late-counts path, clear: early counts.
  *
  * Where early counts are the device's default (subgroups of 32 or more, every subgroup its own
