@@ -2,7 +2,8 @@
  * fails every malloc. Both libraries reach Vulkan through the vkGetDeviceProcAddr a host hands
  * them (splatsort_vulkan_functions); this test hands in its own, whose wrappers count every call
  * that can fail and make call N return an error without calling the driver. For every N of a
- * clean run of create -> sort -> renderer -> scene -> a graphics and a compute frame -> destroy
+ * clean run of create -> sort -> renderer -> scene -> a graphics and a compute frame -> a streamed
+ * level-of-detail object and two frames of it -> destroy
  * (a fresh device each run, the validation layer on): no crash, an error returned by the call
  * that reached the failure, a log message naming the failed Vulkan function, the objects made
  * still usable (the failed step, tried again, works) and destroyable, and no object left at
@@ -40,6 +41,8 @@ static struct {
   const char *failed;   /* the function failed this run, NULL until then */
   long create_calls;    /* of them in splatsort_create */
   int named;            /* a log message after the failure named it */
+  int destroying;       /* inside a destroy call, which returns nothing: a failure there is only logged */
+  int failed_destroying; /* the failure came inside one */
   int verbose;
 } fi;
 
@@ -65,6 +68,7 @@ static int inject(const char *name) {
   if (sequence_of >= 0 && fi.calls < MAX_CALLS) sequence[sequence_of][fi.calls] = name;
   if (fi.calls++ != fi.fail_at) return 0;
   fi.failed = name;
+  fi.failed_destroying = fi.destroying;
   return 1;
 }
 
@@ -273,10 +277,66 @@ static void frame_once(run_state *s, splat_renderer *r, splat_raster_path raster
   }
 }
 
+/* A streamed level-of-detail object (splat_renderer_add_lod_object: the tree's buffers through
+ * ssvk_buffer_upload, a pool of one page of leaves for two) drawn by two compute frames, whose
+ * cuts ask for the missing page and copy it in, then removed. The tree is built once, before
+ * the sweep (its build is CPU work with no fallible call). */
+static splat_scene lod_scene;
+static splat_lod lod_tree;
+
+static void lod_prepare(void) {
+  enum { N = 6000 }; /* two pages of 4,096 leaves */
+  splat_scene *sc = &lod_scene;
+  *sc = (splat_scene){.count = N, .sh_degree = 1, .sh_coeffs = 4, .bounds_min = {-1, -1, -1}, .bounds_max = {1, 1, 1}};
+  sc->positions = malloc(sizeof(float) * 3 * N), sc->scales = malloc(sizeof(float) * 3 * N);
+  sc->rotations = malloc(sizeof(float) * 4 * N), sc->opacities = malloc(sizeof(float) * N);
+  sc->sh = malloc(sizeof(float) * 12 * N);
+  CHECK(sc->positions && sc->scales && sc->rotations && sc->opacities && sc->sh, "out of memory");
+  if (!(sc->positions && sc->scales && sc->rotations && sc->opacities && sc->sh)) exit(1);
+  uint64_t seed = 9;
+  for (uint32_t i = 0; i < 3 * N; i++) sc->positions[i] = (float)(splitmix64(&seed) >> 40) / (float)(1 << 24) * 2 - 1;
+  for (uint32_t i = 0; i < 3 * N; i++) sc->scales[i] = 0.01f + 0.02f * (float)(i % 5) / 5;
+  for (uint32_t i = 0; i < N; i++) {
+    float *q = sc->rotations + 4 * i;
+    q[0] = 1, q[1] = q[2] = q[3] = 0, sc->opacities[i] = 0.6f;
+  }
+  for (uint32_t i = 0; i < 12 * N; i++) sc->sh[i] = (float)(i % 13) / 13 - 0.5f;
+  char err[256];
+  splat_lod_options lo = {.threads = 1};
+  if (splat_lod_build(sc, &lo, &lod_tree, err, sizeof err) != 0) {
+    fprintf(stderr, "test_faults: splat_lod_build: %s\n", err);
+    exit(1);
+  }
+}
+
+static void lod_once(run_state *s, splat_renderer *r) {
+  splat_lod_object_desc d = {.leaves = &lod_scene, .lod = &lod_tree, .resident_leaves = 4096};
+  uint32_t id = UINT32_MAX;
+  for (int attempt = 0; attempt < 2; attempt++)
+    if (!failed(s, splat_renderer_add_lod_object(r, &d, &id), "splat_renderer_add_lod_object", attempt)) break;
+  if (id == UINT32_MAX) return;
+  splat_camera cam;
+  const float eye[3] = {0, 0, -3}, target[3] = {0, 0, 0}, up[3] = {0, -1, 0};
+  splat_camera_look_at(&cam, eye, target, up, 50, 64, 64);
+  splat_frame f = {.camera = &cam, .sh_degree = -1, .raster = SPLAT_RASTER_COMPUTE, .lod_threshold = 0.5f};
+  for (int frame = 0; frame < 2; frame++)
+    for (int attempt = 0; attempt < 2; attempt++) {
+      VkCommandBuffer cmd = vkh_begin(&s->ctx);
+      if (failed(s, splat_renderer_cmd_render(r, cmd, &f), "splat_renderer_cmd_render (LOD)", attempt)) {
+        VK_CHECK(vkEndCommandBuffer(cmd));
+        vkFreeCommandBuffers(s->ctx.device, s->ctx.pool, 1, &cmd);
+        continue;
+      }
+      vkh_submit_wait(&s->ctx, cmd);
+      break;
+    }
+  CHECK(splat_renderer_remove_object(r, id) == VK_SUCCESS, "removing the LOD object failed");
+}
+
 /* The whole sequence on a fresh device, call fail_at failing with `error` (-1: none); returns
  * the fallible calls it made. */
 static long run_once(long fail_at, VkResult error, bool self_test) {
-  fi.calls = 0, fi.fail_at = fail_at, fi.error = error, fi.failed = NULL, fi.named = 0;
+  fi.calls = 0, fi.fail_at = fail_at, fi.error = error, fi.failed = NULL, fi.named = 0, fi.failed_destroying = 0;
   int before = failures;
   run_state s = {.self_test = self_test};
   vkh_options o = vkh_default_options(true);
@@ -292,9 +352,12 @@ static long run_once(long fail_at, VkResult error, bool self_test) {
     scene_once(&s, r);
     frame_once(&s, r, SPLAT_RASTER_GRAPHICS);
     frame_once(&s, r, SPLAT_RASTER_COMPUTE);
+    lod_once(&s, r);
   }
+  fi.destroying = 1;
   splat_renderer_destroy(r);
   splatsort_destroy(sorter);
+  fi.destroying = 0;
   vkh_destroy(&s.ctx);
   CHECK(s.ctx.validation_messages == 0, "%u validation message(s)", s.ctx.validation_messages);
   if (fail_at < 0) {
@@ -302,7 +365,8 @@ static long run_once(long fail_at, VkResult error, bool self_test) {
   } else if (!fi.failed) {
     CHECK(0, "call %ld was never reached (%ld calls)", fail_at, fi.calls);
   } else {
-    CHECK(s.errors > 0, "the failure of %s (%s) came back from no call", fi.failed, ssvk_result_name(error));
+    CHECK(s.errors > 0 || fi.failed_destroying, "the failure of %s (%s) came back from no call", fi.failed,
+          ssvk_result_name(error));
     CHECK(fi.named, "no log message named %s", fi.failed);
   }
   if (failures != before)
@@ -401,6 +465,7 @@ int main(int argc, char **argv) {
   /* With the self-test, splatsort_create makes the calls it makes without it and then the
    * self-test's; the rest of the sequence is the same. So the self-test run's create and the
    * other run's calls after create cover every call once. */
+  lod_prepare();
   sweep_plan plan;
   for (int st = 0; st < 2; st++) {
     memset(tally, 0, sizeof tally); /* the self-test run's calls are the ones swept */

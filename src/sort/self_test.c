@@ -234,11 +234,19 @@ bool ss_self_test_finish(splatsort *s) {
                 "waiting for it", s->pending_timeout_ms);
       r = s->vk.fn.vkWaitForFences(s->vk.device, 1, &run->fence, VK_TRUE, UINT64_MAX);
     }
+    if (r != VK_SUCCESS) { /* a failed wait is tried once more (a lost device says so again) */
+      ss_log(s, "splatsort_destroy: vkWaitForFences for the self-test's late sort failed (%s); waiting again",
+             ssvk_result_name(r));
+      r = s->vk.fn.vkWaitForFences(s->vk.device, 1, &run->fence, VK_TRUE, UINT64_MAX);
+    }
+    if (r == VK_ERROR_DEVICE_LOST)
+      ss_log(s, "splatsort_destroy: vkWaitForFences for the self-test's late sort: %s; freeing what it used",
+             ssvk_result_name(r));
     if (r == VK_SUCCESS || r == VK_ERROR_DEVICE_LOST) {
       ss_self_test_release(s, run);
       continue;
     }
-    ss_log(s, "splatsort_destroy: waiting for the self-test's late sort failed (%s): its command pool, fence, "
+    ss_log(s, "splatsort_destroy: vkWaitForFences for the self-test's late sort failed twice (%s): its command pool, fence, "
               "buffer and pipelines (the sorter's too) are left allocated rather than freed under the GPU",
            ssvk_result_name(r));
     all = false;

@@ -258,24 +258,43 @@ VkResult ssvk_buffer_upload(const ssvk_device *d, VkQueue queue, VkCommandPool p
   VkResult res = ssvk_buffer_create(d, piece, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true, false, "upload staging", &staging);
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+  const char *call = "vkAllocateCommandBuffers";
   if (res == VK_SUCCESS) res = d->fn.vkAllocateCommandBuffers(d->device, &ai, &cmd);
+  if (res != VK_SUCCESS) cmd = VK_NULL_HANDLE;
   VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  if (res == VK_SUCCESS) res = d->fn.vkCreateFence(d->device, &fi, d->allocator, &fence);
+  if (res == VK_SUCCESS) call = "vkCreateFence", res = d->fn.vkCreateFence(d->device, &fi, d->allocator, &fence);
+  if (res != VK_SUCCESS) fence = VK_NULL_HANDLE;
   for (VkDeviceSize at = 0; res == VK_SUCCESS && at < bytes; at += piece) {
     VkDeviceSize n = bytes - at < piece ? bytes - at : piece;
     memcpy(staging.mapped, (const char *)data + at, (size_t)n);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    res = d->fn.vkBeginCommandBuffer(cmd, &bi);
+    call = "vkBeginCommandBuffer", res = d->fn.vkBeginCommandBuffer(cmd, &bi);
     if (res != VK_SUCCESS) break;
     VkBufferCopy c = {0, offset + at, n};
     d->fn.vkCmdCopyBuffer(cmd, staging.buffer, dst, 1, &c);
-    res = d->fn.vkEndCommandBuffer(cmd);
+    call = "vkEndCommandBuffer", res = d->fn.vkEndCommandBuffer(cmd);
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-    if (res == VK_SUCCESS) res = d->fn.vkQueueSubmit(queue, 1, &si, fence);
-    if (res == VK_SUCCESS) res = d->fn.vkWaitForFences(d->device, 1, &fence, VK_TRUE, UINT64_MAX);
-    if (res == VK_SUCCESS) res = d->fn.vkResetFences(d->device, 1, &fence);
+    if (res == VK_SUCCESS) call = "vkQueueSubmit", res = d->fn.vkQueueSubmit(queue, 1, &si, fence);
+    if (res != VK_SUCCESS) break;
+    /* Submitted: nothing it uses is freed before its fence says it is done. A failed wait is
+     * the upload's error, and is tried once more to know whether the copy ended (a lost device
+     * says so again); a copy that may still run (a second failure, the device not lost) keeps
+     * the staging buffer, command buffer and fence allocated rather than freed under the GPU. */
+    call = "vkWaitForFences", res = d->fn.vkWaitForFences(d->device, 1, &fence, VK_TRUE, UINT64_MAX);
+    if (res != VK_SUCCESS) {
+      VkResult again = d->fn.vkWaitForFences(d->device, 1, &fence, VK_TRUE, UINT64_MAX);
+      if (again != VK_SUCCESS && again != VK_ERROR_DEVICE_LOST) {
+        ssvk_log(d, "vkWaitForFences for an upload's copy failed twice (%s, %s): its staging buffer, command "
+                    "buffer and fence are left allocated rather than freed under the GPU",
+                 ssvk_result_name(res), ssvk_result_name(again));
+        return res;
+      }
+    }
+    if (res == VK_SUCCESS) call = "vkResetFences", res = d->fn.vkResetFences(d->device, 1, &fence);
   }
+  if (res != VK_SUCCESS && staging.buffer)
+    ssvk_log(d, "%s for an upload of %llu bytes failed (%s)", call, (unsigned long long)bytes, ssvk_result_name(res));
   if (fence) d->fn.vkDestroyFence(d->device, fence, d->allocator);
   if (cmd) d->fn.vkFreeCommandBuffers(d->device, pool, 1, &cmd);
   ssvk_buffer_destroy(d, &staging);
