@@ -1,4 +1,5 @@
-# Camera maths, cameras.json, the CPU projection and the CPU reference renderer (CPU only).
+# Camera maths, cameras.json, the CPU projection, the compute raster's pair estimate and the CPU
+# reference renderer (CPU only).
 # Uses splat_refrender and the helpers of tests/CMakeLists.txt.
 
 set(camera_test_dir ${CMAKE_CURRENT_BINARY_DIR}/camera_out)
@@ -9,6 +10,10 @@ splatsort_test(camera LABELS cpu COMMAND test_camera ${camera_test_dir})
 
 splatsort_test_executable(test_project SOURCES test_project.c LIBS splatsort_render m)
 splatsort_test(project LABELS cpu COMMAND test_project)
+
+# The pairs a compute-raster frame needs, estimated before it is recorded, against the reference's count.
+splatsort_test_executable(test_pair_estimate SOURCES test_pair_estimate.c LIBS splat_refrender m)
+splatsort_test(pair_estimate LABELS cpu COMMAND test_pair_estimate)
 
 splatsort_test_executable(test_refrender SOURCES test_refrender.c LIBS splat_refrender m)
 # The pairs a scene file needs with the bins and with the square binning (not a test: a tool).

@@ -41,8 +41,13 @@ splatsort_lavapipe_test(render_consumer_package COMMAND ${consumer_dir}/render_p
 splatsort_lavapipe_test(render_consumer_pkgconfig WIDTHS 256
                         COMMAND ${consumer_dir}/render_package/render_consumer_pc ${render_scene})
 splatsort_lavapipe_test(render_consumer_subdir COMMAND ${consumer_dir}/render_subdir/render_consumer ${render_scene})
+# The first compute-raster frame at 1920x1080, where the bundled scene needs ~98,000 (tile, splat)
+# pairs, more than the least first capacity (65,536): the renderer must size its pairs for it.
+splatsort_lavapipe_test(render_consumer_1080p WIDTHS 256
+                        COMMAND ${consumer_dir}/render_package/render_consumer ${render_scene} --size 1920x1080)
 foreach(w 4 8 16)
   set_tests_properties(render_consumer_package_sg${w} PROPERTIES FIXTURES_REQUIRED render_consumer_package)
   set_tests_properties(render_consumer_subdir_sg${w} PROPERTIES FIXTURES_REQUIRED render_consumer_subdir)
 endforeach()
 set_tests_properties(render_consumer_pkgconfig_sg8 PROPERTIES FIXTURES_REQUIRED render_consumer_package)
+set_tests_properties(render_consumer_1080p_sg8 PROPERTIES FIXTURES_REQUIRED render_consumer_package)

@@ -36,6 +36,7 @@ void splat_renderer_debug_set_pair_capacity(splat_renderer *r, uint32_t pairs) {
   if (!r) return;
   craster_release(r);
   r->craster.initial_capacity = pairs;
+  r->craster.fixed_capacity = pairs != 0;
 }
 
 void splat_renderer_debug_set_upload_threads(splat_renderer *r, uint32_t threads) {

@@ -36,8 +36,9 @@ VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_rendere
 void splat_renderer_debug_set_chunk_splats(splat_renderer *r, uint32_t n);
 /* Chunks of an object (0: no such object). */
 uint32_t splat_renderer_debug_chunks(const splat_renderer *r, uint32_t object);
-/* The compute raster's pair capacity from the next frame on (its buffers are made again):
- * the overflow path with small scenes. Only when no frame uses the renderer. */
+/* The compute raster's pair capacity from the next frame on (its buffers are made again), not
+ * grown ahead of a frame by the estimate of its pairs (only after a frame that overflowed): the
+ * overflow path with small scenes. 0: back to the defaults. Only when no frame uses the renderer. */
 void splat_renderer_debug_set_pair_capacity(splat_renderer *r, uint32_t pairs);
 /* The upload's packing threads from now on (as create_info.upload_threads; 0: the default),
  * each given a slice however few splats there are (the renderer's own floor is 4,096 a thread). */

@@ -15,8 +15,13 @@
  *   multiview  stereo into a 2-layer host pass in one draw (SPLAT_RENDERER_CREATE_MULTIVIEW_BIT,
  *           viewMask 0b11) against the two-draw stereo path, layer by layer (identical);
  *           exit 77 when the device has no multiview.
+ *   first   the first frame a host records, at 1920x1080, of a scene that needs more (tile,
+ *           splat) pairs than the compute raster's least first capacity: into the host's images
+ *           and through cmd_render, each on a new renderer, against the CPU reference, with no
+ *           log message; under a memory budget too small for the pairs, the log says the frame
+ *           left pairs out.
  *
- * usage: test_host_raster into|arrays|multiview --out DIR [--write-images]
+ * usage: test_host_raster into|arrays|multiview|first --out DIR [--write-images]
  * Exit 0: pass, 1: fail, 77: skipped. On an image failure the GPU image, the reference and an
  * amplified diff are written to DIR as PNGs. */
 #include "app_renderer.h"
@@ -97,16 +102,16 @@ static void scene_alloc(splat_scene *s, uint32_t n, uint32_t degree) {
   }
 }
 
-/* A compact object (test_render's generated object): splats in a ball of radius 1, scales of
- * a pixel to ten at 192x144, mostly opaque, random SH colours. */
-static void gen_object_scene(splat_scene *s, uint32_t n, uint32_t degree) {
+/* Splats in a ball of radius 1, scales log-uniform in [smin, smax] (each axis within 2x of
+ * the splat's), mostly opaque, random SH colours. */
+static void gen_ball_scene(splat_scene *s, uint32_t n, uint32_t degree, float smin, float smax) {
   scene_alloc(s, n, degree);
   for (uint32_t i = 0; i < n; i++) {
     float d[3] = {gauss(), gauss(), gauss()};
     float l = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + 1e-6f;
     float rad = powf(uniform(0, 1), 0.6f);
     for (int k = 0; k < 3; k++) s->positions[3 * i + (uint32_t)k] = d[k] / l * rad;
-    float base = expf(uniform(logf(0.006f), logf(0.06f)));
+    float base = expf(uniform(logf(smin), logf(smax)));
     for (int k = 0; k < 3; k++) s->scales[3 * i + (uint32_t)k] = base * expf(uniform(-0.7f, 0.7f));
     float q[4] = {gauss(), gauss(), gauss(), gauss()};
     float ql = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
@@ -117,6 +122,9 @@ static void gen_object_scene(splat_scene *s, uint32_t n, uint32_t degree) {
   }
   splat_scene_robust_bounds(s->positions, n, s->bounds_min, s->bounds_max);
 }
+
+/* A compact object (test_render's generated object): scales of a pixel to ten at 192x144. */
+static void gen_object_scene(splat_scene *s, uint32_t n, uint32_t degree) { gen_ball_scene(s, n, degree, 0.006f, 0.06f); }
 
 static float view_z(const splat_camera *cam, const float *p) {
   return cam->view[2] * p[0] + cam->view[6] * p[1] + cam->view[10] * p[2] + cam->view[14];
@@ -852,9 +860,132 @@ static void test_multiview(void) {
 
 /* ---- main ----------------------------------------------------------------------------------- */
 
+/* ---- first: the first frame a host records, at 1080p ------------------------------------------ */
+
+/* The host's first frame through cmd_render (own target, the compute raster) on a new renderer,
+ * as RGBA floats (w * h * 4), and its timings. */
+static void render_own_compute(splat_renderer *r, const splat_camera *cam, const float background[3], float *out,
+                               splat_timings *t) {
+  size_t npx = (size_t)cam->width * cam->height;
+  vkh_buffer rb = vkh_buffer_create(&ctx, npx * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "readback");
+  splat_frame f = {.camera = cam, .key_bits = 32, .sh_degree = -1, .raster = SPLAT_RASTER_COMPUTE,
+                   .background = {background[0], background[1], background[2]}};
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  VK_CHECK(splat_renderer_cmd_render(r, cmd, &f));
+  VkImage image;
+  splat_renderer_target(r, &image, NULL, NULL);
+  VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                              .imageExtent = {cam->width, cam->height, 1}};
+  vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb.buffer, 1, &region);
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+  vkh_submit_wait(&ctx, cmd);
+  unpack(VK_FORMAT_R16G16B16A16_SFLOAT, rb.mapped, npx * 4, out);
+  VK_CHECK(splat_renderer_timings(r, 0, t));
+  vkh_buffer_destroy(&ctx, &rb);
+}
+
+/* A first frame's image (RGB against the reference over `host`) and pair counts. */
+static double first_check(const char *tag, const float *gpu, const float *ref, uint32_t w, uint32_t h,
+                          const splat_timings *t, uint64_t need, uint32_t messages) {
+  size_t npx = (size_t)w * h;
+  uint8_t *g8 = malloc(npx * 4), *r8 = malloc(npx * 4);
+  to_rgba8(gpu, npx, g8);
+  to_rgba8(ref, npx, r8);
+  double psnr = image_psnr(g8, r8, w, h);
+  printf("  %-30s %ux%u: PSNR %6.2f dB against the reference; %u pairs (the reference: %llu), room for %u; %u "
+         "log messages\n", tag, w, h, psnr, t->pairs, (unsigned long long)need, t->pair_capacity, messages);
+  CHECK(psnr >= 40.0 && !image_is_blank(g8, w, h), "%s: the first frame: PSNR %.2f dB < 40", tag, psnr);
+  if (psnr < 40.0 || write_images) save_images(tag, w, h, g8, r8);
+  free(g8), free(r8);
+  return psnr;
+}
+
+/* A small scene of large splats at 1920x1080 (more (tile, splat) pairs than the compute raster's
+ * least first capacity, max(4 per splat, 65,536)): the first frame a host records, into its own
+ * images (cmd_prepare + cmd_render_into) and through cmd_render, each on a new renderer, is
+ * complete, without a log message. Then a memory budget that cannot hold the pairs: the frame
+ * draws those that fit and the log says so, before the frame and after it. */
+static void test_first(void) {
+  splat_scene s;
+  gen_ball_scene(&s, 400, 1, 0.05f, 0.3f);
+  splat_camera cam;
+  const float eye[3] = {0.3f, -0.5f, -3.4f}, target[3] = {0, 0, 0}, up[3] = {0, -1, 0};
+  CHECK(splat_camera_look_at(&cam, eye, target, up, 50.0f, 1920, 1080) == 0, "camera");
+  const uint32_t w = cam.width, h = cam.height;
+  size_t npx = (size_t)w * h;
+  const float host_rgb[3] = {0.125f, 0.25f, 0.375f};
+  float *ref = malloc(npx * 16), *gpu = malloc(npx * 16);
+  refrender_stats rs;
+  CHECK(refrender_render(&s, &cam, 1, host_rgb, ref, &rs) == 0, "refrender");
+  uint64_t least = 4ull * s.count > 65536 ? 4ull * s.count : 65536;
+  printf("  scene: %u splats, %u visible, %llu (tile, splat) pairs at %ux%u (least first capacity %llu)\n", s.count,
+         rs.visible, (unsigned long long)rs.pairs_needed, w, h, (unsigned long long)least);
+  CHECK(rs.pairs_needed > least, "the scene needs only %llu pairs: the case tests nothing", (unsigned long long)rs.pairs_needed);
+
+  /* into the host's images: its colour, and its depth at the far plane */
+  host_frame hf = {.w = w, .h = h, .color = malloc(npx * 16), .depth = malloc(npx * 4)};
+  for (size_t i = 0; i < npx; i++) {
+    memcpy(hf.color + 4 * i, (float[4]){host_rgb[0], host_rgb[1], host_rgb[2], 1.0f}, 16);
+    hf.depth[i] = 1.0f;
+  }
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+                                   .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)app.sorters,
+                                   .sorter_count = app.sorter_count, .frame_slots = 1, .log = renderer_log};
+  splat_renderer *r;
+  VK_CHECK(splat_renderer_create(&ci, &r));
+  VK_CHECK(splat_renderer_set_scene(r, &s));
+  splat_frame f = {.camera = &cam, .key_bits = 32, .sh_degree = -1};
+  uint32_t before = log_messages;
+  render_host(r, &f, &hf, VK_FORMAT_R16G16B16A16_SFLOAT, VIA_COMPUTE, gpu);
+  splat_timings t;
+  VK_CHECK(splat_renderer_timings(r, 0, &t));
+  first_check("first_into", gpu, ref, w, h, &t, rs.pairs_needed, log_messages - before);
+  CHECK(t.pairs <= t.pair_capacity && t.pairs > least, "first frame into the host's images: %u pairs, room for %u",
+        t.pairs, t.pair_capacity);
+  CHECK(log_messages == before, "the first frame logged: %s", last_log);
+  splat_renderer_memory_info m;
+  VK_CHECK(splat_renderer_memory(r, &m));
+  VkDeviceSize full = m.positions + m.shapes + m.sh + m.frame, pair_keyvals = 16ull * t.pair_capacity;
+  vkDeviceWaitIdle(ctx.device);
+  splat_renderer_destroy(r);
+
+  /* through cmd_render */
+  VK_CHECK(splat_renderer_create(&ci, &r));
+  VK_CHECK(splat_renderer_set_scene(r, &s));
+  before = log_messages;
+  render_own_compute(r, &cam, host_rgb, gpu, &t);
+  first_check("first_render", gpu, ref, w, h, &t, rs.pairs_needed, log_messages - before);
+  CHECK(t.pairs <= t.pair_capacity && t.pairs > least, "first frame of cmd_render: %u pairs, room for %u", t.pairs,
+        t.pair_capacity);
+  CHECK(log_messages == before, "the first frame logged: %s", last_log);
+  vkDeviceWaitIdle(ctx.device);
+  splat_renderer_destroy(r);
+
+  /* a budget without room for the pairs (half their keys and values short): the pairs that fit,
+   * and the log says so */
+  ci.memory_budget = full - pair_keyvals / 2;
+  VK_CHECK(splat_renderer_create(&ci, &r));
+  VK_CHECK(splat_renderer_set_scene(r, &s));
+  before = log_messages;
+  render_own_compute(r, &cam, host_rgb, gpu, &t);
+  printf("  budget %.1f MiB (%.1f MiB with the pairs): %u pairs, room for %u; %u log messages, the last: %s\n",
+         (double)ci.memory_budget / 1048576.0, (double)full / 1048576.0, t.pairs, t.pair_capacity,
+         log_messages - before, log_messages > before ? last_log : "-");
+  CHECK(t.pairs > t.pair_capacity, "under the budget the frame had room for its %u pairs (%u)", t.pairs,
+        t.pair_capacity);
+  CHECK(log_messages >= before + 2 && strstr(last_log, "left out"),
+        "a frame short of pairs: %u log messages, the last '%s'", log_messages - before, last_log);
+  vkDeviceWaitIdle(ctx.device);
+  splat_renderer_destroy(r);
+  free(ref), free(gpu), free(hf.color), free(hf.depth);
+  splat_scene_free(&s);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: test_host_raster into|arrays|multiview --out DIR [--write-images]\n");
+    fprintf(stderr, "usage: test_host_raster into|arrays|multiview|first --out DIR [--write-images]\n");
     return 2;
   }
   check_print_limit = 40;
@@ -878,6 +1009,8 @@ int main(int argc, char **argv) {
     test_into();
   } else if (!strcmp(mode, "arrays")) {
     test_arrays();
+  } else if (!strcmp(mode, "first")) {
+    test_first();
   } else if (!strcmp(mode, "multiview")) {
     if (!ctx.multiview || !ctx.dynamic_rendering) {
       printf("skipped: the device has no multiview with dynamic rendering\n");

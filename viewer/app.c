@@ -2,6 +2,7 @@
 #include "app.h"
 #include "input.h"
 #include "message.h"
+#include "raster_auto.h"
 
 #include <limits.h>
 #include <math.h>
@@ -345,46 +346,14 @@ void app_print_overflow(FILE *f, const splat_timings *t) {
 
 /* ---- --raster auto ------------------------------------------------------------------ */
 
-#define RASTER_WARMUP 3   /* frames per path before measuring: pipelines warm, pair buffers grown */
-#define RASTER_MEASURED 5
-
-/* The median raster time of `frame` with `path`, or -1 when that path cannot run (res says why). */
-static double raster_median(vkh_context *ctx, splat_renderer *r, splat_frame f, splat_raster_path path,
-                            VkResult *res) {
-  double ms[RASTER_MEASURED];
-  f.raster = path;
-  for (int i = 0; i < RASTER_WARMUP + RASTER_MEASURED; i++) {
-    VkCommandBuffer cmd = vkh_begin(ctx);
-    *res = splat_renderer_cmd_render(r, cmd, &f);
-    vkh_submit_wait(ctx, cmd); /* after a failure too: what was recorded (projection, sort) */
-    if (*res != VK_SUCCESS) return -1;
-    splat_timings t;
-    VK_CHECK(splat_renderer_timings(r, f.slot, &t));
-    if (i >= RASTER_WARMUP) ms[i - RASTER_WARMUP] = t.raster_ms;
-  }
-  return app_percentile(ms, RASTER_MEASURED, 0.5);
-}
-
-splat_raster_path app_choose_raster(const splatview_options *o, vkh_context *ctx, splat_renderer *r,
-                                    const splat_frame *frame) {
+splat_raster_path app_start_raster(const splatview_options *o, const vkh_context *ctx, bool checks) {
   if (o->raster != SPLATVIEW_RASTER_AUTO)
     return o->raster == SPLATVIEW_RASTER_COMPUTE ? SPLAT_RASTER_COMPUTE : SPLAT_RASTER_GRAPHICS;
-  if (o->grid) {
-    printf("raster auto: graphics (the only path with --grid)\n");
-    return SPLAT_RASTER_GRAPHICS;
-  }
-  VkResult res;
-  double g = raster_median(ctx, r, *frame, SPLAT_RASTER_GRAPHICS, &res);
-  VK_CHECK(res); /* the graphics raster is the fallback: it must run */
-  double c = raster_median(ctx, r, *frame, SPLAT_RASTER_COMPUTE, &res);
-  if (res != VK_SUCCESS) {
-    printf("raster auto: graphics (%.3f ms); the compute raster cannot run here (%s)\n", g, vkh_result_name(res));
-    return SPLAT_RASTER_GRAPHICS;
-  }
-  bool compute = c < g;
-  printf("raster auto: %s (%.3f ms) over %s (%.3f ms)\n", compute ? "compute" : "graphics", compute ? c : g,
-         compute ? "graphics" : "compute", compute ? g : c);
-  return compute ? SPLAT_RASTER_COMPUTE : SPLAT_RASTER_GRAPHICS;
+  char why[160];
+  splat_raster_path p = raster_auto_pick(ctx->props.deviceType, o->grid, why, sizeof why);
+  printf("raster auto: %s, chosen from the device (%s); %s\n", viewer_raster_name(p), why,
+         checks ? "the first frames try the other path" : "no frame measured");
+  return p;
 }
 
 static float half_to_float(uint16_t h) {

@@ -53,14 +53,11 @@ void app_scene_name(char *dst, size_t n, const char *path);
 int app_bench_camera(const splatview_options *o, const splat_orbit *orbit, const splat_camera *start,
                      uint32_t frame, uint32_t width, uint32_t height, splat_camera *cam);
 
-/* --raster: the path to start with. Given: that one. AUTO: graphics with --grid (the only path
- * into the viewer's own pass), else the faster on this device: `frame` (its camera, sort and
- * slot; the slot's last frame finished) rendered a few times with each path into the
- * renderer's target, one submission each, waited for, and the lower median raster time wins.
- * AUTO prints one line saying what it picked and why. A compute raster that cannot run (its
- * buffers do not fit) loses. */
-splat_raster_path app_choose_raster(const splatview_options *o, vkh_context *ctx, splat_renderer *r,
-                                    const splat_frame *frame);
+/* --raster: the path to start with. Given: that one. AUTO: the device's pick
+ * (raster_auto_pick: graphics with --grid or on a CPU device, else compute), nothing rendered to
+ * choose it, and one line saying which and why; `checks`: the line says that the first frames
+ * try the other path (a window, raster_auto_checks). */
+splat_raster_path app_start_raster(const splatview_options *o, const vkh_context *ctx, bool checks);
 
 /* A compute-raster frame that needed more (tile, splat) pairs than it had room for: its
  * farthest splats' pairs were left out (the buffers grow for the slot's next frame). */

@@ -37,7 +37,7 @@ typedef struct headless {
   vkh_buffer readback;     /* the last frame, for --out */
   app_stats stats;
   splat_timings last;
-  splat_raster_path raster; /* --raster, auto resolved */
+  splat_raster_path raster; /* --raster, auto resolved (app_start_raster) */
   splat_instance instances[SPLAT_MAX_OBJECTS]; /* the objects' places, for the frame */
   uint32_t warmup_frames;  /* --bench: frames before the measured ones */
   bool settled;            /* whether their times settled (else a cap ended the warm-up) */
@@ -222,13 +222,6 @@ static splat_frame make_frame(headless *h, const splat_camera *cam) {
   return f;
 }
 
-/* --raster auto measured on the first frame's camera. */
-static void choose_raster(headless *h) {
-  splat_camera cam;
-  app_bench_camera(h->o, &h->orbit, &h->cam, 0, h->width, h->height, &cam);
-  splat_frame f = make_frame(h, &cam);
-  h->raster = app_choose_raster(h->o, &h->ctx, h->ar.renderer, &f);
-}
 
 /* One frame, submitted and waited for; its timings in h->last. Returns -1 (with a message)
  * when the compute raster cannot run. */
@@ -245,6 +238,11 @@ static int render_frame(headless *h, uint32_t frame, bool readback) {
     res = splat_renderer_cmd_render(h->ar.renderer, cmd, &f);
   if (res == VK_SUCCESS && readback) record_readback(h, cmd);
   vkh_submit_wait(&h->ctx, cmd);
+  if (res != VK_SUCCESS && f.raster == SPLAT_RASTER_COMPUTE && o->raster == SPLATVIEW_RASTER_AUTO) {
+    printf("raster auto: graphics, as the compute raster cannot run here (%s)\n", vkh_result_name(res));
+    h->raster = SPLAT_RASTER_GRAPHICS;
+    return render_frame(h, frame, readback);
+  }
   if (res != VK_SUCCESS && f.raster == SPLAT_RASTER_COMPUTE) {
     viewer_error("the compute raster cannot run (%s); --raster graphics can", vkh_result_name(res));
     return -1;
@@ -449,9 +447,7 @@ static int stream_scene(headless *h) {
   }
   create_gpu(h);
   if (check_sort(h) != 0) return -1;
-  /* frames while loading: --raster's path; auto takes compute (many times faster where it matters,
-   * data-centre GPUs; --raster auto is measured once the scene is complete) */
-  h->raster = o->raster == SPLATVIEW_RASTER_GRAPHICS ? SPLAT_RASTER_GRAPHICS : SPLAT_RASTER_COMPUTE;
+  h->raster = app_start_raster(o, &h->ctx, false); /* the frames while loading take it too */
   if (viewer_lod_wanted(o->scene, o->lod)) /* a sidecar (--lod with --stream is refused) */
     viewer_error("%s: --stream draws the scene as it arrives, without its level-of-detail tree (its .lod is not "
                  "read)", o->scene);
@@ -492,7 +488,7 @@ int splatview_run_headless(const splatview_options *o) {
   if (o->stream ? stream_scene(&h) != 0 || setup_output(&h) != 0
                 : load_scenes(&h) != 0 || setup_gpu(&h) != 0 || load_view(&h) != 0 || setup_output(&h) != 0)
     return headless_destroy(&h, 1);
-  choose_raster(&h);
+  if (!o->stream) h.raster = app_start_raster(o, &h.ctx, false);
   if (render_frames(&h) != 0) return headless_destroy(&h, 1);
   return headless_destroy(&h, report(&h));
 }

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdint.h>
 
-/* --raster: the renderer's raster path (splat_raster_path), or AUTO: the faster of the two,
- * measured on the device once the scene is loaded (app_pick_raster). */
+/* --raster: the renderer's raster path (splat_raster_path), or AUTO: picked from the device,
+ * then checked on a window's first frames (raster_auto.h, app_start_raster). */
 typedef enum splatview_raster {
   SPLATVIEW_RASTER_AUTO = 0,
   SPLATVIEW_RASTER_GRAPHICS,

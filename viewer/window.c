@@ -10,6 +10,7 @@
 #include "lod.h"
 #include "message.h"
 #include "objects.h"
+#include "raster_auto.h"
 #include "swapchain.h"
 #include "vkh.h"
 #include "window_hud.h"
@@ -80,6 +81,7 @@ typedef struct viewer {
   double ring[APP_STAGES][WINDOW_MEDIAN_FRAMES];
   uint32_t ring_count, ring_next;
   splat_raster_path ring_raster; /* the path of the frames in the ring */
+  raster_auto raster_check;      /* --raster auto: the first frames try the other path */
   app_stats stats;
   bool keep_stats;
   viewer_out csv;          /* --timings */
@@ -137,6 +139,14 @@ static void collect(viewer *v, frame_slot *fs, uint32_t slot) {
   if (splat_renderer_timings(v->ar.renderer, slot, &t) != VK_SUCCESS) return;
   v->last = t;
   v->have_last = true;
+  if (v->raster_check.state != RASTER_AUTO_OFF) {
+    char said[256];
+    v->in.raster = raster_auto_frame(&v->raster_check, &t, said, sizeof said);
+    if (said[0]) {
+      printf("%s\n", said);
+      set_message(v, false, "%s", said);
+    }
+  }
   if (t.raster != v->ring_raster) /* R: the medians start again with the other path's frames */
     v->ring_count = v->ring_next = 0, v->ring_raster = t.raster;
   for (int k = 0; k < APP_STAGES; k++) v->ring[k][v->ring_next] = app_stage_ms(&t, (enum app_stage)k);
@@ -414,6 +424,7 @@ static void effects(viewer *v, uint32_t e) {
   if (e & VIEWER_EFFECT_SCREENSHOT) v->screenshot_wanted = true;
   if (e & VIEWER_EFFECT_MESSAGE) set_message(v, false, "%s", v->in.message);
   if (e & VIEWER_EFFECT_OBJECT) v->objects.selected = v->in.selected;
+  if (e & VIEWER_EFFECT_RASTER) raster_auto_stop(&v->raster_check); /* R or L: the user's choice */
   if (e & VIEWER_EFFECT_MOVE) {
     viewer_objects_move(&v->objects, v->in.object_move);
     objects_changed(v); /* F frames them where they are now */
@@ -546,6 +557,7 @@ static void record_render(viewer *v, frame_slot *fs, uint32_t slot, const splat_
   VkResult res = record_splats(v, fs->render, &f);
   if (res != VK_SUCCESS && f.raster == SPLAT_RASTER_COMPUTE) {
     set_message(v, true, "the compute raster cannot run (%s): back to graphics", vkh_result_name(res));
+    raster_auto_stop(&v->raster_check);
     v->in.raster = f.raster = SPLAT_RASTER_GRAPHICS;
     res = record_splats(v, fs->render, &f);
   }
@@ -950,12 +962,13 @@ static int setup_view(viewer *v, bool dropped) {
   return 0;
 }
 
-/* --raster: auto is measured on the first frame's camera, before that frame (not shown). */
+/* --raster: auto picks from the device, and on a GPU the first frames try the other path. */
 static int setup_raster(viewer *v) {
-  splat_camera cam;
-  if (frame_camera(v, &cam) != 0) return -1;
-  splat_frame f = make_frame(v, &cam, 0);
-  viewer_input_set_raster(&v->in, app_choose_raster(v->o, &v->ctx, v->ar.renderer, &f), !v->o->grid);
+  const splatview_options *o = v->o;
+  bool checks = o->raster == SPLATVIEW_RASTER_AUTO && raster_auto_checks(v->ctx.props.deviceType, o->grid, o->bench);
+  splat_raster_path p = app_start_raster(o, &v->ctx, checks);
+  viewer_input_set_raster(&v->in, p, !o->grid);
+  if (checks) raster_auto_start(&v->raster_check, p);
   return 0;
 }
 

@@ -5,6 +5,7 @@
  * craster_*.comp), the host's sorter on the tile keys, ranges, blend, a copy into the target. */
 #include "craster.h"
 
+#include "pair_estimate.h"
 #include "render_internal.h"
 #include "splat_shared.h"
 #include "render_spv_spv.h"
@@ -19,7 +20,8 @@ _Static_assert(SP_CR_WINDOW_DEFAULT == SPLAT_ORDER_WINDOW_DEFAULT && SP_CR_WINDO
 
 enum { PAIR_KEYS, PAIR_VALUES, PAIR_TMP_KEYS, PAIR_TMP_VALUES, PAIR_INTERNAL };
 
-/* Default first capacity: pairs for this many per splat of the frame (grown on overflow). */
+/* The least first capacity: pairs for this many per splat of the frame, and at least
+ * MIN_CAPACITY; a frame estimated to need more gets more (size_pairs). */
 #define DEFAULT_PAIRS_PER_SPLAT 4u
 #define MIN_CAPACITY (1u << 16)
 
@@ -117,6 +119,8 @@ void craster_release(splat_renderer *r) {
     c->retired[i].waiting_slots = 0;
   }
   c->positions = c->capacity = c->width = c->height = 0;
+  c->estimate_key = c->failed_want = 0;
+  c->told_short = false;
 }
 
 void craster_destroy(splat_renderer *r) {
@@ -177,27 +181,42 @@ static uint32_t max_capacity(const splat_renderer *r) {
 }
 
 /* Replaces the pair buffers by ones of `capacity`; the old ones wait until no frame can read
- * them (or are freed at once when nothing was recorded with them). */
-static void grow_pairs(splat_renderer *r, uint32_t slot, uint32_t capacity) {
+ * them (or are freed at once when nothing was recorded with them). VK_NOT_READY: not now (no
+ * room to retire the old ones); an error: the new ones could not be made (logged). */
+static VkResult grow_pairs(splat_renderer *r, uint32_t slot, uint32_t capacity) {
   craster *c = &r->craster;
   craster_retired *spot = NULL;
   for (uint32_t i = 0; i < CRASTER_RETIRED_MAX && !spot; i++)
     if (!c->retired[i].pairs[0].buffer) spot = &c->retired[i];
-  if (!spot) return; /* several growths within a few frames: wait for one to be freed */
+  if (!spot) return VK_NOT_READY; /* several growths within a few frames: wait for one to be freed */
   ssvk_buffer old[5];
   memcpy(old, c->pairs, sizeof old);
   uint32_t old_capacity = c->capacity;
   memset(c->pairs, 0, sizeof c->pairs);
-  if (create_pairs(r, capacity) != VK_SUCCESS) {
+  VkResult res = create_pairs(r, capacity);
+  if (res != VK_SUCCESS) {
     rlog(r, "compute raster: growing the pair buffers to %u pairs failed; frames keep %u pairs and miss their "
             "farthest splats' pairs", capacity, old_capacity);
     memcpy(c->pairs, old, sizeof old);
     c->capacity = old_capacity;
-    return;
+    return res;
   }
   memcpy(spot->pairs, old, sizeof old);
   spot->waiting_slots = ((1u << r->slots) - 1u) & ~(1u << slot);
   if (!spot->waiting_slots) destroy_set(r, spot->pairs, 5);
+  return VK_SUCCESS;
+}
+
+void craster_tell_overflow(splat_renderer *r, uint32_t slot) {
+  craster *c = &r->craster;
+  if (!r->recorded[slot] || r->slot_raster[slot] != SPLAT_RASTER_COMPUTE || c->overflow_told[slot]) return;
+  uint32_t needed;
+  memcpy(&needed, (const char *)r->readback.mapped + 16 * slot + 4, 4);
+  if (needed <= r->slot_capacity[slot]) return;
+  c->overflow_told[slot] = true;
+  rlog(r, "compute raster: the frame recorded in slot %u needed %u (tile, splat) pairs but had room for %u: its "
+          "farthest splats' pairs were left out (the buffers grow for the slot's next frame where they can)", slot, needed,
+       r->slot_capacity[slot]);
 }
 
 void craster_frame_begin(splat_renderer *r, uint32_t slot) {
@@ -210,13 +229,14 @@ void craster_frame_begin(splat_renderer *r, uint32_t slot) {
   }
   /* The slot's previous frame has finished (renderer.h): what it needed is in the read-back. */
   if (!r->recorded[slot] || r->slot_raster[slot] != SPLAT_RASTER_COMPUTE || !c->capacity) return;
+  craster_tell_overflow(r, slot);
   uint32_t needed;
   memcpy(&needed, (const char *)r->readback.mapped + 16 * slot + 4, 4);
   if (needed <= c->capacity) return;
   uint32_t limit = max_capacity(r);
   if (c->capacity >= limit) return; /* timings keep reporting the overflow */
   uint64_t want = (uint64_t)needed + needed / 4; /* room for the view to move */
-  grow_pairs(r, slot, want < limit ? (uint32_t)want : limit);
+  (void)grow_pairs(r, slot, want < limit ? (uint32_t)want : limit); /* logged; later frames try again */
 }
 
 /* Per-frame buffers not tied to the pair capacity: made when missing or too small. */
@@ -255,13 +275,87 @@ static VkResult ensure_buffers(splat_renderer *r, uint32_t positions, uint32_t w
     c->width = width;
     c->height = height;
   }
-  if (!c->capacity) {
-    uint64_t want = c->initial_capacity ? c->initial_capacity : (uint64_t)positions * DEFAULT_PAIRS_PER_SPLAT;
-    if (!c->initial_capacity && want < MIN_CAPACITY) want = MIN_CAPACITY;
-    uint32_t limit = max_capacity(r);
-    res = create_pairs(r, want < limit ? (uint32_t)want : limit);
-  }
   return res;
+}
+
+/* FNV-1a over n bytes, continuing from h. */
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)p)[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* The pairs frame `f` from `cam` needs, estimated from the objects' samples (pair_estimate.h),
+ * with a margin: 1/16 and 1,024 pairs for the CPU's rounding where every splat was projected,
+ * 1/4 where a subsample stands for them. The last estimate is reused while its inputs are the
+ * same (a still view costs nothing). */
+static uint64_t wanted_pairs(splat_renderer *r, const splat_frame *f, const splat_camera *cam) {
+  craster *c = &r->craster;
+  pair_instance in[SPLAT_MAX_OBJECTS];
+  uint32_t n = 0, count = f->instance_count ? f->instance_count : SPLAT_MAX_OBJECTS;
+  uint64_t key = hash_bytes(0xcbf29ce484222325ull, cam, sizeof *cam);
+  key = hash_bytes(key, &c->generation, sizeof c->generation);
+  for (uint32_t k = 0; k < count && n < SPLAT_MAX_OBJECTS; k++) {
+    uint32_t id = f->instance_count ? f->instances[k].object : k;
+    const object_gpu *o = &r->objects[id];
+    if (!o->count) continue;
+    bool aa = f->antialias == SPLAT_ANTIALIAS_ON ||
+              (f->antialias == SPLAT_ANTIALIAS_AUTO && (o->scene_flags & SPLAT_SCENE_ANTIALIASED));
+    /* a level-of-detail object's cut is not sampled: it counts as unknown */
+    in[n] = (pair_instance){.sample = o->lod ? NULL : &o->pairs, .model = f->instance_count ? f->instances[k].model : NULL,
+                            .resident = render_object_slots(o), .antialiased = aa};
+    key = hash_bytes(key, &id, sizeof id);
+    key = hash_bytes(key, &in[n].resident, sizeof in[n].resident);
+    key = hash_bytes(key, &aa, sizeof aa);
+    if (in[n].model) key = hash_bytes(key, in[n].model, 16 * sizeof(float));
+    n++;
+  }
+  if (key == c->estimate_key && c->estimate_key) return c->estimate_want;
+  /* the whole budget for a scene's or a size's first frame; a moving view, a cheaper look */
+  bool moved = c->estimate_key && c->estimate_generation == c->generation && c->estimate_width == cam->width &&
+               c->estimate_height == cam->height;
+  pair_estimate e = pair_estimate_frame(in, n, cam, moved ? PAIR_ESTIMATE_MOVING_BUDGET : PAIR_ESTIMATE_BUDGET);
+  uint64_t margin = e.exact ? e.pairs / 16 + 1024 : e.pairs / 4 + 1024;
+  c->estimate_key = key;
+  c->estimate_generation = c->generation;
+  c->estimate_width = cam->width;
+  c->estimate_height = cam->height;
+  c->estimate_pairs = e.pairs;
+  c->estimate_want = e.pairs + margin;
+  c->estimate_exact = e.exact;
+  return c->estimate_want;
+}
+
+/* The pair buffers for frame `f` of `positions` splats: made (first) for the larger of the
+ * least first capacity and the frame's estimated need, or grown ahead of a frame estimated to
+ * need more than they hold (to 1.25x that, room for the view to move). A frame that still
+ * cannot have what it needs (the sorters' or one buffer's limit, or the memory) is recorded
+ * with the pairs that fit, and the log says so. */
+static VkResult size_pairs(splat_renderer *r, const splat_frame *f, const splat_camera *cam, uint32_t positions) {
+  craster *c = &r->craster;
+  uint32_t limit = max_capacity(r);
+  uint64_t want = c->fixed_capacity ? 0 : wanted_pairs(r, f, cam);
+  if (!c->capacity) {
+    uint64_t least = c->initial_capacity ? c->initial_capacity : (uint64_t)positions * DEFAULT_PAIRS_PER_SPLAT;
+    if (!c->initial_capacity && least < MIN_CAPACITY) least = MIN_CAPACITY;
+    uint64_t first = want > least ? want : least;
+    VkResult res = create_pairs(r, first < limit ? (uint32_t)first : limit);
+    if (res == VK_ERROR_OUT_OF_DEVICE_MEMORY && first > least) /* the estimate's did not fit: the least then */
+      res = create_pairs(r, least < limit ? (uint32_t)least : limit);
+    if (res != VK_SUCCESS) return res;
+  } else if (want > c->capacity && c->capacity < limit && want > c->failed_want) {
+    uint64_t grow = want + want / 4;
+    /* a growth the memory refused is not tried again for as many pairs (it would log each frame) */
+    if (grow_pairs(r, f->slot, grow < limit ? (uint32_t)grow : limit) < 0) c->failed_want = want;
+  }
+  bool short_of_pairs = want > c->capacity;
+  if (short_of_pairs && !c->told_short)
+    rlog(r, "compute raster: a %ux%u frame needs about %llu (tile, splat) pairs (estimated from %s), more than "
+            "the %u the pair buffers hold (%s): its farthest splats' pairs are left out until the view needs fewer",
+         cam->width, cam->height, (unsigned long long)c->estimate_pairs,
+         c->estimate_exact ? "every splat" : "a sample of the splats", c->capacity,
+         c->capacity >= limit ? "the most one buffer and the sorters allow" : "they could not grow: see above");
+  c->told_short = short_of_pairs;
+  return VK_SUCCESS;
 }
 
 static void dispatch_groups(splat_renderer *r, VkCommandBuffer cmd, uint32_t groups) {
@@ -375,8 +469,10 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
                                          window, &order)
                         : VK_SUCCESS;
   if (res == VK_SUCCESS) res = ensure_buffers(r, positions ? positions : 1, W, H);
+  if (res == VK_SUCCESS) res = size_pairs(r, f, cam, positions ? positions : 1);
   if (res != VK_SUCCESS) return res;
   r->slot_window[f->slot] = window;
+  c->overflow_told[f->slot] = false;
   uint32_t tiles_x = ssvk_div_up(W, SP_TILE), tiles_y = ssvk_div_up(H, SP_TILE);
   uint32_t blocks = ssvk_div_up(positions, SP_CR_BLOCK);
   struct sp_craster_push pc = {

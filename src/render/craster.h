@@ -4,6 +4,7 @@
 #define SPLAT_CRASTER_H
 
 #include "ssvk.h"
+#include "splat_renderer.h"
 #include "splat_shared.h"
 
 #include <stdbool.h>
@@ -48,7 +49,17 @@ typedef struct craster {
   ssvk_buffer pairs[5];
   uint32_t capacity;         /* pairs the buffers hold */
   uint32_t initial_capacity; /* create_info's, or 0 */
+  bool fixed_capacity;       /* tests/renderer_debug.c: initial_capacity, never estimated */
   craster_retired retired[CRASTER_RETIRED_MAX];
+  /* The pairs a frame needs, estimated before it is recorded (pair_estimate.h), with their
+   * margin; kept while the frame's camera, instances and objects stay the same (estimate_key,
+   * a hash of them; generation counts the objects' changes). */
+  uint64_t estimate_key, estimate_pairs, estimate_want;
+  bool estimate_exact;
+  uint32_t generation, estimate_generation, estimate_width, estimate_height;
+  uint64_t failed_want;                     /* the estimate whose growth the memory refused */
+  bool told_short;                          /* logged that frames need more than the buffers can hold */
+  bool overflow_told[SPLAT_MAX_FRAME_SLOTS]; /* the slot's last frame's overflow was logged */
 } craster;
 
 VkResult craster_create(splat_renderer *r);
@@ -57,8 +68,11 @@ void craster_destroy(splat_renderer *r);
 /* The buffers (made again by the next compute frame); only when no frame uses them. */
 void craster_release(splat_renderer *r);
 /* Called for every prepared frame: frees retired pair buffers no frame can still read, and
- * grows the pair buffers when the slot's previous frame needed more. */
+ * grows the pair buffers when the slot's previous frame needed more (and logs that it did). */
 void craster_frame_begin(splat_renderer *r, uint32_t slot);
+/* Logs, once, that the compute frame last recorded in `slot` (finished) needed more pairs than
+ * it had. */
+void craster_tell_overflow(splat_renderer *r, uint32_t slot);
 /* The compute raster of a prepared frame, with its timestamps: host NULL: into the renderer's
  * target (written by TRANSFER, left in TRANSFER_SRC_OPTIMAL with a barrier to TRANSFER_READ);
  * else over the host's images (checked by the caller), as splat_renderer_cmd_render_into says. */

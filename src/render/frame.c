@@ -529,6 +529,7 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
     out->blend_ms = (double)(ts[TS_RASTERED] - ts[TS_TILESORTED]) * period;
     memcpy(&out->pairs, (const char *)r->readback.mapped + 16 * slot + 4, 4);
     out->pair_capacity = r->slot_capacity[slot];
+    craster_tell_overflow(r, slot); /* the frame has finished: its count is in */
   }
   return VK_SUCCESS;
 }

@@ -54,6 +54,8 @@ void render_object_destroy(splat_renderer *r, object_gpu *o) {
   render_host_free(r->vk.allocator, o->chunk);
   if (o->project) r->vk.fn.vkDestroyPipeline(r->vk.device, o->project, r->vk.allocator);
   render_lod_destroy(r, o->lod);
+  if (o->pairs.v) r->craster.generation++;
+  pair_sample_free(&o->pairs, r->vk.allocator);
   *o = (object_gpu){0};
 }
 

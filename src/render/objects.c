@@ -195,7 +195,10 @@ static VkResult object_begin(splat_renderer *r, const splat_object_desc *d, obje
 static VkResult object_append(splat_renderer *r, object_gpu *o, const splat_scene *part, bool streaming) {
   if (o->sh_format == SP_SH_FORMAT_U8 && o->resident == 0) splat_sh8_range(part, o->sh8_scale, o->sh8_offset);
   VkResult res = render_upload(r, o, part, streaming);
-  if (res == VK_SUCCESS) o->resident += part->count;
+  if (res != VK_SUCCESS) return res;
+  pair_sample_add(&o->pairs, r->vk.allocator, o->count, o->resident, part);
+  r->craster.generation++;
+  o->resident += part->count;
   return res;
 }
 

@@ -2,6 +2,7 @@
  * 3DGS preprocess in 32-bit float. The GPU shader mirrors this file; keep them in step. The
  * matrix steps use cglm, column-major like GLSL, so they read as the shader's lines do. */
 #include "splat_project.h"
+#include "pair_estimate.h"
 #include "splat_shared.h"
 
 #include <cglm/cglm.h>
@@ -120,10 +121,11 @@ static void view_color(const splat_scene *s, uint32_t i, const splat_camera *cam
   splat_sh_color(deg, s->sh + (size_t)i * s->sh_coeffs * 3, dir, rgb);
 }
 
-int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int sh_degree_max,
-                  splat_projected *out) {
-  if (i >= s->count) return 0;
-  const float *pos = s->positions + (size_t)i * 3;
+/* Steps 1-5 and 7 of splat_project (all but the colour) for a splat at `pos` with activated
+ * `opacity` and, given, its 3D covariance `cov3d`, else its `scale` and `rot` (the covariance is
+ * then made only once the culls have passed). out->color is left to the caller. */
+static int footprint(const splat_camera *cam, const float *pos, float opacity, int antialiased, const float *scale,
+                     const float *rot, const float *cov3d, splat_projected *out) {
   const float *v = cam->view; /* column-major: v[col*4 + row] */
 
   /* Step 1: camera space and culling.
@@ -143,12 +145,14 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
   float limy = SPLAT_FRUSTUM_MARGIN * tan_fovy;
   float txtz = tx / tz, tytz = ty / tz;
   if (!(txtz >= -limx && txtz <= limx && tytz >= -limy && tytz <= limy)) return 0;
-  float opacity = s->opacities[i];
   if (!(opacity >= SPLAT_MIN_ALPHA)) return 0;
 
   /* Step 2: 3D covariance Sigma = R S^2 R^T (computeCov3D). */
   float c3[6];
-  splat_cov3d(s->scales + (size_t)i * 3, s->rotations + (size_t)i * 4, c3);
+  if (cov3d)
+    memcpy(c3, cov3d, sizeof c3);
+  else
+    splat_cov3d(scale, rot, c3);
 
   /* Step 3: 2D covariance by the EWA local affine approximation (computeCov2D).
    * The mean is clamped to the widened frustum for the Jacobian only (after the cull
@@ -183,7 +187,7 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
    * place of the 0.3 dilation; .spz and the PLY comments (scene.h) do not say which, and we
    * follow gsplat with the reference's 0.3. A flat splat (det 0) gets opacity 0 and is not
    * culled, so visibility does not depend on the flag; it then adds nothing at any pixel. */
-  if (s->flags & SPLAT_SCENE_ANTIALIASED) opacity *= sqrtf(fmaxf(0.0f, (cov[0] * cov[2] - b * b) / det));
+  if (antialiased) opacity *= sqrtf(fmaxf(0.0f, (cov[0] * cov[2] - b * b) / det));
 
   /* Step 5: the mean in continuous pixel coordinates, from the UNclamped p_view. The
    * reference's ndc2Pix gives fx x/z + (W-1)/2 in pixel-index coordinates; adding 0.5
@@ -195,26 +199,38 @@ int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int
         my - radius < (float)cam->height))
     return 0;
 
-  /* Step 6: view-dependent colour. */
-  float rgb[3];
-  view_color(s, i, cam, sh_degree_max, rgb);
-
-  /* Step 7: output; depth is camera-space z. */
+  /* Step 7: output (step 6, the colour, is the caller's); depth is camera-space z. */
   out->mean2d[0] = mx;
   out->mean2d[1] = my;
   out->conic[0] = conic0;
   out->conic[1] = conic1;
   out->conic[2] = conic2;
   out->radius = radius;
-  out->color[0] = rgb[0];
-  out->color[1] = rgb[1];
-  out->color[2] = rgb[2];
   out->opacity = opacity;
   out->depth = tz;
   out->cov2d[0] = a;
   out->cov2d[1] = b;
   out->cov2d[2] = c;
   return 1;
+}
+
+int splat_project(const splat_scene *s, uint32_t i, const splat_camera *cam, int sh_degree_max,
+                  splat_projected *out) {
+  if (i >= s->count) return 0;
+  splat_projected p;
+  if (!footprint(cam, s->positions + (size_t)i * 3, s->opacities[i], (s->flags & SPLAT_SCENE_ANTIALIASED) != 0,
+                 s->scales + (size_t)i * 3, s->rotations + (size_t)i * 4, NULL, &p))
+    return 0;
+  /* Step 6: view-dependent colour. */
+  view_color(s, i, cam, sh_degree_max, p.color);
+  *out = p;
+  return 1;
+}
+
+int render_project_footprint(const splat_camera *cam, const float pos[3], const float cov3d[6], float opacity,
+                             int antialiased, splat_projected *out) {
+  out->color[0] = out->color[1] = out->color[2] = 0.0f;
+  return footprint(cam, pos, opacity, antialiased, NULL, NULL, cov3d, out);
 }
 
 /* ---- ray depth: where a pixel's ray meets the Gaussian's maximum (per-pixel ordering) ---- */

@@ -6,6 +6,7 @@
 
 #include "craster.h"
 #include "lod_cut.h"
+#include "pair_estimate.h"
 #include "splat_renderer.h"
 #include "splat_shared.h"
 #include "ssvk.h"
@@ -56,6 +57,7 @@ typedef struct object_gpu {
   object_chunk *chunk;
   VkPipeline project;  /* specialised for sh_words and sh_format (and LOD) */
   object_lod *lod;     /* a level-of-detail object's tree; NULL for others */
+  pair_sample pairs;   /* the compute raster's sample of its splats (pair_estimate.h) */
 } object_gpu;
 
 /* The depth sort's scratch buffer (depth_sort.c): byte offsets of the header (at 0) and the

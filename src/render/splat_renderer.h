@@ -70,11 +70,16 @@ typedef enum splat_renderer_create_flag_bits {
  *             For GPUs with few raster units (H100, H200, A100: data-centre parts), where it is
  *             many times faster (docs/performance.md). Into the renderer's target
  *             (splat_renderer_cmd_render) or over the host's colour, depth-tested against
- *             its depth (splat_renderer_cmd_render_into). The pairs' buffer has a capacity (create_info's
- *             initial_pair_capacity, else 4 per splat): a frame that needs more draws the pairs
- *             that fit (its farthest splats' pairs are left out; nothing is written out of
- *             bounds), splat_timings says so, and the buffers grow when that slot is recorded
- *             again, so that frame and later ones are complete. */
+ *             its depth (splat_renderer_cmd_render_into). The pairs' buffers are sized before
+ *             each frame is recorded from the pairs it will need, counted on the CPU from a
+ *             sample of each object's splats (every splat of an object of up to 16,384; see
+ *             docs/performance.md), so a host's first frame is complete; they grow ahead of a
+ *             frame that needs more (to 1.25x) and after one that needed more than estimated.
+ *             Where they still cannot hold a frame's pairs (the memory budget or the device;
+ *             the sorters' largest count) the frame draws the pairs that fit (its farthest
+ *             splats' are left out; nothing is written out of bounds) and the log callback
+ *             says so when the frame is recorded and again once its count is read back
+ *             (splat_timings.pairs). */
 typedef enum splat_raster_path {
   SPLAT_RASTER_GRAPHICS = 0,
   SPLAT_RASTER_COMPUTE = 1,
@@ -153,8 +158,9 @@ typedef struct splat_renderer_create_info {
    * a scene that needs more is refused with a message (the previous one stays). 0: the size of
    * the largest device-local heap. */
   VkDeviceSize memory_budget;
-  /* Optional: the compute raster's first pair capacity ((tile, splat) pairs; each costs 16
-   * bytes plus the sort's scratch). 0: four per splat of the frame, at least 65,536. */
+  /* Optional: the least first capacity of the compute raster's pairs ((tile, splat) pairs; each
+   * costs 16 bytes plus the sort's scratch); a frame estimated to need more gets more. 0: four
+   * per splat of the frame, at least 65,536. */
   uint32_t initial_pair_capacity;
   /* Optional: how the SH coefficients of every scene uploaded are stored on the GPU
    * (splat_sh_precision, splat_project.h): 32 (floats, exact), 16 (halves), or 8 (one byte
@@ -519,7 +525,8 @@ typedef struct splat_timings {
    * tile ranges, the per-tile blend and the copy into the target. */
   double pairs_ms, tile_sort_ms, blend_ms;
   /* Compute raster only: the pairs the frame needed (saturating at 2^32 - 1) and the capacity
-   * it had; pairs > pair_capacity: the frame left its farthest splats' pairs out. */
+   * it had; pairs > pair_capacity: the frame left its farthest splats' pairs out (the log
+   * callback has said so too). */
   uint32_t pairs, pair_capacity;
   /* The order the raster blended in (GLOBAL for the graphics raster) and its window (0: none). */
   splat_order order;
