@@ -28,7 +28,10 @@ typedef struct splat_camera {
   float position[3];  /* camera centre in world space */
   uint32_t width, height;
   float fx, fy;       /* focal lengths in pixels; tan_fovx = width/(2 fx), tan_fovy = height/(2 fy) */
-  float cx, cy;       /* principal point, continuous pixel coordinates (default width/2, height/2) */
+  float cx, cy;       /* principal point, continuous pixel coordinates: width/2, height/2 from
+                         every constructor below. A camera filled by hand sets it: 0 is a
+                         principal point at the image's corner (a tile of a larger image), not a
+                         default. */
 } splat_camera;
 
 /* tan of half the field of view, as the reference rasterizer's tan_fovx/tan_fovy. */

@@ -24,7 +24,7 @@ if [ "$mode" = render-package ] || [ "$mode" = render-subdir ]; then
     # .pc files' rpath lets it start from this non-system prefix)
     mkdir -p "$out/pc"
     for stage in vert frag; do glslc -mfmt=c -o "$out/pc/host_$stage.inc" "$src/host.$stage"; done
-    cc -std=c11 -O2 -I"$out/pc" -I"$src/../.." -o "$out/render_consumer_pc" "$src/main.c" "$src/../../refrender.c" \
+    cc -std=c11 -O2 -I"$out/pc" -I"$src/../.." -o "$out/render_consumer_pc" "$src/main.c" "$src/host.c" "$src/../../refrender.c" \
       $(PKG_CONFIG_PATH="$pc_path" pkg-config --cflags --libs splatsort-render) -lm
     # the libraries it runs with are the installed ones
     ldd "$out/render_consumer_pc" | grep -q "$where" || { echo "build.sh: render_consumer_pc does not run with the installed libraries" >&2; exit 1; }
