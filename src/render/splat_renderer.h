@@ -454,15 +454,15 @@ int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm algorit
  *   SPLAT_SH_DEGREE(d), d in 0..3  at most degree d: SPLAT_SH_DEGREE_EXPLICIT | d. The only way to
  *                                  ask for degree 0 alone is SPLAT_SH_DEGREE(0);
  *   1, 2, 3                        at most that degree (the same as SPLAT_SH_DEGREE(1..3));
- *   negative                       each object's own degree (0.2's "< 0: the scene's").
- * An object whose degree is lower than asked is drawn at its own. Until 0.2, 0 meant degree 0
- * alone, which a zero-initialised frame asked for by accident (issue 34). */
+ *   negative                       each object's own degree (as before: "< 0: the scene's").
+ * An object whose degree is lower than asked is drawn at its own. Before issue 34, 0 meant
+ * degree 0 alone, which a zero-initialised frame asked for by accident. */
 #define SPLAT_SH_DEGREE_SCENE 0
 #define SPLAT_SH_DEGREE_EXPLICIT 0x100
 #define SPLAT_SH_DEGREE(d) (SPLAT_SH_DEGREE_EXPLICIT | (d))
 
 /* splat_frame.lod_blend: 0 is SPLAT_LOD_BLEND_DEFAULT; a negative value (SPLAT_LOD_BLEND_NONE)
- * switches levels at once, with no blend. Until 0.2, 0 meant none. */
+ * switches levels at once, with no blend. Before issue 34, 0 meant none. */
 #define SPLAT_LOD_BLEND_DEFAULT 0.5f
 #define SPLAT_LOD_BLEND_NONE (-1.0f)
 
@@ -475,7 +475,7 @@ typedef struct splat_frame {
   uint32_t key_bits;             /* 32 (float depth key), 24 or 16 (quantised); 0 = 32 */
   splatsort_depth_key_mode key_mode; /* view depth (the reference's order) or radial distance */
   int sh_degree;                 /* highest SH degree evaluated: 0 (SPLAT_SH_DEGREE_SCENE), each
-                                    object's own; SPLAT_SH_DEGREE(d) at most d (below) */
+                                    object's own; SPLAT_SH_DEGREE(d) at most d (above) */
   uint32_t slot;                 /* frame slot for the timestamps, < frame_slots */
   /* Stereo (SPLAT_RENDERER_CREATE_STEREO_BIT): both eyes' cameras, of the camera's size, set
    * for cmd_prepare; `camera` is then where the splats are culled and sorted from (between the
@@ -564,8 +564,8 @@ typedef struct splat_host_target {
 } splat_host_target;
 
 /* The compute raster (SPLAT_RASTER_COMPUTE's tiles) into the host's own images, recorded after
- * splat_renderer_cmd_prepare of the same frame (camera, eyes/eye, slot, znear/zfar) and outside
- * any render pass; frame.raster and frame.background are not used. Per pixel, the splats are
+ * splat_renderer_cmd_prepare of the same frame (camera, eyes/eye, slot, znear/zfar; a frame the
+ * host has drawn with cmd_draw too may follow that draw) and outside any render pass; frame.raster and frame.background are not used. Per pixel, the splats are
  * blended front to back as cmd_render's compute raster does, except that a splat is skipped
  * at a pixel where its centre's depth in the host's projection (frame.znear/zfar, the quad
  * depth cmd_draw gives it) is not LESS_OR_EQUAL the host's depth there (GREATER_OR_EQUAL with
