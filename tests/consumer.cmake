@@ -2,8 +2,9 @@
 # package's find_package(), and add_subdirectory() of this tree with no loader symbols; the
 # renderer's host (tests/consumer/render: a .ply through splatsort::scene, drawn with its own
 # geometry into its own pass, checked against the CPU reference) through find_package(
-# COMPONENTS scene render), pkg-config and add_subdirectory(). Each is built like a consumer's
-# own project and then run at lavapipe's subgroup sizes with validation on.
+# COMPONENTS scene render), pkg-config and add_subdirectory(), and the README's and
+# docs/embedding.md's host code built beside it. Each is built like a consumer's own project and
+# then run at lavapipe's subgroup sizes with validation on.
 # Not in the sanitizer build: it tests packaging, which the normal build does; the installed
 # library there is instrumented and a plain consumer build cannot link it.
 if(SPLATSORT_SANITIZE)
@@ -51,3 +52,13 @@ foreach(w 4 8 16)
 endforeach()
 set_tests_properties(render_consumer_pkgconfig_sg8 PROPERTIES FIXTURES_REQUIRED render_consumer_package)
 set_tests_properties(render_consumer_1080p_sg8 PROPERTIES FIXTURES_REQUIRED render_consumer_package)
+# The documentation's host code (README.md's renderer block, docs/embedding.md's host-pass and
+# compute-raster blocks), extracted when the package's host is configured, built with it and run
+# as printed: every image it draws against the CPU reference at the scene's full SH (issue 34).
+foreach(page readme embedding)
+  splatsort_lavapipe_test(render_snippets_${page} COMMAND ${consumer_dir}/render_package/render_snippets_${page}
+                          ${render_scene})
+  foreach(w 4 8 16)
+    set_tests_properties(render_snippets_${page}_sg${w} PROPERTIES FIXTURES_REQUIRED render_consumer_package)
+  endforeach()
+endforeach()

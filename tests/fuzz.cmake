@@ -26,16 +26,16 @@ endif()
 foreach(t ply splat spz)
   set(fuzz_libs_${t} ZLIB::ZLIB PkgConfig::ZSTD)
 endforeach()
-set(fuzz_sources_cameras ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c ${PROJECT_SOURCE_DIR}/src/render/camera.c)
+set(fuzz_sources_cameras ${PROJECT_SOURCE_DIR}/src/scene/scene_cameras.c ${PROJECT_SOURCE_DIR}/src/render/camera.c)
 # fuzz_sog makes its images with the test writer when it starts.
 set(fuzz_sources_sog ${fuzz_sources_ply} ${CMAKE_CURRENT_LIST_DIR}/sog_writer.c ${fuzz_dir}/sog_fixture.c)
-set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/scene ${PROJECT_SOURCE_DIR}/src/render ${PROJECT_SOURCE_DIR}/src/tools ${CMAKE_CURRENT_LIST_DIR})
+set(fuzz_includes ${fuzz_dir} ${PROJECT_SOURCE_DIR}/src/scene ${PROJECT_SOURCE_DIR}/src/render ${CMAKE_CURRENT_LIST_DIR})
 # The scene loader also reads SOG through libwebp, cJSON and zlib (src/scene/CMakeLists.txt).
 find_package(Threads REQUIRED) # scene_rows.c
 foreach(t ply splat spz sog lod)
   set(fuzz_libs_${t} ZLIB::ZLIB PkgConfig::ZSTD PkgConfig::SPLAT_SCENE_DEPS Threads::Threads)
 endforeach()
-set(fuzz_libs_cameras PkgConfig::CJSON) # the system's cJSON, not instrumented
+set(fuzz_libs_cameras PkgConfig::SPLAT_SCENE_DEPS) # the system's cJSON, not instrumented
 
 foreach(t ply splat spz cameras sog lod)
   splatsort_test_executable(fuzz_replay_${t} SOURCES fuzz/fuzz_${t}.c fuzz/replay.c ${fuzz_sources_${t}}

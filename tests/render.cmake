@@ -6,10 +6,12 @@ splatsort_test_executable(test_render
                           SOURCES test_render.c render_common.c test_render_graphics.c test_render_compute.c
                                   test_render_api.c test_render_objects.c test_render_scene.c test_render_storage.c
                                   test_render_upload.c test_render_stream.c test_render_order.c test_render_lod.c
-                                  renderer_debug.c
+                                  test_render_device.c renderer_debug.c
                           LIBS splat_refrender splatsort_tools splatsort_vkh m
                           INCLUDES ${PROJECT_SOURCE_DIR}/shaders/render ${PROJECT_SOURCE_DIR}/src/sort/shaders)
-target_compile_definitions(test_render PRIVATE CHECK_SHARED_COUNTER) # one failure count (tests/check.h)
+target_compile_definitions(test_render PRIVATE CHECK_SHARED_COUNTER # one failure count (tests/check.h)
+                           # the renderer's SPIR-V as built (splatsort_embed_shaders), for the device limits
+                           RENDER_SPV_DIR="${PROJECT_BINARY_DIR}/src/render/spv_render_spv")
 
 set(render_out ${CMAKE_CURRENT_BINARY_DIR}/render_out)
 file(MAKE_DIRECTORY ${render_out})
@@ -29,6 +31,8 @@ splatsort_lavapipe_test(render_sortpaths
 # The API, then the renderer in a host's frame: one process, in this order (one random sequence).
 splatsort_lavapipe_test(render_api COMMAND test_render api host-pass depth-output objects stereo
                                            --out ${render_out}/api --scene ${render_asset})
+# What the renderer needs of a device, and its refusal of one without it.
+splatsort_lavapipe_test(render_device WIDTHS 256 COMMAND test_render device --out ${render_out}/device)
 # Objects in chunks (bit-identical to one buffer), a memory budget and the frame limit refused
 # with messages, and an SH-3 scene larger than one storage binding against the CPU reference:
 # one subgroup size (the large scene takes ~1 GB of host memory on lavapipe).

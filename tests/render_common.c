@@ -206,7 +206,8 @@ render_frame_options frame_opts; /* of the frames render_gpu records */
 VkResult record_frame(VkCommandBuffer cmd, const splat_camera *cam, splatsort_algorithm algo, uint32_t bits,
                              int sh) {
   splat_frame f = {.camera = cam, .background = {BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]}, .sort = algo,
-                   .key_bits = bits, .key_mode = frame_opts.key_mode, .sh_degree = sh,
+                   .key_bits = bits, .key_mode = frame_opts.key_mode,
+                   .sh_degree = sh < 0 ? SPLAT_SH_DEGREE_SCENE : SPLAT_SH_DEGREE(sh),
                    .instances = frame_opts.instances, .instance_count = frame_opts.instance_count,
                    .raster = frame_opts.raster, .antialias = frame_opts.antialias, .order = frame_opts.order,
                    .order_window = frame_opts.order_window};
@@ -318,7 +319,7 @@ double compare_with_reference(const char *tag, const splat_scene *s, const splat
   render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, sh, NULL, gpu);
   double t1 = now_seconds();
   refrender_stats rs;
-  /* the frame's sh_degree < 0 means the scene's degree; refrender's means 0 */
+  /* sh < 0: the scene's degree (record_frame); refrender's < 0 means 0 */
   if (refrender_render_rgba8(s, cam, sh < 0 ? (int)s->sh_degree : sh, BACKGROUND, ref, &rs) != 0) {
     fprintf(stderr, "test_render: refrender failed\n");
     exit(1);

@@ -73,6 +73,8 @@ typedef struct render_frame_options {
 } render_frame_options;
 extern render_frame_options frame_opts;
 
+/* sh, here and below: the highest SH degree evaluated, 0..3 (the frame's SPLAT_SH_DEGREE(sh)), or
+ * < 0 for each object's own (SPLAT_SH_DEGREE_SCENE), as splat_project's sh_degree_max but for -1. */
 VkResult record_frame(VkCommandBuffer cmd, const splat_camera *cam, splatsort_algorithm algo, uint32_t bits, int sh);
 /* Records the copy of a render target in TRANSFER_SRC layout into `dst`, ready for the host. */
 void copy_target(VkCommandBuffer cmd, VkImage image, uint32_t w, uint32_t h, VkBuffer dst);
@@ -119,6 +121,7 @@ void render_test_order(const render_args *a);
 void render_test_lod(const render_args *a);
 /* test_render_api.c */
 void render_test_api(const render_args *a);
+void render_test_device(const render_args *a);
 void render_test_large(const render_args *a);
 /* test_render_objects.c */
 void render_test_host_pass(const render_args *a);

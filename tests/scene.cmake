@@ -11,11 +11,12 @@ splatsort_test_executable(test_scene_decode SOURCES test_scene_decode.c
 splatsort_test_executable(test_scene_lod SOURCES test_scene_lod.c LIBS splatsort_scene ZLIB::ZLIB m)
 splatsort_test_executable(scene_load_bench SOURCES bench/scene_load_bench.c LIBS splatsort_render)
 # Hostile files of issue 25 (bombs, counts a tiny file claims): refused quickly in bounded memory.
-# The scene library and the cameras.json reader only (as fuzz_cameras builds it), no renderer.
-splatsort_test_executable(test_scene_budget SOURCES test_scene_budget.c ${PROJECT_SOURCE_DIR}/src/tools/cameras_json.c
-                                                    ${PROJECT_SOURCE_DIR}/src/render/camera.c
-                          LIBS splatsort_scene PkgConfig::SPLAT_SCENE_DEPS ZLIB::ZLIB Threads::Threads m
-                          INCLUDES ${PROJECT_SOURCE_DIR}/src/tools ${PROJECT_SOURCE_DIR}/src/render)
+# The scene library only (its cameras.json reader too), no renderer.
+splatsort_test_executable(test_scene_budget SOURCES test_scene_budget.c
+                          LIBS splatsort_scene PkgConfig::SPLAT_SCENE_DEPS ZLIB::ZLIB Threads::Threads m)
+# cameras.json (splat_cameras_load): good files, every malformed one named, truncations, the file's
+# kind and size checked before it is read. The scene library alone.
+splatsort_test_executable(test_cameras_json SOURCES test_cameras_json.c LIBS splatsort_scene m)
 
 set(scene_test_tmp ${CMAKE_CURRENT_BINARY_DIR}/scene_tmp)
 file(MAKE_DIRECTORY ${scene_test_tmp})
@@ -33,6 +34,8 @@ foreach(mode tree merge roundtrip hostile)
   scene_test(scene_lod_${mode} COMMAND test_scene_lod ${mode} ${scene_test_tmp}/lod_${mode})
 endforeach()
 scene_test(scene_parallel COMMAND test_scene_parallel ${scene_test_tmp}/parallel)
+file(MAKE_DIRECTORY ${scene_test_tmp}/cameras)
+scene_test(scene_cameras_json COMMAND test_cameras_json ${scene_test_tmp}/cameras)
 scene_test(scene_budget COMMAND test_scene_budget ${scene_test_tmp}/budget ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)
 scene_test(scene_decode COMMAND test_scene_decode ${scene_test_tmp}/decode)
 scene_test(scene_real COMMAND test_scene real ${PROJECT_SOURCE_DIR}/../shared/scenes)

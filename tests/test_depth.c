@@ -141,7 +141,10 @@ static void run_case_in(const splatsort *sorter, uint32_t n, uint32_t bits, spla
     ref.key[i] = mode == SPLATSORT_DEPTH_KEY_RADIAL ? sqrtf(dx * dx + dy * dy + dz * dz) : dz;
     ref.count++, ref.lo = fminf(ref.lo, ref.key[i]), ref.hi = fmaxf(ref.hi, ref.key[i]);
   }
-  splatsort_depth_info di = {.center_stride = layout == XYZ_12 ? 12 : 16, .opacity_cull = layout == XYZO_16,
+  /* every other seed leaves the stride 0: tightly packed (12, or 16 with opacity_cull) */
+  uint32_t stride = layout == XYZ_12 ? 12 : 16;
+  splatsort_depth_info di = {.center_stride = layout != XYZ_16_SHORT && seed % 2 ? 0 : stride,
+                             .opacity_cull = layout == XYZO_16,
                              .near_w = 0.2f, .key_bits = bits, .key_mode = mode,
                              .camera_position = {eye[0], eye[1], eye[2]}};
   if (layout == XYZ_16_SHORT) sr.centres_range = 16ull * (max_count - 1) + 12;
@@ -279,6 +282,7 @@ int main(int argc, char **argv) {
     /* the centres read as words rather than vec4 (all but the last, where the range ends early) */
     run_case_in(sorters[s], 5000, 32, SPLATSORT_DEPTH_KEY_VIEW_DEPTH, false, seed++, XYZ_16_SHORT);
     run_case_in(sorters[s], 5000, 32, SPLATSORT_DEPTH_KEY_VIEW_DEPTH, true, seed++, XYZ_12);
+    run_case_in(sorters[s], 5000, 32, SPLATSORT_DEPTH_KEY_VIEW_DEPTH, false, seed++, XYZ_12);
     equal_depth_case(sorters[s], 5000, 1, 32, seed++);
     equal_depth_case(sorters[s], 5000, 1, 16, seed++);
     equal_depth_case(sorters[s], 20000, 4, 32, seed++);

@@ -225,6 +225,7 @@ static void sort_once(run_state *s, splatsort *sorter) {
 static splat_renderer *make_renderer(run_state *s, splatsort *sorter) {
   const splatsort *sorters[1] = {sorter};
   splat_renderer_create_info ci = {.physical_device = s->ctx.physical_device, .device = s->ctx.device,
+                                   .device_create_info = &s->ctx.device_create_info,
                                    .queue = s->ctx.queue, .queue_family = s->ctx.queue_family,
                                    .sorters = sorters, .sorter_count = 1, .upload_threads = 1,
                                    .flags = s->ctx.debug_utils ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
@@ -263,7 +264,7 @@ static void frame_once(run_state *s, splat_renderer *r, splat_raster_path raster
   splat_camera cam;
   const float eye[3] = {0, 0, -4}, target[3] = {0, 0, 0}, up[3] = {0, -1, 0};
   splat_camera_look_at(&cam, eye, target, up, 50, 64, 64);
-  splat_frame f = {.camera = &cam, .sh_degree = -1, .raster = raster};
+  splat_frame f = {.camera = &cam, .raster = raster};
   const char *step = raster == SPLAT_RASTER_COMPUTE ? "splat_renderer_cmd_render (compute)" : "splat_renderer_cmd_render";
   for (int attempt = 0; attempt < 2; attempt++) {
     VkCommandBuffer cmd = vkh_begin(&s->ctx);

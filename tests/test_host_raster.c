@@ -434,7 +434,8 @@ static void into_per_pixel(splat_renderer *r, const into_case *c, const splat_fr
 /* One renderer (forward or reverse-Z), every colour format through cmd_render_into against the
  * expected image, and RGBA16F through the graphics host pass against the compute result. */
 static void into_case_run(into_case *c, int reverse) {
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                   .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)app.sorters,
                                    .sorter_count = app.sorter_count, .frame_slots = 1, .log = renderer_log,
                                    .host_color_format = VK_FORMAT_R16G16B16A16_SFLOAT,
@@ -449,7 +450,7 @@ static void into_case_run(into_case *c, int reverse) {
   size_t npx = (size_t)w * h;
   float *gpu = malloc(npx * 16), *exp = malloc(npx * 16), *graphics = malloc(npx * 16);
   uint8_t *g8 = malloc(npx * 4), *e8 = malloc(npx * 4), *gr8 = malloc(npx * 4);
-  splat_frame f = {.camera = &c->cam, .key_bits = 32, .sh_degree = -1, .znear = c->znear, .zfar = c->zfar};
+  splat_frame f = {.camera = &c->cam, .key_bits = 32, .znear = c->znear, .zfar = c->zfar};
   const VkFormat formats[3] = {VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R16G16B16A16_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT};
   for (int k = 0; k < 3; k++) {
     VkFormat fmt = formats[k];
@@ -509,7 +510,7 @@ static void into_case_run(into_case *c, int reverse) {
 /* Refused with the documented errors and a message; nothing recorded, the renderer usable. */
 static void into_misuse(into_case *c) {
   splat_renderer *r = app.renderer;
-  splat_frame f = {.camera = &c->cam, .key_bits = 32, .sh_degree = -1};
+  splat_frame f = {.camera = &c->cam, .key_bits = 32};
   host_image color, depth;
   splat_host_target good = small_target(&color, &depth);
   VkCommandBuffer cmd = vkh_begin(&ctx);
@@ -561,7 +562,7 @@ static void test_into(void) {
 static void render_own(splat_renderer *r, const splat_camera *cam, const float background[3], uint8_t *rgba8) {
   size_t npx = (size_t)cam->width * cam->height;
   vkh_buffer rb = vkh_buffer_create(&ctx, npx * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "readback");
-  splat_frame f = {.camera = cam, .key_bits = 32, .sh_degree = -1,
+  splat_frame f = {.camera = cam, .key_bits = 32,
                    .background = {background[0], background[1], background[2]}};
   VkCommandBuffer cmd = vkh_begin(&ctx);
   VK_CHECK(splat_renderer_cmd_render(r, cmd, &f));
@@ -607,7 +608,8 @@ static splat_scene sheet_scene(void) {
 }
 
 static void test_arrays(void) {
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                   .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)app.sorters,
                                    .sorter_count = app.sorter_count, .frame_slots = 1, .log = renderer_log,
                                    .upload_threads = 4}; /* the values are checked in four ranges */
@@ -801,7 +803,8 @@ static void test_multiview(void) {
   splat_camera eyes[2] = {shifted(&mid, -0.06f), shifted(&mid, 0.06f)};
   float zp = 0;
   for (uint32_t i = 0; i < s.count; i++) zp += view_z(&mid, s.positions + 3 * i) / (float)s.count;
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                   .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)app.sorters,
                                    .sorter_count = app.sorter_count, .frame_slots = 1, .log = renderer_log,
                                    .host_color_format = VK_FORMAT_R16G16B16A16_SFLOAT,
@@ -813,7 +816,7 @@ static void test_multiview(void) {
   VK_CHECK(splat_renderer_create(&ci, &two));
   VK_CHECK(splat_renderer_set_scene(mv, &s));
   VK_CHECK(splat_renderer_set_scene(two, &s));
-  splat_frame f = {.camera = &mid, .eyes = {&eyes[0], &eyes[1]}, .key_bits = 32, .sh_degree = -1, .znear = 0.05f,
+  splat_frame f = {.camera = &mid, .eyes = {&eyes[0], &eyes[1]}, .key_bits = 32, .znear = 0.05f,
                    .zfar = 100.0f};
   const float plane[3] = {0.2f, 0.35f, 0.5f};
   size_t layer = (size_t)mid.width * mid.height * 4;
@@ -845,7 +848,7 @@ static void test_multiview(void) {
   CHECK(splat_renderer_create(&ci, &bad) == VK_ERROR_VALIDATION_FAILED_EXT && bad == NULL && log_messages > before,
         "multiview without stereo accepted");
   /* a mono frame on the multiview renderer's cmd_draw is refused (before recording anything) */
-  splat_frame mono = {.camera = &mid, .key_bits = 32, .sh_degree = -1};
+  splat_frame mono = {.camera = &mid, .key_bits = 32};
   before = log_messages;
   VkCommandBuffer cmd = vkh_begin(&ctx);
   CHECK(splat_renderer_cmd_draw(mv, cmd, &mono) == VK_ERROR_VALIDATION_FAILED_EXT && log_messages > before,

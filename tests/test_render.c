@@ -62,6 +62,11 @@ static const render_test tests[] = {
      "bad create infos, scenes and frames are refused and the previous scene keeps rendering; timings; another "
      "scene, two frames in one command buffer",
      1},
+    /* test_render_device.c */
+    {"device", render_test_device,
+     "splat_renderer_get_device_requirements (two calls, flags, the limits against every shader's SPIR-V) and "
+     "create's refusal, one log line and no validation message: a device made without dynamicRendering, a create "
+     "info without a feature or an extension, a limit a byte short (and exactly met), a bad queue family"},
     {"large", render_test_large,
      "an object in chunks renders bit-identically to one buffer; a memory budget and the frame limit refused with "
      "messages; an SH-3 scene larger than one storage binding against the CPU reference"},

@@ -24,6 +24,55 @@ static splatsort *sort_quaternary_or_null(void) {
 
 /* ---- api -------------------------------------------------------------------------------------- */
 
+/* One frame whose sh_degree is `sh_degree` as the host writes it (splat_renderer.h's encoding). */
+static void render_sh(const splat_camera *cam, int sh_degree, uint8_t *rgba8) {
+  vkh_buffer rb = vkh_buffer_create(&ctx, (size_t)cam->width * cam->height * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                    true, "readback");
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  splat_frame f = {.camera = cam, .background = {BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]}, .sh_degree = sh_degree};
+  VK_CHECK(splat_renderer_cmd_render(renderer, cmd, &f));
+  VkImage image;
+  uint32_t w, h;
+  splat_renderer_target(renderer, &image, &w, &h);
+  copy_target(cmd, image, w, h, rb.buffer);
+  vkh_submit_wait(&ctx, cmd);
+  halves_to_rgba8(&rb, w, h, rgba8);
+}
+
+/* splat_frame.sh_degree: 0 is each object's whole SH, SPLAT_SH_DEGREE(0) degree 0 alone; checked
+ * against the CPU reference at those degrees, on an SH-3 scene whose two references differ. */
+static void sh_degree_encoding(const splat_scene *a, const splat_camera *cam) {
+  size_t bytes = (size_t)cam->width * cam->height * 4;
+  uint8_t *zero = malloc(bytes), *img = malloc(bytes), *ref3 = malloc(bytes), *ref0 = malloc(bytes);
+  CHECK(a->sh_degree == 3, "the scene has SH degree %u", a->sh_degree);
+  CHECK(refrender_render_rgba8(a, cam, 3, BACKGROUND, ref3, NULL) == 0 &&
+            refrender_render_rgba8(a, cam, 0, BACKGROUND, ref0, NULL) == 0, "refrender");
+  double apart = image_psnr(ref3, ref0, cam->width, cam->height);
+  CHECK(apart < 35.0, "the scene's degree-0 and degree-3 references are %.1f dB apart: too close to tell", apart);
+  render_sh(cam, 0, zero);
+  double p3 = image_psnr(zero, ref3, cam->width, cam->height);
+  CHECK(p3 >= 40.0, "a frame's sh_degree 0: %.1f dB against the degree-3 reference (>= 40)", p3);
+  const struct { int value; const char *name; } same[] = {
+      {-1, "-1"}, {3, "3"}, {SPLAT_SH_DEGREE(3), "SPLAT_SH_DEGREE(3)"}, {7, "7"}};
+  for (size_t k = 0; k < sizeof same / sizeof same[0]; k++) {
+    render_sh(cam, same[k].value, img);
+    CHECK(memcmp(img, zero, bytes) == 0, "sh_degree %s differs from 0 (the scene's degree 3)", same[k].name);
+  }
+  render_sh(cam, SPLAT_SH_DEGREE(0), img);
+  double p0 = image_psnr(img, ref0, cam->width, cam->height);
+  CHECK(p0 >= 40.0, "SPLAT_SH_DEGREE(0): %.1f dB against the degree-0 reference (>= 40)", p0);
+  uint8_t *one = zero; /* reused */
+  render_sh(cam, SPLAT_SH_DEGREE(1), img);
+  render_sh(cam, 1, one);
+  CHECK(memcmp(img, one, bytes) == 0, "SPLAT_SH_DEGREE(1) differs from 1");
+  printf("  sh_degree: 0 at %.1f dB against the degree-3 reference, SPLAT_SH_DEGREE(0) at %.1f against the "
+         "degree-0 one (the two references %.1f dB apart)\n", p3, p0, apart);
+  free(zero);
+  free(img);
+  free(ref3);
+  free(ref0);
+}
+
 /* Needs the bundled asset as its (first) scene. */
 void render_test_api(const render_args *args) {
   const char *asset = args->scenes[0];
@@ -35,6 +84,7 @@ void render_test_api(const render_args *args) {
   uint8_t *first = malloc(bytes), *again = malloc(bytes), *ref = malloc(bytes);
   render_gpu(&cams[0], SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, first);
   CHECK(!image_is_blank(first, 160, 120), "blank image");
+  sh_degree_encoding(&a, &cams[0]);
 
   /* bad create infos are refused with a message and leave *out NULL: no sorters, two sorters
    * of one algorithm */
@@ -43,6 +93,7 @@ void render_test_api(const render_args *args) {
     qs[0] = sort_quaternary_or_null();
     qs[1] = qs[0];
     splat_renderer_create_info bad = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                      .device_create_info = &ctx.device_create_info,
                                       .queue = ctx.queue, .queue_family = ctx.queue_family,
                                       .sorters = (const splatsort *const *)qs, .sorter_count = 0,
                                       .log = renderer_log};
@@ -209,7 +260,8 @@ static void large_scene(void) {
 /* A memory budget, and the device's frame limit: a scene above either is refused with a message
  * that says how much it needs, and the previous scene stays. */
 static void large_refusals(const app_renderer *ar) {
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                   .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)ar->sorters,
                                    .sorter_count = ar->sorter_count, .memory_budget = 1u << 20, .log = renderer_log};
   splat_renderer *budget = NULL;

@@ -131,7 +131,7 @@ static void projection_setup(proj_case *pc) {
   pc->cpu = calloc(n, sizeof *pc->cpu);
   pc->vis_cpu = calloc(n, 1), pc->vis_gpu = calloc(n, 1), pc->in_sort = calloc(n, 1);
   pc->zgpu = calloc(n, sizeof *pc->zgpu);
-  /* the frame's sh_degree < 0 means the scene's degree; splat_project's means 0 */
+  /* sh_eval < 0 asks record_frame for the scene's degree; splat_project's < 0 means 0 */
   int cpu_sh = pc->sh_eval < 0 ? (int)pc->degree : pc->sh_eval;
   for (uint32_t i = 0; i < n; i++) pc->vis_cpu[i] = (uint8_t)splat_project(&pc->s, i, &pc->cam, cpu_sh, &pc->cpu[i]);
   CHECK(draw[0] == 4 && draw[2] == 0 && draw[3] == 0, "draw arguments %u %u %u %u", draw[0], draw[1], draw[2], draw[3]);

@@ -20,15 +20,16 @@
 #include "renderer_debug.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct lod_frame {
-  int sh_degree; /* 0: the scene's; else this degree - 1 */
   float tau;
   uint32_t budget;
-  float blend;
+  float blend;     /* the frame's lod_blend; 0 here: none (SPLAT_LOD_BLEND_NONE) */
+  bool zero_blend; /* the frame's lod_blend left 0: the renderer's default */
   const splat_instance *instance; /* NULL: every object, untransformed */
 } lod_frame;
 
@@ -38,8 +39,9 @@ static void lod_render(const splat_camera *cam, const lod_frame *lf, uint8_t *rg
   vkh_buffer rb = vkh_buffer_create(&ctx, npx * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "readback");
   VkCommandBuffer cmd = vkh_begin(&ctx);
   splat_frame f = {.camera = cam, .background = {BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]},
-                   .sort = SPLATSORT_ALGORITHM_AUTO, .sh_degree = lf->sh_degree - 1, .lod_threshold = lf->tau,
-                   .lod_budget = lf->budget, .lod_blend = lf->blend, .instances = lf->instance,
+                   .sort = SPLATSORT_ALGORITHM_AUTO, .lod_threshold = lf->tau, .lod_budget = lf->budget,
+                   .lod_blend = lf->zero_blend ? 0.0f : lf->blend > 0.0f ? lf->blend : SPLAT_LOD_BLEND_NONE,
+                   .instances = lf->instance,
                    .instance_count = lf->instance ? 1 : 0};
   VK_CHECK(splat_renderer_cmd_render(renderer, cmd, &f));
   VkImage image;
@@ -274,12 +276,13 @@ void render_test_lod(const render_args *a) {
   printf("  budget %u: %.1f dB against the whole scene\n", budget, pb);
   CHECK(pb >= 25.0, "a quarter of the leaves is %.1f dB from the whole scene (>= 25)", pb);
 
-  /* the blend: a slow sweep of the threshold, the largest change between frames */
+  /* the blend: a slow sweep of the threshold, the largest change between frames; without the
+   * blend, and with the frame's lod_blend left 0 (the default) */
   double worst[2] = {1e9, 1e9};
   for (int b = 0; b < 2; b++) {
     for (int k = 0; k <= 24; k++) {
       float tau = 24.0f * powf(0.5f, (float)k / 12.0f); /* 24 -> 6 px: the levels' switch at this size */
-      lod_render(cam, &(lod_frame){.tau = tau, .blend = b ? 0.5f : 0.0f}, img, &t);
+      lod_render(cam, &(lod_frame){.tau = tau, .zero_blend = b == 1}, img, &t);
       if (k) {
         double p = image_psnr(img, prev, W, H);
         if (getenv("LOD_DEBUG")) printf("    blend %d tau %.2f cut %u: %.1f dB\n", b, tau, t.lod_cut, p);
@@ -292,6 +295,10 @@ void render_test_lod(const render_args *a) {
          "with it\n", worst[0], worst[1]);
   CHECK(worst[1] > worst[0] + 1.0, "the blend does not soften the switch (%.1f dB vs %.1f without)", worst[1],
         worst[0]);
+  /* the default band is the header's 0.5 */
+  lod_render(cam, &(lod_frame){.tau = 12.0f, .zero_blend = true}, prev, &t);
+  lod_render(cam, &(lod_frame){.tau = 12.0f, .blend = 0.5f}, img, &t);
+  CHECK(memcmp(prev, img, npx * 4) == 0, "lod_blend 0 is not the band 0.5");
 
   /* several chunks: the same image */
   remove_all();

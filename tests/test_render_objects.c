@@ -26,7 +26,7 @@ static void render_into_host_pass(splat_renderer *hr, const splat_camera *cam, f
   host_image depth = host_image_create(&ctx, VK_FORMAT_D32_SFLOAT, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                                        VK_IMAGE_ASPECT_DEPTH_BIT, w, h, 1);
   vkh_buffer rb = vkh_buffer_create(&ctx, (VkDeviceSize)w * h * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "host rb");
-  splat_frame f = {.camera = cam, .sort = SPLATSORT_ALGORITHM_AUTO, .key_bits = 32, .sh_degree = -1,
+  splat_frame f = {.camera = cam, .sort = SPLATSORT_ALGORITHM_AUTO, .key_bits = 32,
                    .znear = 0.01f, .zfar = 1000.0f};
   VkCommandBuffer cmd = vkh_begin(&ctx);
   VK_CHECK(splat_renderer_cmd_prepare(hr, cmd, &f));
@@ -106,7 +106,7 @@ static void render_into_host_render_pass(splat_renderer *hr, VkRenderPass pass, 
   VkFramebuffer fb;
   VK_CHECK(vkCreateFramebuffer(ctx.device, &fci, NULL, &fb));
   vkh_buffer rb = vkh_buffer_create(&ctx, (VkDeviceSize)w * h * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "host rb");
-  splat_frame f = {.camera = cam, .sort = SPLATSORT_ALGORITHM_AUTO, .key_bits = 32, .sh_degree = -1,
+  splat_frame f = {.camera = cam, .sort = SPLATSORT_ALGORITHM_AUTO, .key_bits = 32,
                    .znear = 0.01f, .zfar = 1000.0f};
   float n = f.znear, fa = f.zfar;
   VkClearValue clears[2] = {{.color = {.float32 = {plane[0], plane[1], plane[2], 1.0f}}},
@@ -153,7 +153,8 @@ void render_test_host_pass(const render_args *args) {
     cpu_opacity[i] = z[i] > zp ? 0.0f : a.opacities[i];
     hidden += z[i] > zp && a.opacities[i] > 0.0f;
   }
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                   .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)ar->sorters,
                                    .sorter_count = ar->sorter_count, .frame_slots = 1, .log = renderer_log,
                                    .host_color_format = SPLAT_TARGET_FORMAT, .host_depth_format = VK_FORMAT_D32_SFLOAT};
@@ -221,7 +222,8 @@ void render_test_depth_output(const render_args *args) {
     for (int k = 0; k < 3; k++) p[k] += (zc - z) * fwd[k];
   }
   uint32_t w = cam->width, h = cam->height;
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                   .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)ar->sorters,
                                    .sorter_count = ar->sorter_count, .frame_slots = 1, .log = renderer_log,
                                    .host_color_format = SPLAT_TARGET_FORMAT,
@@ -236,7 +238,7 @@ void render_test_depth_output(const render_args *args) {
                                                                          VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                        VK_IMAGE_ASPECT_COLOR_BIT, w, h, 1);
   vkh_buffer rb = vkh_buffer_create(&ctx, (VkDeviceSize)w * h * 16, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "wd");
-  splat_frame f = {.camera = cam, .key_bits = 32, .sh_degree = -1};
+  splat_frame f = {.camera = cam, .key_bits = 32};
   VkCommandBuffer cmd = vkh_begin(&ctx);
   VK_CHECK(splat_renderer_cmd_prepare(dr, cmd, &f));
   host_image *imgs[2] = {&color, &depth};
@@ -400,7 +402,8 @@ void render_test_stereo(const render_args *args) {
   const splat_camera *mid = &cams[0];
   float ipd = 0.02f * (a.bounds_max[0] - a.bounds_min[0] + a.bounds_max[2] - a.bounds_min[2]);
   splat_camera eye[2] = {shifted(mid, -0.5f * ipd), shifted(mid, 0.5f * ipd)};
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                   .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)ar->sorters,
                                    .sorter_count = ar->sorter_count, .frame_slots = 1, .log = renderer_log,
                                    .flags = SPLAT_RENDERER_CREATE_STEREO_BIT};
@@ -411,7 +414,7 @@ void render_test_stereo(const render_args *args) {
   size_t bytes = (size_t)mid->width * mid->height * 4;
   uint8_t *st[2] = {malloc(bytes), malloc(bytes)}, *single = malloc(bytes);
   for (uint32_t e = 0; e < 2; e++) {
-    splat_frame f = {.camera = mid, .eyes = {&eye[0], &eye[1]}, .eye = e, .key_bits = 32, .sh_degree = -1,
+    splat_frame f = {.camera = mid, .eyes = {&eye[0], &eye[1]}, .eye = e, .key_bits = 32,
                      .background = {BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]}};
     vkh_buffer rb = vkh_buffer_create(&ctx, bytes * 2, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "stereo rb");
     VkCommandBuffer cmd = vkh_begin(&ctx);
@@ -429,7 +432,7 @@ void render_test_stereo(const render_args *args) {
   CHECK(memcmp(st[0], st[1], bytes) != 0, "stereo: both eyes drew the same image");
   /* an exaggerated baseline (a quarter of the scene): the shared order shows */
   splat_camera wide[2] = {shifted(mid, -6.0f * ipd), shifted(mid, 6.0f * ipd)};
-  splat_frame f = {.camera = mid, .eyes = {&wide[0], &wide[1]}, .eye = 1, .key_bits = 32, .sh_degree = -1,
+  splat_frame f = {.camera = mid, .eyes = {&wide[0], &wide[1]}, .eye = 1, .key_bits = 32,
                    .background = {BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]}};
   vkh_buffer rb = vkh_buffer_create(&ctx, bytes * 2, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "stereo rb");
   VkCommandBuffer cmd = vkh_begin(&ctx);

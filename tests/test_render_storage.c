@@ -17,7 +17,8 @@
 static const uint32_t PRECISIONS[3] = {32, 16, 8};
 
 static splat_renderer *storage_renderer(const render_args *a, uint32_t precision) {
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                   .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)a->ar->sorters,
                                    .sorter_count = a->ar->sorter_count, .frame_slots = 1, .log = renderer_log,
                                    .sh_precision = precision};
@@ -36,7 +37,8 @@ static uint64_t sh_bytes_per_splat(uint32_t precision, uint32_t degree) {
 
 /* Bytes per splat by buffer from splat_renderer_memory against the formula; prints the table. */
 static void storage_bytes(const render_args *a) {
-  splat_renderer_create_info bad = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info bad = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                    .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                     .sorters = (const splatsort *const *)a->ar->sorters,
                                     .sorter_count = a->ar->sorter_count, .log = renderer_log, .sh_precision = 12};
   splat_renderer *none = (splat_renderer *)&bad;

@@ -243,7 +243,8 @@ static void error_cases(splat_renderer *r, const render_args *a) {
   splat_scene_free(&deg);
 
   /* a budget that holds one object of 100 splats: a second begin is refused, the first stays */
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                   .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)a->ar->sorters,
                                    .sorter_count = a->ar->sorter_count, .frame_slots = 1, .log = renderer_log,
                                    .memory_budget = 1u << 20};
@@ -290,7 +291,8 @@ static void stats_case(splat_renderer *r) {
 }
 
 void render_test_stream(const render_args *a) {
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                   .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)a->ar->sorters,
                                    .sorter_count = a->ar->sorter_count, .frame_slots = 1, .log = renderer_log,
                                    .upload_threads = 3};

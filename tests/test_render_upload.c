@@ -118,7 +118,8 @@ static void upload_halves(splat_renderer *r) {
 }
 
 void render_test_upload(const render_args *a) {
-  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device, .queue = ctx.queue,
+  splat_renderer_create_info ci = {.physical_device = ctx.physical_device, .device = ctx.device,
+                                   .device_create_info = &ctx.device_create_info, .queue = ctx.queue,
                                    .queue_family = ctx.queue_family, .sorters = (const splatsort *const *)a->ar->sorters,
                                    .sorter_count = a->ar->sorter_count, .frame_slots = 1, .log = renderer_log,
                                    .upload_threads = SPLAT_MAX_UPLOAD_THREADS + 1};

@@ -5,7 +5,6 @@
  *   test_scene_budget <scratch dir> [asset .ply] */
 #include "check.h"
 #include "splat_scene.h"
-#include "view_control.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -195,7 +195,7 @@ static void frame_setup(uint64_t i, uint32_t w, uint32_t h, splat_camera *cam, s
     exit(1);
   }
   *f = (splat_frame){.camera = cam, .sort = sorts[i % sort_count], .key_bits = bits[(i / sort_count) % 3],
-                     .key_mode = (splatsort_depth_key_mode)((i / (3 * sort_count)) % 2), .sh_degree = -1,
+                     .key_mode = (splatsort_depth_key_mode)((i / (3 * sort_count)) % 2),
                      .slot = (uint32_t)(i % SLOTS),
                      .raster = (i / (6 * sort_count)) % 2 ? SPLAT_RASTER_COMPUTE : SPLAT_RASTER_GRAPHICS};
   if (raster_override >= 0) { /* and settings that do not depend on where the cycle ends */

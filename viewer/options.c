@@ -226,9 +226,9 @@ static void set_defaults(splatview_options *o) {
   o->fovy = 50.0f;
   o->sort = SPLATSORT_ALGORITHM_AUTO;
   o->key_bits = 32;
-  o->sh_degree = -1;
+  o->sh_degree = SPLAT_SH_DEGREE_SCENE;
   o->vsync = true;
-  o->lod_blend = SPLATVIEW_LOD_BLEND_DEFAULT;
+  o->lod_blend = SPLAT_LOD_BLEND_DEFAULT;
 }
 
 /* --size, --camera, --eye/--target/--up, --fovy. Returns 1 for an option that is not one of them. */
@@ -316,6 +316,7 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
     return 0;
   case OPT_SH_DEGREE:
     if (parse_index(v, 3, &o->sh_degree)) return refuse(err, n, "--sh-degree '%s': expected 0, 1, 2 or 3", v);
+    o->sh_degree = SPLAT_SH_DEGREE(o->sh_degree); /* 0 included: degree 0 alone */
     return 0;
   case OPT_SH_PRECISION:
     if (strcmp(v, "32") && strcmp(v, "16") && strcmp(v, "8"))
@@ -366,8 +367,9 @@ static int parse_lod_value(int opt, const char *v, splatview_options *o, parse_s
       return refuse(err, n, "--lod-threshold '%s': expected pixels above 0 (e.g. 1.5)", v);
     break;
   case OPT_LOD_BLEND:
-    if (parse_floats(v, &o->lod_blend, 1) || !(o->lod_blend >= 0.0f))
+    if (parse_floats(v, &o->lod_blend, 1) || !(o->lod_blend >= 0.0f) || !isfinite(o->lod_blend))
       return refuse(err, n, "--lod-blend '%s': expected a number >= 0 (0: no blending)", v);
+    if (o->lod_blend == 0.0f) o->lod_blend = SPLAT_LOD_BLEND_NONE;
     break;
   default:
     return 1;

@@ -28,7 +28,6 @@ typedef enum splatview_lod {
   SPLATVIEW_LOD_OFF,
 } splatview_lod;
 
-#define SPLATVIEW_LOD_BLEND_DEFAULT 0.5f
 
 #define SPLATVIEW_MAX_SCENES 16 /* SPLAT_MAX_OBJECTS: one renderer object each */
 #define SPLATVIEW_MAX_SIDE 16384 /* pixels a side of an image (--size, a --cameras camera's size) */
@@ -58,7 +57,7 @@ typedef struct splatview_options {
   splat_antialias antialias; /* AUTO: as each scene file says */
   splat_order order;         /* --order: global or per-pixel (the compute raster's) */
   uint32_t order_window;     /* --order-window: 1..16, 0: the renderer's default */
-  int sh_degree;            /* -1: the scene's */
+  int sh_degree;            /* splat_frame.sh_degree: SPLAT_SH_DEGREE_SCENE, or SPLAT_SH_DEGREE(--sh-degree) */
   uint32_t sh_precision;    /* --sh-precision: SH stored on the GPU at 32, 16 or 8 bits (0: 16) */
   uint32_t upload_threads;  /* --upload-threads: CPU threads packing a scene for the GPU (0: the cores) */
   float background[3];
@@ -74,7 +73,7 @@ typedef struct splatview_options {
   splatview_lod lod;        /* --lod (without --convert), --budget, --no-lod */
   uint32_t lod_budget;      /* --budget: about this many nodes a frame (splat_frame.lod_budget; 0: none) */
   float lod_threshold;      /* --lod-threshold: pixels (splat_frame.lod_threshold; 0: the renderer's 1) */
-  float lod_blend;          /* --lod-blend (splat_frame.lod_blend; default SPLATVIEW_LOD_BLEND_DEFAULT) */
+  float lod_blend;          /* splat_frame.lod_blend: --lod-blend, its 0 as SPLAT_LOD_BLEND_NONE */
 } splatview_options;
 
 /* Returns 0, or -1 with a one-line message in err. */

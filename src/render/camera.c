@@ -119,3 +119,16 @@ void splat_camera_projection(const splat_camera *cam, float znear, float zfar, f
   }
   memcpy(proj, p, sizeof p);
 }
+
+int splat_camera_from_desc(splat_camera *cam, const splat_camera_desc *desc, uint32_t width, uint32_t height) {
+  if (width == 0 && height == 0) {
+    width = desc->width;
+    height = desc->height;
+  }
+  if (width == 0 || height == 0 || desc->width == 0 || desc->height == 0) return -1;
+  /* In double: fx * width overflowed float for a focal length the parser accepts (above
+   * FLT_MAX / 65536), and at the entry's own size this gives fx back exactly. */
+  float fx = (float)((double)desc->fx * width / desc->width);
+  float fy = (float)((double)desc->fy * height / desc->height);
+  return splat_camera_from_pose(cam, desc->position, &desc->rotation[0][0], fx, fy, width, height);
+}

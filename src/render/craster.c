@@ -507,6 +507,9 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
       [SP_CR_HEADER] = {s->scratch.buffer, 0, 4 * SP_H_WORDS},
   };
   ssvk_label_begin(&r->vk, cmd, "splat compute raster");
+  /* The raster's timestamps from reset again: one prepared frame may be drawn by cmd_draw and
+   * then composited by cmd_render_into as well (README.md's block does both). */
+  r->vk.fn.vkCmdResetQueryPool(cmd, r->queries, f->slot * TS_COUNT + TS_PAIRS, TS_RASTERED_VIEW1 - TS_PAIRS);
   /* Earlier frames' reads of what this one writes (ranges, image, pairs) are done. */
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                       VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,

@@ -195,7 +195,7 @@ static uint32_t project_objects(splat_renderer *r, VkCommandBuffer cmd, const sp
                            uint_bits(mode | (aa ? SP_PROJECT_ANTIALIAS : 0u) |
                                      (f->key_mode == SPLATSORT_DEPTH_KEY_RADIAL ? SP_PROJECT_RADIAL : 0u)),
                            0}};
-    pc.sh_degree = f->sh_degree < 0 || (uint32_t)f->sh_degree > o->sh_degree ? o->sh_degree : (uint32_t)f->sh_degree;
+    pc.sh_degree = render_sh_degree(f->sh_degree, o->sh_degree);
     pc.size = cam->width | cam->height << 16;
     r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, o->project);
     const object_lod *l = o->lod;

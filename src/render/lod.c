@@ -273,7 +273,8 @@ bool render_lod_record_cuts(splat_renderer *r, VkCommandBuffer cmd, const splat_
   uint32_t n = f->instance_count ? f->instance_count : SPLAT_MAX_OBJECTS;
   /* a budget starts coarse (16 px: a few frames to settle, no cut past max_cut on the way) */
   float tau = f->lod_threshold > 0 && isfinite(f->lod_threshold) ? f->lod_threshold : f->lod_budget ? 16.0f : 1.0f;
-  float blend = f->lod_blend > 0 && isfinite(f->lod_blend) ? f->lod_blend : 0.0f;
+  float blend = f->lod_blend < 0.0f ? 0.0f : f->lod_blend > 0.0f && isfinite(f->lod_blend) ? f->lod_blend
+                                                                                          : SPLAT_LOD_BLEND_DEFAULT;
   for (uint32_t k = 0; k < n; k++) {
     object_gpu *o = &r->objects[f->instance_count ? f->instances[k].object : k];
     if (!o->count || !o->lod) continue;

@@ -215,6 +215,15 @@ void render_lod_readback(splat_renderer *r, VkCommandBuffer cmd, const splat_fra
 void render_lod_fill_keys(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f);
 /* camera-from-object (view * model) and the camera position in object space; identity
  * models are passed through untouched, so one object renders bit-identically to a scene. */
+/* The SH degree an object of degree `object` is drawn at for splat_frame.sh_degree `frame`
+ * (its encoding: splat_renderer.h, SPLAT_SH_DEGREE). */
+static inline uint32_t render_sh_degree(int frame, uint32_t object) {
+  if (frame <= SPLAT_SH_DEGREE_SCENE) return object;
+  uint32_t cap = (uint32_t)frame & SPLAT_SH_DEGREE_EXPLICIT ? (uint32_t)frame & ~(uint32_t)SPLAT_SH_DEGREE_EXPLICIT
+                                                            : (uint32_t)frame;
+  return cap < object ? cap : object;
+}
+
 static inline void render_object_view(const splat_camera *cam, const float *model, float view[16], float campos[3]) {
   memcpy(campos, cam->position, 3 * sizeof(float));
   memcpy(view, cam->view, 16 * sizeof(float));
@@ -274,5 +283,10 @@ static inline void render_host_depth_proj(const splat_renderer *r, const splat_f
 }
 
 #define rlog(r, ...) ssvk_log(&(r)->vk, __VA_ARGS__)
+
+/* requirements.c: the device against splat_renderer_get_device_requirements and what the host
+ * says it enabled (info->device_create_info), before anything is made: VK_SUCCESS, or the error
+ * create returns, with one log line. */
+VkResult render_check_device(splat_renderer *r, const splat_renderer_create_info *info);
 
 #endif

@@ -196,6 +196,11 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   r->upload_threads = info->upload_threads ? info->upload_threads : render_default_upload_threads();
   r->pack_min_splats = RENDER_PACK_MIN_SPLATS;
   r->vk.fn.vkGetPhysicalDeviceProperties(info->physical_device, &r->props);
+  VkResult checked = render_check_device(r, info);
+  if (checked != VK_SUCCESS) {
+    splat_renderer_destroy(r);
+    return checked;
+  }
   device_limits(r, info->physical_device, info->memory_budget);
   if (!take_sorters(r, info)) {
     splat_renderer_destroy(r);

@@ -1,5 +1,6 @@
 /* splat_camera.h: pinhole cameras in the 3DGS/COLMAP convention (what the renderer and the
- * projection need).
+ * projection need), and the camera of a cameras.json entry (read by the scene library,
+ * splat_cameras_load in splat_scene.h).
  *
  * Conventions, shared with the projection (splat_project.h) and the GPU shaders:
  *  - Camera space is the 3DGS/COLMAP one: x right, y down, z forward; visible points
@@ -15,6 +16,8 @@
 #ifndef SPLAT_CAMERA_H
 #define SPLAT_CAMERA_H
 
+#include "splat_scene.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,7 +30,10 @@ typedef struct splat_camera {
   float position[3];  /* camera centre in world space */
   uint32_t width, height;
   float fx, fy;       /* focal lengths in pixels; tan_fovx = width/(2 fx), tan_fovy = height/(2 fy) */
-  float cx, cy;       /* principal point, continuous pixel coordinates (default width/2, height/2) */
+  float cx, cy;       /* principal point, continuous pixel coordinates: width/2, height/2 from
+                         every constructor below. A camera filled by hand sets it: 0 is a
+                         principal point at the image's corner (a tile of a larger image), not a
+                         default. */
 } splat_camera;
 
 /* tan of half the field of view, as the reference rasterizer's tan_fovx/tan_fovy. */
@@ -52,6 +58,12 @@ void splat_camera_from_axes(splat_camera *cam, const float right[3], const float
  * Principal point centred. Returns 0, or -1 for a zero size, fx/fy <= 0 or non-finite input. */
 int splat_camera_from_pose(splat_camera *cam, const float position[3], const float *rotation,
                            float fx, float fy, uint32_t width, uint32_t height);
+
+/* Camera for a cameras.json entry (splat_cameras_load, splat_scene.h) rendered at width x height
+ * (0, 0: the entry's own size): splat_camera_from_pose with fx and fy scaled by width / desc->width
+ * and height / desc->height (in double, so the entry's own size gives its fx back exactly).
+ * Returns 0, or -1 for a zero size or what splat_camera_from_pose refuses. */
+int splat_camera_from_desc(splat_camera *cam, const splat_camera_desc *desc, uint32_t width, uint32_t height);
 
 /* Vulkan clip-space projection (column-major 4x4) for this camera: camera-space x/z, y/z map
  * to NDC so that NDC (-1,-1) is pixel (0,0)'s corner and (1,1) is (width,height) (no y flip:

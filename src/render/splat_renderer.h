@@ -9,9 +9,10 @@
  * a frame's image does not depend on the sort algorithm or on GPU scheduling. 32-bit keys are
  * ~float_bits(view z), computed exactly as splat_depth_key (splat_project.h) does on the CPU.
  *
- * The host makes the sorter(s) (splatsort.h) and hands them in; the device must have Vulkan 1.3
- * dynamicRendering enabled. Library code: errors come back as VkResult with a
- * message through the log callback; nothing aborts or prints. */
+ * The host makes the sorter(s) (splatsort.h) and hands them in; what the device must have
+ * enabled (Vulkan 1.3 dynamicRendering, push descriptors, limits) comes from
+ * splat_renderer_get_device_requirements, and create checks it. Library code: errors come back
+ * as VkResult with a message through the log callback; nothing aborts or prints. */
 #ifndef SPLAT_RENDERER_H
 #define SPLAT_RENDERER_H
 
@@ -185,12 +186,79 @@ typedef struct splat_renderer_create_info {
    * project's fault-injection tests, to fail chosen calls. */
   VkInstance instance;
   const splatsort_vulkan_functions *vulkan_functions;
+  /* Required: the VkDeviceCreateInfo the host made `device` with (read during create only: its
+   * extension names and the feature structures on its pNext chain; its queue infos are not
+   * read). The renderer cannot read back what a VkDevice has enabled, so the host says; create
+   * checks it against splat_renderer_get_device_requirements. */
+  const VkDeviceCreateInfo *device_create_info;
 } splat_renderer_create_info;
 
-/* VK_ERROR_VALIDATION_FAILED_EXT (with a log message) for missing handles, no or too many
- * sorters, two sorters of one algorithm, too many frame slots, an unknown sh_precision,
- * upload_threads above SPLAT_MAX_UPLOAD_THREADS, or vulkan_functions that do not give a function
- * the renderer calls (or without an instance). */
+/* What a VkDevice must have for a renderer created with `flags` (splat_renderer_create_flag_bits)
+ * on this physical device, for the host to merge into its VkDeviceCreateInfo, as
+ * splatsort_get_device_requirements (splatsort.h) is for a sorter.
+ *
+ * Two-call idiom for the extension list: call with extension_names == NULL to get
+ * extension_count, then with an array of that many entries. The names are static strings. The
+ * list holds the renderer's own extensions and those splatsort_get_device_requirements gives
+ * for SPLATSORT_ALGORITHM_AUTO, each once (a host that makes sorters of other algorithms merges
+ * theirs too); extensions core in the device's API version are not listed.
+ *
+ * required (splat_renderer_create refuses a device without them, naming the first missing):
+ *   api_version            minimum VkPhysicalDeviceProperties::apiVersion: Vulkan 1.3
+ *   extension names        in VkDeviceCreateInfo::ppEnabledExtensionNames (VK_KHR_push_descriptor
+ *                          where the device offers it; a device without it needs Vulkan 1.4)
+ *   dynamic_rendering      VK_TRUE: enable VkPhysicalDeviceVulkan13Features::dynamicRendering
+ *                          (or VkPhysicalDeviceDynamicRenderingFeatures) on the pNext chain
+ *   multiview              VK_TRUE with SPLAT_RENDERER_CREATE_MULTIVIEW_BIT: enable
+ *                          VkPhysicalDeviceVulkan11Features::multiview (or
+ *                          VkPhysicalDeviceMultiviewFeatures)
+ *   limits                 each VkPhysicalDeviceLimits member of that name must be at least the
+ *                          value given (the largest the renderer's pipelines use)
+ *   queue                  create_info.queue_family must have graphics and compute and
+ *                          timestamps (VkQueueFamilyProperties::timestampValidBits > 0)
+ * optional (the sorters'; never needed for correctness):
+ *   subgroup_size_control  as splatsort_device_requirements' (enable it, then pass
+ *                          SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT to splatsort_create)
+ *
+ * Returns VK_SUCCESS; VK_INCOMPLETE when extension_names is too small (the first
+ * *extension_count names are written); VK_ERROR_FEATURE_NOT_PRESENT when the physical device
+ * cannot meet them (below Vulkan 1.3, no dynamicRendering, no multiview where asked, a limit
+ * below the requirement, no push descriptors; *requirements is filled all the same);
+ * VK_ERROR_VALIDATION_FAILED_EXT for a NULL argument or an unknown flag. */
+typedef struct splat_renderer_device_requirements {
+  uint32_t api_version;
+  uint32_t extension_count;
+  const char **extension_names;
+  VkBool32 dynamic_rendering;
+  VkBool32 multiview;
+  VkBool32 subgroup_size_control;
+  uint32_t max_compute_work_group_invocations;
+  uint32_t max_compute_work_group_size[3];
+  uint32_t max_compute_shared_memory_size;
+  uint32_t max_push_constants_size;
+  uint32_t max_per_stage_descriptor_storage_buffers;
+} splat_renderer_device_requirements;
+
+VkResult splat_renderer_get_device_requirements(VkPhysicalDevice physical_device, uint32_t flags,
+                                                splat_renderer_device_requirements *requirements);
+/* The same for hosts that load Vulkan themselves (splatsort_vulkan_functions, splatsort.h). */
+VkResult splat_renderer_get_device_requirements_with(const splatsort_vulkan_functions *functions, VkInstance instance,
+                                                     VkPhysicalDevice physical_device, uint32_t flags,
+                                                     splat_renderer_device_requirements *requirements);
+
+/* Errors, each with one log line naming the argument or what is missing; *out stays NULL and
+ * nothing is created:
+ *   VK_ERROR_VALIDATION_FAILED_EXT  missing handles or device_create_info, no or too many
+ *       sorters, two sorters of one algorithm, too many frame slots, an unknown sh_precision,
+ *       upload_threads above SPLAT_MAX_UPLOAD_THREADS, or vulkan_functions that do not give a
+ *       function the renderer calls (or without an instance);
+ *   VK_ERROR_EXTENSION_NOT_PRESENT  an extension splat_renderer_get_device_requirements requires
+ *       for the renderer itself is not in device_create_info (or its functions are missing);
+ *   VK_ERROR_FEATURE_NOT_PRESENT    the device is below Vulkan 1.3, a required feature is not on
+ *       device_create_info's pNext chain, a limit is below the requirement, or the queue
+ *       family lacks graphics, compute or timestamps.
+ * The device is checked before any pipeline is made, so a device that cannot run the renderer
+ * gives this one message and no validation errors. */
 VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_renderer **out);
 /* Destroys everything. Accepts NULL. The caller must make sure no submitted frame still uses
  * the renderer (e.g. vkDeviceWaitIdle or its own fences). */
@@ -385,6 +453,25 @@ typedef struct splat_instance {
 /* True when the renderer was given a sorter of this algorithm (AUTO: any). */
 int splat_renderer_has_sort(const splat_renderer *r, splatsort_algorithm algorithm);
 
+/* splat_frame.sh_degree, the highest SH degree evaluated (degrees 1..3 are the view-dependent
+ * colour; degree 0 alone is each splat's base colour, the same from every side). The encoding,
+ * so that a zero frame draws every object with all of its SH:
+ *   0 (SPLAT_SH_DEGREE_SCENE)      each object's own degree (the default);
+ *   SPLAT_SH_DEGREE(d), d in 0..3  at most degree d: SPLAT_SH_DEGREE_EXPLICIT | d. The only way to
+ *                                  ask for degree 0 alone is SPLAT_SH_DEGREE(0);
+ *   1, 2, 3                        at most that degree (the same as SPLAT_SH_DEGREE(1..3));
+ *   negative                       each object's own degree (as before: "< 0: the scene's").
+ * An object whose degree is lower than asked is drawn at its own. Before issue 34, 0 meant
+ * degree 0 alone, which a zero-initialised frame asked for by accident. */
+#define SPLAT_SH_DEGREE_SCENE 0
+#define SPLAT_SH_DEGREE_EXPLICIT 0x100
+#define SPLAT_SH_DEGREE(d) (SPLAT_SH_DEGREE_EXPLICIT | (d))
+
+/* splat_frame.lod_blend: 0 is SPLAT_LOD_BLEND_DEFAULT; a negative value (SPLAT_LOD_BLEND_NONE)
+ * switches levels at once, with no blend. Before issue 34, 0 meant none. */
+#define SPLAT_LOD_BLEND_DEFAULT 0.5f
+#define SPLAT_LOD_BLEND_NONE (-1.0f)
+
 typedef struct splat_frame {
   const splat_camera *camera;    /* its width/height are the image size */
   float background[3];
@@ -393,7 +480,8 @@ typedef struct splat_frame {
   splatsort_algorithm sort;
   uint32_t key_bits;             /* 32 (float depth key), 24 or 16 (quantised); 0 = 32 */
   splatsort_depth_key_mode key_mode; /* view depth (the reference's order) or radial distance */
-  int sh_degree;                 /* highest SH degree evaluated; < 0: the scene's */
+  int sh_degree;                 /* highest SH degree evaluated: 0 (SPLAT_SH_DEGREE_SCENE), each
+                                    object's own; SPLAT_SH_DEGREE(d) at most d (above) */
   uint32_t slot;                 /* frame slot for the timestamps, < frame_slots */
   /* Stereo (SPLAT_RENDERER_CREATE_STEREO_BIT): both eyes' cameras, of the camera's size, set
    * for cmd_prepare; `camera` is then where the splats are culled and sorted from (between the
@@ -406,7 +494,7 @@ typedef struct splat_frame {
   /* The host's projection depth range (splat_camera_projection's znear/zfar): each splat's quad
    * is drawn at its centre's depth in it (znear -> 0, zfar -> 1; with
    * SPLAT_RENDERER_CREATE_REVERSE_Z_BIT reversed, znear -> 1, zfar -> 0), for the host's depth
-   * test (cmd_draw, cmd_render_into). 0, 0: 0.01, 1000. */
+   * test (cmd_draw, cmd_render_into). znear 0: 0.01; zfar 0 (or not above znear): 1000. */
   float znear, zfar;
   /* cmd_render only: the graphics or the compute raster (splat_raster_path). */
   splat_raster_path raster;
@@ -421,8 +509,9 @@ typedef struct splat_frame {
    * previous frame's cut count, on the GPU. lod_budget 0: the threshold is lod_threshold pixels
    * (0: 1 pixel).
    * lod_blend: the band of projected sizes over which a node that has just replaced its parent
-   * fades from its parent's look to its own (0.5: from threshold to 1.5 x threshold; 0: none,
-   * levels switch at once). */
+   * fades from its parent's look to its own (0.5: from threshold to 1.5 x threshold); 0 (or not
+   * finite): SPLAT_LOD_BLEND_DEFAULT, 0.5; negative (SPLAT_LOD_BLEND_NONE): none, levels switch
+   * at once. */
   uint32_t lod_budget;
   float lod_threshold;
   float lod_blend;
@@ -481,8 +570,8 @@ typedef struct splat_host_target {
 } splat_host_target;
 
 /* The compute raster (SPLAT_RASTER_COMPUTE's tiles) into the host's own images, recorded after
- * splat_renderer_cmd_prepare of the same frame (camera, eyes/eye, slot, znear/zfar) and outside
- * any render pass; frame.raster and frame.background are not used. Per pixel, the splats are
+ * splat_renderer_cmd_prepare of the same frame (camera, eyes/eye, slot, znear/zfar; a frame the
+ * host has drawn with cmd_draw too may follow that draw) and outside any render pass; frame.raster and frame.background are not used. Per pixel, the splats are
  * blended front to back as cmd_render's compute raster does, except that a splat is skipped
  * at a pixel where its centre's depth in the host's projection (frame.znear/zfar, the quad
  * depth cmd_draw gives it) is not LESS_OR_EQUAL the host's depth there (GREATER_OR_EQUAL with

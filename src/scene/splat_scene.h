@@ -1,5 +1,6 @@
 /* splat_scene.h: loading Gaussian-splat scenes (.ply, .splat, .spz, SOG) into flat CPU arrays, and
- * writing them as standard 3DGS .ply or as .spz. CPU only; no Vulkan.
+ * writing them as standard 3DGS .ply or as .spz; the cameras.json beside a trained scene (at the
+ * end). CPU only; no Vulkan.
  *
  * Formats, chosen by content (the "ply" magic), then the .splat extension, then the .spz
  * magic (gzip or "NGSP"), then a zip archive (bundled SOG), then the name:
@@ -356,6 +357,46 @@ int splat_lod_load(const char *path, const splat_scene *leaves, uint64_t max_mem
 
 /* Frees what a build or load allocated and zeroes *lod. Accepts NULL and a zeroed one. */
 void splat_lod_free(splat_lod *lod);
+
+/* ---- cameras.json (scene_cameras.c) -------------------------------------------------------
+ *
+ * The cameras a 3DGS training run writes beside its scene (camera_to_JSON in the reference's
+ * utils/camera_utils.py): each image's pose and intrinsics. A renderer host turns an entry into
+ * its camera with splat_camera_from_desc (splat_camera.h). */
+
+#define SPLAT_CAMERA_NAME_MAX 256
+
+/* One entry of a 3DGS cameras.json. */
+typedef struct splat_camera_desc {
+  int64_t id;
+  char name[SPLAT_CAMERA_NAME_MAX];  /* img_name, NUL-terminated UTF-8 */
+  uint32_t width, height;
+  float position[3];                 /* camera centre, world */
+  float rotation[3][3];              /* camera-to-world, rows as in the file */
+  float fx, fy;                      /* pixels, at width x height */
+} splat_camera_desc;
+
+/* Reads the cameras.json at `path`: a JSON array of objects with id (integer), img_name (string,
+ * less than SPLAT_CAMERA_NAME_MAX bytes), width, height (whole numbers of pixels, 1..65536),
+ * position [3], rotation [[3],[3],[3]] (a rotation matrix: |R^T R - I| <= 1e-2 per element,
+ * det > 0), fx, fy (positive); every number finite as a float (1e999 and 1e39 are refused);
+ * unknown members are ignored, a known one given twice is an error. Strict JSON (RFC 8259; a
+ * leading UTF-8 BOM is skipped; no "\u0000" in strings). Held to its size before it is believed:
+ * a regular file only (a FIFO or a device is refused without blocking), at most 256 MiB (a larger
+ * one is refused before it is read), nesting at most 64 deep, at most 1,048,576 JSON values (a
+ * camera has 25; this bounds cJSON's tree to 64 MiB). Read with cJSON, after a check of the text
+ * that holds it to strict JSON (cJSON accepts more) and words the syntax errors. On success *out
+ * is a malloc'd array (free with splat_cameras_free) of *count entries (an empty array gives
+ * NULL, 0) and 0 is returned. On failure returns -1, *out = NULL, *count = 0 and `err` (if not
+ * NULL) holds one line "<file>:<line>:<col>: camera <i>: field \"<name>\": <what>" (the camera and
+ * field parts where they apply; control characters and escape sequences shown as '?'). */
+int splat_cameras_load(const char *path, splat_camera_desc **out, uint32_t *count, char *err, size_t err_size);
+/* The same on `size` bytes at `text` (not NUL-terminated; not kept); `name` starts the messages
+ * (NULL: "<memory>"). */
+int splat_cameras_parse(const char *name, const char *text, size_t size, splat_camera_desc **out, uint32_t *count,
+                        char *err, size_t err_size);
+/* Accepts NULL. */
+void splat_cameras_free(splat_camera_desc *cams);
 
 #ifdef __cplusplus
 }

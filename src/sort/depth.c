@@ -151,6 +151,12 @@ const char *splatsort_depth_timestamp_label(const splatsort_depth *d, uint32_t k
 
 static const char depth_fn[] = "splatsort_depth_cmd_sort";
 
+/* The centres' stride: the host's, or 0 for tightly packed (x, y, z, and the opacity with
+ * opacity_cull). */
+static uint32_t center_stride(const splatsort_depth_info *in) {
+  return in->center_stride ? in->center_stride : in->opacity_cull ? 16u : 12u;
+}
+
 /* The scalar fields; each message repeats the value it refuses. */
 static bool check_fields(const splatsort_depth *d, const splatsort_depth_info *in) {
   uint32_t min_stride = in->opacity_cull ? 16u : 12u;
@@ -158,7 +164,7 @@ static bool check_fields(const splatsort_depth *d, const splatsort_depth_info *i
     ssvk_log(&d->vk, "splatsort_depth_cmd_sort: next must be NULL");
   else if (!key_bits_valid(in->key_bits))
     ssvk_log(&d->vk, "splatsort_depth_cmd_sort: key_bits %u is not in 16..32 (0 means 32)", in->key_bits);
-  else if (in->center_stride % 4 || in->center_stride < min_stride)
+  else if (center_stride(in) % 4 || center_stride(in) < min_stride)
     ssvk_log(&d->vk,
              "splatsort_depth_cmd_sort: center_stride %u is not a multiple of 4 of at least %u (x, y, z%s)",
              in->center_stride, min_stride, in->opacity_cull ? " and the opacity" : "");
@@ -183,7 +189,7 @@ static bool check_fields(const splatsort_depth *d, const splatsort_depth_info *i
 static bool check_info(const splatsort_depth *d, const splatsort_depth_info *in, const ds_layout *l,
                        VkDeviceSize align) {
   if (!check_fields(d, in)) return false;
-  VkDeviceSize centers = (VkDeviceSize)in->center_stride * (in->max_count - 1) + (in->opacity_cull ? 16u : 12u);
+  VkDeviceSize centers = (VkDeviceSize)center_stride(in) * (in->max_count - 1) + (in->opacity_cull ? 16u : 12u);
   ss_range r[5] = {{"centers", in->centers, d->sorter->dev.storage_alignment, centers, false},
                    {"scratch", in->scratch, align, l->end, true},
                    {"indices", in->indices, align, 4ull * in->max_count, true}};
@@ -245,12 +251,12 @@ static void record_keys(const splatsort_depth *d, VkCommandBuffer cmd, const spl
   VkBuffer sb = in->scratch.buffer;
   /* ranges of 4 * max_count bytes: the host's indices buffer may be no larger */
   VkDeviceSize so = in->scratch.offset, region = 4ull * in->max_count;
-  struct ds_push pc = {.count = in->count, .max_count = in->max_count, .stride = in->center_stride / 4,
+  struct ds_push pc = {.count = in->count, .max_count = in->max_count, .stride = center_stride(in) / 4,
                        .key_bits = bits, .max_groups_x = d->sorter->dev.max_workgroup_count_x,
                        .margin = in->frustum_margin > 0.0f ? in->frustum_margin : 1.3f, .near = in->near_w};
   memcpy(pc.view_proj.m, in->view_proj, sizeof pc.view_proj.m);
   if (in->opacity_cull) pc.flags |= DS_FLAG_OPACITY_CULL;
-  if (in->center_stride == 16 && in->centers.offset % 16 == 0) pc.flags |= DS_FLAG_VEC4;
+  if (center_stride(in) == 16 && in->centers.offset % 16 == 0) pc.flags |= DS_FLAG_VEC4;
   if (d->force_fallback) pc.flags |= DS_FLAG_FORCE_FALLBACK;
   if (in->key_mode == SPLATSORT_DEPTH_KEY_RADIAL) {
     pc.flags |= DS_FLAG_RADIAL;

@@ -88,9 +88,9 @@ typedef struct splatsort_depth_info {
   uint32_t count;
   splatsort_buffer count_buffer;
   /* Centres: splat i's x, y, z are the floats at centers.offset + i * center_stride
-   * (center_stride a multiple of 4, at least 12; usage STORAGE_BUFFER). With
-   * opacity_cull, a fourth float after them is the splat's opacity (0..1) and splats below
-   * 1/255 are culled, as the reference rasterizer skips them. */
+   * (center_stride a multiple of 4, at least 12; 0: tightly packed, 12, or 16 with opacity_cull;
+   * usage STORAGE_BUFFER). With opacity_cull, a fourth float after them is the splat's opacity
+   * (0..1) and splats below 1/255 are culled, as the reference rasterizer skips them. */
   splatsort_buffer centers;
   uint32_t center_stride;
   uint32_t opacity_cull;

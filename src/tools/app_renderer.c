@@ -27,6 +27,7 @@ void app_renderer_create_opts(vkh_context *ctx, uint32_t frame_slots, splatsort_
   out->ctx = ctx;
   out->sorter_count = vkh_create_sorters(ctx, out->sorters);
   splat_renderer_create_info ri = {.physical_device = ctx->physical_device, .device = ctx->device,
+                                   .device_create_info = &ctx->device_create_info,
                                    .queue = ctx->queue, .queue_family = ctx->queue_family,
                                    .sorters = (const splatsort *const *)out->sorters,
                                    .sorter_count = out->sorter_count, .frame_slots = frame_slots,

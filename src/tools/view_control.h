@@ -1,7 +1,7 @@
 /* view_control.h: for applications built on the splat library (the viewer, tests, tools):
- * cameras.json as written by 3DGS training, framing a scene, and the orbit/fly controllers.
- * Not part of what a host embeds. All functions are pure CPU maths or parsing; none prints
- * or aborts. */
+ * framing a scene, and the orbit/fly controllers (cameras.json: splat_cameras_load in
+ * splat_scene.h, splat_camera_from_desc in splat_camera.h). Not part of what a host embeds.
+ * All functions are pure CPU maths; none prints or aborts. */
 #ifndef SPLAT_VIEW_CONTROL_H
 #define SPLAT_VIEW_CONTROL_H
 
@@ -136,44 +136,6 @@ int splat_fly_camera(const splat_fly *f, float fovy_deg, uint32_t width, uint32_
  * o's speed settings are kept). */
 void splat_fly_from_orbit(splat_fly *f, const splat_orbit *o);
 void splat_orbit_from_fly(splat_orbit *o, const splat_fly *f, float distance);
-
-/* ---- cameras.json ---------------------------------------------------------------- */
-
-#define SPLAT_CAMERA_NAME_MAX 256
-
-/* One entry of a 3DGS cameras.json. */
-typedef struct splat_camera_desc {
-  int64_t id;
-  char name[SPLAT_CAMERA_NAME_MAX];  /* img_name, NUL-terminated UTF-8 */
-  uint32_t width, height;
-  float position[3];                 /* camera centre, world */
-  float rotation[3][3];              /* camera-to-world, rows as in the file */
-  float fx, fy;                      /* pixels, at width x height */
-} splat_camera_desc;
-
-/* Parses a cameras.json: a JSON array of objects with id (integer), img_name (string),
- * width, height (positive integers), position [3], rotation [[3],[3],[3]] (a rotation
- * matrix: |R^T R - I| <= 1e-2 per element, det > 0), fx, fy (positive); unknown members are
- * ignored, a known one given twice is an error. Strict JSON (RFC 8259; a leading UTF-8 BOM
- * is skipped; no "\u0000" in strings), file at most 256 MiB, nesting at most 64 deep, at most
- * 1,048,576 JSON values (a camera has 25; this bounds cJSON's tree to 64 MiB). Read
- * with cJSON, after a check of the text that holds it to strict JSON (cJSON accepts more) and
- * words the syntax errors. On success *out is a malloc'd
- * array (free with splat_cameras_free) of *count entries (an empty array gives NULL, 0) and
- * 0 is returned. On failure returns -1, *out = NULL, *count = 0 and `err` (if not NULL)
- * holds one line "<file>:<line>:<col>: camera <i>: field \"<name>\": <what>" (the camera
- * and field parts where they apply). */
-int splat_cameras_load(const char *path, splat_camera_desc **out, uint32_t *count, char *err,
-                       size_t err_size);
-/* Same on a buffer in memory; `name` is used in messages. */
-int splat_cameras_parse(const char *name, const char *text, size_t size, splat_camera_desc **out,
-                        uint32_t *count, char *err, size_t err_size);
-void splat_cameras_free(splat_camera_desc *cams);
-
-/* Camera for a cameras.json entry rendered at width x height (0, 0: the entry's own size);
- * fx and fy scale with width/desc->width and height/desc->height. Returns 0 or -1. */
-int splat_camera_from_desc(splat_camera *cam, const splat_camera_desc *desc, uint32_t width,
-                           uint32_t height);
 
 #ifdef __cplusplus
 }

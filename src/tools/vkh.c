@@ -218,27 +218,31 @@ static void pick_queue_family(vkh_context *ctx) {
 }
 
 /* The device with what the sort library asks for (merged as a host would), the swapchain
- * where wanted, pipeline statistics where offered and the Vulkan 1.3 features we use. */
+ * where wanted, pipeline statistics where offered and the Vulkan 1.3 features we use (the
+ * renderer's, splat_renderer_get_device_requirements: vkh does not link the renderer, so it
+ * enables dynamic rendering and multiview wherever the device has them). What it enabled stays
+ * in ctx (device_create_info) for the renderer's check. */
 static void create_device(vkh_context *ctx, const vkh_options *o) {
   /* What the sort library needs, merged into our device create info as a host would. */
   splatsort_device_requirements req = {0};
   VK_CHECK(splatsort_get_device_requirements(ctx->physical_device, SPLATSORT_ALGORITHM_AUTO, &req));
-  const char *dev_exts[10];
+  const char **dev_exts = ctx->device_extensions;
   req.extension_names = dev_exts;
   if (req.extension_count > 6) req.extension_count = 6;
   VK_CHECK(splatsort_get_device_requirements(ctx->physical_device, SPLATSORT_ALGORITHM_AUTO, &req));
   uint32_t dev_ext_count = req.extension_count;
   if (o->swapchain) dev_exts[dev_ext_count++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
   /* Pipeline statistics (registers, spills) for sortbench --pipeline-stats, where offered. */
-  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_props = {
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR *exec_props = &ctx->device_exec_props;
+  *exec_props = (VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR){
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   bool want_exec = o->pipeline_statistics && device_has_extension(ctx->physical_device,
                                                                   VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   if (want_exec) {
-    VkPhysicalDeviceFeatures2 q = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &exec_props};
+    VkPhysicalDeviceFeatures2 q = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = exec_props};
     vkGetPhysicalDeviceFeatures2(ctx->physical_device, &q);
-    exec_props.pNext = NULL;
-    want_exec = exec_props.pipelineExecutableInfo;
+    exec_props->pNext = NULL;
+    want_exec = exec_props->pipelineExecutableInfo;
   }
   if (want_exec) {
     dev_exts[dev_ext_count++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
@@ -251,36 +255,42 @@ static void create_device(vkh_context *ctx, const vkh_options *o) {
   VkPhysicalDeviceFeatures2 feat2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f13};
   bool v13 = ctx->props.apiVersion >= VK_API_VERSION_1_3;
   if (v13) vkGetPhysicalDeviceFeatures2(ctx->physical_device, &feat2);
-  VkPhysicalDeviceVulkan13Features enable13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-  enable13.dynamicRendering = f13.dynamicRendering;
+  VkPhysicalDeviceVulkan13Features *enable13 = &ctx->device_features13;
+  *enable13 = (VkPhysicalDeviceVulkan13Features){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  enable13->dynamicRendering = f13.dynamicRendering;
   ctx->dynamic_rendering = f13.dynamicRendering;
   if (req.subgroup_size_control && f13.subgroupSizeControl && f13.computeFullSubgroups) {
-    enable13.subgroupSizeControl = VK_TRUE;
-    enable13.computeFullSubgroups = VK_TRUE;
+    enable13->subgroupSizeControl = VK_TRUE;
+    enable13->computeFullSubgroups = VK_TRUE;
     ctx->sort_features |= SPLATSORT_FEATURE_SUBGROUP_SIZE_CONTROL_BIT;
   }
   /* Multiview (Vulkan 1.1) for the renderer's one-draw stereo, where the device has it. */
   VkPhysicalDeviceMultiviewFeatures mv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES};
   VkPhysicalDeviceFeatures2 mvq = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &mv};
   if (ctx->props.apiVersion >= VK_API_VERSION_1_1) vkGetPhysicalDeviceFeatures2(ctx->physical_device, &mvq);
-  VkPhysicalDeviceMultiviewFeatures enable_mv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES,
-                                                 .pNext = v13 ? &enable13 : NULL, .multiview = mv.multiview};
+  VkPhysicalDeviceMultiviewFeatures *enable_mv = &ctx->device_multiview;
+  *enable_mv = (VkPhysicalDeviceMultiviewFeatures){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES,
+                                                   .pNext = v13 ? enable13 : NULL, .multiview = mv.multiview};
   ctx->multiview = mv.multiview;
-  VkPhysicalDeviceFeatures2 enable2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                       .pNext = mv.multiview ? (void *)&enable_mv : (v13 ? (void *)&enable13 : NULL)};
+  VkPhysicalDeviceFeatures2 *enable2 = &ctx->device_features;
+  *enable2 = (VkPhysicalDeviceFeatures2){.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                         .pNext = mv.multiview ? (void *)enable_mv : (v13 ? (void *)enable13 : NULL)};
   if (want_exec) {
-    exec_props.pNext = enable2.pNext;
-    enable2.pNext = &exec_props;
+    exec_props->pNext = enable2->pNext;
+    enable2->pNext = exec_props;
   }
 
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                  .queueFamilyIndex = ctx->queue_family, .queueCount = 1, .pQueuePriorities = &prio};
-  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &enable2,
+  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = enable2,
                             .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
                             .enabledExtensionCount = dev_ext_count, .ppEnabledExtensionNames = dev_exts};
   ctx->device_allocator = o->device_allocator;
   VK_CHECK(vkCreateDevice(ctx->physical_device, &dci, ctx->device_allocator, &ctx->device));
+  ctx->device_create_info = dci;
+  ctx->device_create_info.queueCreateInfoCount = 0; /* the queue infos were on the stack */
+  ctx->device_create_info.pQueueCreateInfos = NULL;
   vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
   VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,

@@ -71,6 +71,14 @@ typedef struct vkh_context {
   vkh_buffer staging;              /* reused by vkh_buffer_write/read; grown when too small */
   bool transient_staging;          /* experiment: a fresh staging buffer for every copy */
   ssvk_device vk;                  /* the private Vulkan layer, for the tools' own objects */
+  /* What the device was made with, kept for splat_renderer_create_info.device_create_info: the
+   * create info (no queue infos) and the extensions and feature structures it points to. */
+  VkDeviceCreateInfo device_create_info;
+  const char *device_extensions[10];
+  VkPhysicalDeviceFeatures2 device_features;
+  VkPhysicalDeviceVulkan13Features device_features13;
+  VkPhysicalDeviceMultiviewFeatures device_multiview;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR device_exec_props;
 } vkh_context;
 
 /* Options from the environment: SPLATSORT_VALIDATION=0/1 (default given), SPLATSORT_DEVICE=index,

@@ -24,7 +24,7 @@ typedef void (*ssvk_log_fn)(void *user, const char *message);
 #define SSVK_INSTANCE_FUNCTIONS(X)                                                              \
   X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceProperties2)                             \
   X(vkGetPhysicalDeviceMemoryProperties) X(vkEnumerateDeviceExtensionProperties) X(vkGetDeviceProcAddr)        \
-  X(vkGetPhysicalDeviceQueueFamilyProperties)
+  X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceFeatures2)
 #define SSVK_DEVICE_FUNCTIONS(X)                                                                \
   X(vkCreateShaderModule) X(vkDestroyShaderModule) X(vkCreateDescriptorSetLayout)                \
   X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout)           \

@@ -24,7 +24,7 @@ if [ "$mode" = render-package ] || [ "$mode" = render-subdir ]; then
     # .pc files' rpath lets it start from this non-system prefix)
     mkdir -p "$out/pc"
     for stage in vert frag; do glslc -mfmt=c -o "$out/pc/host_$stage.inc" "$src/host.$stage"; done
-    cc -std=c11 -O2 -I"$out/pc" -I"$src/../.." -o "$out/render_consumer_pc" "$src/main.c" "$src/../../refrender.c" \
+    cc -std=c11 -O2 -I"$out/pc" -I"$src/../.." -o "$out/render_consumer_pc" "$src/main.c" "$src/host.c" "$src/../../refrender.c" \
       $(PKG_CONFIG_PATH="$pc_path" pkg-config --cflags --libs splatsort-render) -lm
     # the libraries it runs with are the installed ones
     ldd "$out/render_consumer_pc" | grep -q "$where" || { echo "build.sh: render_consumer_pc does not run with the installed libraries" >&2; exit 1; }
@@ -43,11 +43,11 @@ if [ "$mode" = package ]; then
     cc -std=c11 -o "$out/consumer_pc" "$src/main.c" $(PKG_CONFIG_PATH="$pc_path" pkg-config --cflags --libs splatsort) -lm
   fi
   # the installed libraries define no global symbol but their API: splatsort_* (sort),
-  # splat_scene_* and splat_lod_* (scene), splat_* (render)
+  # splat_scene_*, splat_lod_* and splat_cameras_* (scene), splat_* (render)
   for lib in "$where"/lib*/libsplatsort*.a "$where"/lib*/libsplatsort*.so; do
     [ -e "$lib" ] || continue
     case "$lib" in *.so) table=-D ;; *) table=-g ;; esac
-    case "$lib" in *splatsort_scene*) api=' splat_\(scene\|lod\)_' ;; *splatsort_render*) api=' splat_' ;; *) api=' splatsort_' ;; esac
+    case "$lib" in *splatsort_scene*) api=' splat_\(scene\|lod\|cameras\)_' ;; *splatsort_render*) api=' splat_' ;; *) api=' splatsort_' ;; esac
     if nm "$table" --defined-only "$lib" 2>/dev/null | grep -E ' [A-Z] ' | grep -v "$api"; then
       echo "build.sh: $lib exports more than the API (listed above)" >&2
       exit 1

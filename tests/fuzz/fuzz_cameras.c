@@ -1,9 +1,10 @@
 /* fuzz_cameras: libFuzzer target for the cameras.json reader (splat_cameras_parse,
- * src/tools/cameras_json.c). Every camera it accepts must hold what view_control.h promises
- * and make a camera (splat_camera_from_desc); a failure must leave no array, a zero count
- * and one printable line naming the file. */
+ * src/scene/scene_cameras.c). Every camera it accepts must hold what splat_scene.h promises
+ * and make a camera (splat_camera_from_desc, splat_camera.h); a failure must leave no array, a
+ * zero count and one printable line naming the file. */
 #include "fuzz_check.h"
-#include "view_control.h"
+#include "splat_camera.h"
+#include "splat_scene.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

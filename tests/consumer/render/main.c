@@ -1,7 +1,7 @@
 /* An outside host of the renderer, built as its own project against the installed package
  * (find_package(splatsort 0.2 COMPONENTS scene render), or pkg-config splatsort-render) or the
  * source tree (add_subdirectory). What an engine does: its own instance and device (merging
- * what the sort asks for and dynamic rendering), a .ply read through the scene library, one
+ * what the renderer asks for), a .ply read through the scene library, one
  * sorter and the renderer on its device, and a frame of its own: a colour and a depth image,
  * its own pipeline drawing opaque geometry (a plane through the middle of the scene, and a
  * rectangle in front of everything over the left quarter), then the splats, depth-tested against
@@ -18,10 +18,7 @@
  * runs, and any message fails the run.
  *   render_consumer SCENE.ply [--size WxH] [--out IMAGE.ppm]
  * Exit status: 0 pass, 1 fail, 77 no Vulkan device. */
-#include <splat_renderer.h>
-#include <splat_scene.h>
-#include <splatsort.h>
-
+#include "host.h"
 #include "refrender.h"
 
 #include <math.h>
@@ -35,174 +32,6 @@ static const uint32_t host_vert[] =
 static const uint32_t host_frag[] =
 #include "host_frag.inc"
     ;
-
-#define CHECK_VK(expr)                                                                       \
-  do {                                                                                       \
-    VkResult r_ = (expr);                                                                    \
-    if (r_ != VK_SUCCESS) {                                                                  \
-      fprintf(stderr, "render_consumer: %s:%d: %s failed (%d)\n", __FILE__, __LINE__, #expr, r_); \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
-
-#define COLOR_FORMAT VK_FORMAT_R16G16B16A16_SFLOAT
-#define DEPTH_FORMAT VK_FORMAT_D32_SFLOAT
-
-static int validation_messages;
-
-static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                 VkDebugUtilsMessageTypeFlagsEXT type,
-                                                 const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
-  (void)severity, (void)type, (void)user;
-  validation_messages++;
-  fprintf(stderr, "render_consumer: validation: %s\n", data->pMessage);
-  return VK_FALSE;
-}
-
-static int library_messages;
-
-/* A good run logs nothing: a message (a frame short of pairs, a refusal) fails it. */
-static void on_library_log(void *user, const char *message) {
-  library_messages++;
-  fprintf(stderr, "render_consumer: %s: %s\n", (const char *)user, message);
-}
-
-typedef struct host {
-  VkInstance instance;
-  VkDebugUtilsMessengerEXT messenger;
-  VkPhysicalDevice pd;
-  VkPhysicalDeviceMemoryProperties mem;
-  VkDevice device;
-  uint32_t family;
-  VkQueue queue;
-  VkCommandPool pool;
-} host;
-
-static int env_on(const char *name, int fallback) {
-  const char *v = getenv(name);
-  return v && *v ? strcmp(v, "0") != 0 : fallback;
-}
-
-static void create_instance(host *h) {
-  int validation = env_on("SPLATSORT_VALIDATION", 0);
-  int sync = validation && env_on("SPLATSORT_SYNC_VALIDATION", 1);
-  const char *layers[] = {"VK_LAYER_KHRONOS_validation"};
-  const char *exts[2];
-  uint32_t next = 0;
-  if (validation) exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-  if (sync) exts[next++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
-  VkDebugUtilsMessengerCreateInfoEXT mci = {
-      .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-      .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-      .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT,
-      .pfnUserCallback = on_message};
-  const VkValidationFeatureEnableEXT sync_feature = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
-  VkValidationFeaturesEXT features = {.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT, .pNext = &mci,
-                                      .enabledValidationFeatureCount = 1, .pEnabledValidationFeatures = &sync_feature};
-  VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "render_consumer",
-                           .apiVersion = VK_API_VERSION_1_3};
-  VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-                              .pNext = sync ? (void *)&features : validation ? (void *)&mci : NULL,
-                              .pApplicationInfo = &app, .enabledLayerCount = validation ? 1 : 0,
-                              .ppEnabledLayerNames = layers, .enabledExtensionCount = next, .ppEnabledExtensionNames = exts};
-  VkResult r = vkCreateInstance(&ici, NULL, &h->instance);
-  if (r == VK_ERROR_INCOMPATIBLE_DRIVER) exit(77);
-  CHECK_VK(r);
-  if (validation) {
-    PFN_vkCreateDebugUtilsMessengerEXT create =
-        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(h->instance, "vkCreateDebugUtilsMessengerEXT");
-    CHECK_VK(create(h->instance, &mci, NULL, &h->messenger));
-  }
-  printf("render_consumer: validation %s, synchronisation validation %s\n", validation ? "on" : "off",
-         sync ? "on" : "off");
-}
-
-/* The device: what the sort asks for (splatsort_get_device_requirements), merged with what
- * the renderer needs (Vulkan 1.3 dynamic rendering) and what this host uses itself. */
-static void create_device(host *h) {
-  uint32_t n = 1;
-  VkResult r = vkEnumeratePhysicalDevices(h->instance, &n, &h->pd);
-  if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0) exit(77);
-  vkGetPhysicalDeviceMemoryProperties(h->pd, &h->mem);
-  VkQueueFamilyProperties qf[16];
-  uint32_t nq = 16;
-  vkGetPhysicalDeviceQueueFamilyProperties(h->pd, &nq, qf);
-  const VkQueueFlags want = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
-  for (h->family = 0; h->family < nq && (qf[h->family].queueFlags & want) != want; h->family++) {
-  }
-  if (h->family == nq) exit(77);
-  splatsort_device_requirements req = {0};
-  const char *names[8];
-  CHECK_VK(splatsort_get_device_requirements(h->pd, SPLATSORT_ALGORITHM_AUTO, &req));
-  req.extension_names = names;
-  if (req.extension_count > 8) req.extension_count = 8;
-  CHECK_VK(splatsort_get_device_requirements(h->pd, SPLATSORT_ALGORITHM_AUTO, &req));
-  VkPhysicalDeviceVulkan13Features have13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-  VkPhysicalDeviceFeatures2 have = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &have13};
-  vkGetPhysicalDeviceFeatures2(h->pd, &have);
-  if (!have13.dynamicRendering) {
-    fprintf(stderr, "render_consumer: the device has no dynamic rendering\n");
-    exit(77);
-  }
-  VkPhysicalDeviceVulkan13Features enable13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
-                                               .dynamicRendering = VK_TRUE};
-  VkPhysicalDeviceFeatures2 enable = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &enable13};
-  float prio = 1.0f;
-  VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = h->family,
-                                 .queueCount = 1, .pQueuePriorities = &prio};
-  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &enable,
-                            .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
-                            .enabledExtensionCount = req.extension_count, .ppEnabledExtensionNames = names};
-  CHECK_VK(vkCreateDevice(h->pd, &dci, NULL, &h->device));
-  vkGetDeviceQueue(h->device, h->family, 0, &h->queue);
-  VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = h->family};
-  CHECK_VK(vkCreateCommandPool(h->device, &pci, NULL, &h->pool));
-}
-
-static uint32_t memory_type(const host *h, uint32_t bits, VkMemoryPropertyFlags props) {
-  for (uint32_t i = 0; i < h->mem.memoryTypeCount; i++)
-    if ((bits >> i & 1u) && (h->mem.memoryTypes[i].propertyFlags & props) == props) return i;
-  fprintf(stderr, "render_consumer: no memory type with properties 0x%x\n", (unsigned)props);
-  exit(1);
-}
-
-static VkDeviceMemory allocate(const host *h, VkMemoryRequirements mr, VkMemoryPropertyFlags props) {
-  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
-                              .memoryTypeIndex = memory_type(h, mr.memoryTypeBits, props)};
-  VkDeviceMemory m;
-  CHECK_VK(vkAllocateMemory(h->device, &mai, NULL, &m));
-  return m;
-}
-
-typedef struct image {
-  VkImage image;
-  VkImageView view;
-  VkDeviceMemory memory;
-} image;
-
-static image make_image(const host *h, VkFormat format, VkImageUsageFlags usage, VkImageAspectFlags aspect,
-                        uint32_t w, uint32_t ht) {
-  image im;
-  VkImageCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
-                           .format = format, .extent = {w, ht, 1}, .mipLevels = 1, .arrayLayers = 1,
-                           .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL, .usage = usage};
-  CHECK_VK(vkCreateImage(h->device, &ici, NULL, &im.image));
-  VkMemoryRequirements mr;
-  vkGetImageMemoryRequirements(h->device, im.image, &mr);
-  im.memory = allocate(h, mr, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-  CHECK_VK(vkBindImageMemory(h->device, im.image, im.memory, 0));
-  VkImageViewCreateInfo vci = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = im.image,
-                               .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = format,
-                               .subresourceRange = {aspect, 0, 1, 0, 1}};
-  CHECK_VK(vkCreateImageView(h->device, &vci, NULL, &im.view));
-  return im;
-}
-
-static void free_image(const host *h, image *im) {
-  vkDestroyImageView(h->device, im->view, NULL);
-  vkDestroyImage(h->device, im->image, NULL);
-  vkFreeMemory(h->device, im->memory, NULL);
-}
 
 typedef struct quad_push {
   float rect[4];
@@ -263,24 +92,6 @@ static VkPipeline make_host_pipeline(const host *h, VkPipelineLayout *layout) {
   return p;
 }
 
-static void barrier(VkCommandBuffer cmd, VkImage im, VkImageAspectFlags aspect, VkImageLayout from, VkImageLayout to,
-                    VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
-                    VkAccessFlags dst_access) {
-  VkImageMemoryBarrier b = {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, .srcAccessMask = src_access,
-                            .dstAccessMask = dst_access, .oldLayout = from, .newLayout = to,
-                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                            .image = im, .subresourceRange = {aspect, 0, 1, 0, 1}};
-  vkCmdPipelineBarrier(cmd, src, dst, 0, 0, NULL, 0, NULL, 1, &b);
-}
-
-static float half_to_float(uint16_t v) {
-  uint32_t sign = (uint32_t)(v >> 15), exp = (v >> 10) & 31u, man = v & 1023u;
-  float f = exp == 0 ? ldexpf((float)man, -24) : exp == 31 ? INFINITY : ldexpf((float)(man | 1024u), (int)exp - 25);
-  return sign ? -f : f;
-}
-
-static uint8_t to8(float v) { return (uint8_t)lrintf(fminf(fmaxf(v, 0.0f), 1.0f) * 255.0f); }
-
 typedef struct scene_setup {
   splat_camera cam;
   float plane_z;     /* camera depth of the host's plane */
@@ -294,25 +105,11 @@ static int compare_float(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* A camera on the scene's bounds, and a plane at the median of the splats' depths; splats
- * within 2% of it are made transparent in both images, so no depth comparison is decided by
- * rounding, and the reference draws the ones behind it transparent. */
+/* A camera framing the scene (frame_scene), and a plane at the median of the splats' depths;
+ * splats within 2% of it are made transparent in both images, so no depth comparison is decided
+ * by rounding, and the reference draws the ones behind it transparent. */
 static int setup_scene(splat_scene *s, uint32_t w, uint32_t ht, float znear, float zfar, scene_setup *out) {
-  /* framed on the middle 80% of the splats along each axis (trained scenes have far outliers) */
-  float centre[3], radius = 0;
-  float *axis = malloc(sizeof(float) * s->count);
-  if (!axis || s->count == 0) return free(axis), -1;
-  for (int k = 0; k < 3; k++) {
-    for (uint32_t i = 0; i < s->count; i++) axis[i] = s->positions[3 * i + k];
-    qsort(axis, s->count, sizeof *axis, compare_float);
-    float lo = axis[s->count / 10], hi = axis[s->count - 1 - s->count / 10];
-    centre[k] = 0.5f * (lo + hi);
-    radius += 0.25f * (hi - lo) * (hi - lo);
-  }
-  free(axis);
-  radius = sqrtf(radius);
-  const float eye[3] = {centre[0], centre[1], centre[2] - 2.0f * radius}, up[3] = {0, -1, 0};
-  if (splat_camera_look_at(&out->cam, eye, centre, up, 50.0f, w, ht) != 0) return -1;
+  if (frame_scene(s, w, ht, &out->cam) != 0) return -1;
   const float *v = out->cam.view;
   float *zs = malloc(sizeof(float) * s->count);
   uint32_t nz = 0;
@@ -361,7 +158,7 @@ static const float background[3] = {0.1f, 0.1f, 0.1f}, plane[3] = {0.2f, 0.35f, 
 static void record_frame(const host_frame *hf, int compute, splat_timings *t) {
   host *hh = hf->h;
   uint32_t w = hf->w, ht = hf->ht;
-  splat_frame f = {.camera = &hf->set->cam, .sort = SPLATSORT_ALGORITHM_AUTO, .sh_degree = -1, .znear = hf->znear,
+  splat_frame f = {.camera = &hf->set->cam, .sort = SPLATSORT_ALGORITHM_AUTO, .znear = hf->znear,
                    .zfar = hf->zfar};
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = hh->pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
@@ -515,11 +312,12 @@ int main(int argc, char **argv) {
 
   /* one sorter (AUTO), and the renderer drawing into this host's pass formats */
   splatsort *sorter;
-  splatsort_create_info sci = {.physical_device = h.pd, .device = h.device, .log = on_library_log,
-                               .log_user = "splatsort"};
+  splatsort_create_info sci = {.physical_device = h.pd, .device = h.device, .enabled_features = h.sort_features,
+                               .log = on_library_log, .log_user = "splatsort"};
   CHECK_VK(splatsort_create(&sci, &sorter));
   const splatsort *sorters[] = {sorter};
-  splat_renderer_create_info rci = {.physical_device = h.pd, .device = h.device, .queue = h.queue,
+  splat_renderer_create_info rci = {.physical_device = h.pd, .device = h.device, .device_create_info = &h.dci,
+                                    .queue = h.queue,
                                     .queue_family = h.family, .sorters = sorters, .sorter_count = 1,
                                     .frame_slots = 1, .host_color_format = COLOR_FORMAT,
                                     .host_depth_format = DEPTH_FORMAT, .log = on_library_log,

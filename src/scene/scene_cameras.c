@@ -1,9 +1,17 @@
-/* cameras_json.c: the reader of the cameras.json that 3DGS training writes (camera_to_JSON in
- * utils/camera_utils.py). cJSON builds the tree; a token walk over the same text first holds
- * the file to strict JSON and names where an error is and what was expected. */
-#include "view_control.h"
+/* scene_cameras.c: the reader of the cameras.json that 3DGS training writes (camera_to_JSON in
+ * utils/camera_utils.py; splat_cameras_load in splat_scene.h). cJSON builds the tree; a token
+ * walk over the same text first holds the file to strict JSON and names where an error is and
+ * what was expected. CPU only: the pose becomes a camera in the renderer (splat_camera_from_desc).
+ *
+ * The format: a JSON array with one object a camera,
+ *   {"id": 0, "img_name": "DSC_0001", "width": 1959, "height": 1090,
+ *    "position": [x, y, z], "rotation": [[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]],
+ *    "fy": 1164.6, "fx": 1159.6}
+ * position the camera centre in world space, rotation camera-to-world (its columns the camera's
+ * x right, y down, z forward axes), fx and fy in pixels at width x height. */
+#include "splat_scene.h"
 
-#include <cjson/cJSON.h>
+#include <cJSON.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -655,6 +663,13 @@ int splat_cameras_load(const char *path, splat_camera_desc **out, uint32_t *coun
     if (fd >= 0) close(fd);
     return -1;
   }
+  /* a regular file says its size: one larger than any cameras.json is refused unread */
+  if ((uint64_t)st.st_size > JSON_MAX_FILE) {
+    set_err(err, err_size, "%s: %llu bytes, larger than %zu MiB: not a cameras.json", path,
+            (unsigned long long)st.st_size, JSON_MAX_FILE >> 20);
+    close(fd);
+    return -1;
+  }
   FILE *f = fdopen(fd, "rb");
   if (!f) {
     set_err(err, err_size, "%s: cannot open: %s", path, strerror(errno));
@@ -702,19 +717,4 @@ done:
 
 void splat_cameras_free(splat_camera_desc *cams) {
   free(cams);
-}
-
-int splat_camera_from_desc(splat_camera *cam, const splat_camera_desc *desc, uint32_t width,
-                           uint32_t height) {
-  if (width == 0 && height == 0) {
-    width = desc->width;
-    height = desc->height;
-  }
-  if (width == 0 || height == 0 || desc->width == 0 || desc->height == 0) return -1;
-  /* In double: fx * width overflowed float for a focal length the parser accepts (above
-   * FLT_MAX / 65536), and at the entry's own size this gives fx back exactly. */
-  float fx = (float)((double)desc->fx * width / desc->width);
-  float fy = (float)((double)desc->fy * height / desc->height);
-  return splat_camera_from_pose(cam, desc->position, &desc->rotation[0][0], fx, fy, width,
-                                height);
 }
