@@ -260,8 +260,17 @@ void render_test_device(const render_args *args) {
                                    .queue_family = ctx.queue_family, .sorters = sorters, .sorter_count = 1,
                                    .log = renderer_log};
   splat_renderer_create_info ci = ok;
+  /* without the host's create info (0.2 hosts): what the physical device offers is checked, and
+   * this one offers everything */
   ci.device_create_info = NULL;
-  expect_refusal("no device_create_info", &ci, VK_ERROR_VALIDATION_FAILED_EXT, "device_create_info");
+  {
+    splat_renderer *r = NULL;
+    CHECK(splat_renderer_create(&ci, &r) == VK_SUCCESS && r, "no device_create_info on a capable device refused");
+    splat_renderer_destroy(r);
+  }
+  VkDeviceCreateInfo wrong = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  ci.device_create_info = &wrong;
+  expect_refusal("a device_create_info that is not one", &ci, VK_ERROR_VALIDATION_FAILED_EXT, "device_create_info");
   VkDeviceCreateInfo said = ctx.device_create_info;
   said.pNext = NULL;
   ci.device_create_info = &said;

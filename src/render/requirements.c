@@ -191,10 +191,18 @@ static bool extension_enabled(const VkDeviceCreateInfo *dci, const char *name) {
 VkResult render_check_device(splat_renderer *r, const splat_renderer_create_info *info) {
   const VkDeviceCreateInfo *dci = info->device_create_info;
   const char *fn = "splat_renderer_create";
-  if (!dci || dci->sType != VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO) {
-    rlog(r, "%s: device_create_info is required (the VkDeviceCreateInfo the device was made with; "
-            "splat_renderer_get_device_requirements lists what it must enable)", fn);
+  if (dci && dci->sType != VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO) {
+    rlog(r, "%s: device_create_info is not a VkDeviceCreateInfo (sType %d)", fn, (int)dci->sType);
     return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  /* Without the host's create info, what the device enabled cannot be known: what the physical
+   * device offers is checked instead (the zero-initialised create info of 0.2 hosts). */
+  VkPhysicalDeviceVulkan13Features offered13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceMultiviewFeatures offered_mv = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES,
+                                                  .pNext = &offered13};
+  if (!dci) {
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &offered_mv};
+    if (r->props.apiVersion >= RENDER_API_VERSION) r->vk.fn.vkGetPhysicalDeviceFeatures2(info->physical_device, &f2);
   }
   uint32_t v = r->props.apiVersion;
   if (v < RENDER_API_VERSION) {
@@ -209,7 +217,7 @@ VkResult render_check_device(splat_renderer *r, const splat_renderer_create_info
     rlog(r, "%s: vkEnumerateDeviceExtensionProperties failed (%s)", fn, ssvk_result_name(res));
     return res;
   }
-  for (uint32_t i = 0; i < n_own; i++)
+  for (uint32_t i = 0; i < n_own && dci; i++)
     if (!extension_enabled(dci, own[i])) {
       rlog(r, "%s: the device was made without %s (device_create_info's extensions; "
               "splat_renderer_get_device_requirements lists it)", fn, own[i]);
@@ -220,12 +228,13 @@ VkResult render_check_device(splat_renderer *r, const splat_renderer_create_info
          PUSH_DESCRIPTOR_EXT);
     return VK_ERROR_EXTENSION_NOT_PRESENT;
   }
-  if (!dynamic_rendering_enabled(dci)) {
-    rlog(r, "%s: the device was made without dynamicRendering (VkPhysicalDeviceVulkan13Features on "
-            "device_create_info's pNext chain)", fn);
+  if (dci ? !dynamic_rendering_enabled(dci) : !offered13.dynamicRendering) {
+    rlog(r, dci ? "%s: the device was made without dynamicRendering (VkPhysicalDeviceVulkan13Features on "
+                  "device_create_info's pNext chain)"
+                : "%s: the physical device has no dynamicRendering", fn);
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
-  if ((info->flags & SPLAT_RENDERER_CREATE_MULTIVIEW_BIT) && !multiview_enabled(dci)) {
+  if ((info->flags & SPLAT_RENDERER_CREATE_MULTIVIEW_BIT) && (dci ? !multiview_enabled(dci) : !offered_mv.multiview)) {
     rlog(r, "%s: SPLAT_RENDERER_CREATE_MULTIVIEW_BIT, but the device was made without multiview "
             "(VkPhysicalDeviceVulkan11Features or VkPhysicalDeviceMultiviewFeatures on device_create_info's "
             "pNext chain)", fn);

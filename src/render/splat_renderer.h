@@ -186,10 +186,13 @@ typedef struct splat_renderer_create_info {
    * project's fault-injection tests, to fail chosen calls. */
   VkInstance instance;
   const splatsort_vulkan_functions *vulkan_functions;
-  /* Required: the VkDeviceCreateInfo the host made `device` with (read during create only: its
-   * extension names and the feature structures on its pNext chain; its queue infos are not
+  /* Recommended: the VkDeviceCreateInfo the host made `device` with (read during create only:
+   * its extension names and the feature structures on its pNext chain; its queue infos are not
    * read). The renderer cannot read back what a VkDevice has enabled, so the host says; create
-   * checks it against splat_renderer_get_device_requirements. */
+   * checks it against splat_renderer_get_device_requirements and refuses, in one log line, a
+   * device made without what it needs. NULL: only what the physical device offers is checked
+   * (a device made without dynamicRendering or push descriptors then fails later, in pipeline
+   * creation or recording, with the validation layer's messages). */
   const VkDeviceCreateInfo *device_create_info;
 } splat_renderer_create_info;
 
@@ -248,7 +251,7 @@ VkResult splat_renderer_get_device_requirements_with(const splatsort_vulkan_func
 
 /* Errors, each with one log line naming the argument or what is missing; *out stays NULL and
  * nothing is created:
- *   VK_ERROR_VALIDATION_FAILED_EXT  missing handles or device_create_info, no or too many
+ *   VK_ERROR_VALIDATION_FAILED_EXT  missing handles, a device_create_info that is not one, no or too many
  *       sorters, two sorters of one algorithm, too many frame slots, an unknown sh_precision,
  *       upload_threads above SPLAT_MAX_UPLOAD_THREADS, or vulkan_functions that do not give a
  *       function the renderer calls (or without an instance);
