@@ -111,8 +111,9 @@ void splatview_usage(FILE *f) {
           "\n"
           "keys (window): left drag orbit, right/middle drag pan, wheel zoom; Tab orbit/fly;\n"
           "  W A S D Q E move in fly mode (Shift faster, mouse look while left button held,\n"
-          "  wheel sets the speed); F frame the scene; U cycle the up axis (the scene's, -Y, +Y, +Z);\n"
-          "  1-9 / PageUp / PageDown cameras from --cameras; O cycle the sort (auto, onesweep,\n"
+          "  wheel sets the speed); F frame the scene; U cycle the up axis (the scene's, -Y,\n"
+          "  +Y, +Z); 1-9 / PageUp / PageDown cameras from --cameras (or the cameras.json\n"
+          "  beside the scene); O cycle the sort (auto, onesweep,\n"
           "  radix16, merge, quaternary: those the device runs); K cycle key bits 32/24/16;\n"
           "  R raster graphics/compute (not with --grid); L order global/per-pixel; V vsync on/off;\n"
           "  H hide the HUD; P screenshot (splatview-NNNN.png, without the HUD); N select the\n"
@@ -265,6 +266,8 @@ static int parse_view_value(int opt, const char *v, splatview_options *o, parse_
       return refuse(err, n, "--%s '%s': expected three numbers X,Y,Z", option_name(opt), v);
     if (opt == OPT_EYE) o->have_eye = true;
     if (opt == OPT_TARGET) st->have_target = true;
+    if (opt == OPT_UP && o->up[0] == 0.0f && o->up[1] == 0.0f && o->up[2] == 0.0f)
+      return refuse(err, n, "--up '%s': expected a direction, not 0,0,0", v);
     if (opt == OPT_UP) o->have_up = true;
     return 0;
   case OPT_FOVY:

@@ -1,6 +1,8 @@
 /* scene_shape.c: a scene's up direction, ground and extent from its splats' positions (principal
  * axes of a trimmed sample, the densest plane, which side of it the mass stands on), and the
  * three-quarter view from above that frames it: the viewer's start view. */
+#include "splat_constants.h"
+#include "tools_internal.h"
 #include "view_control.h"
 
 #include <cglm/cglm.h>
@@ -24,29 +26,23 @@
 #define SIDE_MIN 0.02f       /* ... when at least this share of the core is off the ground */
 #define BASE_END 0.1f        /* a base: the densest layer within this share of one end */
 #define GROUND_CLEAR 0.25f   /* a ground: this share of its cells with nothing on them */
-#define FRAME_MARGIN 0.95f   /* the box's corners within this share of the half-image */
-#define FRAME_NEAR 0.25f     /* every corner at least this deep (the viewer's near plane is 0.2) */
+#define FRAME_MARGIN 0.9f    /* the box's corners within this share of the half-image */
+#define FRAME_NEAR (SPLAT_NEAR_Z + 0.05f) /* every corner this deep: splats nearer are culled */
 
 /* The prior: 3DGS scenes come from COLMAP, whose world y points down in the first camera. */
 static const float prior_up[3] = {0.0f, -1.0f, 0.0f};
 
 /* ---- small pieces -------------------------------------------------------------------------- */
 
-static int cmp_float(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-/* The q-quantile of v[0..n) (sorts v; n > 0): the sorted value at round(q (n-1)). */
+/* The q-quantile of v[0..n) (n > 0; reorders v): the value of rank round(q (n-1)). */
 static float quantile(float *v, size_t n, double q) {
-  qsort(v, n, sizeof *v, cmp_float);
-  return v[(size_t)llround(q * (double)(n - 1))];
+  return splat_select_kth(v, n, (size_t)llround(q * (double)(n - 1)));
 }
 
-/* The 2nd and 98th percentiles of v[0..n) (sorts v). */
+/* The 2nd and 98th percentiles of v[0..n) (reorders v). */
 static void percentiles(float *v, size_t n, float *lo, float *hi) {
   *lo = quantile(v, n, 0.02);
-  *hi = v[(size_t)llround(0.98 * (double)(n - 1))];
+  *hi = quantile(v, n, 0.98);
 }
 
 static float dot3(const float *a, const float *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -289,9 +285,10 @@ static void sides(const shape_work *w, const float u[3], float ground, float t, 
 
 /* A ground is seen around the things on it: of the cells of a GRID x GRID raster (over the
  * ground's own extent, looked at along u) that hold points of the slab |h - ground| <= t, the
- * share that hold none of the points on the side `sign` (h * sign > t). A flat object's densest
- * layer (a doughnut's icing) lies over the rest of it instead: few such cells. */
-static float ground_clear(const shape_work *w, const float u[3], float ground, float t, float sign) {
+ * share that hold fewer than two points just above it, on the side `sign` (t < h * sign <=
+ * `band`: what stands on the ground touches it, floaters over it mostly do not). A flat object's
+ * densest layer (a doughnut's icing) lies on the rest of it instead: few such cells. */
+static float ground_clear(const shape_work *w, const float u[3], float ground, float t, float band, float sign) {
   enum { GRID = 16 };
   float ahead[3], right[3], lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
   splat_up_basis(u, NULL, ahead, right);
@@ -303,46 +300,53 @@ static float ground_clear(const shape_work *w, const float u[3], float ground, f
     lo[1] = fminf(lo[1], y), hi[1] = fmaxf(hi[1], y);
   }
   if (!(hi[0] > lo[0] && hi[1] > lo[1])) return 0.0f;
-  uint8_t cell[GRID][GRID] = {{0}}; /* bit 0: ground, bit 1: something on it */
+  uint32_t on[GRID][GRID] = {{0}};
+  bool ground_in[GRID][GRID] = {{false}};
   for (size_t i = 0; i < w->m; i++) {
     const float *q = w->p + (size_t)w->core[i] * 3;
     float h = (dot3(u, q) - ground) * sign;
-    int bit = fabsf(h) <= t ? 1 : h > t ? 2 : 0;
-    int cx = (int)((dot3(ahead, q) - lo[0]) / (hi[0] - lo[0]) * GRID), cy = (int)((dot3(right, q) - lo[1]) / (hi[1] - lo[1]) * GRID);
-    if (bit && cx >= 0 && cy >= 0 && cx <= GRID && cy <= GRID) cell[cx < GRID ? cx : GRID - 1][cy < GRID ? cy : GRID - 1] |= (uint8_t)bit;
+    int cx = (int)((dot3(ahead, q) - lo[0]) / (hi[0] - lo[0]) * GRID);
+    int cy = (int)((dot3(right, q) - lo[1]) / (hi[1] - lo[1]) * GRID);
+    if (cx < 0 || cy < 0 || cx > GRID || cy > GRID || !(fabsf(h) <= band)) continue;
+    cx = cx < GRID ? cx : GRID - 1, cy = cy < GRID ? cy : GRID - 1;
+    if (h > t) on[cx][cy]++;
+    else if (h >= -t) ground_in[cx][cy] = true;
   }
   int ground_cells = 0, clear = 0;
   for (int x = 0; x < GRID; x++)
-    for (int y = 0; y < GRID; y++) ground_cells += cell[x][y] & 1, clear += cell[x][y] == 1;
+    for (int y = 0; y < GRID; y++) ground_cells += ground_in[x][y], clear += ground_in[x][y] && on[x][y] < 2;
   return ground_cells ? (float)clear / (float)ground_cells : 0.0f;
 }
 
-/* Horizontal axes (the wider spread of the core first) and the extents along them and up: the
- * sample's 2nd and 98th percentiles. The ground stays if it is inside, else the bottom. */
+/* The core's 1st..99th percentiles along unit a, over every step-th core point (tmp: scratch). */
+static void extent(const shape_work *w, const float a[3], size_t step, float *lo, float *hi) {
+  size_t k = 0;
+  for (size_t i = 0; i < w->m; i += step) w->tmp[k++] = dot3(w->p + (size_t)w->core[i] * 3, a);
+  *lo = quantile(w->tmp, k, 0.01);
+  *hi = quantile(w->tmp, k, 0.99);
+}
+
+/* Horizontal axes and the extents along them and up: the core's 1st and 99th percentiles. The
+ * horizontal axes are those of the smallest such box (every 3 degrees, on at most 4,096 core
+ * points; a square's principal axes are any two), the longer side first. The ground stays if it
+ * is inside, else the bottom. */
 static void finish(shape_work *w, splat_scene_shape *s) {
-  vec3 u = VEC3(s->up), a0 = GLM_VEC3_ZERO_INIT;
-  float *flat = malloc(w->m * 3 * sizeof *flat);
-  if (flat) { /* the core flattened onto the ground plane */
-    float mean[3], axes[3][3], spread[3];
-    for (size_t i = 0; i < w->m; i++) {
-      vec3 q = VEC3(w->p + (size_t)w->core[i] * 3);
-      glm_vec3_muladds(u, -glm_vec3_dot(q, u), q);
-      memcpy(flat + i * 3, q, sizeof q);
-    }
-    principal_axes(flat, NULL, w->m, mean, axes, spread);
-    free(flat);
-    memcpy(a0, axes[0], sizeof a0);
-    glm_vec3_muladds(u, -glm_vec3_dot(a0, u), a0);
+  float ahead[3], right[3], best = INFINITY, a0[3] = {0, 0, 0};
+  splat_up_basis(s->up, NULL, ahead, right);
+  size_t step = w->m > 4096 ? (w->m + 4095) / 4096 : 1;
+  for (int deg = 0; deg < 90; deg += 3) {
+    float c = cosf(glm_rad((float)deg)), sn = sinf(glm_rad((float)deg)), a[3], b[3], lo[2], hi[2];
+    for (int k = 0; k < 3; k++) a[k] = c * ahead[k] + sn * right[k], b[k] = -sn * ahead[k] + c * right[k];
+    extent(w, a, step, &lo[0], &hi[0]);
+    extent(w, b, step, &lo[1], &hi[1]);
+    float area = (hi[0] - lo[0]) * (hi[1] - lo[1]);
+    if (area < best) best = area, memcpy(a0, hi[0] - lo[0] >= hi[1] - lo[1] ? a : b, sizeof a0);
   }
-  if (!(glm_vec3_norm(a0) > 1e-3f)) splat_up_basis(s->up, NULL, NULL, a0); /* a vertical line */
-  glm_vec3_normalize(a0);
+  if (!(best < INFINITY)) memcpy(a0, right, sizeof a0);
   memcpy(s->axes[0], a0, sizeof a0);
-  glm_vec3_cross(u, a0, s->axes[1]); /* a0 x a1 = up: right-handed */
-  memcpy(s->axes[2], u, sizeof u);
-  for (int k = 0; k < 3; k++) {
-    for (size_t i = 0; i < w->n; i++) w->tmp[i] = dot3(w->p + i * 3, s->axes[k]);
-    percentiles(w->tmp, w->n, &s->lo[k], &s->hi[k]);
-  }
+  glm_vec3_cross(s->up, a0, s->axes[1]); /* a0 x a1 = up: right-handed */
+  memcpy(s->axes[2], s->up, sizeof s->up);
+  for (int k = 0; k < 3; k++) extent(w, s->axes[k], 1, &s->lo[k], &s->hi[k]);
   if (!(s->ground >= s->lo[2] && s->ground <= s->hi[2])) s->ground = s->lo[2];
 }
 
@@ -380,11 +384,11 @@ int splat_scene_shape_find(const float *positions, uint32_t count, splat_scene_s
     memcpy(s->up, prior_up, sizeof prior_up);
   }
   prior_sign(s->up);
-  float hlo = INFINITY, hhi = -INFINITY;
-  for (size_t i = 0; i < w.m; i++) {
-    float h = dot3(s->up, w.p + (size_t)w.core[i] * 3);
-    hlo = fminf(hlo, h), hhi = fmaxf(hhi, h);
-  }
+  /* the core's heights: 1st..99th percentiles for the layers, 5th..95th for "at one end" (a few
+   * floaters left in the core would stretch its min and max) */
+  for (size_t i = 0; i < w.m; i++) w.tmp[i] = dot3(s->up, w.p + (size_t)w.core[i] * 3);
+  float hlo = quantile(w.tmp, w.m, 0.01), hhi = quantile(w.tmp, w.m, 0.99);
+  float h5 = quantile(w.tmp, w.m, 0.05), h95 = quantile(w.tmp, w.m, 0.95);
   s->ground = have_plane ? dot3(s->up, plane) : densest_layer(&w, s->up, hlo, hhi);
   float slab = fmaxf(t, 1.5f * (hhi - hlo) / 64.0f);
   sides(&w, s->up, s->ground, slab, &s->above, &s->below);
@@ -395,10 +399,11 @@ int splat_scene_shape_find(const float *positions, uint32_t count, splat_scene_s
   float off = s->above + s->below;
   bool decides = off >= SIDE_MIN && fabsf(s->above - s->below) > SIDE_MARGIN * off;
   if (decides && s->kind == SPLAT_SHAPE_FLAT) {
-    s->ground_clear = ground_clear(&w, s->up, s->ground, slab, s->above > s->below ? 1.0f : -1.0f);
+    float sign = s->above > s->below ? 1.0f : -1.0f, top = sign > 0 ? hhi - s->ground : s->ground - hlo;
+    s->ground_clear = ground_clear(&w, s->up, s->ground, slab, slab + 0.25f * top, sign);
     decides = s->ground_clear >= GROUND_CLEAR;
   }
-  if (s->kind != SPLAT_SHAPE_FLAT) decides = decides && fminf(s->ground - hlo, hhi - s->ground) < BASE_END * (hhi - hlo);
+  if (s->kind != SPLAT_SHAPE_FLAT) decides = decides && fminf(s->ground - h5, h95 - s->ground) < BASE_END * (h95 - h5);
   if (decides) {
     s->sign_from_ground = true;
     if (s->below > s->above) {

@@ -1,6 +1,7 @@
 /* view_control.c: framing a scene (robust bounds, fit distance) and the orbit/fly
  * controllers of the viewer; vector maths with cglm. */
 #include "view_control.h"
+#include "tools_internal.h"
 
 #include <cglm/cglm.h>
 
@@ -19,8 +20,8 @@ static void swapf(float *a, float *b) {
   *b = t;
 }
 
-/* k-th smallest of v[0..n) (quickselect with a three-way partition; reorders v; no NaN). */
-static float select_kth(float *v, size_t n, size_t k) {
+/* tools_internal.h: the k-th smallest, in place. */
+float splat_select_kth(float *v, size_t n, size_t k) {
   size_t lo = 0, hi = n - 1;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -69,8 +70,8 @@ int splat_scene_robust_bounds(const float *positions, uint32_t count, float lo[3
   }
   size_t klo = (size_t)floor(0.02 * (double)(n - 1)), khi = (size_t)ceil(0.98 * (double)(n - 1));
   for (int a = 0; a < 3; a++) {
-    lo[a] = select_kth(v + a * cap, n, klo);
-    hi[a] = select_kth(v + a * cap, n, khi);
+    lo[a] = splat_select_kth(v + a * cap, n, klo);
+    hi[a] = splat_select_kth(v + a * cap, n, khi);
   }
   free(v);
   return 0;

@@ -52,7 +52,7 @@ typedef struct splat_scene_shape {
   float up[3];          /* unit: the scene's up, away from its ground */
   float axes[3][3];     /* orthonormal, right-handed: axes[0] and axes[1] horizontal (the wider
                          * spread first), axes[2] = up */
-  float lo[3], hi[3];   /* the extent along axes[k]: 2nd and 98th percentiles of p . axes[k] */
+  float lo[3], hi[3];   /* the core's extent along axes[k]: 1st and 99th percentiles of p . axes[k] */
   float ground;         /* the ground's height p . up: the densest plane or layer (or lo[2]) */
   float spread[3];      /* the core's standard deviations along its principal axes, largest first */
   float plane_fraction; /* FLAT: the core's share within the densest plane's slab */
@@ -88,9 +88,9 @@ int splat_scene_shape_along(const float *positions, uint32_t count, const float 
  * centre along `heading` made horizontal (NULL, or vertical: along the diagonal of axes[0] and
  * axes[1] nearest the yaw-0 direction of splat_up_basis, a three-quarter view), from the nearest
  * distance that puts all eight corners inside the image of `fovy_deg` and width/height (within
- * 95% of each half) and at least 0.25 deep. Sets eye and target (build the camera with up =
- * shape->up). Returns 0, or -1 for a bad box, size, field of view or elevation (not in
- * (-89, 89)). */
+ * 90% of each half) and at least 0.25 deep (splats nearer than 0.2 are culled). Sets eye and
+ * target (build the camera with up = shape->up). Returns 0, or -1 for a bad box, size, field of
+ * view or elevation (not in (-89, 89)). */
 int splat_shape_view(const splat_scene_shape *shape, const float heading[3], float elevation_deg, float fovy_deg,
                      uint32_t width, uint32_t height, float eye[3], float target[3]);
 
