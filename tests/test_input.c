@@ -242,6 +242,21 @@ static void test_frame_and_up(void) {
   press(&s, GLFW_KEY_U);
   CHECK(!strcmp(viewer_up_name(s.fly.up), "+Y") && s.mode == VIEWER_MODE_FLY, "U in fly mode");
   CHECK_VEC(s.fly.position, p[0], p[1], p[2], 1e-4);
+
+  /* a scene's own up (the start view's) comes first in the cycle: scene, -Y, +Y, +Z, scene */
+  splat_orbit o;
+  float zero[3] = {0, 0, 0}, tilted[3] = {0.3f, -0.9f, 0.1f};
+  splat_orbit_init(&o, zero, 10.0f, tilted);
+  viewer_input_init(&s, &o, 90.0f, 200, 200, SPLATSORT_ALGORITHM_AUTO, ALL_SORTS, 0, true);
+  CHECK(!strcmp(viewer_up_name(s.orbit.up), "scene"), "scene up named %s", viewer_up_name(s.orbit.up));
+  const char *cycle[4] = {"-Y", "+Y", "+Z", "scene"};
+  for (int i = 0; i < 4; i++) {
+    press(&s, GLFW_KEY_U);
+    CHECK(!strcmp(viewer_up_name(s.orbit.up), cycle[i]), "U %d: %s, expected %s", i, viewer_up_name(s.orbit.up),
+          cycle[i]);
+  }
+  double len = sqrt(0.3 * 0.3 + 0.9 * 0.9 + 0.1 * 0.1);
+  CHECK_VEC(s.orbit.up, 0.3 / len, -0.9 / len, 0.1 / len, 1e-6);
 }
 
 static void test_cameras(void) {

@@ -361,6 +361,8 @@ static void stream_done(viewer *v, const window_stream_ctx *c, splat_scene *scen
   objects_changed(v);
   restart_view(v); /* the whole scene's shape (it was framed by its first part) or the old one's */
   if (shown) take_start(v, &v->ws_start);
+  else if (v->start.beside_count) /* the old scene back: its cameras on the number keys again */
+    viewer_input_set_cameras(&v->in, v->start.beside, v->start.beside_count);
   viewer_start_free(&v->ws_start);
   set_title(v);
   if (shown) {

@@ -25,7 +25,7 @@
 #define SIDE_MARGIN 0.2f     /* |above - below| / (above + below) above it decides the sign */
 #define SIDE_MIN 0.02f       /* ... when at least this share of the core is off the ground */
 #define BASE_END 0.1f        /* a base: the densest layer within this share of one end */
-#define GROUND_CLEAR 0.25f   /* a ground: this share of its cells with nothing on them */
+#define GROUND_CLEAR 0.25f   /* a ground: this share of its cells with nothing just above them */
 #define FRAME_MARGIN 0.9f    /* the box's corners within this share of the half-image */
 #define FRAME_NEAR (SPLAT_NEAR_Z + 0.05f) /* every corner this deep: splats nearer are culled */
 

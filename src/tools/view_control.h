@@ -50,16 +50,16 @@ typedef enum splat_shape_kind {
 
 typedef struct splat_scene_shape {
   float up[3];          /* unit: the scene's up, away from its ground */
-  float axes[3][3];     /* orthonormal, right-handed: axes[0] and axes[1] horizontal (the wider
-                         * spread first), axes[2] = up */
+  float axes[3][3];     /* orthonormal, right-handed: axes[0] and axes[1] horizontal (those of
+                         * the smallest box, its longer side first), axes[2] = up */
   float lo[3], hi[3];   /* the core's extent along axes[k]: 1st and 99th percentiles of p . axes[k] */
   float ground;         /* the ground's height p . up: the densest plane or layer (or lo[2]) */
   float spread[3];      /* the core's standard deviations along its principal axes, largest first */
   float plane_fraction; /* FLAT: the core's share within the densest plane's slab */
   float above, below;   /* the core's shares above and below the ground (its slab left out) */
-  float ground_clear;   /* FLAT: the share of the ground seen with nothing on it (see below) */
+  float ground_clear;   /* FLAT: the share of the ground seen with nothing just above (below) */
   splat_shape_kind kind;
-  bool sign_from_ground; /* up's sign from above > below, else from the prior */
+  bool sign_from_ground; /* up's sign from the ground (see below), else from the prior */
 } splat_scene_shape;
 
 /* The up direction and extent of a scene from its splats' positions. A sample (every k-th of at
@@ -69,12 +69,18 @@ typedef struct splat_scene_shape {
  * is found (splat_shape_kind): flat (s3 < s2/2): the normal of the densest plane (of 256 random
  * planes through three core points, normals within 30 degrees of the thin axis, the one with most
  * points within 4% of s1, refitted to them; it must hold 10% of the core); long (s2 < s1/2): the
- * long axis when it is within 45 degrees of the y axis, else -Y across it; otherwise -Y, the
- * 3DGS/COLMAP convention (COLMAP's world is its first camera's, y down). The sign: things stand up
- * from the ground, so where the core's shares above and below its ground (the plane, else the
- * densest of 64 layers along up) differ by more than 20% of their sum (and that sum is at least
- * 2%), up points to the larger; else to -Y's side (+Z's, then +X's, for an axis across y).
- * Deterministic. Returns 0, or -1 (shape zeroed) when no position is finite or memory runs out. */
+ * long axis when it is within 45 degrees of the y axis, else -Y across it; both: whichever of the
+ * normal and the long axis is nearer the y axis; otherwise -Y, the 3DGS/COLMAP convention
+ * (COLMAP's world is its first camera's, y down). The sign: things stand up from the ground. The
+ * core's shares above and below its ground (the plane, else the densest of 64 layers along up)
+ * must differ by more than 20% of their sum (at least 2% of the core); then a flat scene's up
+ * points to the larger when its ground is seen around what stands on it (a quarter of the cells
+ * of a 16 x 16 raster of the plane with fewer than two points just above: a doughnut's icing,
+ * its densest layer, lies on the rest of it), another's when the ground is a base (within the
+ * last tenth of the core's 5th..95th percentiles at one end). Else up points to -Y's side (+Z's,
+ * then +X's, for an axis across y). The box: the core's 1st..99th percentiles along axes, the
+ * horizontal ones those of the smallest such box (every 3 degrees). Deterministic. Returns 0, or
+ * -1 (shape zeroed) when no position is finite or memory runs out. */
 int splat_scene_shape_find(const float *positions, uint32_t count, splat_scene_shape *shape);
 /* The same with up given (a cameras.json's, a command line's): only the axes and extents. Returns
  * -1 also for a zero or non-finite up. */
