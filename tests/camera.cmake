@@ -31,3 +31,11 @@ splatsort_test_executable(test_stability SOURCES test_stability.c LIBS splat_ref
 splatsort_test(stability LABELS cpu COMMAND test_stability ${camera_test_dir})
 splatsort_test(stability_scene_animu_leica-sofort-top8192 LABELS cpu SKIP_RETURN_CODE 77
                COMMAND test_stability ${camera_test_dir} ${PROJECT_SOURCE_DIR}/../shared/scenes/animu_leica-sofort-top8192.ply)
+
+# The start view from a scene's shape (src/tools/scene_shape.c): generated flat, tall, lying and
+# round scenes turned by known rotations, the cameras' up; then the captures of ../shared/scenes
+# (skipped when it is absent) against the up seen in their renders.
+splatsort_test_executable(test_start_view SOURCES test_start_view.c LIBS splatsort_tools m)
+splatsort_test(start_view LABELS cpu COMMAND test_start_view)
+splatsort_test(start_view_scenes LABELS cpu SKIP_RETURN_CODE 77
+               COMMAND test_start_view --scenes ${PROJECT_SOURCE_DIR}/../shared/scenes)

@@ -14,11 +14,14 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: gen_scene --count N --sh-degree D --seed S --out FILE.ply\n"
-          "                 [--layout standard|alphabetical|no-normals] [--radius R] [--shape ball|shell]\n"
-          "                 [--visible K]\n"
+          "                 [--layout standard|alphabetical|no-normals] [--radius R]\n"
+          "                 [--shape ball|shell|ground] [--up X,Y,Z] [--visible K]\n"
           "  Random splats in a ball (or a thin shell) of radius R (default 1), log-normal\n"
           "  anisotropic scales around 0.5*R/cbrt(N), uniform random rotations, opacities\n"
           "  and colours. Same arguments, same bytes.\n"
+          "  --shape ground: a flat scene: 70%% on a square ground of side 2R (0.2%% of R thick),\n"
+          "  30%% in nine boxes standing on it (0.2R wide, 0.15R..0.55R tall), its up along\n"
+          "  --up (default 0,-1,0: 3DGS/COLMAP's), turned there the shortest way from -Y.\n"
           "  --visible K: only the first K splats can be seen (sized as for K splats); the others\n"
           "  have an opacity below the renderer's 1/255 cull: a file large to load, quick to render.\n"
           "  layout standard:     x y z nx ny nz f_dc_* f_rest_* opacity scale_* rot_* (as 3DGS)\n"
@@ -94,9 +97,10 @@ typedef struct gen_options {
   uint64_t count, degree, seed, visible; /* visible: UINT64_MAX when not given */
   const char *out, *layout, *shape;
   double radius;
+  double up[3]; /* --shape ground: its up, unit */
 } gen_options;
 
-enum { OPT_COUNT = 256, OPT_SH_DEGREE, OPT_SEED, OPT_OUT, OPT_LAYOUT, OPT_RADIUS, OPT_SHAPE, OPT_VISIBLE };
+enum { OPT_COUNT = 256, OPT_SH_DEGREE, OPT_SEED, OPT_OUT, OPT_LAYOUT, OPT_RADIUS, OPT_SHAPE, OPT_VISIBLE, OPT_UP };
 
 /* Returns -1 when the options are good, else the exit status. */
 static int parse_args(int argc, char **argv, gen_options *o) {
@@ -105,9 +109,11 @@ static int parse_args(int argc, char **argv, gen_options *o) {
       {"seed", required_argument, NULL, OPT_SEED},     {"out", required_argument, NULL, OPT_OUT},
       {"layout", required_argument, NULL, OPT_LAYOUT}, {"radius", required_argument, NULL, OPT_RADIUS},
       {"shape", required_argument, NULL, OPT_SHAPE},   {"visible", required_argument, NULL, OPT_VISIBLE},
+      {"up", required_argument, NULL, OPT_UP},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
-  *o = (gen_options){.degree = 99, .layout = "standard", .shape = "ball", .radius = 1.0, .visible = UINT64_MAX};
+  *o = (gen_options){.degree = 99, .layout = "standard", .shape = "ball", .radius = 1.0, .visible = UINT64_MAX,
+                     .up = {0.0, -1.0, 0.0}};
   int have_count = 0, have_seed = 0;
   opterr = 0; /* our own messages, which name the argument: argv[first], the one getopt_long was at */
   for (int first = optind, c; (c = getopt_long(argc, argv, "+:h", long_options, NULL)) != -1; first = optind) {
@@ -140,9 +146,17 @@ static int parse_args(int argc, char **argv, gen_options *o) {
         return die("--radius must be a positive number", v);
       break;
     case OPT_SHAPE:
-      if (strcmp(v, "ball") && strcmp(v, "shell")) return die("--shape must be ball or shell", v);
+      if (strcmp(v, "ball") && strcmp(v, "shell") && strcmp(v, "ground")) return die("--shape must be ball, shell or ground", v);
       o->shape = v;
       break;
+    case OPT_UP: {
+      double *u = o->up, len;
+      if (sscanf(v, "%lf,%lf,%lf", &u[0], &u[1], &u[2]) != 3 || !((len = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2])) > 0) ||
+          !isfinite(len))
+        return die("--up must be three numbers X,Y,Z, not all zero", v);
+      for (int k = 0; k < 3; k++) u[k] /= len;
+      break;
+    }
     case OPT_VISIBLE:
       if (!parse_u64_arg(v, UINT32_MAX, &o->visible) || o->visible == 0) return die("--visible must be 1..4294967295", v);
       break;
@@ -185,14 +199,55 @@ static unsigned field_order(const gen_options *o, unsigned nrest, char names[62]
   return nfields;
 }
 
-/* One splat's raw values in canonical order into v. */
-static void gen_splat(rng *r, double radius, int shell, unsigned coeffs, double log_size, float v[62]) {
+/* The rotation taking -Y to the unit `up` the shortest way (Rodrigues; a half turn about z when
+ * up is +Y). */
+static void rotation_from_minus_y(const double up[3], double m[3][3]) {
+  double a[3] = {-up[2], 0.0, up[0]}, s = sqrt(up[0] * up[0] + up[2] * up[2]), c = -up[1]; /* -Y x up */
+  if (s < 1e-12) {
+    double f = c > 0 ? 1.0 : -1.0, id[3][3] = {{f, 0, 0}, {0, f, 0}, {0, 0, 1}};
+    memcpy(m, id, sizeof id);
+    return;
+  }
+  for (int k = 0; k < 3; ++k) a[k] /= s;
+  double K[3][3] = {{0, -a[2], a[1]}, {a[2], 0, -a[0]}, {-a[1], a[0], 0}};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double kk = K[i][0] * K[0][j] + K[i][1] * K[1][j] + K[i][2] * K[2][j];
+      m[i][j] = (i == j) + s * K[i][j] + (1 - c) * kk;
+    }
+}
+
+/* --shape ground: a point of the ground (y = 0) or of one of nine boxes standing on it towards
+ * -y, turned by m. */
+static void ground_point(rng *r, double radius, const double m[3][3], float out[3]) {
+  double p[3];
+  if (uniform(r) < 0.7) {
+    p[0] = uniform_in(r, -radius, radius);
+    p[1] = 0.002 * radius * normal(r);
+    p[2] = uniform_in(r, -radius, radius);
+  } else {
+    int k = (int)(9 * uniform(r));
+    double h = (0.15 + 0.1 * (k * 7 % 5)) * radius;
+    p[0] = (-0.6 + 0.6 * (k % 3)) * radius + uniform_in(r, -0.1, 0.1) * radius;
+    p[1] = -h * uniform(r);
+    p[2] = (-0.6 + 0.6 * (k / 3)) * radius + uniform_in(r, -0.1, 0.1) * radius;
+  }
+  for (int c = 0; c < 3; ++c) out[c] = (float)(m[c][0] * p[0] + m[c][1] * p[1] + m[c][2] * p[2]);
+}
+
+/* One splat's raw values in canonical order into v; `ground`: m turns the flat scene. */
+static void gen_splat(rng *r, double radius, int shell, const double (*ground)[3], unsigned coeffs, double log_size,
+                      float v[62]) {
   const unsigned nrest = (coeffs - 1) * 3;
-  double d[3];
-  double len2 = normal_vector(r, d, 3);
-  double rad = shell ? radius * (0.95 + 0.05 * uniform(r)) : radius * cbrt(uniform(r));
-  double k = rad / sqrt(len2);
-  for (int c = 0; c < 3; ++c) v[c] = (float)(d[c] * k);
+  if (ground) {
+    ground_point(r, radius, ground, v);
+  } else {
+    double d[3];
+    double len2 = normal_vector(r, d, 3);
+    double rad = shell ? radius * (0.95 + 0.05 * uniform(r)) : radius * cbrt(uniform(r));
+    double k = rad / sqrt(len2);
+    for (int c = 0; c < 3; ++c) v[c] = (float)(d[c] * k);
+  }
   v[3] = v[4] = v[5] = 0.0f;
   for (int c = 0; c < 3; ++c) v[6 + c] = (float)uniform_in(r, -1.6, 1.6);
   for (unsigned c = 0; c < 3; ++c)
@@ -225,6 +280,7 @@ int main(int argc, char **argv) {
           (unsigned long long)o.count, (unsigned long long)o.degree, (unsigned long long)o.seed, o.layout,
           o.radius, o.shape, (unsigned long long)o.count);
   if (o.visible != UINT64_MAX) fprintf(f, "comment --visible %llu\n", (unsigned long long)o.visible);
+  if (strcmp(o.shape, "ground") == 0) fprintf(f, "comment --up %.9g,%.9g,%.9g\n", o.up[0], o.up[1], o.up[2]);
   for (unsigned j = 0; j < nfields; ++j) fprintf(f, "property float %s\n", names[order[j]]);
   fputs("end_header\n", f);
 
@@ -233,7 +289,9 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 4; ++i) r.s[i] = splitmix64(&sm);
   const uint64_t visible = o.visible < o.count ? o.visible : o.count;
   const double log_size = log(0.5 * o.radius / cbrt((double)visible));
-  const int shell = strcmp(o.shape, "shell") == 0;
+  const int shell = strcmp(o.shape, "shell") == 0, ground = strcmp(o.shape, "ground") == 0;
+  double turn[3][3];
+  rotation_from_minus_y(o.up, turn);
   enum { ROWS = 8192 };
   float *buf = malloc((size_t)ROWS * nfields * sizeof(float));
   if (buf == NULL) return die("out of memory", NULL);
@@ -241,7 +299,7 @@ int main(int argc, char **argv) {
   for (uint64_t start = 0; start < o.count; start += ROWS) {
     unsigned rows = o.count - start < ROWS ? (unsigned)(o.count - start) : ROWS;
     for (unsigned row = 0; row < rows; ++row) {
-      gen_splat(&r, o.radius, shell, coeffs, log_size, v);
+      gen_splat(&r, o.radius, shell, ground ? (const double(*)[3])turn : NULL, coeffs, log_size, v);
       if (start + row >= visible) v[9 + nrest] = -12.0f; /* sigmoid: 6e-6, below 1/255 */
       float *out = buf + (size_t)row * nfields;
       for (unsigned j = 0; j < nfields; ++j) out[j] = v[order[j]];

@@ -31,10 +31,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err);
     return 1;
   }
-  float lo[3], hi[3], zero[3] = {0, 0, 0};
+  float lo[3], hi[3], zero[3] = {0, 0, 0}, minus_y[3] = {0, -1, 0};
   splat_orbit orbit;
   splat_camera cam;
-  splat_orbit_init(&orbit, zero, 1.0f, SPLAT_UP_NEG_Y);
+  splat_orbit_init(&orbit, zero, 1.0f, minus_y);
   if (splat_scene_robust_bounds(s.positions, s.count, lo, hi) != 0 ||
       splat_orbit_frame_bounds(&orbit, lo, hi, 50.0f, w, h) != 0 || splat_orbit_camera(&orbit, 50.0f, w, h, &cam) != 0) {
     fprintf(stderr, "%s: cannot frame the scene\n", argv[1]);

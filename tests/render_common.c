@@ -156,8 +156,9 @@ uint32_t scene_cameras(const splat_scene *s, splat_up_axis up_axis, uint32_t w, 
   float lo[3], hi[3];
   if (splat_scene_robust_bounds(s->positions, s->count, lo, hi) != 0) return 0;
   splat_orbit o;
-  float c[3] = {0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2])};
-  splat_orbit_init(&o, c, 1.0f, up_axis);
+  float c[3] = {0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2])}, up[3];
+  splat_up_axis_vector(up_axis, up);
+  splat_orbit_init(&o, c, 1.0f, up);
   const float fovy = 50.0f;
   uint32_t n = 0;
   const float yaws[] = {0.0f, 2.1f, -1.0f, 0.6f};

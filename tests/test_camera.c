@@ -373,42 +373,58 @@ static void test_robust_bounds(void) {
 
 /* ---- controllers ------------------------------------------------------------------------- */
 
+static const float up_neg_y[3] = {0, -1, 0}, up_pos_y[3] = {0, 1, 0}, up_pos_z[3] = {0, 0, 1};
+
 static void test_up_axes(void) {
   /* Default -Y up at yaw 0, pitch 0 is the identity camera (COLMAP's orientation). */
   splat_orbit o;
   const float tgt[3] = {0, 0, 0};
-  splat_orbit_init(&o, tgt, 4.0f, SPLAT_UP_NEG_Y);
+  splat_orbit_init(&o, tgt, 4.0f, up_neg_y);
   splat_camera c;
   CHECK(splat_orbit_camera(&o, 60.0f, 64, 64, &c) == 0, "orbit camera failed");
   const float ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 4, 1};
   CHECK(mat_diff(c.view, ident, 16) < 1e-6, "-Y up default is not the identity camera");
-  /* For each up axis, a point one unit along it from the target projects above centre. */
-  const float upv[3][3] = {{0, -1, 0}, {0, 1, 0}, {0, 0, 1}};
+  /* The named axes, then any up (a scene's, not normalised): a unit basis, right = ahead x up,
+   * the named axes' yaw-0 directions as before (-Y: +z, +Y: -z, +Z: +y; right +x), and a point
+   * one unit along up from the target projects above centre. */
+  const float upv[7][3] = {{0, -1, 0}, {0, 1, 0}, {0, 0, 1}, {0.3f, -2.0f, 0.5f}, {5, 0.1f, -0.2f},
+                           {-0.7f, 0.7f, 0.1f}, {-1, 0, 0}};
+  const float aheadv[3][3] = {{0, 0, 1}, {0, 0, -1}, {0, 1, 0}};
   const splat_up_axis axes[3] = {SPLAT_UP_NEG_Y, SPLAT_UP_POS_Y, SPLAT_UP_POS_Z};
-  for (int a = 0; a < 3; a++) {
-    float u[3], ah[3], r[3], x[3];
-    splat_up_basis(axes[a], u, ah, r);
-    CHECK(mat_diff(u, upv[a], 3) == 0.0, "axis %d: up vector", a);
+  for (int a = 0; a < 7; a++) {
+    float u[3], ah[3], r[3], x[3], named[3];
+    double len = sqrt(upv[a][0] * upv[a][0] + upv[a][1] * upv[a][1] + upv[a][2] * upv[a][2]);
+    splat_up_basis(upv[a], u, ah, r);
+    for (int k = 0; k < 3; k++) CHECK_NEAR(u[k], upv[a][k] / len, 1e-6);
+    CHECK_NEAR(ah[0] * ah[0] + ah[1] * ah[1] + ah[2] * ah[2], 1.0, 1e-6);
+    CHECK_NEAR(r[0] * r[0] + r[1] * r[1] + r[2] * r[2], 1.0, 1e-6);
+    CHECK_NEAR(ah[0] * u[0] + ah[1] * u[1] + ah[2] * u[2], 0.0, 1e-6);
+    CHECK_NEAR(r[0] * u[0] + r[1] * u[1] + r[2] * u[2], 0.0, 1e-6);
+    if (a < 3) {
+      splat_up_axis_vector(axes[a], named);
+      CHECK(mat_diff(named, upv[a], 3) == 0.0, "axis %d: up vector", a);
+      CHECK(mat_diff(ah, aheadv[a], 3) == 0.0, "axis %d: ahead (%g %g %g)", a, ah[0], ah[1], ah[2]);
+      CHECK(r[0] == 1.0f && r[1] == 0.0f && r[2] == 0.0f, "axis %d: right (%g %g %g)", a, r[0], r[1], r[2]);
+    }
     /* right = ahead x up */
     x[0] = ah[1] * u[2] - ah[2] * u[1];
     x[1] = ah[2] * u[0] - ah[0] * u[2];
     x[2] = ah[0] * u[1] - ah[1] * u[0];
-    CHECK(mat_diff(x, r, 3) < 1e-7, "axis %d: right != ahead x up", a);
-    splat_orbit_init(&o, tgt, 4.0f, axes[a]);
+    CHECK(mat_diff(x, r, 3) < 1e-6, "up %d: right != ahead x up", a);
+    splat_orbit_init(&o, tgt, 4.0f, upv[a]);
     o.yaw = 0.7f;
     o.pitch = -0.3f;
     splat_orbit_camera(&o, 60.0f, 64, 64, &c);
     double px[2], z;
-    to_pixel(&c, upv[a], px, &z);
-    CHECK(px[1] < 32.0 - 1.0 && fabs(px[0] - 32.0) < 1e-3, "axis %d: up point at (%g, %g)", a,
-          px[0], px[1]);
+    to_pixel(&c, u, px, &z);
+    CHECK(px[1] < 32.0 - 1.0 && fabs(px[0] - 32.0) < 1e-3, "up %d: up point at (%g, %g)", a, px[0], px[1]);
   }
 }
 
 static void test_orbit(void) {
   splat_orbit o;
   const float tgt[3] = {1, 2, 3};
-  splat_orbit_init(&o, tgt, 5.0f, SPLAT_UP_NEG_Y);
+  splat_orbit_init(&o, tgt, 5.0f, up_neg_y);
   o.yaw = 0.4f;
   o.pitch = 0.25f;
   splat_camera c0, c;
@@ -461,7 +477,7 @@ static void test_orbit(void) {
 
   /* Pan: the target moves in the screen plane, and the old target (a point at the target's
    * depth) follows the cursor: a drag of (10, -6) pixels puts it at centre + (10, -6). */
-  splat_orbit_init(&o, tgt, 5.0f, SPLAT_UP_NEG_Y);
+  splat_orbit_init(&o, tgt, 5.0f, up_neg_y);
   o.yaw = -0.8f;
   o.pitch = 0.3f;
   splat_orbit_camera(&o, 60.0f, 128, 96, &c0);
@@ -503,7 +519,7 @@ static void test_orbit(void) {
   /* Changing the up axis keeps the view direction (away from the poles). */
   float f_before[3], f_after[3];
   splat_forward_from_angles(o.up, o.yaw, o.pitch, f_before);
-  splat_orbit_set_up(&o, SPLAT_UP_POS_Z);
+  splat_orbit_set_up(&o, up_pos_z);
   splat_forward_from_angles(o.up, o.yaw, o.pitch, f_after);
   CHECK(mat_diff(f_before, f_after, 3) < 1e-5, "set_up changed the direction");
   splat_orbit_eye(&o, eye);
@@ -521,7 +537,7 @@ static void test_orbit(void) {
 static void test_fly(void) {
   splat_fly f;
   const float p0[3] = {1, -2, 0.5f};
-  splat_fly_init(&f, p0, SPLAT_UP_NEG_Y);
+  splat_fly_init(&f, p0, up_neg_y);
   f.yaw = 0.3f;
   f.pitch = 0.2f;
   f.speed = 2.0f;
@@ -578,19 +594,19 @@ static void test_fly(void) {
 static void test_switch(void) {
   splat_orbit o;
   const float tgt[3] = {0.5f, -1, 2};
-  splat_orbit_init(&o, tgt, 3.0f, SPLAT_UP_POS_Y);
+  splat_orbit_init(&o, tgt, 3.0f, up_pos_y);
   o.yaw = 1.1f;
   o.pitch = -0.4f;
   splat_camera co, cf, co2;
   splat_orbit_camera(&o, 50.0f, 100, 80, &co);
   splat_fly f;
-  splat_fly_init(&f, tgt, SPLAT_UP_NEG_Y);
+  splat_fly_init(&f, tgt, up_neg_y);
   f.speed = 7.0f;
   splat_fly_from_orbit(&f, &o);
   splat_fly_camera(&f, 50.0f, 100, 80, &cf);
   CHECK(mat_diff(co.view, cf.view, 16) < 1e-6, "orbit -> fly changed the view (%g)",
         mat_diff(co.view, cf.view, 16));
-  CHECK(f.speed == 7.0f && f.up == SPLAT_UP_POS_Y, "fly settings");
+  CHECK(f.speed == 7.0f && mat_diff(f.up, up_pos_y, 3) == 0.0, "fly settings");
   /* Fly somewhere, then back to orbit with the target 3 ahead. */
   splat_fly_step(&f, SPLAT_FLY_FORWARD | SPLAT_FLY_LEFT, 0.1f);
   splat_fly_look(&f, 13.0f, -5.0f);

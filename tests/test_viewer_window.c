@@ -358,7 +358,7 @@ int main(int argc, char **argv) {
   char *sv = argv[1], *scene = argv[2];
   const char *dir = argv[3];
   path_buf win_png = in_dir(dir, "window_bench.png"), head_png = in_dir(dir, "headless_bench.png");
-  path_buf csv = in_dir(dir, "window_timings.csv"), cams = in_dir(dir, "cameras.json");
+  path_buf csv = in_dir(dir, "window_timings.csv"), cams = in_dir(dir, "window_cameras.json");
   path_buf win_cam = in_dir(dir, "window_camera.png"), head_cam = in_dir(dir, "headless_camera.png");
   remove(win_png.s);
   remove(csv.s);

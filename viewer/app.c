@@ -4,7 +4,6 @@
 #include "message.h"
 #include "raster_auto.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,63 +105,6 @@ void app_scene_name(char *dst, size_t n, const char *path) {
   memcpy(dst, path + start, len);
   dst[len] = 0;
   viewer_printable(dst); /* shown in titles, the HUD and summary lines */
-}
-
-/* The bundled scene's start view: the one of the README screenshot
- * (assets/screenshots/splatview-orbit.png, 1280x720, fovy 50), found by searching eye and
- * target for the smallest difference outside the screenshot's HUD (PSNR 35 dB there). */
-static const float bundled_eye[3] = {-1.0042f, 1.2964f, -1.6158f};
-static const float bundled_target[3] = {-1.2536f, 1.8099f, 8.0417f};
-
-/* The bundled scene alone, by whatever path it was named. */
-static bool bundled_alone(const splatview_options *o) {
-  if (o->scene_count != 1) return false;
-  char a[PATH_MAX], b[PATH_MAX];
-  return realpath(o->scenes[0], a) && realpath(splatview_default_scene(), b) && !strcmp(a, b);
-}
-
-int app_start_view(const splatview_options *o, const float lo[3], const float hi[3], const splat_camera_desc *cams,
-                   uint32_t cam_count, uint32_t width, uint32_t height, splat_orbit *orbit, splat_camera *cam,
-                   char *err, size_t n) {
-  float zero[3] = {0, 0, 0};
-  splat_orbit_init(orbit, zero, 1.0f, SPLAT_UP_NEG_Y);
-  if (splat_orbit_frame_bounds(orbit, lo, hi, o->fovy, width, height) != 0) {
-    snprintf(err, n, "cannot frame the scene (its bounds are not finite)");
-    return -1;
-  }
-  if (o->cameras) {
-    uint32_t i = o->camera_index < 0 ? 0 : (uint32_t)o->camera_index;
-    if (i >= cam_count) {
-      snprintf(err, n, "%s: --camera %u but the file has %u cameras", o->cameras, i, cam_count);
-      return -1;
-    }
-    if (splat_camera_from_desc(cam, &cams[i], width, height) != 0) {
-      snprintf(err, n, "%s: camera %u cannot be used", o->cameras, i);
-      return -1;
-    }
-    float fwd[3];
-    splat_camera_axes(cam, NULL, NULL, fwd);
-    float target[3] = {cam->position[0] + fwd[0], cam->position[1] + fwd[1], cam->position[2] + fwd[2]};
-    splat_orbit_look(orbit, cam->position, target);
-    return 0;
-  }
-  /* the camera through the orbit, as the window's controllers make it: the same pixels */
-  if (!o->have_eye && bundled_alone(o) && splat_orbit_look(orbit, bundled_eye, bundled_target) == 0 &&
-      splat_orbit_camera(orbit, o->fovy, width, height, cam) == 0)
-    return 0;
-  if (o->have_eye) {
-    if (splat_camera_look_at(cam, o->eye, o->target, o->up, o->fovy, width, height) != 0) {
-      snprintf(err, n, "--eye/--target/--up do not make a camera (eye equal to target, or up along the view)");
-      return -1;
-    }
-    splat_orbit_look(orbit, o->eye, o->target);
-    return 0;
-  }
-  if (splat_orbit_camera(orbit, o->fovy, width, height, cam) != 0) {
-    snprintf(err, n, "cannot build the default camera");
-    return -1;
-  }
-  return 0;
 }
 
 int app_bench_camera(const splatview_options *o, const splat_orbit *orbit, const splat_camera *start,

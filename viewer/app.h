@@ -32,14 +32,6 @@ void app_progress_line(char *out, size_t n, const char *phase, uint64_t done, ui
 /* x with thousands separators: 1,234,567. */
 void app_fmt_count(char *out, size_t n, uint64_t x);
 
-/* The view to start from: a cameras.json entry, --eye/--target, the bundled scene's own view
- * (that of the README screenshot) when it is the only scene, or one that frames the box
- * [lo, hi] (the objects' bounds, viewer_objects_bounds). Sets *orbit (always usable for
- * orbiting/benchmarks) and *cam (the exact start camera at width x height). Returns -1 with a
- * message in err. */
-int app_start_view(const splatview_options *o, const float lo[3], const float hi[3], const splat_camera_desc *cams,
-                   uint32_t cam_count, uint32_t width, uint32_t height, splat_orbit *orbit, splat_camera *cam,
-                   char *err, size_t err_size);
 /* The box the viewer frames: the scene's robust bounds (its min/max box when those fail),
  * widened to at least 1e-3 per axis. */
 void app_scene_bounds(const splat_scene *scene, float lo[3], float hi[3]);

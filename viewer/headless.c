@@ -7,6 +7,7 @@
 #include "lod.h"
 #include "message.h"
 #include "objects.h"
+#include "start_view.h"
 #include "stream.h"
 #include "vkh.h"
 
@@ -23,8 +24,9 @@ typedef struct headless {
   viewer_lod lods[SPLATVIEW_MAX_SCENES];    /* their trees, until uploaded */
   viewer_lod_trees trees;                   /* the level-of-detail objects' */
   viewer_objects objects;
-  splat_camera_desc *cams;
+  splat_camera_desc *cams;  /* --cameras */
   uint32_t cam_count;
+  viewer_start start;       /* the start view's up, cameras.json beside the scene */
   uint32_t width, height;
   splat_orbit orbit;       /* --bench turns around it */
   splat_camera cam;        /* the start camera */
@@ -90,14 +92,24 @@ static int load_scenes(headless *h) {
   return 0;
 }
 
-/* The cameras and the start view, which frames every object as placed; the image takes the
- * chosen camera's size unless --size was given. */
+/* --cameras and what the start view knows before the splats are looked at (viewer_start_prepare),
+ * before the first scene is uploaded. */
+static int prepare_view(headless *h) {
+  const splatview_options *o = h->o;
+  char err[1024];
+  if (o->cameras && splat_cameras_load(o->cameras, &h->cams, &h->cam_count, err, sizeof err) != 0) {
+    viewer_error("%s", err);
+    return -1;
+  }
+  viewer_start_prepare(&h->start, o, o->scenes[0], h->cams, h->cam_count);
+  return 0;
+}
+
+/* The start view, which frames every object as placed; the image takes the chosen camera's size
+ * unless --size was given. */
 static int load_view(headless *h) {
   const splatview_options *o = h->o;
   char err[1024];
-  splat_cameras_free(h->cams); /* --stream frames the first part, then the whole scene */
-  h->cams = NULL;
-  if (o->cameras && splat_cameras_load(o->cameras, &h->cams, &h->cam_count, err, sizeof err) != 0) goto fail;
   h->width = o->width;
   h->height = o->height;
   if (o->cameras && !o->size_given && h->cam_count) {
@@ -109,9 +121,8 @@ static int load_view(headless *h) {
       goto fail;
     }
   }
-  float lo[3], hi[3];
-  viewer_objects_bounds(&h->objects, lo, hi);
-  if (app_start_view(o, lo, hi, h->cams, h->cam_count, h->width, h->height, &h->orbit, &h->cam, err, sizeof err) != 0)
+  if (viewer_start_view(o, &h->objects, h->cams, h->cam_count, h->width, h->height, &h->orbit, &h->cam, err,
+                        sizeof err) != 0)
     goto fail;
   return 0;
 fail:
@@ -157,7 +168,8 @@ static int setup_gpu(headless *h) {
   double t0 = seconds();
   for (uint32_t i = 0; i < o->scene_count; i++) {
     char why[1200];
-    viewer_object_source src = {&h->scenes[i], o->scenes[i], &h->lods[i], o->lod_budget};
+    viewer_object_source src = {&h->scenes[i], o->scenes[i], &h->lods[i], o->lod_budget,
+                                i == 0 ? &h->start : NULL};
     VkResult res = viewer_objects_add(&h->objects, h->ar.renderer, &h->trees, &src, i == 0, &h->log, why, sizeof why);
     if (res == VK_SUCCESS && why[0]) viewer_error("%s: %s", o->scenes[i], why); /* drawn whole instead */
     viewer_lod_free(&h->lods[i]);
@@ -388,6 +400,7 @@ static int headless_destroy(headless *h, int status) {
   gpu_clock_close(h->clock);
   vkh_destroy(&h->ctx);
   splat_cameras_free(h->cams);
+  viewer_start_free(&h->start);
   for (uint32_t i = 0; i < SPLATVIEW_MAX_SCENES; i++) {
     splat_scene_free(&h->scenes[i]);
     viewer_lod_free(&h->lods[i]);
@@ -408,6 +421,7 @@ static int place_first_part(headless *h) {
   app_scene_name(ob->name, sizeof ob->name, h->o->scene);
   memcpy(ob->lo, s->lo, sizeof ob->lo);
   memcpy(ob->hi, s->hi, sizeof ob->hi);
+  ob->view = s->view;
   h->objects.count = 1;
   printf("load: first part %.3f s (%u of %u splats)\n", s->t_first_part, s->first_part, s->total);
   return load_view(h);
@@ -445,6 +459,8 @@ static int stream_scene(headless *h) {
     viewer_error("--stream opens one scene (%u given)", o->scene_count);
     return -1;
   }
+  if (prepare_view(h) != 0) return -1;
+  h->stream.start = &h->start;
   create_gpu(h);
   if (check_sort(h) != 0) return -1;
   h->raster = app_start_raster(o, &h->ctx, false); /* the frames while loading take it too */
@@ -475,6 +491,7 @@ static int stream_scene(headless *h) {
   viewer_object *ob = &h->objects.at[0];
   ob->count = h->stream.resident;
   app_scene_bounds(&scene, ob->lo, ob->hi);
+  viewer_shape_make(&scene, &h->start, ob->lo, ob->hi, &ob->view);
   if (scene.dropped || scene.clamped)
     viewer_error("%s: %u splats dropped and %u values clamped (non-finite values)", o->scene,
                  scene.dropped, scene.clamped);
@@ -486,7 +503,8 @@ int splatview_run_headless(const splatview_options *o) {
   headless h = {.o = o};
   viewer_log_init(&h.log);
   if (o->stream ? stream_scene(&h) != 0 || setup_output(&h) != 0
-                : load_scenes(&h) != 0 || setup_gpu(&h) != 0 || load_view(&h) != 0 || setup_output(&h) != 0)
+                : load_scenes(&h) != 0 || prepare_view(&h) != 0 || setup_gpu(&h) != 0 || load_view(&h) != 0 ||
+                      setup_output(&h) != 0)
     return headless_destroy(&h, 1);
   if (!o->stream) h.raster = app_start_raster(o, &h.ctx, false);
   if (render_frames(&h) != 0) return headless_destroy(&h, 1);

@@ -23,8 +23,16 @@ static void say(viewer_input *s, const char *fmt, ...) {
 
 const char *viewer_mode_name(viewer_mode m) { return m == VIEWER_MODE_FLY ? "fly" : "orbit"; }
 
-const char *viewer_up_name(splat_up_axis up) {
-  return up == SPLAT_UP_POS_Y ? "+Y" : up == SPLAT_UP_POS_Z ? "+Z" : "-Y";
+static bool same_up(const float a[3], const float b[3]) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+
+const char *viewer_up_name(const float up[3]) {
+  static const char *const names[3] = {"-Y", "+Y", "+Z"};
+  for (int a = 0; a < 3; a++) {
+    float v[3];
+    splat_up_axis_vector((splat_up_axis)a, v);
+    if (same_up(up, v)) return names[a];
+  }
+  return "scene";
 }
 
 const char *viewer_raster_name(splat_raster_path raster) {
@@ -60,6 +68,7 @@ void viewer_input_init(viewer_input *s, const splat_orbit *orbit, float fovy, ui
   memset(s, 0, sizeof *s);
   s->mode = VIEWER_MODE_ORBIT;
   s->orbit = *orbit;
+  memcpy(s->scene_up, orbit->up, sizeof s->scene_up);
   float zero[3] = {0, 0, 0};
   splat_fly_init(&s->fly, zero, orbit->up);
   splat_fly_from_orbit(&s->fly, &s->orbit);
@@ -191,6 +200,13 @@ uint32_t viewer_input_frame(viewer_input *s) {
   return moved(s);
 }
 
+uint32_t viewer_input_view(viewer_input *s, const splat_orbit *orbit) {
+  s->orbit = *orbit;
+  memcpy(s->scene_up, orbit->up, sizeof s->scene_up);
+  splat_fly_from_orbit(&s->fly, &s->orbit);
+  return moved(s);
+}
+
 static uint32_t switch_mode(viewer_input *s) {
   if (s->mode == VIEWER_MODE_ORBIT) {
     splat_fly_from_orbit(&s->fly, &s->orbit);
@@ -203,10 +219,18 @@ static uint32_t switch_mode(viewer_input *s) {
   return VIEWER_EFFECT_CAMERA | VIEWER_EFFECT_MESSAGE; /* same view, but redraw the HUD */
 }
 
+/* U: the scene's up (the start view's), -Y, +Y, +Z, each once. */
 static uint32_t cycle_up(viewer_input *s) {
-  splat_up_axis next = s->orbit.up == SPLAT_UP_NEG_Y ? SPLAT_UP_POS_Y
-                       : s->orbit.up == SPLAT_UP_POS_Y ? SPLAT_UP_POS_Z
-                                                       : SPLAT_UP_NEG_Y;
+  float ups[4][3];
+  int n = 1, at = -1;
+  memcpy(ups[0], s->scene_up, sizeof ups[0]);
+  for (int a = 0; a < 3; a++) {
+    splat_up_axis_vector((splat_up_axis)a, ups[n]);
+    if (!same_up(ups[n], ups[0])) n++;
+  }
+  for (int i = 0; i < n; i++)
+    if (same_up(s->orbit.up, ups[i])) at = i;
+  const float *next = ups[(at + 1) % n];
   if (s->mode == VIEWER_MODE_FLY) splat_orbit_from_fly(&s->orbit, &s->fly, s->orbit.distance);
   splat_orbit_set_up(&s->orbit, next);
   /* the fly camera keeps its position: the orbit's eye is where it stands */

@@ -38,6 +38,7 @@ typedef struct viewer_input {
   viewer_mode mode;
   splat_orbit orbit;
   splat_fly fly;
+  float scene_up[3];             /* the start view's up: first in U's cycle */
   float fovy;                    /* degrees */
   uint32_t width, height;        /* framebuffer size: framing and panning need it */
 
@@ -99,6 +100,9 @@ void viewer_input_resize(viewer_input *s, uint32_t width, uint32_t height);
 uint32_t viewer_input_jump(viewer_input *s, int index);
 /* Frames the scene bounds from the current direction (orbit), keeping the mode. */
 uint32_t viewer_input_frame(viewer_input *s);
+/* Moves to `orbit` (a new start view, viewer_start_view), keeping the mode: the fly camera
+ * stands at its eye; its up becomes the scene's (first in U's cycle). */
+uint32_t viewer_input_view(viewer_input *s, const splat_orbit *orbit);
 
 /* GLFW callbacks' arguments: key (GLFW_KEY_*), action (GLFW_PRESS/RELEASE/REPEAT), mods
  * (GLFW_MOD_*); button (GLFW_MOUSE_BUTTON_*); cursor in window pixels (y down); scroll
@@ -118,7 +122,8 @@ void viewer_input_release_all(viewer_input *s);
 int viewer_input_camera(const viewer_input *s, splat_camera *cam);
 
 const char *viewer_mode_name(viewer_mode m);
-const char *viewer_up_name(splat_up_axis up);
+/* "-Y", "+Y" or "+Z" for those axes, "scene" for another up (the start view's). */
+const char *viewer_up_name(const float up[3]);
 const char *viewer_raster_name(splat_raster_path raster);
 
 #endif

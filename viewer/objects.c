@@ -44,6 +44,7 @@ static VkResult add(viewer_objects *s, splat_renderer *r, viewer_lod_trees *tree
   viewer_object o = {.count = scene->count};
   app_scene_name(o.name, sizeof o.name, src->path);
   app_scene_bounds(scene, o.lo, o.hi);
+  viewer_shape_make(scene, src->start, o.lo, o.hi, &o.view);
   VkResult res;
   if (replace) {
     res = splat_renderer_set_scene(r, scene); /* every object replaced by this one, id 0 */
@@ -65,6 +66,7 @@ static VkResult add_lod(viewer_objects *s, splat_renderer *r, viewer_lod_trees *
   viewer_object o = {.count = scene->count, .lod = true, .max_cut = viewer_lod_max_cut(scene->count, src->budget)};
   app_scene_name(o.name, sizeof o.name, src->path);
   app_scene_bounds(scene, o.lo, o.hi);
+  viewer_shape_make(scene, src->start, o.lo, o.hi, &o.view);
   /* every leaf on the GPU when the object fits the memory budget, else streamed in pages from
    * the scene, which then moves here (the caller's is left empty) and lives with the object */
   splat_scene *keep = malloc(sizeof *keep);
@@ -145,6 +147,30 @@ void viewer_objects_bounds(const viewer_objects *s, float lo[3], float hi[3]) {
       lo[k] = fminf(lo[k], s->at[i].lo[k] + s->at[i].offset[k]);
       hi[k] = fmaxf(hi[k], s->at[i].hi[k] + s->at[i].offset[k]);
     }
+}
+
+void viewer_objects_shape(const viewer_objects *s, splat_scene_shape *shape) {
+  memset(shape, 0, sizeof *shape);
+  if (!s->count) return;
+  const viewer_object *first = &s->at[0];
+  *shape = first->view.shape;
+  for (int k = 0; k < 3; k++) { /* moved by its offset */
+    float d = 0.0f;
+    for (int a = 0; a < 3; a++) d += shape->axes[k][a] * first->offset[a];
+    shape->lo[k] += d, shape->hi[k] += d;
+  }
+  shape->ground += shape->lo[2] - first->view.shape.lo[2];
+  for (uint32_t i = 1; i < s->count; i++) {
+    const viewer_object *o = &s->at[i];
+    for (int c = 0; c < 8; c++) {
+      float p[3] = {(c & 1) ? o->hi[0] : o->lo[0], (c & 2) ? o->hi[1] : o->lo[1], (c & 4) ? o->hi[2] : o->lo[2]};
+      for (int k = 0; k < 3; k++) {
+        float h = 0.0f;
+        for (int a = 0; a < 3; a++) h += shape->axes[k][a] * (p[a] + o->offset[a]);
+        shape->lo[k] = fminf(shape->lo[k], h), shape->hi[k] = fmaxf(shape->hi[k], h);
+      }
+    }
+  }
 }
 
 uint32_t viewer_objects_instances(const viewer_objects *s, splat_instance out[SPLAT_MAX_OBJECTS]) {

@@ -7,6 +7,7 @@
 #include "message.h"
 #include "splat_renderer.h"
 #include "splat_scene.h"
+#include "start_view.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@ typedef struct viewer_object {
   bool lod;              /* drawn as a cut of its level-of-detail tree (add_lod_object) */
   uint32_t max_cut;      /* lod: the most nodes of its cut (0: its leaf count) */
   float lo[3], hi[3];    /* its bounds (app_scene_bounds), in its own coordinates */
+  viewer_shape view;     /* its up, oriented box etc. for the start view, likewise (viewer_shape_make) */
   float offset[3];       /* its place: world = own + offset */
 } viewer_object;
 
@@ -39,6 +41,7 @@ typedef struct viewer_object_source {
    * the caller still frees *lod). */
   viewer_lod *lod;
   uint32_t budget;       /* --budget: the cut's room (viewer_lod_max_cut); 0: none */
+  const viewer_start *start; /* what is known of it before its splats (its up, cameras beside it); NULL: nothing */
 } viewer_object_source;
 
 /* Uploads src->scene as an object. `replace`: in place of every object (the renderer's
@@ -62,6 +65,9 @@ bool viewer_objects_lod(const viewer_objects *s);
 uint32_t viewer_objects_splats(const viewer_objects *s);
 /* The box around every object as placed (what the views frame). */
 void viewer_objects_bounds(const viewer_objects *s, float lo[3], float hi[3]);
+/* The shape the start view frames: the first object's (its up and axes) as placed, its box
+ * widened to hold every other object's box as placed. */
+void viewer_objects_shape(const viewer_objects *s, splat_scene_shape *shape);
 /* The frame's instances: 0 when one object sits where its file put it and no other is hidden
  * (the frame then draws every object untransformed, as a single scene always was), else one per
  * object. */

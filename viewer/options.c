@@ -30,6 +30,11 @@ void splatview_usage(FILE *f) {
           "  --cameras FILE.json     the cameras.json written by 3DGS training\n"
           "  --camera I              start at camera I of --cameras (default 0)\n"
           "  --eye X,Y,Z --target X,Y,Z [--up X,Y,Z]   look-at camera (up default 0,-1,0)\n"
+          "  --up X,Y,Z              alone: the world's up for the start view (default: from the\n"
+          "                          cameras.json beside the scene, else from the splats: a flat\n"
+          "                          scene's ground, a tall one's long axis, else -Y); the start\n"
+          "                          view looks down at the scene from 30 degrees above, all of it\n"
+          "                          in the image\n"
           "  --fovy DEG              vertical field of view (default 50)\n"
           "  --sort auto|onesweep|radix16|merge|quaternary   sort algorithm (default auto: by the\n"
           "                          device and the scene's splat count; O cycles them)\n"
@@ -109,8 +114,9 @@ void splatview_usage(FILE *f) {
           "\n"
           "keys (window): left drag orbit, right/middle drag pan, wheel zoom; Tab orbit/fly;\n"
           "  W A S D Q E move in fly mode (Shift faster, mouse look while left button held,\n"
-          "  wheel sets the speed); F frame the scene; U cycle the up axis (-Y, +Y, +Z);\n"
-          "  1-9 / PageUp / PageDown cameras from --cameras; O cycle the sort (auto, onesweep,\n"
+          "  wheel sets the speed); F frame the scene; U cycle the up axis (the scene's, -Y,\n"
+          "  +Y, +Z); 1-9 / PageUp / PageDown cameras from --cameras (or the cameras.json\n"
+          "  beside the scene); O cycle the sort (auto, onesweep,\n"
           "  radix16, merge, quaternary: those the device runs); K cycle key bits 32/24/16;\n"
           "  R raster graphics/compute (not with --grid); L order global/per-pixel; V vsync on/off;\n"
           "  H hide the HUD; P screenshot (splatview-NNNN.png, without the HUD); N select the\n"
@@ -263,6 +269,9 @@ static int parse_view_value(int opt, const char *v, splatview_options *o, parse_
       return refuse(err, n, "--%s '%s': expected three numbers X,Y,Z", option_name(opt), v);
     if (opt == OPT_EYE) o->have_eye = true;
     if (opt == OPT_TARGET) st->have_target = true;
+    if (opt == OPT_UP && o->up[0] == 0.0f && o->up[1] == 0.0f && o->up[2] == 0.0f)
+      return refuse(err, n, "--up '%s': expected a direction, not 0,0,0", v);
+    if (opt == OPT_UP) o->have_up = true;
     return 0;
   case OPT_FOVY:
     if (parse_floats(v, &o->fovy, 1) || o->fovy <= 0.0f || o->fovy >= 180.0f)

@@ -48,6 +48,7 @@ typedef struct splatview_options {
   const char *cameras;      /* cameras.json */
   int camera_index;         /* -1: none chosen */
   bool have_eye;
+  bool have_up;             /* --up given: the look-at camera's, or alone the start view's */
   float eye[3], target[3], up[3];
   float fovy;
   splatsort_algorithm sort;

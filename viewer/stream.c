@@ -52,6 +52,7 @@ static int take_part(viewer_stream *s, const viewer_load_part *p, splat_renderer
   viewer_upload_stats_add(&s->stats, &st);
   if (s->parts++ == 0) {
     app_scene_bounds(sc, s->lo, s->hi);
+    viewer_shape_make(sc, s->start, s->lo, s->hi, &s->view);
     s->first_part = sc->count;
     s->t_first_part = now_s() - t0;
   }

@@ -6,6 +6,7 @@
 
 #include "loader.h"
 #include "splat_renderer.h"
+#include "start_view.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,6 +20,8 @@ typedef struct viewer_stream {
   uint32_t parts;          /* parts with splats appended */
   uint32_t first_part;     /* the splats of the first */
   float lo[3], hi[3];      /* the bounds of the first part with splats (app_scene_bounds) */
+  viewer_shape view;       /* its shape etc. (viewer_shape_make) */
+  const viewer_start *start; /* set by the caller: what is known of the scene beforehand (or NULL) */
   double t_first_part;     /* seconds after t0 when the first part with splats was appended; 0: none */
   splat_upload_stats stats; /* the appends' added up; gb_per_s over their total */
 } viewer_stream;

@@ -11,6 +11,7 @@
 #include "message.h"
 #include "objects.h"
 #include "raster_auto.h"
+#include "start_view.h"
 #include "swapchain.h"
 #include "vkh.h"
 #include "window_hud.h"
@@ -65,8 +66,10 @@ typedef struct viewer {
   viewer_input in;
   splat_orbit start_orbit;  /* --bench turns around it */
   splat_camera start_cam;
-  splat_camera_desc *cams;
+  splat_camera_desc *cams;  /* --cameras */
   uint32_t cam_count;
+  viewer_start start;       /* the scene shown (the first object): its up if known, the cameras beside it */
+  viewer_start ws_start;    /* the same for a streamed drop, until it ends */
 
   viewer_objects objects;   /* the scenes shown, side by side */
   splat_instance instances[SPLAT_MAX_OBJECTS];
@@ -226,9 +229,50 @@ static void objects_changed(viewer *v) {
   viewer_input_set_objects(&v->in, v->objects.count, v->objects.selected);
 }
 
+/* The options for a scene dropped on the window: --cameras, --eye/--target and the bundled
+ * scene's view were for the command line's. */
+static splatview_options drop_options(const splatview_options *o) {
+  splatview_options d = *o;
+  d.cameras = NULL;
+  d.camera_index = -1;
+  d.have_eye = false;
+  d.scene_count = 0;
+  return d;
+}
+
+/* What the start view knows of a dropped scene at `path` before its splats (viewer_start_prepare). */
+static void prepare_drop(viewer *v, const char *path, viewer_start *s) {
+  splatview_options d = drop_options(v->o);
+  viewer_start_prepare(s, &d, path, NULL, 0);
+}
+
+/* The objects shown changed by a drop: the controllers take their start view, as the command
+ * line's scenes would have it (viewer_start_view). */
+static void restart_view(viewer *v) {
+  splatview_options d = drop_options(v->o);
+  splat_orbit orbit;
+  splat_camera cam;
+  char err[1024];
+  VkExtent2D e = v->sc.extent;
+  if (viewer_start_view(&d, &v->objects, NULL, 0, e.width, e.height, &orbit, &cam, err, sizeof err) == 0)
+    viewer_input_view(&v->in, &orbit);
+  else
+    viewer_input_frame(&v->in);
+}
+
+/* The scene shown replaced: `next` becomes v->start (moved), its cameras beside on the number
+ * keys (the --cameras were the command line's scene's). */
+static void take_start(viewer *v, viewer_start *next) {
+  viewer_input_set_cameras(&v->in, NULL, 0);
+  viewer_start_free(&v->start);
+  v->start = *next;
+  memset(next, 0, sizeof *next);
+  if (v->start.beside_count) viewer_input_set_cameras(&v->in, v->start.beside, v->start.beside_count);
+}
+
 /* A scene loaded after the first: onto the GPU in place of the current ones, or (`add`, a
- * Shift drop) as another object right of them; then every object is framed from the current
- * direction. A scene that cannot be shown keeps the current ones. Frees `scene` and `lod`. */
+ * Shift drop) as another object right of them; then the objects take their start view. A scene
+ * that cannot be shown keeps the current ones. Frees `scene` and `lod`. */
 static void show_scene(viewer *v, const char *path, splat_scene *scene_in, viewer_lod *lod, bool add) {
   splat_scene scene = *scene_in;
   memset(scene_in, 0, sizeof *scene_in);
@@ -241,7 +285,9 @@ static void show_scene(viewer *v, const char *path, splat_scene *scene_in, viewe
   }
   drain(v); /* the renderer frees or grows buffers: no frame may still use them */
   char why[1200];
-  viewer_object_source src = {&scene, path, lod, v->o->lod_budget};
+  viewer_start next = {0};
+  if (!add) prepare_drop(v, path, &next);
+  viewer_object_source src = {&scene, path, lod, v->o->lod_budget, add ? NULL : &next};
   VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, &v->trees, &src, !add, &v->log, why, sizeof why);
   viewer_lod_free(lod);
   if (res == VK_SUCCESS && why[0]) set_message(v, true, "%s: %s", path, why); /* drawn whole instead */
@@ -254,11 +300,12 @@ static void show_scene(viewer *v, const char *path, splat_scene *scene_in, viewe
       set_message(v, true, "%s: cannot upload %u splats to the GPU (%s); %s", path, scene.count,
                   vkh_result_name(res), stays);
     splat_scene_free(&scene);
+    viewer_start_free(&next);
     return;
   }
   objects_changed(v);
-  viewer_input_frame(&v->in);
-  if (v->cam_count && !add) viewer_input_set_cameras(&v->in, NULL, 0); /* they belong to the first scene */
+  if (!add) take_start(v, &next);
+  restart_view(v);
   set_title(v);
   const viewer_object *o = &v->objects.at[v->objects.selected];
   if (!why[0])
@@ -308,8 +355,8 @@ static void stream_round(viewer *v, const window_stream_ctx *c) {
     printf("streaming %s: %u of %u splats shown\n", viewer_path(v->ws.path), v->ws.s.resident, v->ws.s.total);
     fflush(stdout);
     objects_changed(v);
-    viewer_input_frame(&v->in);
-    if (v->cam_count) viewer_input_set_cameras(&v->in, NULL, 0); /* they belong to the first scene */
+    viewer_input_set_cameras(&v->in, NULL, 0); /* they belong to the scene it replaces */
+    restart_view(v);
     set_title(v);
   }
 }
@@ -322,7 +369,11 @@ static void stream_done(viewer *v, const window_stream_ctx *c, splat_scene *scen
   v->loads.running_stream = false;
   if (err[0]) set_message(v, true, "%s: %s", v->ws.path, err);
   objects_changed(v);
-  viewer_input_frame(&v->in); /* the whole scene's bounds (it was framed by its first part) or the old one's */
+  restart_view(v); /* the whole scene's shape (it was framed by its first part) or the old one's */
+  if (shown) take_start(v, &v->ws_start);
+  else if (v->start.beside_count) /* the old scene back: its cameras on the number keys again */
+    viewer_input_set_cameras(&v->in, v->start.beside, v->start.beside_count);
+  viewer_start_free(&v->ws_start);
   set_title(v);
   if (shown) {
     const viewer_object *o = &v->objects.at[0];
@@ -357,6 +408,9 @@ static void background_load(viewer *v) {
     viewer_load_status st;
     viewer_loader_status(v->loads.loader, &st);
     window_stream_begin(&v->ws, &c, st.path, v->o->keep_until_loaded);
+    viewer_start_free(&v->ws_start);
+    prepare_drop(v, st.path, &v->ws_start);
+    v->ws.s.start = &v->ws_start;
   }
 }
 
@@ -742,6 +796,7 @@ static int start_first(viewer *v, const char *path, splat_scene *scene) {
     viewer_error("%s", err);
     return -1; /* viewer_destroy cancels the load */
   }
+  viewer_start_prepare(&v->start, v->o, path, v->cams, v->cam_count);
   /* the command line's other scenes meanwhile, on this thread: a bad one fails before the window */
   for (uint32_t i = 1; i < v->o->scene_count; i++) {
     const char *p = v->o->scenes[i];
@@ -847,7 +902,7 @@ static int upload(viewer *v, const char *path, splat_scene *scene, viewer_lod *l
     viewer_error("%s: %u splats dropped and %u values clamped (non-finite values)", path,
                  scene->dropped, scene->clamped);
   char why[1200];
-  viewer_object_source src = {scene, path, lod, v->o->lod_budget};
+  viewer_object_source src = {scene, path, lod, v->o->lod_budget, v->objects.count == 0 ? &v->start : NULL};
   VkResult res = viewer_objects_add(&v->objects, v->ar.renderer, &v->trees, &src, v->objects.count == 0, &v->log,
                                     why, sizeof why);
   viewer_lod_free(lod);
@@ -917,15 +972,12 @@ static int setup_swapchain(viewer *v) {
 }
 
 /* The start view (it frames the scene for the framebuffer's aspect), the controllers and the
- * statistics. A first scene dropped in place of the command line's takes the default view:
- * --cameras, --eye and --target were for the other. */
+ * statistics. A first scene dropped in place of the command line's takes a dropped scene's view
+ * (drop_options): --cameras, --eye and --target were for the other. */
 static int setup_view(viewer *v, bool dropped) {
-  splatview_options view_opts = *v->o;
+  splatview_options view_opts = dropped ? drop_options(v->o) : *v->o;
   const splatview_options *o = &view_opts;
   if (dropped) {
-    view_opts.cameras = NULL;
-    view_opts.have_eye = false;
-    view_opts.scene_count = 0; /* nor the bundled scene's own view */
     splat_cameras_free(v->cams);
     v->cams = NULL;
     v->cam_count = 0;
@@ -936,9 +988,8 @@ static int setup_view(viewer *v, bool dropped) {
     viewer_error("the window's framebuffer is %ux%u, not the --size %ux%u asked for", w, h,
                  o->width, o->height);
   char err[1024];
-  float lo[3], hi[3];
-  viewer_objects_bounds(&v->objects, lo, hi);
-  if (app_start_view(o, lo, hi, v->cams, v->cam_count, w, h, &v->start_orbit, &v->start_cam, err, sizeof err) != 0) {
+  if (viewer_start_view(o, &v->objects, v->cams, v->cam_count, w, h, &v->start_orbit, &v->start_cam, err,
+                        sizeof err) != 0) {
     viewer_error("%s", err);
     return -1;
   }
@@ -952,6 +1003,8 @@ static int setup_view(viewer *v, bool dropped) {
   if (v->cam_count) {
     viewer_input_set_cameras(&v->in, v->cams, v->cam_count);
     viewer_input_jump(&v->in, o->camera_index < 0 ? 0 : o->camera_index);
+  } else if (v->start.beside_count) { /* the cameras beside the scene on the number keys */
+    viewer_input_set_cameras(&v->in, v->start.beside, v->start.beside_count);
   }
   v->keep_stats = o->bench || o->frames > 0;
   v->stats.skip = o->warmup;
@@ -1000,6 +1053,10 @@ static int setup(viewer *v, const char *path, splat_scene *scene) {
     if (r != 0) return r;
   }
   bool dropped = strcmp(first, path) != 0;
+  if (dropped) { /* what was known of the command line's scene is not this one's */
+    viewer_start_free(&v->start);
+    prepare_drop(v, first, &v->start);
+  }
   if (setup_scene(v, first, scene, dropped) != 0 || setup_view(v, dropped) != 0 ||
       setup_raster(v) != 0)
     return -1;
@@ -1104,6 +1161,8 @@ static int viewer_destroy(viewer *v, int status) {
   if (v->window) glfwDestroyWindow(v->window);
   if (v->glfw_ready) glfwTerminate();
   splat_cameras_free(v->cams);
+  viewer_start_free(&v->start);
+  viewer_start_free(&v->ws_start);
   window_loads_end(&v->loads); /* cancels and joins a load still running */
   for (uint32_t i = 0; i < SPLATVIEW_MAX_SCENES; i++) {
     splat_scene_free(&v->more[i]);

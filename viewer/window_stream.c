@@ -33,6 +33,7 @@ static void show(window_stream *w, const window_stream_ctx *c) {
   app_scene_name(ob->name, sizeof ob->name, w->path);
   memcpy(ob->lo, w->s.lo, sizeof ob->lo);
   memcpy(ob->hi, w->s.hi, sizeof ob->hi);
+  ob->view = w->s.view;
   o->count = 1;
   o->others_hidden = !w->old_freed && w->old.count > 0;
   w->shown = true;
@@ -89,8 +90,10 @@ int window_stream_end(window_stream *w, const window_stream_ctx *c, const splat_
     if (!w->old_freed) remove_all(c, &w->old);
     w->old_freed = true;
     show(w, c);
-    app_scene_bounds(full, c->objects->at[0].lo, c->objects->at[0].hi);
-    c->objects->at[0].count = w->s.resident;
+    viewer_object *ob = &c->objects->at[0];
+    app_scene_bounds(full, ob->lo, ob->hi);
+    viewer_shape_make(full, w->s.start, ob->lo, ob->hi, &ob->view);
+    ob->count = w->s.resident;
     return 1;
   }
   if (w->s.begun) (void)splat_renderer_remove_object(c->renderer, w->s.id);

@@ -1,6 +1,7 @@
 /* view_control.c: framing a scene (robust bounds, fit distance) and the orbit/fly
  * controllers of the viewer; vector maths with cglm. */
 #include "view_control.h"
+#include "tools_internal.h"
 
 #include <cglm/cglm.h>
 
@@ -19,8 +20,8 @@ static void swapf(float *a, float *b) {
   *b = t;
 }
 
-/* k-th smallest of v[0..n) (quickselect with a three-way partition; reorders v; no NaN). */
-static float select_kth(float *v, size_t n, size_t k) {
+/* tools_internal.h: the k-th smallest, in place. */
+float splat_select_kth(float *v, size_t n, size_t k) {
   size_t lo = 0, hi = n - 1;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -69,8 +70,8 @@ int splat_scene_robust_bounds(const float *positions, uint32_t count, float lo[3
   }
   size_t klo = (size_t)floor(0.02 * (double)(n - 1)), khi = (size_t)ceil(0.98 * (double)(n - 1));
   for (int a = 0; a < 3; a++) {
-    lo[a] = select_kth(v + a * cap, n, klo);
-    hi[a] = select_kth(v + a * cap, n, khi);
+    lo[a] = splat_select_kth(v + a * cap, n, klo);
+    hi[a] = splat_select_kth(v + a * cap, n, khi);
   }
   free(v);
   return 0;
@@ -119,18 +120,32 @@ int splat_camera_frame_bounds(splat_camera *cam, const float bmin[3], const floa
 
 /* ---- controllers ------------------------------------------------------------------------ */
 
-void splat_up_basis(splat_up_axis axis, float up[3], float ahead[3], float right[3]) {
-  /* right = ahead x up in every case, so yaw 0 / pitch 0 gives a right-handed
-   * (right, down, forward) frame. -Y up, looking +z is the identity camera (COLMAP). */
-  static const float table[3][3][3] = {
-      {{0, -1, 0}, {0, 0, 1}, {1, 0, 0}},   /* -Y up */
-      {{0, 1, 0}, {0, 0, -1}, {1, 0, 0}},   /* +Y up (OpenGL: look -z) */
-      {{0, 0, 1}, {0, 1, 0}, {1, 0, 0}},    /* +Z up: look +y */
-  };
-  int a = (axis == SPLAT_UP_POS_Y || axis == SPLAT_UP_POS_Z) ? (int)axis : 0;
-  if (up) memcpy(up, table[a][0], 3 * sizeof(float));
-  if (ahead) memcpy(ahead, table[a][1], 3 * sizeof(float));
-  if (right) memcpy(right, table[a][2], 3 * sizeof(float));
+void splat_up_axis_vector(splat_up_axis axis, float up[3]) {
+  up[0] = up[2] = 0.0f;
+  up[1] = -1.0f;
+  if (axis == SPLAT_UP_POS_Y) up[1] = 1.0f;
+  if (axis == SPLAT_UP_POS_Z) up[1] = 0.0f, up[2] = 1.0f;
+}
+
+void splat_up_basis(const float up[3], float unit_up[3], float ahead[3], float right[3]) {
+  /* right = ahead x up, so yaw 0 / pitch 0 gives a right-handed (right, down, forward)
+   * frame; -Y up, looking +z is the identity camera (COLMAP). The named axes come out
+   * exactly (their components are 0 and +-1). */
+  vec3 u = VEC3(up), r = {1.0f, 0.0f, 0.0f}, a;
+  float len = glm_vec3_norm(u);
+  if (!(len > 0.0f) || !isfinite(len)) {
+    glm_vec3_zero(u);
+    u[1] = -1.0f;
+  } else {
+    glm_vec3_divs(u, len, u);
+  }
+  if (fabsf(u[0]) > 0.9f) r[0] = 0.0f, r[1] = 1.0f;
+  glm_vec3_muladds(u, -glm_vec3_dot(r, u), r); /* r -= (r.u) u */
+  glm_vec3_normalize(r);
+  glm_vec3_cross(u, r, a);
+  if (unit_up) memcpy(unit_up, u, 3 * sizeof(float));
+  if (ahead) memcpy(ahead, a, 3 * sizeof(float));
+  if (right) memcpy(right, r, 3 * sizeof(float));
 }
 
 static float clamp_pitch(float p) {
@@ -148,17 +163,16 @@ static float wrap_angle(float a) {
   return a;
 }
 
-void splat_forward_from_angles(splat_up_axis axis, float yaw, float pitch, float forward[3]) {
+void splat_forward_from_angles(const float up[3], float yaw, float pitch, float forward[3]) {
   float u[3], a[3], r[3];
-  splat_up_basis(axis, u, a, r);
+  splat_up_basis(up, u, a, r);
   float cp = cosf(pitch), sp = sinf(pitch), cy = cosf(yaw), sy = sinf(yaw);
   for (int k = 0; k < 3; k++) forward[k] = cp * (cy * a[k] + sy * r[k]) + sp * u[k];
 }
 
-void splat_angles_from_forward(splat_up_axis axis, const float forward[3], float *yaw,
-                               float *pitch) {
+void splat_angles_from_forward(const float up[3], const float forward[3], float *yaw, float *pitch) {
   vec3 u, a, r, f = VEC3(forward);
-  splat_up_basis(axis, u, a, r);
+  splat_up_basis(up, u, a, r);
   float len = glm_vec3_norm(f);
   if (!(len > 0.0f) || !isfinite(len)) {
     *yaw = 0.0f;
@@ -172,10 +186,10 @@ void splat_angles_from_forward(splat_up_axis axis, const float forward[3], float
   *pitch = clamp_pitch(asinf(s));
 }
 
-void splat_orbit_init(splat_orbit *o, const float target[3], float distance, splat_up_axis up) {
+void splat_orbit_init(splat_orbit *o, const float target[3], float distance, const float up[3]) {
   memset(o, 0, sizeof *o);
   memcpy(o->target, target, sizeof o->target);
-  o->up = up;
+  splat_up_basis(up, o->up, NULL, NULL);
   o->min_distance = 1e-3f;
   o->max_distance = 1e6f;
   o->distance = fmaxf(o->min_distance, fminf(o->max_distance, distance));
@@ -211,10 +225,10 @@ void splat_orbit_eye(const splat_orbit *o, float eye[3]) {
 }
 
 /* Camera axes (right, down) for yaw/pitch: the same as splat_camera_look_at builds. */
-static void view_axes(splat_up_axis axis, float yaw, float pitch, vec3 right, vec3 down, vec3 fwd) {
+static void view_axes(const float up[3], float yaw, float pitch, vec3 right, vec3 down, vec3 fwd) {
   vec3 u;
-  splat_up_basis(axis, u, NULL, NULL);
-  splat_forward_from_angles(axis, yaw, pitch, fwd);
+  splat_up_basis(up, u, NULL, NULL);
+  splat_forward_from_angles(up, yaw, pitch, fwd);
   glm_vec3_cross(fwd, u, right);
   glm_vec3_divs(right, glm_vec3_norm(right), right);
   glm_vec3_cross(fwd, right, down);
@@ -236,23 +250,23 @@ void splat_orbit_zoom(splat_orbit *o, float steps) {
   o->distance = fmaxf(o->min_distance, fminf(o->max_distance, d));
 }
 
-void splat_orbit_set_up(splat_orbit *o, splat_up_axis up) {
+void splat_orbit_set_up(splat_orbit *o, const float up[3]) {
   float f[3];
   splat_forward_from_angles(o->up, o->yaw, o->pitch, f);
-  o->up = up;
-  splat_angles_from_forward(up, f, &o->yaw, &o->pitch);
+  splat_up_basis(up, o->up, NULL, NULL);
+  splat_angles_from_forward(o->up, f, &o->yaw, &o->pitch);
 }
 
 /* Camera at `eye` looking along yaw/pitch: both controllers build their camera here, so
  * switching between them gives exactly the same matrix. */
-static int camera_from_angles(splat_camera *cam, const float eye[3], splat_up_axis axis,
+static int camera_from_angles(splat_camera *cam, const float eye[3], const float up[3],
                               float yaw, float pitch, float fovy_deg, uint32_t width,
                               uint32_t height) {
   vec3 e = VEC3(eye), right, down, fwd;
   if (!glm_vec3_isvalid(e) || !isfinite(yaw) || !isfinite(pitch) || width == 0 || height == 0 ||
       !(fovy_deg > 0.0f && fovy_deg < 180.0f))
     return -1;
-  view_axes(axis, yaw, clamp_pitch(pitch), right, down, fwd);
+  view_axes(up, yaw, clamp_pitch(pitch), right, down, fwd);
   splat_camera_from_axes(cam, right, down, fwd, eye, fovy_deg, width, height);
   return 0;
 }
@@ -277,10 +291,10 @@ int splat_orbit_frame_bounds(splat_orbit *o, const float bmin[3], const float bm
   return 0;
 }
 
-void splat_fly_init(splat_fly *f, const float position[3], splat_up_axis up) {
+void splat_fly_init(splat_fly *f, const float position[3], const float up[3]) {
   memset(f, 0, sizeof *f);
   memcpy(f->position, position, sizeof f->position);
-  f->up = up;
+  splat_up_basis(up, f->up, NULL, NULL);
   f->speed = 1.0f;
   f->fast_multiplier = 4.0f;
   f->look_speed = 0.003f;
@@ -320,7 +334,7 @@ void splat_fly_from_orbit(splat_fly *f, const splat_orbit *o) {
   splat_orbit_eye(o, f->position);
   f->yaw = o->yaw;
   f->pitch = o->pitch;
-  f->up = o->up;
+  memcpy(f->up, o->up, sizeof f->up);
 }
 
 void splat_orbit_from_fly(splat_orbit *o, const splat_fly *f, float distance) {
@@ -333,5 +347,5 @@ void splat_orbit_from_fly(splat_orbit *o, const splat_fly *f, float distance) {
   o->distance = d;
   o->yaw = f->yaw;
   o->pitch = f->pitch;
-  o->up = f->up;
+  memcpy(o->up, f->up, sizeof o->up);
 }
