@@ -302,9 +302,9 @@ splatsort_test(viewer_convert_lod LABELS cpu viewer TIMEOUT 120
 
 # Level of detail when viewing (issue 27): the options' bad values and refusals (CPU only: refused
 # before any device is made).
-foreach(case "budget_zero;--budget 0;--budget '0': expected a number of splats in 1\\.\\.4294967295"
-             "budget_suffix;--budget 10M;--budget '10M': expected a number of splats"
-             "budget_big;--budget 4294967296;--budget '4294967296': expected a number of splats"
+foreach(case "budget_zero;--budget 0;--budget '0': expected a number of nodes in 1\\.\\.4294967295"
+             "budget_suffix;--budget 10M;--budget '10M': expected a number of nodes"
+             "budget_big;--budget 4294967296;--budget '4294967296': expected a number of nodes"
              "threshold_zero;--lod-threshold 0;--lod-threshold '0': expected pixels above 0"
              "threshold_text;--lod-threshold px;--lod-threshold 'px': expected pixels above 0"
              "blend_negative;--lod-blend -0.5;--lod-blend '-0\\.5': expected a number >= 0"
