@@ -13,7 +13,7 @@ endif()
 splatsort_lavapipe_test(faults WIDTHS 256 COMMAND test_faults ${faults_args})
 
 # Several sweeps at once with other upload settings (tests/faults_stress.sh; issue 33: a SIGBUS
-# seen once in a CI run), ~100 runs in all (~40 s of CPU). The release build only: the sanitizer
+# seen once in a CI run), ~55 runs in all. The release build only: the sanitizer
 # build's sweep covers the calls, and this is about timing.
 if(NOT SPLATSORT_SANITIZE)
   splatsort_test(faults_stress GPU LABELS stress TIMEOUT 900 ENV LP_NATIVE_VECTOR_WIDTH=256

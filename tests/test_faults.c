@@ -18,7 +18,8 @@
  * rotates with the case number (OUT_OF_DEVICE_MEMORY, OUT_OF_HOST_MEMORY, DEVICE_LOST), or with
  * --all-errors each case gets all three. --upload-threads / --piece-splats: the renderer's
  * packing threads and splats per staging piece (default 1 / a piece's worth; small pieces wrap
- * the upload's ring many times). --verbose prints the libraries' messages. */
+ * the upload's ring many times). --no-lod leaves the level-of-detail object out. --verbose prints
+ * the libraries' messages. */
 #include "check.h"
 #include "sort_harness.h"
 #include "splat_renderer.h"
@@ -161,6 +162,7 @@ typedef struct run_state {
 static struct {
   uint32_t upload_threads, piece_splats;
   uint32_t self_test_timeout_ms; /* 0: 600 s (see make_sorter) */
+  int no_lod;                    /* leave the level-of-detail object out of the sequence */
 } opt;
 
 /* A step's result: 1 when it failed (counted; the caller tries it once more, which must work,
@@ -353,7 +355,7 @@ static long run_once(long fail_at, VkResult error, bool self_test) {
     scene_once(&s, r);
     frame_once(&s, r, SPLAT_RASTER_GRAPHICS);
     frame_once(&s, r, SPLAT_RASTER_COMPUTE);
-    lod_once(&s, r);
+    if (!opt.no_lod) lod_once(&s, r);
   }
   fi.destroying = 1;
   splat_renderer_destroy(r);
@@ -444,10 +446,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--log") && i + 1 < argc) log_path = argv[++i];
     else if (!strcmp(argv[i], "--self-test-timeout") && i + 1 < argc) opt.self_test_timeout_ms = (uint32_t)atol(argv[++i]);
     else if (!strcmp(argv[i], "--all-errors")) all_errors = 1;
+    else if (!strcmp(argv[i], "--no-lod")) opt.no_lod = 1;
     else if (!strcmp(argv[i], "--verbose")) fi.verbose = 1;
     else {
       fprintf(stderr, "usage: test_faults [--stride K] [--offset O] [--all-errors] [--only C | --from C] "
-                      "[--upload-threads T] [--piece-splats P] [--self-test-timeout MS] [--log FILE] [--verbose]\n");
+                      "[--upload-threads T] [--piece-splats P] [--self-test-timeout MS] [--no-lod] [--log FILE] [--verbose]\n");
       return 2;
     }
   }
@@ -466,7 +469,7 @@ int main(int argc, char **argv) {
   /* With the self-test, splatsort_create makes the calls it makes without it and then the
    * self-test's; the rest of the sequence is the same. So the self-test run's create and the
    * other run's calls after create cover every call once. */
-  lod_prepare();
+  if (!opt.no_lod) lod_prepare();
   sweep_plan plan;
   for (int st = 0; st < 2; st++) {
     memset(tally, 0, sizeof tally); /* the self-test run's calls are the ones swept */
