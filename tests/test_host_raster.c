@@ -558,14 +558,14 @@ static void test_into(void) {
 
 /* ---- arrays: a scene from the host's own arrays ------------------------------------------------ */
 
-/* The renderer's own target after cmd_render, as 8-bit RGBA (refrender's conversion). */
-static void render_own(splat_renderer *r, const splat_camera *cam, const float background[3], uint8_t *rgba8) {
+/* Frame f recorded with cmd_render into the renderer's own target and read back as RGBA floats
+ * (w * h * 4 into out); *t, when given, the frame's timings. */
+static void read_own_target(splat_renderer *r, const splat_frame *f, float *out, splat_timings *t) {
+  const splat_camera *cam = f->camera;
   size_t npx = (size_t)cam->width * cam->height;
   vkh_buffer rb = vkh_buffer_create(&ctx, npx * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "readback");
-  splat_frame f = {.camera = cam, .key_bits = 32,
-                   .background = {background[0], background[1], background[2]}};
   VkCommandBuffer cmd = vkh_begin(&ctx);
-  VK_CHECK(splat_renderer_cmd_render(r, cmd, &f));
+  VK_CHECK(splat_renderer_cmd_render(r, cmd, f));
   VkImage image;
   splat_renderer_target(r, &image, NULL, NULL);
   VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
@@ -575,11 +575,18 @@ static void render_own(splat_renderer *r, const splat_camera *cam, const float b
                         .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
   vkh_submit_wait(&ctx, cmd);
-  float *fl = malloc(npx * 16);
-  unpack(VK_FORMAT_R16G16B16A16_SFLOAT, rb.mapped, npx * 4, fl);
+  unpack(VK_FORMAT_R16G16B16A16_SFLOAT, rb.mapped, npx * 4, out);
+  if (t) VK_CHECK(splat_renderer_timings(r, 0, t));
+  vkh_buffer_destroy(&ctx, &rb);
+}
+
+/* The renderer's own target after cmd_render, as 8-bit RGBA (refrender's conversion). */
+static void render_own(splat_renderer *r, const splat_camera *cam, const float background[3], uint8_t *rgba8) {
+  splat_frame f = {.camera = cam, .key_bits = 32, .background = {background[0], background[1], background[2]}};
+  float *fl = malloc((size_t)cam->width * cam->height * 16);
+  read_own_target(r, &f, fl, NULL);
   refrender_to_rgba8(fl, cam->width, cam->height, rgba8);
   free(fl);
-  vkh_buffer_destroy(&ctx, &rb);
 }
 
 /* What a host keeps: its own arrays, here a 16 x 16 sheet of round splats coloured by
@@ -869,24 +876,9 @@ static void test_multiview(void) {
  * as RGBA floats (w * h * 4), and its timings. */
 static void render_own_compute(splat_renderer *r, const splat_camera *cam, const float background[3], float *out,
                                splat_timings *t) {
-  size_t npx = (size_t)cam->width * cam->height;
-  vkh_buffer rb = vkh_buffer_create(&ctx, npx * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true, "readback");
   splat_frame f = {.camera = cam, .key_bits = 32, .sh_degree = -1, .raster = SPLAT_RASTER_COMPUTE,
                    .background = {background[0], background[1], background[2]}};
-  VkCommandBuffer cmd = vkh_begin(&ctx);
-  VK_CHECK(splat_renderer_cmd_render(r, cmd, &f));
-  VkImage image;
-  splat_renderer_target(r, &image, NULL, NULL);
-  VkBufferImageCopy region = {.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
-                              .imageExtent = {cam->width, cam->height, 1}};
-  vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, rb.buffer, 1, &region);
-  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                        .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
-  vkh_submit_wait(&ctx, cmd);
-  unpack(VK_FORMAT_R16G16B16A16_SFLOAT, rb.mapped, npx * 4, out);
-  VK_CHECK(splat_renderer_timings(r, 0, t));
-  vkh_buffer_destroy(&ctx, &rb);
+  read_own_target(r, &f, out, t);
 }
 
 /* A first frame's image (RGB against the reference over `host`) and pair counts. */
