@@ -57,7 +57,7 @@ foreach(t ply splat spz cameras sog lod)
   if(EXISTS ${fuzz_dir}/${t}.dict)
     set(dict "-dict=${fuzz_dir}/${t}.dict")
   endif()
-  # 50 s from the committed seeds only (the build tree's new inputs are cleared first and never
+  # 30 s from the committed seeds only (the build tree's new inputs are cleared first and never
   # go to the source corpus); a crash input lands in ${fuzz_work}/<target>/. The seeds include
   # decompression bombs and claimed counts (corpus/*/budget_*, test_scene_budget seeds), and one
   # malloc over 512 MB, or an RSS over 1 GB (ASan's quarantine alone holds 256 MB; the targets
@@ -65,6 +65,6 @@ foreach(t ply splat spz cameras sog lod)
   # checking could reach it (the memory budget, issue 25).
   set(w ${fuzz_work}/${t})
   splatsort_test(fuzz_${t} LABELS fuzz TIMEOUT 150
-                 COMMAND sh -c "rm -rf '${w}' && mkdir -p '${w}/new' && exec \"$0\" -max_total_time=50 -seed=1 -timeout=10 -rss_limit_mb=1024 -malloc_limit_mb=512 -print_final_stats=1 -artifact_prefix='${w}/' ${dict} '${w}/new' '${fuzz_dir}/corpus/${t}'"
+                 COMMAND sh -c "rm -rf '${w}' && mkdir -p '${w}/new' && exec \"$0\" -max_total_time=30 -seed=1 -timeout=10 -rss_limit_mb=1024 -malloc_limit_mb=512 -print_final_stats=1 -artifact_prefix='${w}/' ${dict} '${w}/new' '${fuzz_dir}/corpus/${t}'"
                          $<TARGET_FILE:fuzz_${t}>)
 endforeach()

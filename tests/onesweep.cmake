@@ -7,7 +7,7 @@
 splatsort_test_executable(test_onesweep SOURCES test_onesweep.c LIBS sort_testlib
                           INCLUDES ${PROJECT_SOURCE_DIR}/src/sort/shaders)
 
-splatsort_lavapipe_test(sort_onesweep COMMAND test_sort --algo onesweep --suite full)
+splatsort_lavapipe_test(sort_onesweep COMMAND test_sort --algo onesweep --suite ${sort_suite})
 # Forced fallback is quadratic in the tile count: the quick suite stays under ~30 tiles.
 splatsort_lavapipe_test(sort_onesweep_fallback COMMAND test_sort --algo onesweep --force-fallback --suite quick)
 splatsort_lavapipe_test(sort_onesweep_wide WIDTHS 128 ENV SPLATSORT_ONESWEEP_TUNING=wide=1
@@ -29,7 +29,7 @@ splatsort_lavapipe_test(sort_onesweep_variants WIDTHS 256 ENV SPLATSORT_ONESWEEP
 # subgroups share the 16 arrays and rank in turn. The runs above take the late-counts path.
 # Then the same with the fallback forced, and with the other earlier designs and uvec4 ballots.
 splatsort_lavapipe_test(sort_onesweep_early ENV SPLATSORT_ONESWEEP_TUNING=early=1
-                        COMMAND test_sort --algo onesweep --suite full)
+                        COMMAND test_sort --algo onesweep --suite ${sort_suite})
 splatsort_lavapipe_test(onesweep_cases_early ENV SPLATSORT_ONESWEEP_TUNING=early=1 COMMAND test_onesweep)
 splatsort_lavapipe_test(onesweep_cases_early_fallback WIDTHS 512 ENV SPLATSORT_ONESWEEP_TUNING=early=1
                         COMMAND test_onesweep --force-fallback)

@@ -7,11 +7,11 @@ splatsort_test_executable(sortbench SOURCES bench/sortbench.c LIBS sort_testlib 
                           INCLUDES ${PROJECT_SOURCE_DIR}/src/sort/shaders)
 
 splatsort_test(sort_check LABELS cpu COMMAND test_sort_check)
-splatsort_lavapipe_test(sort_quaternary COMMAND test_sort --algo quaternary --suite full)
+splatsort_lavapipe_test(sort_quaternary COMMAND test_sort --algo quaternary --suite ${sort_suite})
 # radix16: also its tile and scan-level boundaries, and its output against quaternary's.
-splatsort_lavapipe_test(sort_radix16 COMMAND test_sort --algo radix16 --suite full)
+splatsort_lavapipe_test(sort_radix16 COMMAND test_sort --algo radix16 --suite ${sort_suite})
 # merge (Batcher's odd-even merge sort): also runs of 2, 4, 8 and 16 tiles merged.
-splatsort_lavapipe_test(sort_merge COMMAND test_sort --algo merge --suite full)
+splatsort_lavapipe_test(sort_merge COMMAND test_sort --algo merge --suite ${sort_suite})
 splatsort_lavapipe_test(sort_api COMMAND test_sort_api)
 # The creation-time self-test (pass, injected wrong order and stall, fallback) and AUTO's choice.
 splatsort_test_executable(test_self_test SOURCES test_self_test.c LIBS sort_testlib)

@@ -17,13 +17,17 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: tile_scene --scene FILE --copies N --out FILE.ply [--seed S] [--up X,Y,Z]\n"
-          "                  [--gap G] [--check]\n"
+          "                  [--gap G] [--frame-from FILE] [--views FILE.txt] [--check]\n"
           "  N copies of the scene on a square grid in the plane across its up (found from its\n"
           "  splats as the viewer does, or --up), copy i in row i / ceil(sqrt N), each turned\n"
           "  about up through the core's centre by a random angle from --seed (default 1); cells\n"
           "  are the core's widest horizontal extent times (1 + G) apart (--gap, default 0.25).\n"
           "  Copy 0 is the scene itself, unturned, at cell 0. The scene's splats outside its core\n"
-          "  (background, sky) are copied too. --check evaluates every copy's colours along 64\n"
+          "  (background, sky) are copied too. --frame-from: up, centre and cells from another\n"
+          "  file (a decimation of the scene tiles exactly as the scene). --views: three cameras\n"
+          "  of the grid, a line each (name eye target up, comma-separated): aerial (the whole\n"
+          "  grid from high above), mid (from outside a corner, 30 degrees down) and street (at\n"
+          "  half the capture's height, looking across the grid). --check evaluates every copy's colours along 64\n"
           "  directions against the scene's own along the turned-back directions.\n");
 }
 
@@ -197,14 +201,52 @@ static int write_header(FILE *f, uint64_t count, uint32_t coeffs, const char *sc
   return ferror(f) ? -1 : 0;
 }
 
+/* The three benchmark cameras of a side x side grid (see usage). */
+static int write_views(const char *path, const splat_scene_shape *sh, const double centre[3], double cell,
+                       uint64_t side) {
+  double span = (double)(side - 1) * cell, extent = (double)side * cell;
+  double height = sh->hi[2] - sh->lo[2], g[3], eye[3][3], target[3][3];
+  for (int a = 0; a < 3; a++) g[a] = centre[a] + 0.5 * span * (sh->axes[0][a] + sh->axes[1][a]);
+  for (int a = 0; a < 3; a++) {
+    const double u = sh->up[a], x = sh->axes[0][a], y = sh->axes[1][a];
+    /* aerial: above the grid's middle, a little to one side so it is not straight down */
+    eye[0][a] = g[a] + 1.1 * extent * u - 0.25 * extent * y;
+    target[0][a] = g[a];
+    /* mid: outside the corner of cell 0, 30 degrees down at the grid's middle */
+    double back = 0.35 * extent + cell, d = sqrt(2.0) * (0.5 * span + back) ;
+    eye[1][a] = g[a] - (0.5 * span + back) * (x + y) + d * tan(30.0 * 3.14159265358979 / 180.0) * u;
+    target[1][a] = g[a];
+    /* street: half a cell in front of row 0's edge, at half the capture's height, looking
+     * along the rows across the grid */
+    double ground = sh->ground - (centre[0] * sh->up[0] + centre[1] * sh->up[1] + centre[2] * sh->up[2]);
+    eye[2][a] = centre[a] + (ground + 0.5 * height) * u - 0.75 * cell * y + 0.35 * span * x;
+    target[2][a] = eye[2][a] + extent * y;
+  }
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "tile_scene: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  const char *names[3] = {"aerial", "mid", "street"};
+  for (int v = 0; v < 3; v++)
+    fprintf(f, "%s %.6g,%.6g,%.6g %.6g,%.6g,%.6g %.6g,%.6g,%.6g\n", names[v], eye[v][0], eye[v][1], eye[v][2],
+            target[v][0], target[v][1], target[v][2], sh->up[0], sh->up[1], sh->up[2]);
+  if (fclose(f)) {
+    fprintf(stderr, "tile_scene: %s: cannot write\n", path);
+    return -1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  const char *scene_path = NULL, *out_path = NULL, *up_arg = NULL;
+  const char *scene_path = NULL, *out_path = NULL, *up_arg = NULL, *frame_path = NULL, *views_path = NULL;
   uint64_t copies = 0, seed = 1;
   double gap = 0.25;
   int check = 0;
   static const struct option opts[] = {{"scene", 1, 0, 's'}, {"copies", 1, 0, 'n'}, {"out", 1, 0, 'o'},
                                        {"seed", 1, 0, 'r'},  {"up", 1, 0, 'u'},     {"gap", 1, 0, 'g'},
-                                       {"check", 0, 0, 'c'}, {"help", 0, 0, 'h'},   {0, 0, 0, 0}};
+                                       {"check", 0, 0, 'c'}, {"help", 0, 0, 'h'},   {"frame-from", 1, 0, 'f'},
+                                       {"views", 1, 0, 'v'}, {0, 0, 0, 0}};
   for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
     char *end = NULL;
     errno = 0;
@@ -213,6 +255,8 @@ int main(int argc, char **argv) {
     case 'o': out_path = optarg; break;
     case 'u': up_arg = optarg; break;
     case 'c': check = 1; break;
+    case 'f': frame_path = optarg; break;
+    case 'v': views_path = optarg; break;
     case 'n':
       if (optarg[0] < '0' || optarg[0] > '9') return die("--copies must be 1..1000000", optarg);
       copies = strtoull(optarg, &end, 10);
@@ -246,13 +290,19 @@ int main(int argc, char **argv) {
 
   splat_scene_shape shape;
   int shaped;
+  splat_scene frame = s;
+  if (frame_path && splat_scene_load_ex2(frame_path, &frame, NULL, err, sizeof err)) {
+    splat_scene_free(&s);
+    return die(err, NULL), 1;
+  }
   if (up_arg) {
     float up[3];
     if (sscanf(up_arg, "%f,%f,%f", &up[0], &up[1], &up[2]) != 3) return die("--up must be X,Y,Z", up_arg);
-    shaped = splat_scene_shape_along(s.positions, s.count, up, &shape);
+    shaped = splat_scene_shape_along(frame.positions, frame.count, up, &shape);
   } else {
-    shaped = splat_scene_shape_find(s.positions, s.count, &shape);
+    shaped = splat_scene_shape_find(frame.positions, frame.count, &shape);
   }
+  if (frame_path) splat_scene_free(&frame);
   if (shaped) {
     splat_scene_free(&s);
     return die("cannot find the scene's shape (no finite position, or a bad --up)", NULL);
@@ -266,6 +316,10 @@ int main(int argc, char **argv) {
   uint64_t side = (uint64_t)ceil(sqrt((double)copies));
   while (side * side < copies) side++;
 
+  if (views_path && write_views(views_path, &shape, centre, cell, side)) {
+    splat_scene_free(&s);
+    return 1;
+  }
   FILE *f = fopen(out_path, "wb");
   if (!f) {
     fprintf(stderr, "tile_scene: %s: %s\n", out_path, strerror(errno));
