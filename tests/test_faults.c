@@ -230,7 +230,7 @@ static splat_renderer *make_renderer(run_state *s, splatsort *sorter) {
                                    .device_create_info = &s->ctx.device_create_info,
                                    .queue = s->ctx.queue, .queue_family = s->ctx.queue_family,
                                    .sorters = sorters, .sorter_count = 1, .upload_threads = 1,
-                                   .flags = s->ctx.debug_utils ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
+                                   .flags = s->ctx.debug_labels ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
                                    .log = fault_log, .instance = s->ctx.instance,
                                    .vulkan_functions = &fault_functions};
   splat_renderer *r = NULL;

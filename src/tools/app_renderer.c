@@ -31,7 +31,7 @@ void app_renderer_create_opts(vkh_context *ctx, uint32_t frame_slots, splatsort_
                                    .queue = ctx->queue, .queue_family = ctx->queue_family,
                                    .sorters = (const splatsort *const *)out->sorters,
                                    .sorter_count = out->sorter_count, .frame_slots = frame_slots,
-                                   .flags = ctx->debug_utils ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
+                                   .flags = ctx->debug_labels ? SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT : 0,
                                    .log = log, .log_user = log_user, .memory_budget = opts->memory_budget,
                                    .sh_precision = opts->sh_precision, .upload_threads = opts->upload_threads,
                                    /* the viewer's own pass (--grid): its colour and depth */

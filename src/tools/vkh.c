@@ -48,16 +48,19 @@ vkh_options vkh_default_options(bool validation) {
   return o;
 }
 
-static bool has_layer(const char *name) {
-  uint32_t n = 0;
+/* The layer's specVersion (the Vulkan headers it was built from), or 0 where it is not installed. */
+static uint32_t layer_version(const char *name) {
+  uint32_t n = 0, version = 0;
   vkEnumerateInstanceLayerProperties(&n, NULL);
   VkLayerProperties *p = calloc(n ? n : 1, sizeof *p);
   vkEnumerateInstanceLayerProperties(&n, p);
-  bool found = false;
-  for (uint32_t i = 0; i < n; i++) found |= strcmp(p[i].layerName, name) == 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (strcmp(p[i].layerName, name) == 0) version = p[i].specVersion ? p[i].specVersion : 1;
   free(p);
-  return found;
+  return version;
 }
+
+static bool has_layer(const char *name) { return layer_version(name) != 0; }
 
 /* layer: NULL for the loader's and the drivers' extensions, else that layer's own. */
 static bool has_instance_extension(const char *layer, const char *name) {
@@ -122,6 +125,20 @@ static void create_instance(vkh_context *ctx, const vkh_options *o) {
     exit(1);
   }
   ctx->validation = o->validation;
+  /* The libraries name their objects and label their command-buffer regions (one create flag:
+   * SPLATSORT_CREATE_DEBUG_UTILS_BIT, SPLAT_RENDERER_CREATE_DEBUG_UTILS_BIT) where debug_utils is
+   * on, except under a validation layer older than 1.3.243 (Debian 12 ships 1.3.239): its label
+   * bookkeeping erases a freed command buffer's labels without its lock (Vulkan-ValidationLayers
+   * issue 5172, fixed by pull request 5312 in February 2023), racing with the layer's own
+   * queue threads, which retire submissions beside the application's thread; a label begun then
+   * can crash inside the layer (issue 33: SIGBUS in std::string's move in
+   * vkCmdBeginDebugUtilsLabelEXT, in a single-threaded test_sort and test_render). There the flag
+   * is left off (validation messages name handles by number); SPLATSORT_DEBUG_LABELS=1 sets it
+   * anyway. */
+  ctx->debug_labels = ctx->debug_utils;
+  if (o->validation && layer_version(layers[0]) < VK_MAKE_API_VERSION(0, 1, 3, 243) &&
+      !(getenv("SPLATSORT_DEBUG_LABELS") && !strcmp(getenv("SPLATSORT_DEBUG_LABELS"), "1")))
+    ctx->debug_labels = false;
   /* Synchronisation validation (hazards between commands, barriers that do not cover them)
    * through VK_EXT_validation_features, which the layer itself offers. */
   ctx->sync_validation = o->validation && o->sync_validation;
@@ -305,10 +322,10 @@ void vkh_init(vkh_context *ctx, const vkh_options *o) {
   pick_queue_family(ctx);
   create_device(ctx, o);
   ssvk_device_init(&ctx->vk, NULL, ctx->physical_device, ctx->device, NULL, VK_NULL_HANDLE, vkh_sort_log, NULL, "vkh",
-                   ctx->debug_utils);
+                   ctx->debug_labels);
 }
 
-uint32_t vkh_sort_flags(const vkh_context *ctx) { return ctx->debug_utils ? SPLATSORT_CREATE_DEBUG_UTILS_BIT : 0; }
+uint32_t vkh_sort_flags(const vkh_context *ctx) { return ctx->debug_labels ? SPLATSORT_CREATE_DEBUG_UTILS_BIT : 0; }
 
 void vkh_destroy(vkh_context *ctx) {
   if (ctx->device) {

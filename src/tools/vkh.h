@@ -58,6 +58,7 @@ typedef struct vkh_context {
   bool validation;
   bool sync_validation;            /* the layer's synchronisation validation is on */
   bool debug_utils;
+  bool debug_labels;               /* the libraries may label command buffers (vkh.c says when not) */
   bool dynamic_rendering;          /* Vulkan 1.3 dynamicRendering enabled */
   bool multiview;                  /* Vulkan 1.1 multiview enabled (where the device has it) */
   bool pipeline_statistics;        /* pipelineExecutableInfo enabled */
