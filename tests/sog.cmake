@@ -1,5 +1,6 @@
 # The SOG reader (CPU only): round trips through the test writer (tests/sog_writer.h), every
-# error, corruption loops, and files PlayCanvas's tools wrote (tests/data/sog). Its fuzz target:
+# error, corruption loops, and files PlayCanvas's tools wrote (tests/data/sog), streamed (LOD)
+# bundles included. Its fuzz target:
 # tests/fuzz.cmake (fuzz_sog); its image test: tests/render.cmake (render_sog).
 add_library(sog_writer STATIC sog_writer.c fuzz/sog_fixture.c)
 target_include_directories(sog_writer PUBLIC ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
@@ -18,6 +19,12 @@ foreach(mode roundtrip malformed corrupt)
 endforeach()
 splatsort_test(sog_real LABELS cpu scene TIMEOUT 120 SKIP_RETURN_CODE 77
                COMMAND test_sog real ${CMAKE_CURRENT_SOURCE_DIR}/data/sog)
+# A streamed (LOD) bundle splat-transform wrote (tests/data/sog/st-lod3k): each level against its own
+# reading of it; then copies of it edited into every refusal and into bundles that still load.
+splatsort_test(sog_lod_real LABELS cpu scene TIMEOUT 120 SKIP_RETURN_CODE 77
+               COMMAND test_sog lod_real ${CMAKE_CURRENT_SOURCE_DIR}/data/sog)
+splatsort_test(sog_lod LABELS cpu scene TIMEOUT 300 SKIP_RETURN_CODE 77
+               COMMAND test_sog lod ${CMAKE_CURRENT_SOURCE_DIR}/data/sog ${sog_test_tmp}/lod)
 # A small run of the load benchmark on a SOG folder, so it keeps working (the numbers: docs/performance.md).
 splatsort_test(sog_bench_file LABELS cpu scene TIMEOUT 300 PROPERTIES FIXTURES_SETUP sog_bench_file
                COMMAND sh -c "$<TARGET_FILE:gen_scene> --count 20000 --sh-degree 3 --seed 7 --out '${sog_test_tmp}/bench.ply' && $<TARGET_FILE:sog_convert> '${sog_test_tmp}/bench.ply' '${sog_test_tmp}/bench_sog'")
