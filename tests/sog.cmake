@@ -43,6 +43,17 @@ endif()
 # splatview opens a SOG scene by its meta.json, its folder and a .sog bundle, headless and in a
 # window (the same image each way), and by drag and drop (tests/sog_viewer.sh).
 if(TARGET splatview)
+  # --lod-level reaches the bundle reader (CPU only, through --convert): level 1 of the committed
+  # bundle has 1,500 splats; a level it lacks and a bad value are one line each.
+  set(sog_lod_bundle ${CMAKE_CURRENT_SOURCE_DIR}/data/sog/st-lod3k)
+  splatsort_test(sog_viewer_lod_level LABELS cpu viewer PROPERTIES PASS_REGULAR_EXPRESSION "1500 splats, SH degree 0"
+                 COMMAND splatview --convert ${sog_lod_bundle}/lod-meta.json ${sog_test_tmp}/lod_level1.ply --lod-level 1)
+  splatsort_test(sog_viewer_lod_level_absent LABELS cpu viewer
+                 PROPERTIES PASS_REGULAR_EXPRESSION "st-lod3k: lod-meta.json: level 5 asked for \\(splat_load_options.lod_level\\), but the bundle has 2"
+                 COMMAND splatview --convert ${sog_lod_bundle} ${sog_test_tmp}/lod_level5.ply --lod-level 5)
+  splatsort_test(sog_viewer_lod_level_bad LABELS cpu viewer
+                 PROPERTIES PASS_REGULAR_EXPRESSION "--lod-level '64': expected a level 0\\.\\.63"
+                 COMMAND splatview --headless ${sog_lod_bundle} --lod-level 64 --out ${sog_test_tmp}/lod_bad.png)
   # xdnd_drop and png_psnr are made by viewer.cmake, which is read after this file
   set(sog_viewer_drop "$<$<TARGET_EXISTS:xdnd_drop>:$<TARGET_FILE:xdnd_drop>>")
   splatsort_test(sog_viewer GPU LABELS viewer TIMEOUT 600 SKIP_RETURN_CODE 77
