@@ -1257,7 +1257,7 @@ static void lod_hostile(const char *data) {
       {"filenames_number", .edit = {{"\"0_2/meta.json\"", "7"}}, .words = "filenames[3] is a number, expected a file name"},
       {"not_json", .edit = {{"\"tree\":", "\"tree\""}}, .words = "not valid JSON (at line 1, column"},
       /* memory: the JSON's tree, then the level's arrays, before they are allocated */
-      {"budget_json", .max_memory = 20000, .words = "lod-meta.json: 2400 bytes of JSON (text and parsed tree): needs"},
+      {"budget_json", .max_memory = 20000, .words = "lod-meta.json: 2400 bytes of JSON (text, parsed tree and ranges): needs 105600 bytes"},
       {"budget_level", .max_memory = 150000,
        .words = "level 0: 3000 splats at SH degree 0 in 3 chunks (arrays, and 2 chunks decoding at once): needs"},
   };

@@ -33,10 +33,11 @@
 
 #define LOD_MAX_DEPTH 64
 #define LOD_MAX_LEVELS 64
-/* cJSON makes a node of 64 bytes (80 with malloc's overhead) of a value that can be two bytes of
- * text ("0,"): what the tree of `size` bytes of JSON may take, held to the budget before it is
- * parsed. */
-#define LOD_JSON_BYTES_PER_BYTE 40
+/* What `size` bytes of lod-meta.json may cost, held to the budget before it is read: the text,
+ * cJSON's tree (a node of 64 bytes, 80 with malloc's overhead, for a value that can be two bytes
+ * of text, "0,") and the ranges read from it (44 bytes for at least 35 of text, in an array that
+ * doubles). */
+#define LOD_BYTES_PER_BYTE (1 + 40 + 3)
 
 /* A range of the level read: splats [offset, offset + ranges[ref].n) of chunk file `file`, ref its
  * index in tree order. ranges[ref] is its place in the scene (first, n), kept set once decoded. */
@@ -217,6 +218,9 @@ static int group_chunks(lod_read *r) {
   qsort(r->refs, r->nrefs, sizeof *r->refs, by_file_offset);
   uint32_t n = 0;
   for (uint32_t k = 0; k < r->nrefs; ++k) n += k == 0 || r->refs[k].file != r->refs[k - 1].file;
+  /* a chunk's description holds its meta.json (5 KiB): what a file of many tiny chunks costs */
+  if (scene_budget_check(e, (uint64_t)n * sizeof *r->chunks, "level %u: %u chunks (their descriptions)", r->level, n) != 0)
+    return -1;
   r->chunks = calloc(n, sizeof *r->chunks);
   if (r->chunks == NULL) return scene_fail(e, "out of memory for %u chunks", n);
   for (uint32_t k = 0; k < r->nrefs; ++k) {
@@ -333,7 +337,7 @@ static int chunk_task(scene_job *j, void *arg, uint32_t index, const scene_error
   if (mark == NULL) return scene_fail(&ce, "out of memory");
   splat_scene s;
   sog_dir d = {c->path, c->dir_len};
-  int rc = sog_decode_marked(&c->meta, sog_fetch_file, &d, &s, mark, &ce);
+  int rc = sog_decode_marked(&c->meta, sog_fetch_file, &d, &s, mark, &ce); /* s zeroed on failure */
   if (rc == 0 && s.sh_degree != r->out->sh_degree)
     rc = scene_fail(&ce, "SH degree %u, but %s's is %u (a level's chunks share one)", s.sh_degree, r->chunks[0].name,
                     r->out->sh_degree);
@@ -350,9 +354,9 @@ static int chunk_task(scene_job *j, void *arg, uint32_t index, const scene_error
       from += kept;
     }
     c->clamped = s.clamped;
-    splat_scene_free(&s);
     scene_job_done(j, c->meta.count);
   }
+  splat_scene_free(&s);
   free(mark);
   return rc;
 }
@@ -404,15 +408,20 @@ static void lod_free(lod_read *r) {
   free(r->filenames);
 }
 
+/* A lod-meta.json of `size` bytes: not too large to be one, and what reading it costs within the
+ * budget. */
+static int check_size(uint64_t size, const scene_error *me) {
+  if (size > SOG_LOD_META_MAX)
+    return scene_fail(me, "%llu bytes; a lod-meta.json is at most %zu (a 13.6M-splat capture's is 330 KiB)",
+                      (unsigned long long)size, SOG_LOD_META_MAX);
+  return scene_budget_check(me, size * LOD_BYTES_PER_BYTE, "lod-meta.json: %llu bytes of JSON (text, parsed tree "
+                            "and ranges)", (unsigned long long)size);
+}
+
 int sog_load_lod(const char *path, const uint8_t *text, size_t size, splat_scene *out, const scene_error *me,
                  const scene_error *e) {
   memset(out, 0, sizeof *out);
-  if (size > SOG_LOD_META_MAX)
-    return scene_fail(me, "%zu bytes; a lod-meta.json is at most %zu (a 13.6M-splat capture's is 330 KiB)", size,
-                      SOG_LOD_META_MAX);
-  size_t json_bytes = size * (LOD_JSON_BYTES_PER_BYTE + 1);
-  if (scene_budget_check(me, json_bytes, "lod-meta.json: %zu bytes of JSON (text and parsed tree)", size) != 0)
-    return -1;
+  if (check_size(size, me) != 0) return -1;
   cJSON *root = sog_json_parse((const char *)text, size, me);
   if (root == NULL) return -1;
   lod_read r = {.me = me, .e = e, .level = e->lod_level, .out = out};
@@ -427,6 +436,7 @@ int sog_load_lod(const char *path, const uint8_t *text, size_t size, splat_scene
   if (rc == 0) rc = group_chunks(&r);
   for (uint32_t k = 0; k < r.nchunks && rc == 0; ++k) rc = open_chunk(&r, path, &r.chunks[k]);
   cJSON_Delete(root); /* the names are in the chunks now */
+  free(r.filenames);
   r.filenames = NULL;
   if (rc == 0) rc = check_distinct(&r);
   for (uint32_t k = 0; k < r.nchunks && rc == 0; ++k) {
@@ -444,9 +454,7 @@ int sog_load_lod(const char *path, const uint8_t *text, size_t size, splat_scene
 int sog_load_lod_file(const char *path, splat_scene *out, const scene_error *me, const scene_error *e) {
   memset(out, 0, sizeof *out);
   struct stat st;
-  if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)SOG_LOD_META_MAX)
-    return scene_fail(me, "%jd bytes; a lod-meta.json is at most %zu (a 13.6M-splat capture's is 330 KiB)",
-                      (intmax_t)st.st_size, SOG_LOD_META_MAX);
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && check_size((uint64_t)st.st_size, me) != 0) return -1;
   uint8_t *text;
   size_t size;
   if (scene_read_file(path, &text, &size, me) != 0) return -1;
