@@ -1,7 +1,9 @@
 /* scene_sog.h: the parts of the PlayCanvas SOG reader that its tests and fuzz target call on
  * their own: meta.json parsed into a sog_meta (scene_sog_meta.c), the decoder that turns the
  * images a sog_meta names into a splat_scene, fetching them through a callback
- * (scene_sog.c), and the entries of a bundled .sog zip archive (scene_sog_zip.c).
+ * (scene_sog.c), the entries of a bundled .sog zip archive (scene_sog_zip.c), a streamed (LOD)
+ * bundle's level read from its chunks (scene_sog_lod.c), and the JSON helpers the two JSON
+ * readers share (scene_sog_json.c).
  *
  * The format, as PlayCanvas's engine (src/scene/gsplat/gsplat-sog-data.js and its shaders)
  * and splat-transform (readers/read-sog*.ts, writers/write-sog.ts) define it. Every image is a
