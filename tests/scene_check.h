@@ -26,9 +26,9 @@ static inline void check_load_failure(const char *name, int rc, splat_scene *s, 
   if (rc != -1) return;
   CHECK(is_zero_scene(s), "%s: scene not zeroed on failure", name);
   CHECK(memchr(err, '\0', err_size) != NULL, "%s: message not terminated", name);
-  char prefix[1100];
-  snprintf(prefix, sizeof prefix, "%s: ", name);
-  CHECK(strncmp(err, prefix, strlen(prefix)) == 0, "%s: message '%s' does not start with the name", name, err);
+  size_t len = strlen(name);
+  CHECK(strncmp(err, name, len) == 0 && strncmp(err + len, ": ", 2) == 0, "%s: message '%s' does not start with the name",
+        name, err);
   CHECK(strchr(err, '\n') == NULL, "%s: message has a newline", name);
   char w[512];
   snprintf(w, sizeof w, "%s", words);

@@ -460,6 +460,33 @@ int sog_save_file(const char *path, const void *data, size_t size, char *err, si
   return ok ? 0 : fail(err, err_size, "%s: write failed: %s", path, strerror(errno));
 }
 
+int sog_load_file(const char *path, uint8_t **data, size_t *size) {
+  *data = NULL;
+  *size = 0;
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return -1;
+  size_t cap = 1 << 16, n = 0;
+  uint8_t *b = malloc(cap + 1);
+  for (size_t got; b != NULL && (got = fread(b + n, 1, cap - n, f)) > 0;) {
+    n += got;
+    if (n == cap) {
+      uint8_t *c = realloc(b, 2 * cap + 1);
+      if (c == NULL) free(b);
+      b = c, cap *= 2;
+    }
+  }
+  bool ok = b != NULL && !ferror(f);
+  fclose(f);
+  if (!ok) {
+    free(b);
+    return -1;
+  }
+  b[n] = 0;
+  *data = b;
+  *size = n;
+  return 0;
+}
+
 int sog_output_save(const sog_output *out, const char *dir, char *err, size_t err_size) {
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) return fail(err, err_size, "%s: cannot create: %s", dir, strerror(errno));
   for (uint32_t i = 0; i < out->count; ++i) {

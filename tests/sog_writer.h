@@ -71,5 +71,8 @@ int sog_encode_webp(const uint8_t *rgba, uint32_t w, uint32_t h, bool lossless, 
 
 /* Writes size bytes to path. Returns 0, or -1 with a message in err. */
 int sog_save_file(const char *path, const void *data, size_t size, char *err, size_t err_size);
+/* The bytes of the file at path into a malloc'd block (*data, NUL-terminated after *size bytes,
+ * so a text file is a C string). Returns 0, or -1. */
+int sog_load_file(const char *path, uint8_t **data, size_t *size);
 
 #endif

@@ -11,6 +11,11 @@
  *                               result valid, every failure a message
  *   test_sog real DATA_DIR      files splat-transform wrote (and a scene from PlayCanvas's engine
  *                               repository), against splat-transform's own decoding of them
+ *   test_sog lod_real DATA_DIR  a streamed (LOD) bundle splat-transform wrote: both levels against
+ *                               its own reading of them, by lod-meta.json and folder, 1 and N threads
+ *   test_sog lod DATA_DIR TMPDIR  that bundle edited: every refusal (one line naming the file and
+ *                               the member), and edits that still load (older form, tree order,
+ *                               dropped splats, another level's chunk missing, a cancel)
  *   test_sog compare A B        two files of the same splats in order: the largest differences
  *   test_sog seeds DIR          writes fuzz_sog's seed inputs (tests/fuzz/corpus/sog)
  * Expected values and bounds are computed here from the source scene, independently of the
@@ -29,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -425,8 +431,8 @@ static void malformed_meta(void) {
       {"shn_count", "\"count\":64,\"bands\"", "\"count\":0,\"bands\"", NULL, NULL, 0, "shN.count is 0"},
       {"shn_bands_wrong", "\"bands\":3", "\"bands\":2", NULL, NULL, 0, "960 texels wide is SH degree 3, but shN.bands is 2"},
       {"model_num", "\"count\":64,", "\"count\":64,\"model\":5,", NULL, NULL, 0, "'model' is a number, expected a string"},
-      {"lod_meta", "\"version\":2", "\"lodLevels\":2,\"tree\":{},\"x\":2", NULL, NULL, 0,
-       "lod-meta.json|0_0/meta.json"},
+      /* a streamed bundle's lod-meta.json under another name is read as one (test_sog_lod) */
+      {"lod_meta", "\"version\":2", "\"lodLevels\":2,\"tree\":{},\"x\":2", NULL, NULL, 0, "'filenames' is missing"},
       {"sogs_first", "\"count\":64,", "\"count\":64,\"opacities\":{},", NULL, NULL, 0, "first SOGS layout"},
       /* version 1 members on a meta.json without "version" */
       {"v1_no_shape", "\"version\":2,", "", NULL, NULL, 0, "means.shape is missing"},
@@ -561,7 +567,7 @@ static void malformed_paths(void) {
   const char *lod = tmp_path("lod-meta.json");
   const char *lod_text = "{\"lodLevels\":1,\"filenames\":[\"0_0/meta.json\"],\"tree\":{}}";
   sog_save_file(lod, lod_text, strlen(lod_text), err, sizeof err);
-  expect_path_error(lod, "a streamed (LOD) SOG's lod-meta.json");
+  expect_path_error(lod, "lod-meta.json: level 0 has no splats");
   /* a folder whose meta.json is broken: named "<folder>: meta.json: ..." */
   const char *dir = tmp_path("folder_badmeta");
   mkdir(dir, 0755);
@@ -986,6 +992,424 @@ static int test_real(const char *data) {
   return 0;
 }
 
+/* ---- streamed (LOD) bundles ------------------------------------------------------------------- */
+
+/* tests/data/sog/st-lod3k (its README says how it was made): splat-transform 3.7.0's bundle of a
+ * 3,000-splat SH-0 scene and its 50% decimation, in chunks of 1,024 splats: level 0 is chunks
+ * 0_0, 0_1, 0_2 (1,127, 1,126, 747 splats; file indices 1, 2, 3), level 1 is 1_0, 1_1 (1,122,
+ * 378; indices 0, 4), a tree of 8 leaves 4 deep. st-lod3k.L<n>.expected.ply is splat-transform's
+ * reading of level n (-L n). */
+#define LOD_BUNDLE "st-lod3k"
+static const uint32_t lod_counts[2] = {3000, 1500};
+
+typedef struct lod_progress {
+  uint64_t last, total, reports;
+  bool ok, cancel_at_first;
+  int cancel;
+} lod_progress;
+
+/* "decode" from 0 up to its total, never down; the other phases ("read" of lod-meta.json) as they
+ * come. */
+static void lod_on_progress(void *user, const char *phase, uint64_t done, uint64_t total) {
+  lod_progress *p = user;
+  if (strcmp(phase, "decode") != 0) return;
+  if (p->reports == 0) p->ok &= done == 0;
+  p->ok &= done >= p->last && done <= total && (p->total == 0 || p->total == total);
+  p->last = done, p->total = total, p->reports++;
+  if (p->cancel_at_first) p->cancel = 1;
+}
+
+/* Level `level` of the bundle at `path` on `threads` threads (0: the cores) within max_memory,
+ * its progress checked: the loader's answer, *s and err as it left them. */
+static int load_level(const char *path, uint32_t level, uint32_t threads, uint64_t max_memory, splat_scene *s,
+                      char *err, size_t n) {
+  lod_progress p = {.ok = true};
+  splat_load_progress pr = {lod_on_progress, &p, &p.cancel};
+  splat_load_options o = {.progress = &pr, .threads = threads, .max_memory = max_memory, .lod_level = level};
+  int rc = splat_scene_load_ex2(path, s, &o, err, n);
+  if (rc == 0) CHECK(p.ok && p.reports >= 2 && p.last == p.total && p.total == s->count + s->dropped,
+                     "%s level %u: decode progress %llu reports, last %llu of %llu", path, level,
+                     (unsigned long long)p.reports, (unsigned long long)p.last, (unsigned long long)p.total);
+  return rc;
+}
+
+/* Level `level` of `path` against splat-transform's reading of it (`order`: the expected splat
+ * each of ours is, NULL: the same order), as the single-scene comparisons are judged. */
+static void lod_expect(const char *what, const char *path, uint32_t level, uint32_t threads, const splat_scene *want,
+                       const uint32_t *order) {
+  splat_scene s;
+  char err[1024];
+  if (load_level(path, level, threads, 0, &s, err, sizeof err) != 0) {
+    CHECK(0, "%s: %s did not load: %s", what, path, err);
+    return;
+  }
+  CHECK(s.count == want->count && s.sh_degree == want->sh_degree && s.dropped == 0,
+        "%s: %u splats of degree %u (%u dropped), expected %u of %u", what, s.count, s.sh_degree, s.dropped,
+        want->count, want->sh_degree);
+  check_invariants(what, &s);
+  if (s.count == want->count && s.sh_coeffs == want->sh_coeffs) {
+    splat_scene w = *want;
+    float *pos = NULL, *scl = NULL, *rot = NULL, *op = NULL, *sh = NULL;
+    if (order != NULL) { /* want permuted into our order */
+      size_t nsh = (size_t)want->sh_coeffs * 3;
+      w.positions = pos = malloc(want->count * 3 * sizeof(float));
+      w.scales = scl = malloc(want->count * 3 * sizeof(float));
+      w.rotations = rot = malloc(want->count * 4 * sizeof(float));
+      w.opacities = op = malloc(want->count * sizeof(float));
+      w.sh = sh = malloc(want->count * nsh * sizeof(float));
+      for (uint32_t i = 0; i < want->count; ++i) {
+        uint32_t j = order[i];
+        memcpy(pos + i * 3, want->positions + j * 3, 3 * sizeof(float));
+        memcpy(scl + i * 3, want->scales + j * 3, 3 * sizeof(float));
+        memcpy(rot + i * 4, want->rotations + j * 4, 4 * sizeof(float));
+        op[i] = want->opacities[j];
+        memcpy(sh + i * nsh, want->sh + j * nsh, nsh * sizeof(float));
+      }
+    }
+    diffs d = compare_scenes(&s, &w, s.count);
+    print_diffs(what, s.count, d);
+    CHECK(d.position <= 1e-6 && d.log_scale <= 1e-6 && d.opacity <= 2e-6 && d.rotation <= 1e-6 && d.sh <= 1e-7,
+          "%s: level %u differs from splat-transform's reading of it", what, level);
+    free(pos), free(scl), free(rot), free(op), free(sh);
+  }
+  splat_scene_free(&s);
+}
+
+/* Both levels of the committed bundle against splat-transform's reading of them: by its
+ * lod-meta.json and by its folder, on one thread and on several (the same scene, byte for byte). */
+static int test_lod_real(const char *data) {
+  char bundle[1100], meta[1200], expected[1200];
+  snprintf(bundle, sizeof bundle, "%s/" LOD_BUNDLE, data);
+  snprintf(meta, sizeof meta, "%s/lod-meta.json", bundle);
+  struct stat st;
+  if (stat(meta, &st) != 0) {
+    printf("skipping: %s is absent\n", meta);
+    return 77;
+  }
+  for (uint32_t level = 0; level < 2; ++level) {
+    snprintf(expected, sizeof expected, "%s/" LOD_BUNDLE ".L%u.expected.ply", data, level);
+    splat_scene want;
+    if (load(expected, &want) != 0) continue;
+    CHECK(want.count == lod_counts[level], "%s: %u splats", expected, want.count);
+    char what[64];
+    snprintf(what, sizeof what, "level %u, lod-meta.json, 1 thread", level);
+    lod_expect(what, meta, level, 1, &want, NULL);
+    snprintf(what, sizeof what, "level %u, lod-meta.json, 4 threads", level);
+    lod_expect(what, meta, level, 4, &want, NULL);
+    snprintf(what, sizeof what, "level %u, its folder, 3 threads", level);
+    lod_expect(what, bundle, level, 3, &want, NULL);
+    splat_scene a, b;
+    char err[512];
+    if (load_level(meta, level, 1, 0, &a, err, sizeof err) == 0) {
+      if (load_level(meta, level, 0, 0, &b, err, sizeof err) == 0) {
+        size_t nsh = (size_t)a.count * a.sh_coeffs * 3;
+        CHECK(a.count == b.count && !memcmp(a.positions, b.positions, a.count * 12) &&
+              !memcmp(a.scales, b.scales, a.count * 12) && !memcmp(a.rotations, b.rotations, a.count * 16) &&
+              !memcmp(a.opacities, b.opacities, a.count * 4) && !memcmp(a.sh, b.sh, nsh * 4),
+              "level %u: one thread and every core load different scenes", level);
+        splat_scene_free(&b);
+      }
+      splat_scene_free(&a);
+    }
+    splat_scene_free(&want);
+  }
+  return 0;
+}
+
+/* A copy of the folder `from` (files and folders one level down, as a bundle is) at `to`. */
+static void copy_tree(const char *from, const char *to) {
+  char err[512], a[1100], b[1100];
+  mkdir(to, 0755);
+  DIR *d = opendir(from);
+  CHECK(d != NULL, "cannot open %s", from);
+  if (d == NULL) return;
+  for (struct dirent *en; (en = readdir(d)) != NULL;) {
+    if (en->d_name[0] == '.') continue;
+    snprintf(a, sizeof a, "%s/%s", from, en->d_name);
+    snprintf(b, sizeof b, "%s/%s", to, en->d_name);
+    struct stat st;
+    if (stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
+      copy_tree(a, b);
+      continue;
+    }
+    uint8_t *data;
+    size_t size;
+    CHECK(sog_load_file(a, &data, &size) == 0, "cannot read %s", a);
+    CHECK(sog_save_file(b, data, size, err, sizeof err) == 0, "%s", err);
+    free(data);
+  }
+  closedir(d);
+}
+
+/* A bundle made from the committed one: its files copied to TMPDIR/<name>, then edited. */
+typedef struct lod_case {
+  const char *name;
+  const char *file;        /* the file edited: NULL lod-meta.json, else a chunk's meta.json */
+  const char *edit[3][2];  /* its text: each `from` (which must be there) replaced by `to`, in order */
+  const char *remove;      /* a file removed */
+  uint32_t level;
+  uint64_t max_memory;
+  const char *words;       /* what the one-line message says ('|' between words) */
+} lod_case;
+
+static const char *lod_case_path(const char *data, const lod_case *c) {
+  char from[1100], path[1100], err[512];
+  snprintf(from, sizeof from, "%s/" LOD_BUNDLE, data);
+  const char *dir = tmp_path(c->name);
+  copy_tree(from, dir);
+  snprintf(path, sizeof path, "%s/%s", dir, c->file ? c->file : "lod-meta.json");
+  if (c->edit[0][0] != NULL) {
+    uint8_t *text;
+    size_t size;
+    CHECK(sog_load_file(path, &text, &size) == 0, "cannot read %s", path);
+    char *t = (char *)text;
+    for (int k = 0; k < 3 && c->edit[k][0] != NULL; ++k) {
+      char *u = replaced(t, strlen(t), c->edit[k][0], c->edit[k][1]);
+      free(t);
+      t = u;
+    }
+    sog_save_file(path, t, strlen(t), err, sizeof err);
+    free(t);
+  }
+  if (c->remove) {
+    snprintf(path, sizeof path, "%s/%s", dir, c->remove);
+    CHECK(unlink(path) == 0, "cannot remove %s", path);
+  }
+  static char meta[1100];
+  snprintf(meta, sizeof meta, "%s/lod-meta.json", dir);
+  return meta;
+}
+
+static void lod_refused(const char *path, uint32_t level, uint64_t max_memory, const char *words) {
+  splat_scene s;
+  char err[1024];
+  memset(&s, 0xa5, sizeof s);
+  int rc = load_level(path, level, 2, max_memory, &s, err, sizeof err);
+  check_load_failure(path, rc, &s, err, sizeof err, words);
+  if (rc == -1) printf("  %s\n", err);
+}
+
+static void lod_hostile(const char *data) {
+  static const lod_case cases[] = {
+      /* files: missing, unreadable, not a chunk */
+      {"chunk_missing", .remove = "0_1/meta.json", .words = "0_1/meta.json: cannot open: No such file|level 0"},
+      {"image_missing", .remove = "0_2/means_l.webp", .words = "0_2/meta.json: means_l.webp: cannot open"},
+      {"chunk_is_folder", .edit = {{"\"0_2/meta.json\"", "\"0_2\""}}, .words = "0_2: is a directory"},
+      {"chunk_nested", .edit = {{"\"0_2/meta.json\"", "\"lod-meta.json\""}},
+       .words = "lod-meta.json: lod-meta.json: a streamed (LOD) SOG's lod-meta.json, not one scene's meta.json"},
+      {"name_outside", .edit = {{"\"0_0/meta.json\"", "\"../0_0/meta.json\""}},
+       .words = "filenames[1] '../0_0/meta.json' leaves the scene's folder"},
+      {"name_twice", .edit = {{"\"0_2/meta.json\"", "\"0_1/meta.json\""}},
+       .words = "filenames[2] '0_1/meta.json' and filenames[3] '0_1/meta.json' are one file"},
+      {"name_alias", .edit = {{"\"0_2/meta.json\"", "\"0_1//meta.json\""}}, .words = "are one file"},
+      /* lying counts */
+      {"counts_sum", .edit = {{"\"counts\":[3000,1500]", "\"counts\":[2999,1500]"}},
+       .words = "counts[0] is 2999, but the tree's ranges of level 0 add up to 3000 splats"},
+      {"range_past", .edit = {{"\"counts\":[3000,1500]", "\"counts\":[3001,1500]"},
+                              {"\"file\":2,\"offset\":754,\"count\":372", "\"file\":2,\"offset\":754,\"count\":373"}},
+       .words = "level 0's range [754, 1127) of 0_1/meta.json is past its 1126 splats"},
+      {"range_overlap", .edit = {{"\"file\":1,\"offset\":373,\"count\":380", "\"file\":1,\"offset\":300,\"count\":380"}},
+       .words = "level 0's ranges of 0_0/meta.json overlap at splat 300"},
+      {"range_twice", .edit = {{"\"counts\":[3000,1500]", "\"counts\":[2993,1500]"},
+                               {"\"file\":1,\"offset\":373,\"count\":380", "\"file\":1,\"offset\":0,\"count\":373"}},
+       .words = "overlap at splat 0 (a range given twice?)"},
+      {"range_gap", .edit = {{"\"counts\":[3000,1500]", "\"counts\":[2973,1500]"},
+                             {"\"file\":1,\"offset\":373,\"count\":380", "\"file\":1,\"offset\":400,\"count\":353"}},
+       .words = "level 0's ranges of 0_0/meta.json leave its splats [373, 400) out"},
+      {"range_short", .edit = {{"\"counts\":[3000,1500]", "\"counts\":[2999,1500]"},
+                               {"\"file\":2,\"offset\":754,\"count\":372", "\"file\":2,\"offset\":754,\"count\":371"}},
+       .words = "level 0's ranges of 0_1/meta.json cover 1125 of its 1126 splats"},
+      {"count_negative", .edit = {{"\"offset\":373,\"count\":380", "\"offset\":373,\"count\":-380"}},
+       .words = "tree/0/0/1.lods.0.count is -380, expected a whole number from 0 to"},
+      {"count_fraction", .edit = {{"\"offset\":373,\"count\":380", "\"offset\":373,\"count\":380.5"}},
+       .words = "tree/0/0/1.lods.0.count is 380.5"},
+      {"offset_string", .edit = {{"\"offset\":373,\"count\":380", "\"offset\":\"373\",\"count\":380"}},
+       .words = "tree/0/0/1.lods.0.offset is a string, expected a number"},
+      {"count_huge", .edit = {{"\"offset\":373,\"count\":380", "\"offset\":373,\"count\":4294967296"}},
+       .words = "lods.0.count is 4294967296, expected a whole number from 0 to 268402689"},
+      {"chunk_count_huge", .file = "0_1/meta.json", .edit = {{"\"count\":1126,\"means\"", "\"count\":200000000,\"means\""}},
+       .words = "0_1/meta.json: meta.json: count 200000000 splats is more than"},
+      {"counts_short", .edit = {{"\"counts\":[3000,1500]", "\"counts\":[3000]"}},
+       .words = "'counts' is an array of another length, expected an array of 2 splat counts"},
+      /* levels and file indices */
+      {"level_absent", .level = 2, .words = "level 2 asked for (splat_load_options.lod_level), but the bundle has 2 (0 to 1)"},
+      {"level_key", .edit = {{"\"1\":{\"file\":0,\"offset\":0,", "\"01\":{\"file\":0,\"offset\":0,"}},
+       .words = "tree/0/0/0.lods has level '01', expected a level from 0 to 1"},
+      {"level_key_past", .edit = {{"\"1\":{\"file\":0,\"offset\":0,", "\"2\":{\"file\":0,\"offset\":0,"}},
+       .words = "has level '2', expected a level from 0 to 1 (lodLevels is 2)"},
+      {"level_twice", .edit = {{"\"lods\":{\"0\":{\"file\":1,\"offset\":0,\"count\":373},",
+                                "\"lods\":{\"0\":{\"file\":1,\"offset\":0,\"count\":373},\"0\":{\"file\":1,\"offset\":0,\"count\":373},"}},
+       .words = "tree/0/0/0.lods.0 is given twice"},
+      {"file_index", .edit = {{"\"file\":4,\"offset\":0", "\"file\":5,\"offset\":0"}},
+       .words = "tree/1/1/0.lods.1.file is 5, expected a whole number from 0 to 4"},
+      {"level_empty", .edit = {{"\"lodLevels\":2", "\"lodLevels\":3"}, {"\"counts\":[3000,1500]", "\"counts\":[3000,1500,0]"}},
+       .level = 2, .words = "level 2 has no splats"},
+      {"lod_levels_zero", .edit = {{"\"lodLevels\":2", "\"lodLevels\":0"}},
+       .words = "lodLevels is 0, expected a whole number from 1 to 64"},
+      /* the document */
+      {"version", .edit = {{"\"version\":1,", "\"version\":2,"}}, .words = "version 2 is not supported"},
+      {"tree_missing", .edit = {{"\"tree\":", "\"tree_\":"}}, .words = "'tree' is missing"},
+      {"tree_array", .edit = {{"\"tree\":{", "\"tree\":[{"}, {"}}]}]}]}}", "}}]}]}]}]}"}},
+       .words = "tree is an array, expected an object (a tree node)"},
+      {"children_object", .edit = {{"\"children\":[", "\"children\":{\"x\":["}, {"}}]}]}]}}", "}}]}]}]}}}"}},
+       .words = "tree.children is an object, expected an array of nodes"},
+      {"filenames_missing", .edit = {{"\"filenames\":", "\"filenames_\":"}}, .words = "'filenames' is missing"},
+      {"filenames_number", .edit = {{"\"0_2/meta.json\"", "7"}}, .words = "filenames[3] is a number, expected a file name"},
+      {"not_json", .edit = {{"\"tree\":", "\"tree\""}}, .words = "not valid JSON (at line 1, column"},
+      /* memory: the JSON's tree, then the level's arrays, before they are allocated */
+      {"budget_json", .max_memory = 20000, .words = "lod-meta.json: 2400 bytes of JSON (text, parsed tree and ranges): needs 105600 bytes"},
+      {"budget_level", .max_memory = 150000,
+       .words = "level 0: 3000 splats at SH degree 0 in 3 chunks (arrays, and 2 chunks decoding at once): needs"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    const lod_case *c = &cases[k];
+    lod_refused(lod_case_path(data, c), c->level, c->max_memory, c->words);
+  }
+
+  /* a tree deeper than the bound (each node one child), and one within it that loads */
+  char err[512], path[1100];
+  for (int depth = 10; depth <= 70; depth += 60) {
+    char name[32];
+    snprintf(name, sizeof name, "deep%d", depth);
+    const char *meta = lod_case_path(data, &(lod_case){.name = name});
+    uint8_t *text;
+    size_t size;
+    if (sog_load_file(meta, &text, &size) != 0) continue;
+    const char *tree = strstr((const char *)text, "\"tree\":");
+    size_t head = (size_t)(tree - (const char *)text) + 7, body = size - head - 1; /* the tree, less the last '}' */
+    char *t = malloc(size + 20 * (size_t)depth);
+    size_t n = 0;
+    memcpy(t, text, head), n = head;
+    for (int d = 0; d < depth; ++d) n += (size_t)sprintf(t + n, "{\"children\":[");
+    memcpy(t + n, text + head, body), n += body;
+    for (int d = 0; d < depth; ++d) n += (size_t)sprintf(t + n, "]}");
+    t[n++] = '}';
+    CHECK(sog_save_file(meta, t, n, err, sizeof err) == 0, "%s", err);
+    free(t);
+    free(text);
+    if (depth > 64) {
+      lod_refused(meta, 0, 0, "the tree is more than 64 levels deep (at tree/0/0/0");
+    } else {
+      snprintf(path, sizeof path, "%s/" LOD_BUNDLE ".L0.expected.ply", data);
+      splat_scene want;
+      if (load(path, &want) == 0) {
+        lod_expect("a tree 10 levels deeper", meta, 0, 2, &want, NULL);
+        splat_scene_free(&want);
+      }
+    }
+  }
+
+  /* too large to be a lod-meta.json: refused by its size, before it is read (a sparse file) */
+  const char *huge = tmp_path("huge-lod-meta.json");
+  FILE *f = fopen(huge, "wb");
+  CHECK(f != NULL && ftruncate(fileno(f), (off_t)SOG_LOD_META_MAX + 1) == 0, "cannot make %s", huge);
+  if (f) fclose(f);
+  lod_refused(huge, 0, 0, "67108865 bytes; a lod-meta.json is at most 67108864");
+
+  /* a chunk of another SH degree than the level's first: written by our SOG writer */
+  const char *mixed = lod_case_path(data, &(lod_case){.name = "sh_mixed"});
+  splat_scene s;
+  random_scene(&s, 1126, 1, 10);
+  sog_output out;
+  char dir[1100];
+  snprintf(dir, sizeof dir, "%s/0_1", tmp_path("sh_mixed"));
+  if (sog_write(&s, NULL, &out, err, sizeof err) == 0) {
+    CHECK(sog_output_save(&out, dir, err, sizeof err) == 0, "%s", err);
+    sog_output_free(&out);
+  }
+  splat_scene_free(&s);
+  lod_refused(mixed, 0, 0, "0_1/meta.json: SH degree 1, but 0_0/meta.json's is 0 (a level's chunks share one)");
+}
+
+/* Bundles that load: splat-transform 1.x's form, another name, the tree's order rather than the
+ * files', a missing chunk of another level, splats dropped for non-finite values, a cancel. */
+static void lod_variants(const char *data) {
+  char path[1100], err[1024];
+  splat_scene want[2];
+  for (uint32_t level = 0; level < 2; ++level) {
+    snprintf(path, sizeof path, "%s/" LOD_BUNDLE ".L%u.expected.ply", data, level);
+    if (load(path, &want[level]) != 0) return;
+  }
+  /* no version, count or counts; "environment": null */
+  const char *old = lod_case_path(data, &(lod_case){.name = "old_form", .edit = {{"\"version\":1,", ""},
+      {"\"counts\":[3000,1500],", ""}, {"\"lodLevels\":2", "\"lodLevels\":2,\"environment\":null"}}});
+  lod_expect("splat-transform 1.x's form", old, 1, 2, &want[1], NULL);
+  /* a lod-meta.json under another name is read as one */
+  const char *named = lod_case_path(data, &(lod_case){.name = "renamed"});
+  snprintf(path, sizeof path, "%s/bundle.json", tmp_path("renamed"));
+  CHECK(rename(named, path) == 0, "cannot rename %s", named);
+  lod_expect("a lod-meta.json named bundle.json", path, 0, 2, &want[0], NULL);
+  /* the first two leaves name their ranges of 0_0 the other way round: the scene follows the tree */
+  const char *swapped = lod_case_path(data, &(lod_case){.name = "tree_order", .edit = {
+      {"\"file\":1,\"offset\":0,\"count\":373", "\"file\":1,\"offset\":380,\"count\":373"},
+      {"\"file\":1,\"offset\":373,\"count\":380", "\"file\":1,\"offset\":0,\"count\":380"}}});
+  uint32_t *order = malloc(3000 * sizeof *order);
+  for (uint32_t i = 0; i < 3000; ++i) order[i] = i < 373 ? 380 + i : i < 753 ? i - 373 : i;
+  lod_expect("ranges in tree order, not the file's", swapped, 0, 2, &want[0], order);
+  free(order);
+  /* level 1 reads none of level 0's chunks */
+  const char *part = lod_case_path(data, &(lod_case){.name = "other_level_missing", .remove = "0_1/meta.json"});
+  lod_expect("level 1 with a chunk of level 0 missing", part, 1, 2, &want[1], NULL);
+
+  /* three codes of 0_0 made infinite (its smallest scale, two smallest colours): the splats using
+   * them are dropped, the rest stay in order (0_0 is the level's first 1,127 splats, in three
+   * ranges: the ranges after a dropped splat close up) */
+  const char *inf = lod_case_path(data, &(lod_case){.name = "dropped", .file = "0_0/meta.json", .edit = {
+      {"\"codebook\":[-5.066422939300537,", "\"codebook\":[1e999,"},
+      {"\"codebook\":[-1.5937613248825073,-1.5791667699813843,", "\"codebook\":[1e999,1e999,"}}});
+  splat_scene s;
+  if (load_level(inf, 0, 3, 0, &s, err, sizeof err) != 0) {
+    CHECK(0, "%s did not load: %s", inf, err);
+  } else {
+    const splat_scene *w = &want[0];
+    CHECK(s.dropped > 1 && s.count + s.dropped == 3000, "%u kept, %u dropped", s.count, s.dropped);
+    check_invariants("dropped splats", &s);
+    uint32_t j = 0, skipped = 0, outside = 0, first = UINT32_MAX, last = 0;
+    for (uint32_t i = 0; i < w->count; ++i) {
+      bool same = j < s.count;
+      for (int c = 0; c < 3 && same; ++c)
+        same = s.positions[j * 3 + c] == w->positions[i * 3 + c]; /* positions decode exactly alike */
+      if (same) {
+        ++j;
+        continue;
+      }
+      outside += i >= 1127;
+      first = i < first ? i : first, last = i;
+      ++skipped;
+    }
+    CHECK(j == s.count && skipped == s.dropped && outside == 0,
+          "dropped splats: %u of ours matched in order, %u skipped (%u outside 0_0)", j, skipped, outside);
+    printf("  %u of 0_0's splats dropped (infinite values), splats %u to %u of the level; the other %u in order\n",
+           s.dropped, first, last, s.count);
+    splat_scene_free(&s);
+  }
+
+  /* a cancel at the first report: SPLAT_SCENE_CANCELLED, nothing left */
+  snprintf(path, sizeof path, "%s/" LOD_BUNDLE "/lod-meta.json", data);
+  lod_progress p = {.ok = true, .cancel_at_first = true};
+  splat_load_progress pr = {lod_on_progress, &p, &p.cancel};
+  splat_load_options o = {.progress = &pr, .threads = 2};
+  memset(&s, 0xa5, sizeof s);
+  int rc = splat_scene_load_ex2(path, &s, &o, err, sizeof err);
+  CHECK(rc == SPLAT_SCENE_CANCELLED && is_zero_scene(&s) && strstr(err, "cancelled") != NULL,
+        "a cancelled bundle load: %d, '%s'", rc, err);
+  splat_scene_free(&want[0]);
+  splat_scene_free(&want[1]);
+}
+
+static int test_lod(const char *data) {
+  char meta[1100];
+  snprintf(meta, sizeof meta, "%s/" LOD_BUNDLE "/lod-meta.json", data);
+  struct stat st;
+  if (stat(meta, &st) != 0) {
+    printf("skipping: %s is absent\n", meta);
+    return 77;
+  }
+  lod_hostile(data);
+  lod_variants(data);
+  return 0;
+}
+
 static int compare_files(const char *pa, const char *pb) {
   splat_scene a, b;
   if (load(pa, &a) != 0) return 1;
@@ -1096,7 +1520,8 @@ static int write_seeds(const char *dir) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: test_sog roundtrip|malformed|corrupt TMPDIR | real DATA_DIR | compare A B | seeds DIR\n");
+    fprintf(stderr, "usage: test_sog roundtrip|malformed|corrupt TMPDIR | real|lod_real DATA_DIR | lod DATA_DIR TMPDIR | "
+                    "compare A B | seeds DIR\n");
     return 2;
   }
   check_print_limit = 60;
@@ -1105,6 +1530,16 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "seeds")) return write_seeds(argv[2]);
   if (!strcmp(mode, "real")) {
     if (test_real(argv[2]) == 77) return 77;
+  } else if (!strcmp(mode, "lod_real")) {
+    if (test_lod_real(argv[2]) == 77) return 77;
+  } else if (!strcmp(mode, "lod")) {
+    if (argc != 4) return 2;
+    snprintf(tmpdir, sizeof tmpdir, "%s", argv[3]);
+    if (mkdir(tmpdir, 0755) != 0 && errno != EEXIST) {
+      fprintf(stderr, "cannot create %s: %s\n", tmpdir, strerror(errno));
+      return 1;
+    }
+    if (test_lod(argv[2]) == 77) return 77;
   } else {
     snprintf(tmpdir, sizeof tmpdir, "%s", argv[2]);
     if (mkdir(tmpdir, 0755) != 0 && errno != EEXIST) {

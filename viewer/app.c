@@ -62,20 +62,25 @@ static void on_tty_progress(void *user, const char *phase, uint64_t done, uint64
   fflush(stderr);
 }
 
-static uint64_t max_load_memory;
+static splat_load_options load_options;
 
-void app_set_max_load_memory(uint64_t bytes) { max_load_memory = bytes; }
+void app_set_load_options(const splatview_options *o) {
+  load_options = (splat_load_options){.max_memory = (uint64_t)o->max_load_memory_mib << 20, .lod_level = o->lod_level};
+}
 
-uint64_t app_max_load_memory(void) { return max_load_memory; }
+splat_load_options app_load_options(void) { return load_options; }
+
+uint64_t app_max_load_memory(void) { return load_options.max_memory; }
 
 int app_load_scene(const char *path, splat_scene *scene, bool show_progress, char *err, size_t n) {
   /* every core, and no whole-file copy for binary .ply and .splat (splat_scene_load_ex2) */
-  splat_load_options quiet = {.max_memory = max_load_memory};
+  splat_load_options quiet = load_options;
   if (!show_progress || !isatty(STDERR_FILENO)) return splat_scene_load_ex2(path, scene, &quiet, err, n);
   const char *slash = strrchr(path, '/');
   tty_progress t = {slash ? slash + 1 : path, NULL, 0};
   splat_load_progress p = {on_tty_progress, &t, NULL};
-  splat_load_options o = {.progress = &p, .max_memory = max_load_memory};
+  splat_load_options o = load_options;
+  o.progress = &p;
   int rc = splat_scene_load_ex2(path, scene, &o, err, n);
   fprintf(stderr, "\r\033[K");
   fflush(stderr);
@@ -97,7 +102,9 @@ void app_scene_name(char *dst, size_t n, const char *path) {
   while (end > 1 && path[end - 1] == '/') --end; /* a folder given as "garden/" */
   start = end;
   while (start > 0 && path[start - 1] != '/') --start;
-  if (end - start == 9 && memcmp(path + start, "meta.json", 9) == 0 && start > 1)
+  bool sog = (end - start == 9 && memcmp(path + start, "meta.json", 9) == 0) ||
+             (end - start == 13 && memcmp(path + start, "lod-meta.json", 13) == 0);
+  if (sog && start > 1)
     for (--start; start > 0 && path[start - 1] != '/'; --start) {
     }
   size_t len = end - start;

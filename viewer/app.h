@@ -17,9 +17,12 @@
  * (rewritten with \r, cleared at the end); otherwise prints nothing. */
 int app_load_scene(const char *path, splat_scene *scene, bool tty_progress, char *err, size_t err_size);
 
-/* The ceiling of every scene load of the process (--max-load-memory; splat_load_options.
- * max_memory, 0: the loader's default), set once after the command line is read. */
-void app_set_max_load_memory(uint64_t bytes);
+/* What every scene load of the process shares, from the command line, set once after it is read:
+ * app_load_options is a splat_load_options with max_memory (--max-load-memory; 0: the loader's
+ * default) and lod_level (--lod-level) set and the rest zero, for a load to add its progress,
+ * threads and parts to; app_max_load_memory its max_memory (for splat_lod_load). */
+void app_set_load_options(const splatview_options *o);
+splat_load_options app_load_options(void);
 uint64_t app_max_load_memory(void);
 
 /* A frame drew a level-of-detail object (its timings hold the first one's cut). */
@@ -36,8 +39,8 @@ void app_fmt_count(char *out, size_t n, uint64_t x);
  * widened to at least 1e-3 per axis. */
 void app_scene_bounds(const splat_scene *scene, float lo[3], float hi[3]);
 /* The scene's file name for titles and the HUD, cut to fit in `n` bytes; a SOG scene's
- * meta.json or folder is named by its folder ("garden/meta.json", "garden/"), as every SOG
- * scene's file is meta.json. */
+ * meta.json (a streamed bundle's lod-meta.json) or folder is named by its folder
+ * ("garden/meta.json", "garden/"), as every SOG scene's file is meta.json. */
 void app_scene_name(char *dst, size_t n, const char *path);
 
 /* The camera of frame `frame` of a --bench run: with more than one frame, one turn of the

@@ -2,7 +2,7 @@
  * or a .spz, whichever OUT's extension names (with --lod, in the order of its level-of-detail tree,
  * the tree beside it as OUT.lod), then says what it did. No Vulkan. */
 #include "convert.h"
-#include "app.h" /* app_max_load_memory */
+#include "app.h" /* app_load_options */
 #include "message.h"
 
 #include "splat_scene.h"
@@ -100,7 +100,8 @@ int splatview_convert(const char *in, const char *out, bool lod) {
   splat_scene s;
   lod_step l = {0};
   double t0 = seconds();
-  splat_load_options o = {.threads = 1, .max_memory = app_max_load_memory()};
+  splat_load_options o = app_load_options();
+  o.threads = 1;
   if (splat_scene_load_ex2(in, &s, &o, err, sizeof err) != 0) {
     viewer_error("%s", err);
     return 1;

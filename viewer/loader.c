@@ -1,7 +1,7 @@
 /* splatview's background scene loading: one worker thread a load, its progress behind a mutex. */
 #include "loader.h"
 
-#include "app.h" /* app_max_load_memory */
+#include "app.h" /* app_load_options */
 
 #include <pthread.h>
 #include <stdio.h>
@@ -78,9 +78,10 @@ static int on_part(void *user, const splat_scene *part, uint32_t first, uint32_t
 static void *worker(void *arg) {
   viewer_loader *l = arg;
   splat_load_progress p = {on_progress, l, &l->cancel};
-  splat_load_options o = {.progress = &p, /* threads 0: every core */
-                          .on_part = l->stream ? on_part : NULL, .part_user = l,
-                          .max_memory = app_max_load_memory()};
+  splat_load_options o = app_load_options(); /* threads 0: every core */
+  o.progress = &p;
+  o.on_part = l->stream ? on_part : NULL;
+  o.part_user = l;
   l->rc = splat_scene_load_ex2(l->path, &l->scene, &o, l->err, sizeof l->err);
   if (l->rc == 0 && !l->stream && viewer_lod_wanted(l->path, l->lod_mode)) {
     on_progress(l, "tree", 0, 0);

@@ -10,7 +10,7 @@ int main(int argc, char **argv) {
     viewer_error("%s", err);
     return 2;
   }
-  app_set_max_load_memory((uint64_t)o.max_load_memory_mib << 20);
+  app_set_load_options(&o);
   if (o.help) {
     splatview_usage(stdout);
     return 0;

@@ -21,7 +21,7 @@ void splatview_usage(FILE *f) {
           "With no SCENE the bundled scene (%s) opens (window and --headless).\n"
           "Several SCENEs (up to 16) open side by side along x as objects of one frame, sorted\n"
           "together. A PlayCanvas SOG scene is opened by its meta.json, its folder, or a bundled\n"
-          ".sog file.\n"
+          ".sog file; a streamed SOG bundle by its lod-meta.json or its folder (--lod-level).\n"
           "\n"
           "options:\n"
           "  --headless              render without a window or display (GPU servers, lavapipe)\n"
@@ -95,7 +95,11 @@ void splatview_usage(FILE *f) {
           "                          fills in as it arrives)\n"
           "  --max-load-memory MIB   the most CPU memory loading a scene may take (default: the\n"
           "                          machine's); a file that asks for more is refused\n"
-          "  --convert IN OUT        load IN (.ply, compressed .ply, .splat, .spz) and write it to\n"
+          "  --lod-level N           a streamed SOG bundle (lod-meta.json) loads its level N, 0..63\n"
+          "                          (default 0, the finest; 1 the next coarser); a level the\n"
+          "                          bundle lacks is an error; other scenes ignore it. With\n"
+          "                          --convert too\n"
+          "  --convert IN OUT        load IN (any scene SCENE can be) and write it to\n"
           "                          OUT as a 3DGS .ply or a .spz (version 4), then exit; no GPU\n"
           "  --lod                   with --convert: build the level-of-detail tree, write the scene\n"
           "                          in its order to OUT and the tree beside it to OUT.lod. Else:\n"
@@ -171,7 +175,7 @@ enum {
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
   OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS, OPT_CONVERT, OPT_SH_PRECISION, OPT_UPLOAD_THREADS,
   OPT_STREAM, OPT_KEEP_UNTIL_LOADED, OPT_MAX_LOAD_MEMORY, OPT_ORDER, OPT_ORDER_WINDOW, OPT_LOD, OPT_NO_LOD,
-  OPT_BUDGET, OPT_LOD_THRESHOLD, OPT_LOD_BLEND,
+  OPT_BUDGET, OPT_LOD_THRESHOLD, OPT_LOD_BLEND, OPT_LOD_LEVEL,
 };
 
 /* The flags first, then the options that take a value. */
@@ -196,7 +200,7 @@ static const struct option long_options[] = {
     {"order", required_argument, NULL, OPT_ORDER}, {"order-window", required_argument, NULL, OPT_ORDER_WINDOW},
     {"lod", no_argument, NULL, OPT_LOD}, {"no-lod", no_argument, NULL, OPT_NO_LOD},
     {"budget", required_argument, NULL, OPT_BUDGET}, {"lod-threshold", required_argument, NULL, OPT_LOD_THRESHOLD},
-    {"lod-blend", required_argument, NULL, OPT_LOD_BLEND},
+    {"lod-blend", required_argument, NULL, OPT_LOD_BLEND}, {"lod-level", required_argument, NULL, OPT_LOD_LEVEL},
     {NULL, 0, NULL, 0},
 };
 
@@ -352,6 +356,10 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
     if (parse_uint(v, 1, 1u << 30, &o->max_load_memory_mib))
       return refuse(err, n, "--max-load-memory '%s': expected MiB in 1..1073741824", v);
     return 0;
+  case OPT_LOD_LEVEL:
+    if (parse_uint(v, 0, 63, &o->lod_level))
+      return refuse(err, n, "--lod-level '%s': expected a level 0..63 of a streamed SOG bundle (0: the finest)", v);
+    return 0;
   case OPT_WARMUP:
     st->warmup_given = true;
     if (parse_uint(v, 0, 10000000, &o->warmup)) return refuse(err, n, "--warmup '%s': expected a number of frames", v);
@@ -399,7 +407,7 @@ static int set_scene(splatview_options *o, const char *path, char *err, size_t n
  * option ('?'). */
 static int apply(int opt, char **argv, splatview_options *o, parse_state *st, char *err, size_t n) {
   if (opt != 1 && opt != ':' && opt != '?' && opt != 'h' && opt != OPT_CONVERT && opt != OPT_LOD &&
-      !st->other_option)
+      opt != OPT_LOD_LEVEL && !st->other_option)
     st->other_option = option_name(opt);
   switch (opt) {
   case 1: return set_scene(o, optarg, err, n);

@@ -94,7 +94,7 @@ int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_op
   scene_stream stream = {options ? options->on_part : NULL, options ? options->part_user : NULL, false, false};
   scene_pool pool = {1, options ? options->pool : NULL};
   scene_error e = {path ? path : "<null>", err, err_size, progress ? &prog : NULL, &pool, &stream,
-                   options ? options->max_memory : 0};
+                   options ? options->max_memory : 0, options ? options->lod_level : 0};
   if (err != NULL && err_size > 0) err[0] = '\0';
   if (out == NULL) return scene_fail(&e, "no output scene given");
   memset(out, 0, sizeof *out);
@@ -111,6 +111,9 @@ int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_op
   struct stat st;
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
     rc = scene_load_sog_dir(path, out, &e);
+  } else if (has_suffix(path, "lod-meta.json")) {
+    /* a streamed SOG bundle: its size is checked before it is read */
+    rc = scene_load_sog_lod(path, out, &e);
   } else if ((threads == 1 && pool.host == NULL) || (rc = load_pieces(path, threads, out, &e)) == SCENE_FALLBACK) {
     uint8_t *data;
     size_t size;

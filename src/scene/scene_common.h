@@ -56,6 +56,7 @@ struct scene_error {
   const scene_pool *pool;
   scene_stream *stream; /* NULL: no streaming */
   uint64_t budget;      /* bytes the load may allocate (splat_load_options.max_memory); 0: the default */
+  uint32_t lod_level;   /* the level a streamed bundle gives (splat_load_options.lod_level) */
 };
 
 #if defined(__GNUC__)
@@ -229,6 +230,9 @@ scene_range *scene_split(uint64_t total, const scene_error *e, uint32_t *count);
  * Returns 0, or -1 (the first failed range's message, or cancelled) leaving s to the caller. */
 int scene_decode_ranges(splat_scene *s, uint64_t total, scene_range *ranges, uint32_t count, scene_range_fn fn,
                         void *ctx, const scene_error *e, uint32_t *kept);
+/* Moves each range's kept splats (r->kept of them at r->first) down to follow the previous
+ * range's, in the order of the array: the splats kept in all. */
+uint64_t scene_close_gaps(splat_scene *s, const scene_range *ranges, uint32_t count);
 /* As scene_decode_ranges, also handing the ranges to e->stream in order as they finish
  * (splat_load_options.on_part), after the empty first part (s->flags, sh_degree set). */
 int scene_stream_ranges(splat_scene *s, uint64_t total, scene_range *ranges, uint32_t count, scene_range_fn fn,
@@ -281,6 +285,8 @@ int scene_load_sog_meta(const char *path, const uint8_t *text, size_t size, spla
                         const scene_error *e);
 int scene_load_sog_dir(const char *dir, splat_scene *out, const scene_error *e);
 int scene_load_sog_bundle(const uint8_t *data, size_t size, splat_scene *out, const scene_error *e);
+/* A streamed (LOD) SOG bundle's lod-meta.json at `path` (scene_sog_lod.c): level e->lod_level. */
+int scene_load_sog_lod(const char *path, splat_scene *out, const scene_error *e);
 
 /* ---- level of detail (scene_lod*.c) ------------------------------------------------------------ */
 

@@ -219,8 +219,7 @@ static int range_task(scene_job *j, void *arg, uint32_t index, const scene_error
   return 0;
 }
 
-/* Moves each range's kept splats down to follow the previous range's; the splats kept. */
-static uint64_t close_gaps(splat_scene *s, const scene_range *ranges, uint32_t count) {
+uint64_t scene_close_gaps(splat_scene *s, const scene_range *ranges, uint32_t count) {
   size_t nsh = (size_t)s->sh_coeffs * 3;
   uint64_t to = 0;
   for (uint32_t k = 0; k < count; ++k) {
@@ -268,7 +267,7 @@ static int decode_ranges(splat_scene *s, uint64_t total, scene_range *ranges, ui
   uint32_t clamped = 0;
   for (uint32_t k = 0; k < count; ++k) clamped += ranges[k].clamped;
   s->clamped = clamped;
-  *kept = (uint32_t)close_gaps(s, ranges, count);
+  *kept = (uint32_t)scene_close_gaps(s, ranges, count);
   return 0;
 }
 

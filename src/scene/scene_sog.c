@@ -24,6 +24,10 @@ static uint64_t max_texels(const sog_meta *m, enum sog_image_id id) {
   return id == SOG_SHN_CENTROIDS ? 960u * 1024u : 4ull * m->count + 65536;
 }
 
+/* The SH degree of a centroids image `width` texels wide (64 entries a row, each 3, 8 or 15
+ * texels), 0 for any other width. */
+static uint32_t degree_of_width(int width) { return width == 192 ? 1 : width == 512 ? 2 : width == 960 ? 3 : 0; }
+
 /* Fetches, checks and decodes image `id` of m into *img. *sized: whether a per-splat image got
  * as far as its size checks (a still lossless WebP, its size in img->width and height even when
  * it then fails), where the serial order checks it against the first image (like_first). */
@@ -50,7 +54,7 @@ static int decode_image(const sog_meta *m, enum sog_image_id id, sog_fetch_fn fe
     /* 64 entries a row, each 3, 8 or 15 texels wide: the width says the degree (the engine
      * reads it from the width alone; shN.bands, when given, must agree); 16-bit labels reach
      * 1024 rows. Checked before decoding, as for the per-splat images. */
-    uint32_t d = f.width == 192 ? 1 : f.width == 512 ? 2 : f.width == 960 ? 3 : 0;
+    uint32_t d = degree_of_width(f.width);
     if (d == 0)
       rc = scene_fail(e, "%s: %d texels wide; an SH palette is 192, 512 or 960 wide (degree 1, 2, 3)", tok,
                       f.width);
@@ -125,7 +129,7 @@ static int make_palette(const sog_meta *m, const sog_image *cen, const sog_table
                         uint32_t *entries, float **palette, bool **finite, const scene_error *e) {
   char tok[64];
   scene_token(tok, m->files[SOG_SHN_CENTROIDS], strlen(m->files[SOG_SHN_CENTROIDS]));
-  uint32_t d = cen->width == 192 ? 1 : cen->width == 512 ? 2 : 3;
+  uint32_t d = degree_of_width((int)cen->width);
   uint32_t n = cen->height * 64;
   if (m->shn_count != 0 && m->shn_count < n) n = m->shn_count;
   uint32_t nrest = (d + 1) * (d + 1) - 1;
@@ -202,6 +206,7 @@ typedef struct sog_ranges {
   const sog_decoding *dc;
   uint32_t nrest;
   bool dc_finite[3][256];
+  uint8_t *kept; /* sog_decode_marked's, or NULL */
 } sog_ranges;
 
 /* Splats [r->first, r->first + r->n) into the slots from r->first on, under scene.h's policy.
@@ -235,7 +240,9 @@ static int decode_range(void *ctx, uint32_t index, scene_range *r, splat_scene *
       finite &= dc->entry_finite[label];
     }
     /* a dropped splat's slot, SH included, is taken by the next one */
-    kept += finite && scene_put_core(out, kept, p, s, q, dc->t.opacity[c0[o + 3]]);
+    bool put = finite && scene_put_core(out, kept, p, s, q, dc->t.opacity[c0[o + 3]]);
+    if (g->kept != NULL) g->kept[i] = put;
+    kept += put;
   }
   r->kept = kept - r->first;
   return 0;
@@ -243,10 +250,10 @@ static int decode_range(void *ctx, uint32_t index, scene_range *r, splat_scene *
 
 /* Every splat into out (allocated here), in ranges on e->pool; the first bad splat (in order)
  * is the error. */
-static int decode_splats(sog_decoding *dc, splat_scene *out, const scene_error *e) {
+static int decode_splats(sog_decoding *dc, splat_scene *out, uint8_t *marks, const scene_error *e) {
   const sog_meta *m = dc->m;
   if (make_position_tables(dc, e) != 0 || scene_alloc(out, m->count, dc->degree, e) != 0) return -1;
-  sog_ranges g = {dc, out->sh_coeffs * 3 - 3, {{0}}};
+  sog_ranges g = {dc, out->sh_coeffs * 3 - 3, {{0}}, marks};
   for (int c = 0; c < 3; ++c)
     for (int b = 0; b < 256; ++b) g.dc_finite[c][b] = scene_finite(dc->t.dc[c][b]);
   uint32_t nranges, kept = 0;
@@ -312,15 +319,46 @@ static int decode_images(sog_decoding *dc, sog_fetch_fn fetch, void *user, const
   return rc;
 }
 
-/* The least the scene needs, held to the budget before any image is decoded: its arrays at the
- * lowest SH degree meta.json allows, and its per-splat images at a texel a splat. */
+/* The lowest SH degree meta.json allows. */
+static uint32_t least_degree(const sog_meta *m) { return !m->has_shn ? 0 : m->shn_bands ? m->shn_bands : 1; }
+
+uint64_t sog_min_bytes(const sog_meta *m) {
+  uint32_t images = m->has_shn ? 6 : 5;
+  return scene_array_bytes(m->count, least_degree(m)) + (uint64_t)m->count * 4 * images;
+}
+
+/* The least the scene needs, held to the budget before any image is decoded. */
 static int check_budget(const sog_meta *m, const scene_error *e) {
-  uint32_t degree = !m->has_shn ? 0 : m->shn_bands ? m->shn_bands : 1, images = m->has_shn ? 6 : 5;
-  uint64_t need = scene_array_bytes(m->count, degree) + (uint64_t)m->count * 4 * images;
-  return scene_budget_check(e, need, "meta.json: %u splats at SH degree %u (arrays and images)", m->count, degree);
+  return scene_budget_check(e, sog_min_bytes(m), "meta.json: %u splats at SH degree %u (arrays and images)",
+                            m->count, least_degree(m));
+}
+
+int sog_sh_degree(const sog_meta *m, sog_fetch_fn fetch, void *user, uint32_t *degree, const scene_error *e) {
+  *degree = least_degree(m);
+  if (!m->has_shn || m->shn_bands != 0) return 0;
+  const char *name = m->files[SOG_SHN_CENTROIDS];
+  const uint8_t *data;
+  size_t size;
+  void *owned = NULL;
+  if (fetch(user, name, &data, &size, &owned, e) != 0) return -1;
+  WebPBitstreamFeatures f;
+  char tok[64];
+  int rc = 0;
+  scene_token(tok, name, strlen(name));
+  if (WebPGetFeatures(data, size, &f) != VP8_STATUS_OK)
+    rc = scene_fail(e, "%s: not a WebP image (or a truncated one)", tok);
+  else if ((*degree = degree_of_width(f.width)) == 0)
+    rc = scene_fail(e, "%s: %d texels wide; an SH palette is 192, 512 or 960 wide (degree 1, 2, 3)", tok, f.width);
+  free(owned);
+  return rc;
 }
 
 int sog_decode(const sog_meta *m, sog_fetch_fn fetch, void *user, splat_scene *out, const scene_error *e) {
+  return sog_decode_marked(m, fetch, user, out, NULL, e);
+}
+
+int sog_decode_marked(const sog_meta *m, sog_fetch_fn fetch, void *user, splat_scene *out, uint8_t *kept,
+                      const scene_error *e) {
   memset(out, 0, sizeof *out);
   if (check_budget(m, e) != 0) return -1;
   sog_decoding dc = {.m = m};
@@ -331,7 +369,7 @@ int sog_decode(const sog_meta *m, sog_fetch_fn fetch, void *user, splat_scene *o
       rc = make_palette(m, &dc.img[SOG_SHN_CENTROIDS], &dc.t, &dc.degree, &dc.entries, &dc.palette,
                         &dc.entry_finite, e);
   }
-  if (rc == 0) rc = decode_splats(&dc, out, e);
+  if (rc == 0) rc = decode_splats(&dc, out, kept, e);
   for (int k = 0; k < SOG_IMAGES; ++k) free(dc.img[k].rgba);
   free(dc.palette);
   free(dc.entry_finite);
@@ -353,12 +391,7 @@ static int check_count(const sog_meta *m, uint64_t bytes, const scene_error *e) 
 
 /* ---- meta.json beside its images ---------------------------------------------------------- */
 
-typedef struct sog_dir {
-  const char *dir; /* with its trailing '/', or "" */
-  size_t dir_len;
-} sog_dir;
-
-static int fetch_file(void *user, const char *name, const uint8_t **data, size_t *size, void **owned,
+int sog_fetch_file(void *user, const char *name, const uint8_t **data, size_t *size, void **owned,
                       const scene_error *e) {
   const sog_dir *d = user;
   char tok[64];
@@ -400,29 +433,37 @@ static uint64_t image_bytes(const sog_dir *d, const sog_meta *m) {
   return total;
 }
 
-/* meta.json's text, its images in the folder dir (dir_len bytes with a trailing '/', or ""):
- * meta.json's errors go to me, the images' to e. */
-static int load_beside(const char *dir, size_t dir_len, const uint8_t *text, size_t size, splat_scene *out,
-                       const scene_error *me, const scene_error *e) {
+int sog_check_count_dir(const sog_meta *m, const sog_dir *d, const scene_error *e) {
+  return check_count(m, image_bytes(d, m), e);
+}
+
+/* meta.json's text, read from `path`, its images in the folder dir (dir_len bytes with a trailing
+ * '/', or ""): meta.json's errors go to me, the images' to e. A streamed bundle's lod-meta.json
+ * (under another name) is read as one. */
+static int load_beside(const char *path, const char *dir, size_t dir_len, const uint8_t *text, size_t size,
+                       splat_scene *out, const scene_error *me, const scene_error *e) {
   memset(out, 0, sizeof *out);
   sog_meta m;
-  if (sog_parse_meta((const char *)text, size, &m, me) != 0) return -1;
+  int rc = sog_parse_meta((const char *)text, size, &m, me);
+  if (rc == SOG_LOD_META) return sog_load_lod(path, text, size, out, me, e);
+  if (rc != 0) return -1;
   sog_dir d = {dir, dir_len};
-  if (check_count(&m, image_bytes(&d, &m), e) != 0) return -1;
-  return sog_decode(&m, fetch_file, &d, out, e);
+  if (sog_check_count_dir(&m, &d, e) != 0) return -1;
+  return sog_decode(&m, sog_fetch_file, &d, out, e);
 }
 
 int scene_load_sog_meta(const char *path, const uint8_t *text, size_t size, splat_scene *out,
                         const scene_error *e) {
   const char *slash = strrchr(path, '/');
-  return load_beside(path, slash ? (size_t)(slash - path) + 1 : 0, text, size, out, e, e);
+  return load_beside(path, path, slash ? (size_t)(slash - path) + 1 : 0, text, size, out, e, e);
 }
 
+/* A folder holds a scene's meta.json or, failing that, a streamed bundle's lod-meta.json. */
 int scene_load_sog_dir(const char *dir, splat_scene *out, const scene_error *e) {
   memset(out, 0, sizeof *out);
-  size_t n = strlen(dir);
+  size_t n = strlen(dir), mn = strlen(e->name) + sizeof ": lod-meta.json";
   bool slash = n > 0 && dir[n - 1] == '/';
-  char *path = malloc(n + sizeof "/meta.json"), *mname = malloc(strlen(e->name) + sizeof ": meta.json");
+  char *path = malloc(n + sizeof "/lod-meta.json"), *mname = malloc(mn);
   if (path == NULL || mname == NULL) {
     free(path);
     free(mname);
@@ -431,20 +472,28 @@ int scene_load_sog_dir(const char *dir, splat_scene *out, const scene_error *e) 
   memcpy(path, dir, n);
   memcpy(path + n, slash ? "meta.json" : "/meta.json", sizeof "/meta.json" - slash);
   /* errors say "<folder>: meta.json: ..." and "<folder>: means_l.webp: ...", as for a bundle */
-  snprintf(mname, strlen(e->name) + sizeof ": meta.json", "%s: meta.json", e->name);
+  snprintf(mname, mn, "%s: meta.json", e->name);
   scene_error me = {mname, e->buf, e->size, .budget = e->budget};
   struct stat st;
   uint8_t *text = NULL;
   size_t size = 0;
   int rc;
-  if (stat(path, &st) != 0)
-    rc = scene_fail(e, "is a directory without a meta.json, so neither a scene file nor a SOG scene");
-  else if (st.st_size > (off_t)SOG_META_MAX)
+  if (stat(path, &st) != 0) {
+    memcpy(path + n, slash ? "lod-meta.json" : "/lod-meta.json", sizeof "/lod-meta.json" - slash);
+    snprintf(mname, mn, "%s: lod-meta.json", e->name);
+    if (stat(path, &st) == 0) {
+      rc = sog_load_lod_file(path, out, &me, e);
+    } else {
+      rc = scene_fail(e, "is a directory without a meta.json (or a streamed bundle's lod-meta.json), so neither a "
+                         "scene file nor a SOG scene");
+    }
+  } else if (st.st_size > (off_t)SOG_META_MAX) {
     rc = scene_fail(&me, "%jd bytes; a SOG meta.json is a few KiB (limit %zu bytes)", (intmax_t)st.st_size,
                     SOG_META_MAX);
-  else
+  } else {
     rc = scene_read_file(path, &text, &size, &me);
-  if (rc == 0) rc = load_beside(path, n + !slash, text, size, out, &me, e);
+    if (rc == 0) rc = load_beside(path, path, n + !slash, text, size, out, &me, e);
+  }
   free(text);
   free(mname);
   free(path);

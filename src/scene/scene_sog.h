@@ -1,7 +1,9 @@
 /* scene_sog.h: the parts of the PlayCanvas SOG reader that its tests and fuzz target call on
  * their own: meta.json parsed into a sog_meta (scene_sog_meta.c), the decoder that turns the
  * images a sog_meta names into a splat_scene, fetching them through a callback
- * (scene_sog.c), and the entries of a bundled .sog zip archive (scene_sog_zip.c).
+ * (scene_sog.c), the entries of a bundled .sog zip archive (scene_sog_zip.c), a streamed (LOD)
+ * bundle's level read from its chunks (scene_sog_lod.c), and the JSON helpers the two JSON
+ * readers share (scene_sog_json.c).
  *
  * The format, as PlayCanvas's engine (src/scene/gsplat/gsplat-sog-data.js and its shaders)
  * and splat-transform (readers/read-sog*.ts, writers/write-sog.ts) define it. Every image is a
@@ -71,9 +73,13 @@ typedef struct sog_meta {
   char files[SOG_IMAGES][SOG_NAME_MAX]; /* as meta.json spells them; "" when not used */
 } sog_meta;
 
+/* sog_parse_meta's answer for a streamed bundle's lod-meta.json (it has "lodLevels"), with a
+ * message too for callers that take any nonzero answer as a failure. */
+#define SOG_LOD_META 1
+
 /* Parses meta.json (`size` bytes of UTF-8, not NUL-terminated; at most SOG_META_MAX) into *m,
  * checking every member the decoder uses for presence, type and range. Errors name the member
- * ("scales.codebook[3] is a string, expected a number"). */
+ * ("scales.codebook[3] is a string, expected a number"). Returns 0, -1, or SOG_LOD_META. */
 int sog_parse_meta(const char *text, size_t size, sog_meta *m, const scene_error *e);
 
 /* The bytes of the image file `name` (a file name from sog_meta.files): *data and *size, and in
@@ -86,6 +92,69 @@ typedef int (*sog_fetch_fn)(void *user, const char *name, const uint8_t **data, 
  * against the count, every tag byte and palette index, and following scene.h's non-finite
  * policy. */
 int sog_decode(const sog_meta *m, sog_fetch_fn fetch, void *user, splat_scene *out, const scene_error *e);
+/* As sog_decode, also setting kept[i] (m->count bytes, the caller's) to whether splat i of the
+ * file was kept (1) or dropped for non-finite values (0), so that a caller can find the splats a
+ * range of the file's indices became. */
+int sog_decode_marked(const sog_meta *m, sog_fetch_fn fetch, void *user, splat_scene *out, uint8_t *kept,
+                      const scene_error *e);
+
+/* The SH degree sog_decode will give *m's scene: 0 without shN, shN.bands when given, else read
+ * from the width of the centroids image's WebP header (fetched). 0 or -1 (reported). */
+int sog_sh_degree(const sog_meta *m, sog_fetch_fn fetch, void *user, uint32_t *degree, const scene_error *e);
+
+/* The least memory decoding *m takes, which sog_decode holds to the budget before it decodes: the
+ * scene's arrays at the lowest SH degree meta.json allows, and its per-splat images at a texel a
+ * splat. */
+uint64_t sog_min_bytes(const sog_meta *m);
+
+/* A meta.json's images read from the folder `dir` (dir_len bytes with its trailing '/', or ""):
+ * sog_fetch_file is the sog_fetch_fn, a sog_dir its user. Errors are "<e->name>: <image>: ...". */
+typedef struct sog_dir {
+  const char *dir;
+  size_t dir_len;
+} sog_dir;
+int sog_fetch_file(void *user, const char *name, const uint8_t **data, size_t *size, void **owned,
+                   const scene_error *e);
+
+/* *m's count held to the bytes of its image files in d (SOG_SPLATS_PER_BYTE, once the scene would
+ * pass SOG_FREE_BYTES; a missing image counts 0 and is reported when fetched): 0 or -1. */
+int sog_check_count_dir(const sog_meta *m, const sog_dir *d, const scene_error *e);
+
+/* A streamed (LOD) bundle (scene_sog_lod.c; the format at the top of that file): the lod-meta.json
+ * at `path` (`size` bytes of it at `text`; or read here, at most SOG_LOD_META_MAX bytes), its
+ * level e->lod_level decoded as one scene. lod-meta.json's own errors go to me, its chunks' to e
+ * ("<e->name>: 0_1/meta.json: ..."); e's progress, pool and budget are the load's. */
+#define SOG_LOD_META_MAX ((size_t)64 << 20) /* 330 KiB for a 13.6M-splat capture of 3 levels */
+int sog_load_lod(const char *path, const uint8_t *text, size_t size, splat_scene *out, const scene_error *me,
+                 const scene_error *e);
+int sog_load_lod_file(const char *path, splat_scene *out, const scene_error *me, const scene_error *e);
+
+/* ---- JSON (scene_sog_json.c): what the meta.json and lod-meta.json readers share -------------- */
+
+struct cJSON;
+#define SOG_WHERE_MAX 160 /* bytes of a member's path in a message */
+
+/* `size` bytes of text (a leading UTF-8 BOM skipped) as JSON.parse takes them, into a cJSON tree
+ * whose root is an object (freed by the caller with cJSON_Delete); NULL with "not valid JSON (at
+ * line L, column C)", "... text after the value ..." or "is <kind>, expected a JSON object". */
+struct cJSON *sog_json_parse(const char *text, size_t size, const scene_error *e);
+/* What a value is, for messages ("a string", "missing"). */
+const char *sog_json_kind(const struct cJSON *v);
+/* The member `name` of obj into *out (NULL when absent); a name given twice is an error, said as
+ * "<where>.<name> is given twice". */
+int sog_json_member(const struct cJSON *obj, const char *name, const char *where, const struct cJSON **out,
+                    const scene_error *e);
+/* v as a number (not NaN): "<where>[<index>] is a string, expected a number" (index SIZE_MAX:
+ * none). */
+int sog_json_number(const struct cJSON *v, const char *where, size_t index, double *out, const scene_error *e);
+/* parent's member `name`, a whole number in [lo, hi] (at most UINT32_MAX), into *out (untouched
+ * when absent and not required); messages name it "<pname>.<name>". */
+int sog_json_whole(const struct cJSON *parent, const char *pname, const char *name, bool required, double lo,
+                   double hi, uint32_t *out, const scene_error *e);
+/* s as a file name inside the scene's folder, copied to out: not empty, shorter than
+ * SOG_NAME_MAX, no control character or backslash, not absolute, no ".." segment; messages name
+ * it by `where`. */
+int sog_json_name(const char *s, const char *where, char out[SOG_NAME_MAX], const scene_error *e);
 
 /* A zip archive in memory (not copied): the central directory found and checked. */
 typedef struct sog_zip {

@@ -22,7 +22,12 @@
  *     or the folder holding it), or the bundled form, a zip archive (.sog; stored or
  *     deflated entries) that splat_scene_load_memory reads too. A meta.json needs its
  *     images, so splat_scene_load_memory refuses one. The "antialiased" model sets
- *     SPLAT_SCENE_ANTIALIASED; streamed SOG (lod-meta.json) is not read.
+ *     SPLAT_SCENE_ANTIALIASED.
+ *   - PlayCanvas streamed (LOD) SOG bundles, as splat-transform writes them: a lod-meta.json
+ *     (give splat_scene_load its path, or the folder holding it when that has no meta.json)
+ *     naming folders of SOG chunks; one level of detail (splat_load_options.lod_level, 0: the
+ *     finest) loads as one scene, its chunks' ranges in the order of the bundle's tree (the
+ *     order splat-transform's own reader gives). Its environment SOG is not read.
  *
  * Values are stored activated, as the reference 3DGS renderer uses them: scale =
  * exp(scale_i), opacity = sigmoid(opacity), rotation normalised.
@@ -169,7 +174,8 @@ typedef struct splat_load_options {
    *     dequantised; versions 1-3 are one gzip stream, whose inflate is sequential (deflate
    *     does not say where its blocks start), so only their dequantisation is parallel;
    *   - SOG: one task per WebP image (6 or 7: the image count bounds this step, and the SH
-   *     labels and centroids are the largest), then ranges of splats.
+   *     labels and centroids are the largest), then ranges of splats;
+   *   - a streamed SOG bundle: one task per chunk of the level, each decoded on its thread.
    * The scene loaded, and the message of a load that fails, are the same for every count. */
   uint32_t threads;
   /* A host pool (see above) to run the parallel steps on instead of threads made for them;
@@ -209,6 +215,12 @@ typedef struct splat_load_options {
    * dimensions within what the count needs (read from the WebP header before decoding),
    * meta.json at most 1 MiB as stated in the zip, before inflating it. */
   uint64_t max_memory;
+  /* A streamed (LOD) SOG bundle's level to load: 0 the finest (every chunk of level 0), 1 the next
+   * coarser, ... A level the bundle does not have is an error ("level 3 asked for ..., but the
+   * bundle has 2 (0 to 1)"). Formats without levels ignore it. Every chunk of the level is decoded
+   * once, the chunks in parallel (one a task; progress "decode" as each completes); what they take
+   * at once and the scene's arrays are held to max_memory before anything large is allocated. */
+  uint32_t lod_level;
   const void *next; /* reserved for later options; must be NULL */
 } splat_load_options;
 
