@@ -12,7 +12,7 @@
 #      over the frames; the last frame is kept with its visible count);
 #   4. PSNR and SSIM of each image against the reference: table.tsv and table.md.
 #   LOD_SIZE (1920x1080), LOD_FRAMES (60: frames of a budget run), LOD_WORK (/tmp/lod-compare),
-#   LOD_SEED (35) override them.
+#   LOD_SEED (35) override them; LOD_BLEND0=1 adds the cut with --lod-blend 0 (method cutb).
 set -u
 BIN=${1:?usage: compare.sh BIN SCENE DECDIR COPIES}
 SCENE=${2:?usage}; DECDIR=${3:?usage}; COPIES=${4:?usage}
@@ -65,8 +65,12 @@ while read -r view eye target up; do
   for p in "${decs[@]}"; do
     D=$(run "${view}_dec$p" "$WORK/dec$p.ply" 3 --no-lod "${cam[@]}") || continue
     C=$(run "${view}_cut$p" "$WORK/lod.ply" "$FRAMES" --budget "$D" "${cam[@]}") || continue
-    for m in dec cut; do
-      n=$D; [ $m = cut ] && n=$C
+    methods="dec cut"
+    if [ "${LOD_BLEND0:-0}" = 1 ]; then # the cut without its fade between levels
+      B0=$(run "${view}_cutb$p" "$WORK/lod.ply" "$FRAMES" --budget "$D" --lod-blend 0 "${cam[@]}") && methods="$methods cutb"
+    fi
+    for m in $methods; do
+      n=$D; [ $m = cut ] && n=$C; [ $m = cutb ] && n=$B0
       printf '%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n' "$name" "$view" "$p" "$m" "$n" \
         "$(awk -v n="$n" -v v="$V" 'BEGIN { print 100 * n / v }')" "$(quality "${view}_full" "${view}_$m$p")" >> "$R/table.tsv"
     done
@@ -75,12 +79,13 @@ while read -r view eye target up; do
 done < "$R/views.txt"
 
 {
-  echo "| view | decimated to | drawn: decimation | drawn: our cut | PSNR dB: decimation | ours | SSIM: decimation | ours |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| view | decimated to | drawn: decimation | drawn: our cut | PSNR dB: decimation | ours | ours, blend 0 | SSIM: decimation | ours | ours, blend 0 |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   awk -F'\t' 'NR > 1 { k = $2 "\t" $3; if ($4 == "dec") { d[k] = $5; dp[k] = $7; ds[k] = $8; o[++n] = k }
-                       else { c[k] = $5; cp[k] = $7; cs[k] = $8 } }
+                       else if ($4 == "cut") { c[k] = $5; cp[k] = $7; cs[k] = $8 } else { bp[k] = $7; bs[k] = $8 } }
               END { for (i = 1; i <= n; i++) { k = o[i]; split(k, a, "\t");
-                      printf "| %s | %s%% | %s | %s | %s | %s | %s | %s |\n", a[1], a[2], d[k], c[k], dp[k], cp[k], ds[k], cs[k] } }' \
+                      printf "| %s | %s%% | %s | %s | %s | %s | %s | %s | %s | %s |\n", a[1], a[2], d[k], c[k], dp[k], cp[k],
+                             k in bp ? bp[k] : "-", ds[k], cs[k], k in bs ? bs[k] : "-" } }' \
     "$R/table.tsv"
 } > "$R/table.md"
 cat "$R/table.md"
