@@ -305,7 +305,7 @@ static void lod_prepare(void) {
   }
   for (uint32_t i = 0; i < 12 * N; i++) sc->sh[i] = (float)(i % 13) / 13 - 0.5f;
   char err[256];
-  splat_lod_options lo = {.threads = 1};
+  splat_lod_options lo = {.threads = 1, .method = SPLAT_LOD_SPLITS}; /* the shape the sweeps are sized for */
   if (splat_lod_build(sc, &lo, &lod_tree, err, sizeof err) != 0) {
     fprintf(stderr, "test_faults: splat_lod_build: %s\n", err);
     exit(1);

@@ -69,7 +69,7 @@ static bool any_dropped(const lod_cut_tree *t, const struct sp_lod_cut_push *pc)
   const struct sp_lod_cut_push q = *pc;
   for (uint32_t i = 0; i < t->node_count; i++) { /* the shader's tests, node by node */
     const float *s = t->spheres + 4 * (size_t)i, *v = q.view.m;
-    float r = s[3];
+    float r = t->radii[i];
     float x = v[0] * s[0] + v[4] * s[1] + v[8] * s[2] + v[12];
     float y = v[1] * s[0] + v[5] * s[1] + v[9] * s[2] + v[13];
     float z = v[2] * s[0] + v[6] * s[1] + v[10] * s[2] + v[14];
@@ -246,7 +246,7 @@ static void run_scene(uint32_t n, uint64_t seed) {
   }
   const float *c = t.spheres + 4 * (size_t)mid;
   printf("  straddling node %u: centre (%.3f, %.3f, %.3f), radius %.3f\n", mid, (double)c[0], (double)c[1], (double)c[2],
-         (double)c[3]);
+         (double)t.radii[mid]);
   look(&cams[4].cam, c[0], c[1], c[2] - 0.5f * SPLAT_NEAR_Z, c[0], c[1], c[2] + 1.0f), cams[4].name = "straddling";
   const float taus[] = {0.0f, 0.5f, 2.0f, 8.0f, 20.0f, 40.0f, 100.0f, 1e30f};
   for (size_t k = 0; k < sizeof cams / sizeof *cams; k++)

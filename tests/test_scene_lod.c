@@ -153,7 +153,9 @@ static bool same_scene(const splat_scene *a, const splat_scene *b) {
 static int test_tree(void) {
   static const uint32_t sizes[] = {1, 2, 7, 8, 9, 64, 65, 1000, 100000};
   static const uint32_t threads[] = {1, 2, 3, 7};
+  static const splat_lod_method methods[] = {SPLAT_LOD_SPLITS, SPLAT_LOD_PAIRS};
   char err[512];
+  for (size_t mt = 0; mt < 2; ++mt)
   for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; ++z)
     for (int grid = 0; grid < 2; ++grid) {
       uint32_t n = sizes[z], degree = (n + (uint32_t)grid) % 4;
@@ -162,9 +164,10 @@ static int test_tree(void) {
       for (size_t t = 0; t < sizeof threads / sizeof threads[0]; ++t) {
         splat_scene s = copy_scene(&original);
         splat_lod lod;
-        splat_lod_options o = {.threads = threads[t]};
-        char what[64];
-        snprintf(what, sizeof what, "%u splats%s, %u threads", n, grid ? " on a grid" : "", threads[t]);
+        splat_lod_options o = {.threads = threads[t], .method = methods[mt]};
+        char what[80];
+        snprintf(what, sizeof what, "%s: %u splats%s, %u threads", mt ? "pairs" : "splits", n, grid ? " on a grid" : "",
+                 threads[t]);
         if (splat_lod_build(&s, &o, &lod, err, sizeof err) != 0) {
           CHECK(0, "%s: %s", what, err);
           splat_scene_free(&s);
@@ -195,6 +198,48 @@ static int test_tree(void) {
   CHECK(splat_lod_build(&bad, NULL, &lod, err, sizeof err) == -1 && strstr(err, "splat 2: opacity"), "%s", err);
   splat_scene_free(&bad);
   return check_report("scene_lod_tree");
+}
+
+/* ---- SPLAT_LOD_PAIRS merges the cheapest pairs first --------------------------------------------- */
+
+/* Eight clusters far apart, each four splats on a line 0.4 apart coloured red, blue, red, blue:
+ * a splat's nearest neighbour has the other colour, the next but one its own. The first generation
+ * must pair each splat with the other of its colour (the colour term of the cost), so every node
+ * over leaves holds two leaves of one colour and one cluster. */
+static int test_pairs(void) {
+  splat_scene s = make_scene(32, 1, 7, false);
+  for (uint32_t i = 0; i < 32; ++i) {
+    uint32_t cluster = i / 4, k = i % 4;
+    float *p = s.positions + i * 3, *sc = s.scales + i * 3, *q = s.rotations + i * 4, *sh = s.sh + i * 12;
+    p[0] = 100.0f * (float)cluster + 0.4f * (float)k, p[1] = (float)(cluster % 3), p[2] = 0;
+    sc[0] = sc[1] = sc[2] = 0.3f;
+    q[0] = 1, q[1] = q[2] = q[3] = 0;
+    s.opacities[i] = 0.8f;
+    for (int c = 0; c < 12; ++c) sh[c] = 0;
+    sh[k % 2 == 0 ? 0 : 2] = 1.5f; /* DC red or blue */
+  }
+  splat_lod lod;
+  char err[256];
+  splat_lod_options o = {.method = SPLAT_LOD_PAIRS};
+  CHECK(splat_lod_build(&s, &o, &lod, err, sizeof err) == 0, "%s", err);
+  check_tree(&lod, 32, "pairs: 32 splats in clusters");
+  uint32_t over_leaves = 0;
+  for (uint32_t k = 0; k < lod.interior.count; ++k) {
+    uint32_t f = lod.first_child[k], c = lod.child_count[k];
+    if (f >= 32) continue;
+    over_leaves++;
+    CHECK(c == 2, "node %u holds %u leaves, not a pair", 32 + k, c);
+    for (uint32_t t = 1; t < c; ++t) {
+      const float *a = s.positions + f * 3, *b = s.positions + (f + t) * 3;
+      CHECK(s.sh[f * 12] == s.sh[(f + t) * 12] && fabsf(a[0] - b[0]) < 1.0f,
+            "node %u pairs splats at x %.1f and %.1f of colours %g and %g", 32 + k, (double)a[0], (double)b[0],
+            (double)s.sh[f * 12], (double)s.sh[(f + t) * 12]);
+    }
+  }
+  CHECK(over_leaves == 16, "%u nodes over leaves, not 16 pairs", over_leaves);
+  splat_lod_free(&lod);
+  splat_scene_free(&s);
+  return check_report("scene_lod_pairs");
 }
 
 /* ---- the merge rule (Kerbl et al. 2024, Sec. 4.1) on hand cases -------------------------------- */
@@ -337,7 +382,8 @@ static int test_merge(void) {
     }
     splat_lod lod;
     char err[256];
-    CHECK(splat_lod_build(&s, NULL, &lod, err, sizeof err) == 0, "%s", err);
+    splat_lod_options o = {.method = SPLAT_LOD_SPLITS}; /* two nodes of 4 and 5 leaves under the root */
+    CHECK(splat_lod_build(&s, &o, &lod, err, sizeof err) == 0, "%s", err);
     CHECK(lod.interior.count == 3, "9 splats: %u interior nodes", lod.interior.count);
     /* the root's weights are its children's coverage, which the merge keeps unless capped at 1 */
     CHECK_VEC(lod.interior.positions, mean[0] / wsum, mean[1] / wsum, mean[2] / wsum, 1e-2);
@@ -392,12 +438,25 @@ static int test_roundtrip(void) {
     CHECK(memcmp(back.interior.positions, lod.interior.positions, m * 12) == 0 &&
           memcmp(back.interior.scales, lod.interior.scales, m * 12) == 0 &&
           memcmp(back.interior.opacities, lod.interior.opacities, m * 4) == 0, "degree %u: values differ", degree);
+    /* the pairs tree's errors (flag bit 0), each at least its interior children's */
+    CHECK(lod.error != NULL && back.error != NULL && memcmp(back.error, lod.error, m * 4) == 0,
+          "degree %u: the errors did not come back", degree);
+    for (uint32_t k = 0; lod.error != NULL && k < m; ++k)
+      for (uint32_t c = 0; c < lod.child_count[k] && lod.first_child[k] >= n; ++c)
+        CHECK(lod.error[k] >= lod.error[lod.first_child[k] - n + c], "degree %u: node %u's error is below its child's",
+              degree, n + k);
     for (size_t k = 0; k < (size_t)m * 4; ++k)
       CHECK(fabsf(back.interior.rotations[k] - lod.interior.rotations[k]) <= 1e-7f, "rotation %zu", k);
     size_t bad = 0;
     for (size_t k = 0; k < nsh; ++k) bad += back.interior.sh[k] != half_round(lod.interior.sh[k]);
     CHECK(bad == 0, "degree %u: %zu SH values are not the half of what was written", degree, bad);
     splat_lod_free(&back);
+    if (lod.error != NULL) { /* a negative error is not written */
+      float keep = lod.error[0];
+      lod.error[0] = -1;
+      CHECK(splat_lod_write(path, &lod, err, sizeof err) == -1 && strstr(err, "error -1 not finite"), "%s", err);
+      lod.error[0] = keep;
+    }
     splat_scene wrong = s;
     wrong.count = n - 1;
     CHECK(splat_lod_load(path, &wrong, 0, &back, err, sizeof err) == -1 && strstr(err, "the scene has"), "%s", err);
@@ -510,7 +569,8 @@ static int test_hostile(void) {
   splat_lod lod;
   char err[512], *p = path_in("valid.lod"), path[4096];
   snprintf(path, sizeof path, "%s", p);
-  CHECK(splat_lod_build(&s, NULL, &lod, err, sizeof err) == 0, "%s", err);
+  splat_lod_options o = {.method = SPLAT_LOD_SPLITS}; /* the edits below are made for its shape */
+  CHECK(splat_lod_build(&s, &o, &lod, err, sizeof err) == 0, "%s", err);
   CHECK(lod.interior.count == 17 && lod.first_child[1] >= 100 && lod.first_child[3] < 100, "100 leaves: %u nodes",
         lod.interior.count);
   CHECK(splat_lod_write(path, &lod, err, sizeof err) == 0, "%s", err);
@@ -542,7 +602,7 @@ static int test_hostile(void) {
   free(longer);
   /* headers: magic, version, header size, flags, reserved, counts */
   static const struct { size_t at; uint32_t value; const char *want; } fields[] = {
-      {0, 0x54414c50, "magic"}, {8, 2, "version 2"}, {12, 128, "header size 128"}, {28, 1, "flags"},
+      {0, 0x54414c50, "magic"}, {8, 2, "version 2"}, {12, 128, "header size 128"}, {28, 2, "flags"},
       {40, 7, "reserved"}, {16, 99, "for 99 leaves"}, {24, 2, "SH degree 2"}, {20, 0, "no tree"},
       {20, 0xfffffff0u, "32-bit"}, {20, 0x10000000u, "truncated"}, {20, 3, "cannot hang"}, {16, 0xffffffffu, "for 4294967295 leaves"}};
   for (size_t f = 0; f < sizeof fields / sizeof fields[0]; ++f) {
@@ -659,7 +719,7 @@ static int bench(uint32_t n, const char *thread_list) {
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "check") == 0) return test_check(argv[2], argv[3]);
   if (argc < 3) {
-    fprintf(stderr, "usage: test_scene_lod tree|merge|roundtrip|hostile DIR | check SCENE LOD | "
+    fprintf(stderr, "usage: test_scene_lod tree|merge|pairs|roundtrip|hostile DIR | check SCENE LOD | "
                     "bench COUNT THREADS,... [DIR]\n");
     return 2;
   }
@@ -671,6 +731,7 @@ int main(int argc, char **argv) {
   mkdir(dir, 0777);
   if (strcmp(argv[1], "tree") == 0) return test_tree();
   if (strcmp(argv[1], "merge") == 0) return test_merge();
+  if (strcmp(argv[1], "pairs") == 0) return test_pairs();
   if (strcmp(argv[1], "roundtrip") == 0) return test_roundtrip();
   if (strcmp(argv[1], "hostile") == 0) return test_hostile();
   fprintf(stderr, "test_scene_lod: unknown mode %s\n", argv[1]);

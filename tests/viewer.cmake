@@ -305,8 +305,9 @@ splatsort_test(viewer_convert_lod LABELS cpu viewer TIMEOUT 120
 foreach(case "budget_zero;--budget 0;--budget '0': expected a number of nodes in 1\\.\\.4294967295"
              "budget_suffix;--budget 10M;--budget '10M': expected a number of nodes"
              "budget_big;--budget 4294967296;--budget '4294967296': expected a number of nodes"
-             "threshold_zero;--lod-threshold 0;--lod-threshold '0': expected pixels above 0"
-             "threshold_text;--lod-threshold px;--lod-threshold 'px': expected pixels above 0"
+             "threshold_zero;--lod-threshold 0;--lod-threshold '0': expected a threshold above 0"
+             "threshold_text;--lod-threshold px;--lod-threshold 'px': expected a threshold above 0"
+             "tree_bad;--lod-tree octree;--lod-tree 'octree': expected pairs or splits"
              "blend_negative;--lod-blend -0.5;--lod-blend '-0\\.5': expected a number >= 0"
              "blend_nan;--lod-blend nan;--lod-blend 'nan': expected a number >= 0"
              "lod_no_lod;--lod --no-lod;--lod and --no-lod: choose one"
@@ -346,7 +347,7 @@ splatsort_test(viewer_lod_scene LABELS cpu viewer PROPERTIES FIXTURES_SETUP view
                COMMAND splatview --convert ${viewer_scene} ${viewer_test_dir}/lod_scene.spz --lod)
 splatview_output_test(viewer_lod_auto
   PATTERNS "^load: level of detail for .*lod_scene\\.spz: tree read from lod_scene\\.spz\\.lod "
-           "^LOD cut [1-9][0-9,]* nodes at [0-9.]+ px \\(the last frame\\)$"
+           "^LOD cut [1-9][0-9,]* nodes at threshold [0-9.e+-]+ \\(the last frame\\)$"
   ARGS --headless ${viewer_test_dir}/lod_scene.spz --size 160x120 --frames 3 --out ${viewer_test_dir}/lod_auto.png)
 splatsort_test(viewer_lod_no_lod GPU LABELS viewer TIMEOUT 300
                COMMAND sh -c "out=$(\"$0\" \"$@\" 2>&1)\ns=$?\nprintf '%s\\n' \"$out\"\n[ $s -eq 0 ] && ! printf '%s\\n' \"$out\" | grep -q -e 'level of detail' -e 'LOD cut'"
@@ -354,7 +355,7 @@ splatsort_test(viewer_lod_no_lod GPU LABELS viewer TIMEOUT 300
                        --out ${viewer_test_dir}/lod_no_lod.png)
 splatview_output_test(viewer_lod_built
   PATTERNS "^load: level of detail for .*leica-sofort\\.ply: no leica-sofort\\.ply\\.lod: tree built in memory \\([0-9,]+ interior nodes, "
-           "^LOD cut [1-9][0-9,]* nodes at 2\\.00 px \\(the last frame\\)$"
+           "^LOD cut [1-9][0-9,]* nodes at threshold 2 \\(the last frame\\)$"
   ARGS --headless ${viewer_scene} --lod --lod-threshold 2 --lod-blend 0 --size 160x120 --frames 2
        --out ${viewer_test_dir}/lod_built.png)
 # Streaming (issue 27 part 3): a 200,000-splat SH-3 scene under a 48 MiB memory budget keeps only
@@ -363,14 +364,14 @@ splatsort_test(viewer_lod_stream_scene LABELS cpu viewer PROPERTIES FIXTURES_SET
                COMMAND gen_scene --count 200000 --sh-degree 3 --seed 3 --out ${viewer_test_dir}/lod_stream.ply)
 splatview_output_test(viewer_lod_stream
   PATTERNS "^load: lod_stream\\.ply streams its leaves: a pool of [0-9]+ of 49 pages of 4096 leaves fits the memory budget$"
-           "^LOD cut [1-9][0-9,]* nodes at [0-9.]+ px \\(the last frame\\)$"
+           "^LOD cut [1-9][0-9,]* nodes at threshold [0-9.e+-]+ \\(the last frame\\)$"
            "^LOD pages of lod_stream\\.ply: [1-9][0-9]* of 49 resident \\(a pool of [0-9]+\\), [1-9][0-9]* copied in, [0-9]+ evicted, [0-9]+ asked for by the last cut$"
-  ARGS --headless ${viewer_test_dir}/lod_stream.ply --lod --memory-budget 48 --raster graphics --size 320x240
+  ARGS --headless ${viewer_test_dir}/lod_stream.ply --lod --lod-tree splits --memory-budget 48 --raster graphics --size 320x240
        --frames 4 --out ${viewer_test_dir}/lod_stream.png)
 set_tests_properties(viewer_lod_stream PROPERTIES FIXTURES_REQUIRED viewer_lod_stream_scene)
 splatview_output_test(viewer_lod_window WINDOW
   PATTERNS "^level of detail for .*lod_scene\\.spz: tree read from lod_scene\\.spz\\.lod "
-           "^LOD cut [1-9][0-9,]* nodes at [0-9.]+ px \\(budget 2,000\\) \\(the last frame\\)$"
+           "^LOD cut [1-9][0-9,]* nodes at threshold [0-9.e+-]+ \\(budget 2,000\\) \\(the last frame\\)$"
   ARGS ${viewer_test_dir}/lod_scene.spz --budget 2000 --frames 3 --size 160x120)
 splatsort_test(viewer_lod_bad_sidecar LABELS cpu viewer
                PROPERTIES PASS_REGULAR_EXPRESSION "badlod\\.ply\\.lod: for 8192 leaves, but the scene has 5000 splats"

@@ -17,7 +17,7 @@ printf '%s\n' "$out"
 [ $s -eq 0 ] || fail "the --budget run failed (exit $s)"
 check() { printf '%s\n' "$out" | grep -Eq -- "$1" || fail "no line matches '$1'"; }
 check '^load: level of detail for .*lod\.spz: tree read from lod\.spz\.lod \([0-9,]+ interior nodes, [0-9.]+ s\)$'
-check '^LOD cut [1-9][0-9,]* nodes at [0-9.]+ px \(budget 2,000\) \(the last frame\)$'
+check '^LOD cut [1-9][0-9,]* nodes at threshold [0-9.e+-]+ \(budget 2,000\) \(the last frame\)$'
 check '^   lod cut +[0-9.]+ '
 check '^  level of detail \(6 frames\): cut median [1-9][0-9,]* nodes'
 head -1 "$dir/lod.csv" | grep -q ',lod_cut,lod_threshold,lod_cut_ms$' || fail "no level-of-detail columns in the CSV"

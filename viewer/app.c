@@ -63,10 +63,14 @@ static void on_tty_progress(void *user, const char *phase, uint64_t done, uint64
 }
 
 static splat_load_options load_options;
+static splat_lod_method lod_method;
 
 void app_set_load_options(const splatview_options *o) {
   load_options = (splat_load_options){.max_memory = (uint64_t)o->max_load_memory_mib << 20, .lod_level = o->lod_level};
+  lod_method = o->lod_tree;
 }
+
+splat_lod_options app_lod_options(void) { return (splat_lod_options){.threads = 0, .method = lod_method}; }
 
 splat_load_options app_load_options(void) { return load_options; }
 
@@ -224,7 +228,7 @@ static void print_lod(const app_stats *s, FILE *f) {
   app_fmt_count(med, sizeof med, (uint64_t)llround(app_percentile(cut->v, cut->count, 0.5)));
   app_fmt_count(lo, sizeof lo, (uint64_t)llround(app_percentile(cut->v, cut->count, 0.0)));
   app_fmt_count(hi, sizeof hi, (uint64_t)llround(app_percentile(cut->v, cut->count, 1.0)));
-  fprintf(f, "  level of detail (%u frames): cut median %s nodes (%s..%s), threshold median %.3f px (%.3f..%.3f), "
+  fprintf(f, "  level of detail (%u frames): cut median %s nodes (%s..%s), threshold median %.3f (%.3f..%.3f), "
              "cut %.3f ms median\n", cut->count, med, lo, hi, app_percentile(tau->v, tau->count, 0.5),
           app_percentile(tau->v, tau->count, 0.0), app_percentile(tau->v, tau->count, 1.0),
           app_percentile(s->lod_cut_ms.v, s->lod_cut_ms.count, 0.5));

@@ -24,6 +24,8 @@ int app_load_scene(const char *path, splat_scene *scene, bool tty_progress, char
 void app_set_load_options(const splatview_options *o);
 splat_load_options app_load_options(void);
 uint64_t app_max_load_memory(void);
+/* The options a level-of-detail tree is built with (--lod-tree; every core). */
+splat_lod_options app_lod_options(void);
 
 /* A frame drew a level-of-detail object (its timings hold the first one's cut). */
 static inline bool app_lod_drawn(const splat_timings *t) { return t->lod_cut > 0 || t->lod_threshold > 0.0f; }

@@ -75,7 +75,7 @@ static int build_lod(splat_scene *s, const char *in, const char *out, lod_step *
   }
   snprintf(l->path, n, "%s.lod", out);
   double t0 = seconds();
-  splat_lod_options o = {.threads = 0}; /* every core */
+  splat_lod_options o = app_lod_options();
   if (splat_lod_build(s, &o, &l->tree, err, sizeof err) != 0) {
     viewer_error("%s: %s", viewer_path(in), err);
     return -1;

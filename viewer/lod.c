@@ -48,7 +48,7 @@ int viewer_lod_prepare(const char *path, splat_scene *scene, splatview_lod mode,
     out->source = VIEWER_LOD_SIDECAR;
   } else {
     char why[1024];
-    splat_lod_options o = {.threads = 0}; /* every core */
+    splat_lod_options o = app_lod_options();
     rc = splat_lod_build(scene, &o, &out->tree, why, sizeof why);
     if (rc != 0) snprintf(err, n, "%s: %s", viewer_path(path), why);
     out->source = VIEWER_LOD_BUILT;
@@ -95,7 +95,7 @@ uint32_t viewer_lod_max_cut(uint32_t leaves, uint32_t budget) {
 void viewer_lod_cut_line(const splat_timings *t, uint32_t budget, char *out, size_t n) {
   char cut[32], b[32];
   app_fmt_count(cut, sizeof cut, t->lod_cut);
-  int len = snprintf(out, n, "LOD cut %s nodes at %.2f px", cut, t->lod_threshold);
+  int len = snprintf(out, n, "LOD cut %s nodes at threshold %.3g", cut, t->lod_threshold);
   if (budget && len > 0 && (size_t)len < n) {
     app_fmt_count(b, sizeof b, budget);
     snprintf(out + len, n - (size_t)len, " (budget %s)", b);

@@ -99,6 +99,11 @@ void splatview_usage(FILE *f) {
           "                          (default 0, the finest; 1 the next coarser); a level the\n"
           "                          bundle lacks is an error; other scenes ignore it. With\n"
           "                          --convert too\n"
+          "  --lod-tree pairs|splits the level-of-detail tree a scene without a .lod gets: pairs\n"
+          "                          (default) merges nearest neighbours cheapest first, 2 a node\n"
+          "                          (about as many interior nodes as splats); splits cuts space in\n"
+          "                          parts of about 7 (a seventh as many: less to keep resident when\n"
+          "                          streaming). With --convert too\n"
           "  --convert IN OUT        load IN (any scene SCENE can be) and write it to\n"
           "                          OUT as a 3DGS .ply or a .spz (version 4), then exit; no GPU\n"
           "  --lod                   with --convert: build the level-of-detail tree, write the scene\n"
@@ -109,8 +114,9 @@ void splatview_usage(FILE *f) {
           "  --no-lod                draw every splat of every scene, ignoring SCENE.lod files\n"
           "  --budget N              level of detail: about N nodes a frame (N >= 1), the cut's\n"
           "                          threshold steered on the GPU to it; implies --lod\n"
-          "  --lod-threshold PX      level of detail: keep a node once its projected size is at most\n"
-          "                          PX pixels (> 0; default 1); not with --budget\n"
+          "  --lod-threshold T       level of detail: keep a node once its projected error (its\n"
+          "                          merge's error x the square root of its size in pixels,\n"
+          "                          docs/lod.md) is at most T (> 0; default 1); not with --budget\n"
           "  --lod-blend B           level of detail: a node that has just replaced its parent fades\n"
           "                          in from the parent's look over B x the threshold (>= 0; default\n"
           "                          0.5; 0: levels switch at once)\n"
@@ -175,7 +181,7 @@ enum {
   OPT_TARGET, OPT_UP, OPT_FOVY, OPT_SORT, OPT_KEY_BITS, OPT_SH_DEGREE, OPT_BACKGROUND, OPT_FRAMES, OPT_WARMUP, OPT_MEMORY_BUDGET,
   OPT_VSYNC, OPT_KEY_MODE, OPT_RASTER, OPT_ANTIALIAS, OPT_CONVERT, OPT_SH_PRECISION, OPT_UPLOAD_THREADS,
   OPT_STREAM, OPT_KEEP_UNTIL_LOADED, OPT_MAX_LOAD_MEMORY, OPT_ORDER, OPT_ORDER_WINDOW, OPT_LOD, OPT_NO_LOD,
-  OPT_BUDGET, OPT_LOD_THRESHOLD, OPT_LOD_BLEND, OPT_LOD_LEVEL,
+  OPT_BUDGET, OPT_LOD_THRESHOLD, OPT_LOD_BLEND, OPT_LOD_LEVEL, OPT_LOD_TREE,
 };
 
 /* The flags first, then the options that take a value. */
@@ -201,6 +207,7 @@ static const struct option long_options[] = {
     {"lod", no_argument, NULL, OPT_LOD}, {"no-lod", no_argument, NULL, OPT_NO_LOD},
     {"budget", required_argument, NULL, OPT_BUDGET}, {"lod-threshold", required_argument, NULL, OPT_LOD_THRESHOLD},
     {"lod-blend", required_argument, NULL, OPT_LOD_BLEND}, {"lod-level", required_argument, NULL, OPT_LOD_LEVEL},
+    {"lod-tree", required_argument, NULL, OPT_LOD_TREE},
     {NULL, 0, NULL, 0},
 };
 
@@ -360,6 +367,11 @@ static int parse_render_value(int opt, const char *v, splatview_options *o, pars
     if (parse_uint(v, 0, 63, &o->lod_level))
       return refuse(err, n, "--lod-level '%s': expected a level 0..63 of a streamed SOG bundle (0: the finest)", v);
     return 0;
+  case OPT_LOD_TREE:
+    if (strcmp(v, "pairs") && strcmp(v, "splits"))
+      return refuse(err, n, "--lod-tree '%s': expected pairs or splits", v);
+    o->lod_tree = strcmp(v, "pairs") ? SPLAT_LOD_SPLITS : SPLAT_LOD_PAIRS;
+    return 0;
   case OPT_WARMUP:
     st->warmup_given = true;
     if (parse_uint(v, 0, 10000000, &o->warmup)) return refuse(err, n, "--warmup '%s': expected a number of frames", v);
@@ -381,7 +393,7 @@ static int parse_lod_value(int opt, const char *v, splatview_options *o, parse_s
     break;
   case OPT_LOD_THRESHOLD:
     if (parse_floats(v, &o->lod_threshold, 1) || !(o->lod_threshold > 0.0f))
-      return refuse(err, n, "--lod-threshold '%s': expected pixels above 0 (e.g. 1.5)", v);
+      return refuse(err, n, "--lod-threshold '%s': expected a threshold above 0 (e.g. 1.5)", v);
     break;
   case OPT_LOD_BLEND:
     if (parse_floats(v, &o->lod_blend, 1) || !(o->lod_blend >= 0.0f) || !isfinite(o->lod_blend))
@@ -407,7 +419,7 @@ static int set_scene(splatview_options *o, const char *path, char *err, size_t n
  * option ('?'). */
 static int apply(int opt, char **argv, splatview_options *o, parse_state *st, char *err, size_t n) {
   if (opt != 1 && opt != ':' && opt != '?' && opt != 'h' && opt != OPT_CONVERT && opt != OPT_LOD &&
-      opt != OPT_LOD_LEVEL && !st->other_option)
+      opt != OPT_LOD_LEVEL && opt != OPT_LOD_TREE && !st->other_option)
     st->other_option = option_name(opt);
   switch (opt) {
   case 1: return set_scene(o, optarg, err, n);

@@ -67,6 +67,7 @@ typedef struct splatview_options {
   uint32_t memory_budget_mib; /* the renderer's device-memory budget (0: the device's memory) */
   uint32_t max_load_memory_mib; /* ceiling of a scene load's CPU memory (0: the loader's default) */
   uint32_t lod_level;       /* --lod-level: a streamed SOG bundle's level to load (0: the finest) */
+  splat_lod_method lod_tree; /* --lod-tree: how a tree built here is shaped (0: the library's default) */
   const char *timings;      /* CSV, one row per frame */
   const char *screenshot;   /* windowed: save this PNG after the last frame (tests) */
   const char *convert_in;   /* --convert IN OUT: rewrite a scene file, no rendering */

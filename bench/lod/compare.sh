@@ -12,7 +12,8 @@
 #      over the frames; the last frame is kept with its visible count);
 #   4. PSNR and SSIM of each image against the reference: table.tsv and table.md.
 #   LOD_SIZE (1920x1080), LOD_FRAMES (60: frames of a budget run), LOD_WORK (/tmp/lod-compare),
-#   LOD_SEED (35) override them; LOD_BLEND0=1 adds the cut with --lod-blend 0 (method cutb).
+#   LOD_SEED (35) override them; LOD_BLEND0=1 adds the cut with --lod-blend 0 (method cutb);
+#   LOD_TREE=splits builds the median-split tree (splatview --lod-tree) instead of the default.
 set -u
 BIN=${1:?usage: compare.sh BIN SCENE DECDIR COPIES}
 SCENE=${2:?usage}; DECDIR=${3:?usage}; COPIES=${4:?usage}
@@ -44,7 +45,7 @@ done
 IFS=$'\n' decs=($(printf '%s\n' "${decs[@]}" | sort -n)); unset IFS
 log "decimations: ${decs[*]}"
 t0=$(date +%s)
-"$SV" --convert "$WORK/full.ply" "$WORK/lod.ply" --lod > "$R/logs/convert.txt" 2>&1 || { log "convert failed"; exit 1; }
+"$SV" --convert "$WORK/full.ply" "$WORK/lod.ply" --lod ${LOD_TREE:+--lod-tree "$LOD_TREE"} > "$R/logs/convert.txt" 2>&1 || { log "convert failed"; exit 1; }
 log "tree built in $(($(date +%s) - t0)) s"
 rm -f "$WORK/full.ply"
 

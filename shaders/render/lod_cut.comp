@@ -16,7 +16,7 @@ layout(local_size_x = LC_WORKGROUP) in;
 layout(push_constant) uniform Push { sp_lod_cut_push pc; };
 
 layout(std430, binding = LC_BIND_SPHERES) readonly buffer Spheres { vec4 spheres[]; }; // interior nodes
-layout(std430, binding = LC_BIND_CHILDREN) readonly buffer Children { uint children[]; };
+layout(std430, binding = LC_BIND_CHILDREN) readonly buffer Children { uvec2 children[]; }; // packed, radius
 layout(std430, binding = LC_BIND_FRONTIER_IN) readonly buffer FrontierIn { uint frontier_in[]; };
 layout(std430, binding = LC_BIND_FRONTIER_OUT) writeonly buffer FrontierOut { uint frontier_out[]; };
 layout(std430, binding = LC_BIND_STATE) coherent buffer State { uint state[]; };
@@ -51,8 +51,9 @@ bool leaves_resident(uint first, uint k) {
 // 0: drop, 1: keep, 2: open, 3: open and keep fading (a node opened at a size within the blend
 // band above tau: it stays in the cut, fading out over its children, docs/lod.md)
 uint classify(uint node, float tau, float band) {
-  vec4 s = spheres[node - pc.leaf_count]; // frontiers hold interior nodes only
-  precise float r = s.w * pc.params.w;
+  vec4 s = spheres[node - pc.leaf_count]; // frontiers hold interior nodes only; w: the error
+  precise float r = uintBitsToFloat(children[node - pc.leaf_count].y) * pc.params.w;
+  precise float e = s.w; // the error times sqrt(r) (lod_cut.h)
   precise float x = pc.view[0][0] * s.x + pc.view[1][0] * s.y + pc.view[2][0] * s.z + pc.view[3][0];
   precise float y = pc.view[0][1] * s.x + pc.view[1][1] * s.y + pc.view[2][1] * s.z + pc.view[3][1];
   precise float z = pc.view[0][2] * s.x + pc.view[1][2] * s.y + pc.view[2][2] * s.z + pc.view[3][2];
@@ -66,7 +67,7 @@ uint classify(uint node, float tau, float band) {
   if (right > rx || left > rx || down > ry || up > ry) return 0u;
   if (node < pc.leaf_count) return 1u;
   if (z <= near_z) return 2u; // straddles the near plane: too big
-  precise float size = pc.params.z * r / z;
+  precise float size = e * sqrt(pc.params.z * pc.params.w / z);
   return size <= tau ? 1u : band > 0.0 && size <= tau * (1.0 + band) ? 3u : 2u;
 }
 
@@ -114,13 +115,17 @@ void main() {
     // writes them together, in order) and n_open frontier entries (its interior children)
     uint node = 0u, c = 0u, k = 0u, first = 0u, n_keep = 0u, n_open = 0u, mine_keep = 0u, mine_open = 0u;
     if (i < count) {
-      node = frontier_in[i];
+      uint entry = frontier_in[i];
+      node = entry & ~LC_FADING_BIT;
       c = classify(node, tau, band);
+      // under a parent drawn fading (the bit on its frontier entry) a node stays whole: it fades in
+      // as its parent fades out, and opens (fading itself, in the band) once the parent has gone
+      if (c == 3u && entry != node) c = 1u;
       if (c == 1u) {
         n_keep = 1u;
         if (node >= pc.leaf_count) atomicAdd(s_interior, 1u);
       } else if (c >= 2u) {
-        uint packed = children[node - pc.leaf_count];
+        uint packed = children[node - pc.leaf_count].x;
         first = packed >> LC_CHILD_SHIFT;
         k = packed & LC_CHILD_MASK;
         if (first < pc.leaf_count && !leaves_resident(first, k)) {
@@ -160,7 +165,8 @@ void main() {
       uint base = s_open_base + mine_open;
       // a frontier too small keeps the children that fit: every id the next level reads is one
       if (base + k > pc.capacity) atomicOr(state[LC_STATE_OVERFLOW], 1u);
-      for (uint j = 0u; j < k && base + j < pc.capacity; j++) frontier_out[base + j] = first + j;
+      uint under = c == 3u ? LC_FADING_BIT : 0u;
+      for (uint j = 0u; j < k && base + j < pc.capacity; j++) frontier_out[base + j] = (first + j) | under;
     }
   }
 }

@@ -8,8 +8,9 @@
 #define LC_WORKGROUP 256 /* one atomic per 256 nodes on the cut and frontier counts */
 
 /* Bindings (push descriptors, storage buffers). */
-#define LC_BIND_SPHERES 0  /* vec4 per node: centre xyz (world), radius = 3 * largest scale */
-#define LC_BIND_CHILDREN 1 /* uint per interior node: first_child << LC_CHILD_SHIFT | child_count */
+#define LC_BIND_SPHERES 0  /* vec4 per interior node: centre xyz (world), w its error (lod_cut.h) */
+#define LC_BIND_CHILDREN 1 /* uvec2 per interior node: first_child << LC_CHILD_SHIFT | child_count, and
+                            * the bits of its culling radius (float) */
 #define LC_BIND_FRONTIER_IN 2  /* uint node ids of this level */
 #define LC_BIND_FRONTIER_OUT 3 /* uint node ids of the next level */
 #define LC_BIND_STATE 4    /* uint words, below */

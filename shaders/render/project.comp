@@ -239,7 +239,8 @@ float lod_size(uint node, out bool in_front) {
   vec4 sp = lod_spheres[node - lod_state[LC_STATE_LEAF_COUNT]]; // an interior node's
   vec3 c = pc.view[0].xyz * sp.x + pc.view[1].xyz * sp.y + pc.view[2].xyz * sp.z + pc.view[3].xyz;
   in_front = c.z > SPLAT_NEAR_Z;
-  return max(pc.intrinsics.x, pc.intrinsics.y) * sp.w * uintBitsToFloat(lod_state[LC_STATE_RADIUS_SCALE]) / c.z;
+  // the cut's projected error (lod_cut.comp): w = error x sqrt(radius)
+  return sp.w * sqrt(max(pc.intrinsics.x, pc.intrinsics.y) * uintBitsToFloat(lod_state[LC_STATE_RADIUS_SCALE]) / c.z);
 }
 float lod_fade(uint node, bool fading) {
   float band = uintBitsToFloat(lod_state[LC_STATE_BLEND]), tau = uintBitsToFloat(lod_state[LC_STATE_TAU]);

@@ -148,7 +148,8 @@ static uint32_t fitting_leaves(splat_renderer *r, const splat_scene *leaves, con
   render_sh_layout(r->sh_precision, leaves->sh_coeffs, &format, &words);
   /* a splat's arrays and its frame slot (records, depth, the sort's keys and values: check_memory's) */
   VkDeviceSize per = render_object_bytes(format, words, 1, 0) + 4u + (r->stereo ? 64u : 32u) + 20u;
-  VkDeviceSize cut = 4ull * (max_cut && max_cut < lod->leaf_count ? max_cut : lod->leaf_count);
+  uint32_t most = lod_cut_most_entries(lod->leaf_count, lod->node_count);
+  VkDeviceSize cut = 4ull * (max_cut && max_cut < most ? max_cut : most);
   VkDeviceSize tree = 16ull * interior + 4ull * lod->node_count + 12ull * interior + cut +
                       8ull * (lod->leaf_count / LC_PAGE_LEAVES + 1);
   /* four tenths spare: the compute raster's pair buffers, made at the first frame, grow with it */
@@ -206,7 +207,8 @@ VkResult splat_renderer_add_lod_object(splat_renderer *r, const splat_lod_object
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
   uint32_t drawable = pool_slots ? pool_slots * LC_PAGE_LEAVES + interior : lod->node_count;
-  uint32_t max_cut = desc->max_cut && desc->max_cut < lod->leaf_count ? desc->max_cut : lod->leaf_count;
+  uint32_t most = lod_cut_most_entries(lod->leaf_count, lod->node_count);
+  uint32_t max_cut = desc->max_cut && desc->max_cut < most ? desc->max_cut : most;
   if (max_cut > drawable) max_cut = drawable;
   splat_object_desc od = {.count = drawable, .sh_degree = leaves->sh_degree,
                           .flags = desc->flags ? desc->flags : leaves->flags};

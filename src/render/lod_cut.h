@@ -7,8 +7,9 @@
  * (centre, radius 3 x its largest scale) is wholly behind the near plane (z + r <= near) or wholly
  * outside one of the widened frustum's side planes (x/z, y/z within +-1.3 tan of the half field of
  * view) is dropped with its subtree; otherwise a node straddling the near plane
- * (z <= near < z + r) is opened, and any other node is kept when its projected size
- * max(fx, fy) r / z <= tau, else opened. An opened node's children are visited, or, when they are
+ * (z <= near < z + r) is opened, and any other node is kept when its projected error
+ * max(fx, fy) e / z <= tau, else opened (e <= r: how unlike its children the node's Gaussian looks,
+ * times r, and never below a child's e: lod_cut_tree_pack, docs/lod.md). An opened node's children are visited, or, when they are
  * leaves, all kept without a test (the projection culls a leaf outside the view): leaves never
  * enter a frontier. With a blend band b > 0 (the state's LC_STATE_BLEND; the CPU reference has
  * none), a node opened at a size within (tau, (1 + b) tau] is also kept, marked LC_FADING_BIT. */
@@ -27,7 +28,9 @@
  * children packed as first_child << LC_CHILD_SHIFT | child_count, and the frontier sizes. */
 typedef struct lod_cut_tree {
   uint32_t leaf_count, node_count;
-  float *spheres;     /* 4 per node */
+  float *spheres;     /* 4 per node: centre, and the radius the size test takes: an interior node's
+                       * error (docs/lod.md), a leaf's 3 x its largest scale (never tested) */
+  float *radii;       /* per node: the bounding radius the culling takes, 3 x its largest scale */
   uint32_t *children; /* per interior node */
   uint32_t levels;    /* the tree's height in levels: the root alone is 1 */
   uint32_t max_width; /* the most interior nodes of one level below the root (>= 1): a frontier's */
@@ -74,8 +77,15 @@ typedef struct lod_cut_gpu {
   bool steered;          /* the last record had a budget: the state holds its next threshold */
 } lod_cut_gpu;
 
+/* The most entries a cut holds: every leaf, and beside them a parent fading out over each pair of
+ * leaves or more (fading nodes are never nested: lod_cut.comp), at most every node. */
+static inline uint32_t lod_cut_most_entries(uint32_t leaf_count, uint32_t node_count) {
+  uint64_t most = (uint64_t)leaf_count + leaf_count / 2;
+  return most < node_count ? (uint32_t)most : node_count;
+}
+
 /* Uploads `t` (through staging on `queue`, blocking: ssvk_buffer_upload), with room for
- * cut_capacity nodes in the cut (0 or more than the leaves: the leaf count, which no cut passes).
+ * cut_capacity nodes in the cut (0 or more: lod_cut_most_entries, which no cut passes).
  * Returns the first failure, everything made so far destroyed. */
 VkResult lod_cut_gpu_create(const ssvk_device *d, const lod_cut_tree *t, uint32_t cut_capacity, uint32_t request_regions,
                             VkQueue queue, VkCommandPool pool, lod_cut_gpu *out);

@@ -387,8 +387,9 @@ uint32_t splat_renderer_object_resident(const splat_renderer *r, uint32_t id);
  * frame: coarse merged Gaussians far away, the splats themselves close by. add_lod_object uploads
  * the leaves and the interior nodes as the object's splats (blocking, as add_object: the same
  * checks, memory and messages), and the tree's bounding spheres and topology. In each frame the
- * cut (one dispatch per tree level) keeps a node whose projected size
- * max(fx, fy) * 3 * its largest scale / view z is at most the frame's threshold (or a leaf) and
+ * cut (one dispatch per tree level) keeps a node whose projected error
+ * e * sqrt(max(fx, fy) * 3 * its largest scale / view z) is at most the frame's threshold (or a
+ * leaf; e: the tree's splat_lod.error, or one measured at upload when it has none; docs/lod.md) and
  * drops subtrees outside the frustum; the projection then runs over the cut's nodes only, into
  * max_cut frame slots. With frame.lod_budget the threshold is steered on the GPU from the
  * previous frame's cut count, with no read-back. */
@@ -396,8 +397,10 @@ typedef struct splat_lod_object_desc {
   const void *next;          /* reserved for later; must be NULL */
   const splat_scene *leaves; /* the scene in its tree's order (what splat_lod_build left) */
   const splat_lod *lod;      /* its tree: lod->leaf_count == leaves->count */
-  uint32_t max_cut;          /* the most nodes a frame's cut holds (its frame slots); 0: leaf_count.
-                                A cut that finds more keeps max_cut of them (timings say so) */
+  uint32_t max_cut;          /* the most nodes a frame's cut holds (its frame slots); 0 (and at
+                                most): 1.5 x leaf_count (the leaves, and the parents fading out
+                                over them), or node_count if fewer. A cut that finds more keeps
+                                max_cut of them (timings say so) */
   uint32_t flags;            /* splat_scene_flag_bits, as a scene's (0: leaves->flags) */
   /* Streaming: 0 (or at least the leaf count) keeps every leaf on the GPU. Fewer: the leaves live
    * in pages of 4,096 consecutive leaves (the tree's order keeps a subtree's leaves together) in a
@@ -508,9 +511,9 @@ typedef struct splat_frame {
   uint32_t order_window;
   /* Level-of-detail objects (add_lod_object) only, each on its own: lod_budget > 0 steers the
    * threshold so that the cut holds about that many nodes (at most the object's max_cut): from
-   * lod_threshold (0: 16 pixels) at the object's first frame, each frame's threshold from the
-   * previous frame's cut count, on the GPU. lod_budget 0: the threshold is lod_threshold pixels
-   * (0: 1 pixel).
+   * lod_threshold (0: 16) at the object's first frame, each frame's threshold from the
+   * previous frame's cut count, on the GPU. lod_budget 0: the threshold is lod_threshold (0: 1),
+   * in the cut's units (error x sqrt(pixels), docs/lod.md).
    * lod_blend: the band of projected sizes over which a node that has just replaced its parent
    * fades from its parent's look to its own (0.5: from threshold to 1.5 x threshold); 0 (or not
    * finite): SPLAT_LOD_BLEND_DEFAULT, 0.5; negative (SPLAT_LOD_BLEND_NONE): none, levels switch

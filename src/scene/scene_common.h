@@ -295,6 +295,22 @@ int scene_load_sog_lod(const char *path, splat_scene *out, const scene_error *e)
  * Sec. 4.1). src's values must be finite, scales >= 0, opacities in [0, 1]. (scene_lod_merge.c) */
 void scene_lod_merge(const splat_scene *src, uint32_t first, uint32_t count, splat_scene *dst, uint32_t at);
 
+/* A point of a set being split (a leaf of the tree, a node of a generation): its position and an
+ * index. scene_lod_select is nth_element by p[axis], ties broken by i (the result depends on the
+ * input order only); scene_lod_longest_axis the axis the points spread most along. (scene_lod.c) */
+typedef struct lod_item {
+  float p[3];
+  uint32_t i;
+} lod_item;
+void scene_lod_select(lod_item *v, size_t n, size_t nth, int axis);
+int scene_lod_longest_axis(const lod_item *v, size_t n);
+
+/* The tree built bottom-up by merging nearest neighbours cheapest first (SPLAT_LOD_PAIRS,
+ * scene_lod_pairs.c): fills lod's arrays (first_child, child_count, parent, interior) for the leaves
+ * in the order *perm gives (perm[new] = old, n entries, allocated here, the caller frees it). The
+ * scene is read, not changed. 0, or -1 with the message in e and lod's arrays freed. */
+int scene_lod_pairs(const splat_scene *s, splat_lod *lod, uint32_t **perm, const scene_error *e);
+
 /* Reads a .lod file held in memory for leaves of `leaf_count` splats at SH degree `sh_degree`:
  * every check of splat_lod_load, the memory budget (e->budget) counting the arrays of *out only.
  * 0, or -1 with the message in e and *out zeroed. (scene_lod_file.c) */

@@ -10,13 +10,6 @@
 #define LOD_MAX_LEVELS 64 /* the tree is about log8(count) deep: at most 12 levels for 2^32 splats */
 #define LOD_TASKS_PER_THREAD 4
 
-/* A leaf while the tree is split: its position (read where it sits, so the splits stream through
- * memory) and its index in the scene as given. */
-typedef struct lod_item {
-  float p[3];
-  uint32_t i;
-} lod_item;
-
 typedef struct lod_build {
   splat_scene *s;
   splat_lod *lod;
@@ -108,7 +101,7 @@ static void sift_down(lod_item *v, size_t root, size_t n, int axis) {
   }
 }
 
-/* The fallback of select_nth: O(n log n) whatever the input. */
+/* The fallback of scene_lod_select: O(n log n) whatever the input. */
 static void heap_sort(lod_item *v, size_t n, int axis) {
   for (size_t i = n / 2; i-- > 0;) sift_down(v, i, n, axis);
   for (size_t end = n; end-- > 1;) {
@@ -121,7 +114,7 @@ static void heap_sort(lod_item *v, size_t n, int axis) {
  * larger after (nth_element): quickselect with a median-of-three pivot, heap sort where a hostile
  * order makes it go too deep. Keys are unique (ties broken by index), so the result depends on the
  * input order only. */
-static void select_nth(lod_item *v, size_t n, size_t nth, int axis) {
+void scene_lod_select(lod_item *v, size_t n, size_t nth, int axis) {
   size_t lo = 0, hi = n;
   int depth = 8;
   for (size_t m = n; m > 1; m >>= 1) depth += 2;
@@ -152,7 +145,7 @@ static void select_nth(lod_item *v, size_t n, size_t nth, int axis) {
 }
 
 /* The axis along which the positions of v[0, n) spread most (the first of equals). */
-static int longest_axis(const lod_item *v, size_t n) {
+int scene_lod_longest_axis(const lod_item *v, size_t n) {
   float lo[3] = {v[0].p[0], v[0].p[1], v[0].p[2]}, hi[3] = {lo[0], lo[1], lo[2]};
   for (size_t i = 1; i < n; ++i)
     for (int c = 0; c < 3; ++c) {
@@ -169,7 +162,7 @@ static int longest_axis(const lod_item *v, size_t n) {
 static void split(lod_item *items, uint32_t lo, uint32_t hi, uint32_t k) {
   if (k == 1) return;
   uint32_t mid = cut(lo, hi, k);
-  select_nth(items + lo, hi - lo, mid - lo, longest_axis(items + lo, hi - lo));
+  scene_lod_select(items + lo, hi - lo, mid - lo, scene_lod_longest_axis(items + lo, hi - lo));
   split(items, lo, mid, k / 2);
   split(items, mid, hi, k - k / 2);
 }
@@ -317,6 +310,30 @@ static int fill_tree(lod_build *b, const scene_error *e) {
   return 0;
 }
 
+/* SPLAT_LOD_PAIRS: the tree from scene_lod_pairs.c, the scene put in its leaves' order. */
+static int build_pairs(lod_build *b, const scene_error *e) {
+  splat_scene *s = b->s;
+  uint32_t n = s->count, *perm = NULL;
+  if (check_scene(b, e) != 0 || scene_lod_pairs(s, b->lod, &perm, e) != 0) return -1;
+  b->items = scene_malloc_large((size_t)n * sizeof *b->items);
+  uint8_t *seen = malloc((size_t)n / 8 + 1);
+  if (!b->items || !seen) {
+    free(seen);
+    free(perm);
+    return scene_fail(e, "out of memory for %u splats", n);
+  }
+  for (uint32_t i = 0; i < n; ++i) b->items[i].i = perm[i];
+  free(perm);
+  reorder(b, &s->positions, 3, seen, e);
+  reorder(b, &s->scales, 3, seen, e);
+  reorder(b, &s->rotations, 4, seen, e);
+  reorder(b, &s->opacities, 1, seen, e);
+  reorder(b, &s->sh, (size_t)s->sh_coeffs * 3, seen, e);
+  free(seen);
+  scene_bounds(&b->lod->interior);
+  return 0;
+}
+
 static int build(lod_build *b, const scene_error *e) {
   splat_scene *s = b->s;
   uint32_t n = s->count;
@@ -365,8 +382,12 @@ int splat_lod_build(splat_scene *s, const splat_lod_options *o, splat_lod *out, 
   }
   scene_pool pool = {.threads = threads};
   e.pool = &pool;
+  splat_lod_method method = o != NULL ? o->method : SPLAT_LOD_DEFAULT;
+  if (method == SPLAT_LOD_DEFAULT) method = SPLAT_LOD_PAIRS;
+  if (method != SPLAT_LOD_SPLITS && method != SPLAT_LOD_PAIRS)
+    return scene_fail(&e, "options.method %d is not a splat_lod_method", (int)method);
   lod_build b = {.s = s, .lod = out};
-  int rc = build(&b, &e);
+  int rc = method == SPLAT_LOD_PAIRS ? build_pairs(&b, &e) : build(&b, &e);
   free(b.items);
   free(b.lo);
   free(b.hi);
@@ -379,6 +400,7 @@ void splat_lod_free(splat_lod *lod) {
   free(lod->first_child);
   free(lod->child_count);
   free(lod->parent);
+  free(lod->error);
   splat_scene_free(&lod->interior);
   memset(lod, 0, sizeof *lod);
 }

@@ -3,6 +3,7 @@
 #include "scene_common.h"
 
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -12,12 +13,13 @@
 #define LOD_MAGIC "SPLATLOD"
 #define LOD_VERSION 1u
 #define LOD_HEADER 64u
+#define LOD_FLAG_ERROR 1u    /* an error (f32) per interior node after the child counts */
 #define LOD_CORE_FLOATS 11u  /* position 3, scales 3, rotation 4, opacity 1 */
 #define LOD_HALF_MAX 65504.0f
 #define LOD_ROTATION_TOLERANCE 1e-3
 
 typedef struct lod_header {
-  uint32_t leaves, interior, sh_degree, crc;
+  uint32_t leaves, interior, sh_degree, crc, flags;
   size_t record; /* bytes an interior node's values take */
 } lod_header;
 
@@ -95,6 +97,7 @@ static void body(const splat_lod *lod, lod_sink *s, uint8_t *buf, uint32_t batch
   sink(s, lod->first_child, (size_t)count * 4); /* little-endian, as the host (scene_common.h) */
   sink(s, lod->child_count, count);
   sink(s, zero, pad4(count) - count);
+  if (lod->error != NULL) sink(s, lod->error, (size_t)count * 4);
   size_t record = record_bytes(in->sh_degree), nsh = (size_t)in->sh_coeffs * 3;
   for (uint32_t first = 0; first < count; first += batch) {
     uint32_t n = count - first < batch ? count - first : batch;
@@ -131,7 +134,13 @@ int splat_lod_write(const char *path, const splat_lod *lod, char *err, size_t er
   lod_sink crc = {NULL, crc32(0, Z_NULL, 0)};
   body(lod, &crc, buf, batch); /* the CRC first, so the header goes out once, in order */
   uint8_t h[LOD_HEADER] = {0};
-  uint32_t fields[7] = {LOD_VERSION, LOD_HEADER, lod->leaf_count, in->count, in->sh_degree, 0, (uint32_t)crc.crc};
+  for (uint32_t k = 0; lod->error != NULL && k < in->count; ++k)
+    if (!(lod->error[k] >= 0 && lod->error[k] <= FLT_MAX)) {
+      free(buf);
+      return scene_fail(&e, "interior node %u: error %g not finite and >= 0", lod->leaf_count + k, (double)lod->error[k]);
+    }
+  uint32_t flags = lod->error != NULL ? LOD_FLAG_ERROR : 0;
+  uint32_t fields[7] = {LOD_VERSION, LOD_HEADER, lod->leaf_count, in->count, in->sh_degree, flags, (uint32_t)crc.crc};
   memcpy(h, LOD_MAGIC, 8);
   memcpy(h + 8, fields, sizeof fields);
   scene_out o;
@@ -156,7 +165,8 @@ static int check_header(const uint8_t *h, uint64_t size, uint32_t leaf_count, ui
   uint32_t version = get_u32(h + 8), header = get_u32(h + 12), flags = get_u32(h + 28);
   if (version != LOD_VERSION) return scene_fail(e, "LOD version %u (only %u is read)", version, LOD_VERSION);
   if (header != LOD_HEADER) return scene_fail(e, "header size %u (%u expected)", header, LOD_HEADER);
-  if (flags != 0) return scene_fail(e, "flags 0x%x (none are defined)", flags);
+  if ((flags & ~LOD_FLAG_ERROR) != 0) return scene_fail(e, "flags 0x%x (only 0x%x is defined)", flags, LOD_FLAG_ERROR);
+  out->flags = flags;
   for (uint32_t k = 36; k < LOD_HEADER; ++k)
     if (h[k] != 0) return scene_fail(e, "reserved header byte %u is not zero", k);
   out->leaves = get_u32(h + 16), out->interior = get_u32(h + 20), out->sh_degree = get_u32(h + 24);
@@ -173,12 +183,13 @@ static int check_header(const uint8_t *h, uint64_t size, uint32_t leaf_count, ui
     return scene_fail(e, "%u leaves cannot hang from %u interior nodes of at most %d children", leaves, interior,
                       SPLAT_LOD_MAX_CHILDREN);
   out->record = record_bytes(out->sh_degree);
-  uint64_t expect = LOD_HEADER + (uint64_t)interior * 4 + pad4(interior) + (uint64_t)interior * out->record;
+  uint64_t expect = LOD_HEADER + (uint64_t)interior * 4 + pad4(interior) + (uint64_t)interior * out->record +
+                    (flags & LOD_FLAG_ERROR ? (uint64_t)interior * 4 : 0);
   if (size != expect)
     return scene_fail(e, "%s: %llu bytes, but %u interior nodes at SH degree %u take %llu", size < expect ?
                       "truncated" : "trailing bytes", (unsigned long long)size, interior, out->sh_degree,
                       (unsigned long long)expect);
-  uint64_t need = extra + scene_array_bytes(interior, out->sh_degree) + (uint64_t)interior * (4 + 1 + 8) +
+  uint64_t need = extra + scene_array_bytes(interior, out->sh_degree) + (uint64_t)interior * (4 + 1 + 8 + 4) +
                   ((uint64_t)leaves + interior) * 4;
   return scene_budget_check(e, need, "LOD hierarchy: %u leaves, %u interior nodes at SH degree %u", leaves, interior,
                             out->sh_degree);
@@ -295,6 +306,14 @@ static int parse(const uint8_t *d, size_t size, const lod_header *h, splat_lod *
   for (uint32_t k = count; k < pad4(count); ++k)
     if (p[k] != 0) return scene_fail(e, "padding after the child counts not zero");
   p += pad4(count);
+  if (h->flags & LOD_FLAG_ERROR) {
+    if (!(out->error = malloc((size_t)count * 4))) return scene_fail(e, "out of memory for %u nodes", count);
+    memcpy(out->error, p, (size_t)count * 4);
+    for (uint32_t k = 0; k < count; ++k)
+      if (!(out->error[k] >= 0 && out->error[k] <= FLT_MAX))
+        return scene_fail(e, "interior node %u: error %g not finite and >= 0", h->leaves + k, (double)out->error[k]);
+    p += (size_t)count * 4;
+  }
   if (check_topology(out, e) != 0 || check_contiguous(out, e) != 0 || read_values(p, out, h->record, e) != 0)
     return -1;
   scene_bounds(&out->interior);

@@ -300,19 +300,46 @@ typedef struct splat_lod {
   uint8_t *child_count;              /* per interior node, 1..SPLAT_LOD_MAX_CHILDREN */
   uint32_t *parent;                  /* per node (leaves too); the root's is UINT32_MAX */
   splat_scene interior;              /* the interior nodes' Gaussians, the scene's SH degree */
+  /* Per interior node, or NULL: how much is lost when the node stands for its subtree, >= 0 and
+   * finite, at least each interior child's (SPLAT_LOD_PAIRS: the merge cost of its children,
+   * Runnalls' bound on the Kullback-Leibler divergence plus the SH coefficients' squared
+   * distance; docs/lod.md). NULL (SPLAT_LOD_SPLITS, or a host's tree): the renderer measures one
+   * when it uploads the tree. */
+  float *error;
 } splat_lod;
 
 #define SPLAT_LOD_MAX_CHILDREN 8
+
+/* How splat_lod_build shapes the tree (below). */
+typedef enum splat_lod_method {
+  SPLAT_LOD_DEFAULT = 0, /* SPLAT_LOD_PAIRS */
+  SPLAT_LOD_SPLITS = 1,  /* top-down median splits of space, about 7 leaves a node */
+  SPLAT_LOD_PAIRS = 2,   /* bottom-up merges of nearest neighbours, cheapest first, 2 to 4 a node */
+} splat_lod_method;
 
 /* Options of splat_lod_build. A zeroed struct (or NULL) means the defaults. */
 typedef struct splat_lod_options {
   uint32_t threads; /* 0: the machine's online cores; 1: everything on the calling thread */
   void *next;       /* reserved for later options; must be NULL */
+  splat_lod_method method;
 } splat_lod_options;
 
 /* Builds the hierarchy of scene `s` into *out (free it with splat_lod_free).
  *
- * The tree: a recursive median split. A range of at most 8 splats is one node whose children are
+ * SPLAT_LOD_PAIRS (the default): bottom-up in generations, each a greedy matching of nearest
+ * neighbours (8 a node, a k-d tree) cheapest first until half the nodes are paired (those whose
+ * candidates were all taken paired with their k-d neighbours), each pair merged into a node, the
+ * pairs and the nodes left over the next generation, until at most 8 remain under the root; a leaf
+ * paired with an interior node is wrapped in a one-child node of its own values. The cost of a
+ * pair: Runnalls' bound on the Kullback-Leibler divergence from the two-Gaussian mixture to the
+ * moment-matched Gaussian, (log det S - pa log det Sa - pb log det Sb) / 2 (weights as the merge's
+ * below, every covariance plus (0.05 x the pair's largest scale)^2 on its diagonal), plus the
+ * squared distance of the SH coefficients; each node's error (out->error) is its pair's cost, at
+ * least its children's. About as many interior nodes as leaves, ~log2(count) levels; the leaves
+ * reordered depth first (every subtree's leaves contiguous). Deterministic: the same for every
+ * thread count. At most UINT32_MAX / 4 splats.
+ *
+ * SPLAT_LOD_SPLITS: a recursive median split, out->error NULL. A range of at most 8 splats is one node whose children are
  * those leaves. A larger range of m splats is split into k parts, k the number of subtrees of the
  * next height down it takes (h the least height with 8^h >= m: k = ceil(m / 8^(h-1)), 2..8), by
  * binary splits, each along the longest axis of the bounding box of its part's positions, at index
