@@ -168,8 +168,9 @@ static void gauss_load(const pairs *p, uint32_t id, gauss *g) {
   g->sh = s->sh + (size_t)k * s->sh_coeffs * 3;
 }
 
-static double log_det(double m[3][3], double eps2) {
-  double a = m[0][0] + eps2, b = m[0][1], c = m[0][2], d = m[1][1] + eps2, e = m[1][2], f = m[2][2] + eps2;
+/* log det of the symmetric 3x3 m (row-major) plus eps2 on its diagonal. */
+static double log_det(const double *m, double eps2) {
+  double a = m[0] + eps2, b = m[1], c = m[2], d = m[4] + eps2, e = m[5], f = m[8] + eps2;
   double det = a * (d * f - e * e) - b * (b * f - e * c) + c * (b * e - d * c);
   return log(det > 1e-300 ? det : 1e-300);
 }
@@ -190,7 +191,7 @@ static double pair_cost(const gauss *a, const gauss *b, size_t nsh) {
     for (int c = 0; c < 3; c++) m[r][c] = pa * (a->cov[r][c] + da[r] * da[c]) + pb * (b->cov[r][c] + db[r] * db[c]);
   double big = a->big > b->big ? a->big : b->big, eps2 = PAIRS_EPS * PAIRS_EPS * big * big;
   if (!(eps2 > 1e-30)) eps2 = 1e-30;
-  double geo = 0.5 * (log_det(m, eps2) - pa * log_det((double(*)[3])a->cov, eps2) - pb * log_det((double(*)[3])b->cov, eps2));
+  double geo = 0.5 * (log_det(&m[0][0], eps2) - pa * log_det(&a->cov[0][0], eps2) - pb * log_det(&b->cov[0][0], eps2));
   double colour = 0;
   for (size_t k = 0; k < nsh; k++) {
     double d = (double)a->sh[k] - b->sh[k];
