@@ -188,6 +188,34 @@ static int test_tree(void) {
       }
       splat_scene_free(&first), splat_lod_free(&reference), splat_scene_free(&original);
     }
+  /* the host's memory (issue 37): the five arrays as slices of one block the host owns, at odd
+   * offsets; the build reorders them where they are and frees none of them (ASan: no invalid or
+   * double free when the host frees its block after) */
+  for (size_t mt = 0; mt < 2; ++mt) {
+    uint32_t n = 5000, degree = 2, nsh = 27;
+    splat_scene model = make_scene(n, degree, 99, false);
+    size_t floats = (size_t)n * (3 + 3 + 4 + 1 + nsh) + 5;
+    float *block = malloc(floats * sizeof *block);
+    splat_scene s = model;
+    s.positions = block + 1, s.scales = s.positions + 3 * n, s.rotations = s.scales + 3 * n;
+    s.opacities = s.rotations + 4 * n, s.sh = s.opacities + n;
+    memcpy(s.positions, model.positions, (size_t)n * 12), memcpy(s.scales, model.scales, (size_t)n * 12);
+    memcpy(s.rotations, model.rotations, (size_t)n * 16), memcpy(s.opacities, model.opacities, (size_t)n * 4);
+    memcpy(s.sh, model.sh, (size_t)n * nsh * 4);
+    const splat_scene before = s;
+    splat_lod lod;
+    splat_lod_options o = {.method = methods[mt]};
+    CHECK(splat_lod_build(&s, &o, &lod, err, sizeof err) == 0, "host block: %s", err);
+    CHECK(s.positions == before.positions && s.scales == before.scales && s.rotations == before.rotations &&
+          s.opacities == before.opacities && s.sh == before.sh, "host block: the build replaced the host's arrays");
+    check_tree(&lod, n, "host block");
+    uint8_t *a = sorted_splats(&model), *b = sorted_splats(&s);
+    CHECK(memcmp(a, b, splat_bytes(&s) * n) == 0, "host block: the reordered scene is not the scene");
+    free(a), free(b);
+    splat_lod_free(&lod);
+    free(block); /* the host's, freed by the host */
+    splat_scene_free(&model);
+  }
   /* misuse: refused with a message, *out zeroed */
   splat_scene bad = make_scene(3, 0, 5, false);
   bad.positions[4] = NAN;
@@ -457,6 +485,21 @@ static int test_roundtrip(void) {
       CHECK(splat_lod_write(path, &lod, err, sizeof err) == -1 && strstr(err, "error -1 not finite"), "%s", err);
       lod.error[0] = keep;
     }
+    /* a tree names its scene (issue 37): another scene of the same count, or this one in another
+     * order, is refused; this one with its positions moved by a quantisation's error is not */
+    splat_scene other = make_scene(n, degree, 1234 + degree, false), moved = copy_scene(&s), turned = copy_scene(&s);
+    for (size_t k = 0; k < (size_t)n * 3; ++k) moved.positions[k] += (k % 2 ? 1e-4f : -1e-4f);
+    for (uint32_t i = 0; i < n; ++i) /* the order reversed */
+      memcpy(turned.positions + 3 * i, s.positions + 3 * (n - 1 - i), 12);
+    CHECK(splat_lod_load(path, &other, 0, &back, err, sizeof err) == -1 && strstr(err, "built for another scene"),
+          "degree %u, another scene: %s", degree, err);
+    CHECK(splat_lod_load(path, &turned, 0, &back, err, sizeof err) == -1 && strstr(err, "built for another scene"),
+          "degree %u, the scene reversed: %s", degree, err);
+    CHECK(splat_lod_validate(&lod, &other, err, sizeof err) == -1 && strstr(err, "built for another scene"),
+          "degree %u, validate another scene: %s", degree, err);
+    if (splat_lod_load(path, &moved, 0, &back, err, sizeof err) == 0) splat_lod_free(&back);
+    else CHECK(0, "degree %u, positions moved by 1e-4: %s", degree, err);
+    splat_scene_free(&other), splat_scene_free(&moved), splat_scene_free(&turned);
     splat_scene wrong = s;
     wrong.count = n - 1;
     CHECK(splat_lod_load(path, &wrong, 0, &back, err, sizeof err) == -1 && strstr(err, "the scene has"), "%s", err);
@@ -518,7 +561,43 @@ static void refused(const char *path, const splat_scene *leaves, uint64_t max_me
   if (rc == 0) splat_lod_free(&lod);
 }
 
-/* The valid tree over `s` changed by `edit` and written with a correct CRC, then refused. */
+/* IEEE half bits of v (rounding toward zero; enough for files made to be refused). */
+static uint16_t half_bits(float v) {
+  uint16_t sign = signbit(v) ? 0x8000 : 0;
+  if (isnan(v)) return 0x7e00;
+  float a = fabsf(v);
+  if (isinf(a) || a >= 65520.0f) return sign | 0x7c00;
+  if (a < 6.103515625e-05f) return sign; /* subnormals flushed */
+  int e;
+  float m = frexpf(a, &e); /* a = m 2^e, m in [0.5, 1) */
+  return (uint16_t)(sign | (uint16_t)((e + 14) << 10) | (uint16_t)((uint32_t)(m * 2048.0f) & 0x3ff));
+}
+
+/* A .lod of `l` as docs/formats.md lays it out, written here without splat_lod_write (which
+ * refuses what the reader refuses), with a correct CRC: the files the reader must refuse. */
+static void write_raw(const char *path, const splat_lod *l) {
+  uint32_t m = l->interior.count, nsh = l->interior.sh_coeffs * 3, pad = (4 - m % 4) % 4;
+  size_t record = 44 + ((size_t)nsh * 2 + 3) / 4 * 4, size = 64 + (size_t)m * 5 + pad + (size_t)m * record;
+  uint8_t *d = calloc(1, size), *p = d + 64;
+  memcpy(p, l->first_child, (size_t)m * 4), p += (size_t)m * 4;
+  memcpy(p, l->child_count, m), p += m + pad;
+  for (uint32_t k = 0; k < m; ++k, p += record) {
+    memcpy(p, l->interior.positions + k * 3, 12), memcpy(p + 12, l->interior.scales + k * 3, 12);
+    memcpy(p + 24, l->interior.rotations + k * 4, 16), memcpy(p + 40, l->interior.opacities + k, 4);
+    for (uint32_t c = 0; c < nsh; ++c) {
+      uint16_t h = half_bits(l->interior.sh[(size_t)k * nsh + c]);
+      memcpy(p + 44 + 2 * c, &h, 2);
+    }
+  }
+  uint32_t fields[7] = {1, 64, l->leaf_count, m, l->interior.sh_degree, 0,
+                        (uint32_t)crc32(crc32(0, Z_NULL, 0), d + 64, (uInt)(size - 64))};
+  memcpy(d, "SPLATLOD", 8), memcpy(d + 8, fields, sizeof fields);
+  write_all(path, d, size);
+  free(d);
+}
+
+/* The valid tree over `s` changed by `edit`: refused by splat_lod_validate and splat_lod_write
+ * (one check for both, issue 37), and, written raw with a correct CRC, by the reader. */
 typedef void (*lod_edit)(splat_lod *lod);
 static void refused_edit(const splat_lod *valid, const splat_scene *s, lod_edit edit, const char *want) {
   splat_lod l = *valid;
@@ -536,7 +615,10 @@ static void refused_edit(const splat_lod *valid, const splat_scene *s, lod_edit 
   memcpy(l.interior.sh, valid->interior.sh, nsh * 4);
   edit(&l);
   char err[512], *path = path_in("edited.lod");
-  CHECK(splat_lod_write(path, &l, err, sizeof err) == 0, "%s", err);
+  CHECK(splat_lod_validate(&l, s, err, sizeof err) == -1 && strstr(err, want), "validate, %s: \"%s\"", want, err);
+  CHECK(splat_lod_write(path_in("unwritten.lod"), &l, err, sizeof err) == -1 && strstr(err, want), "write, %s: \"%s\"",
+        want, err);
+  write_raw(path, &l);
   refused(path, s, 0, want, want);
   splat_lod_free(&l);
 }
@@ -604,7 +686,7 @@ static int test_hostile(void) {
   static const struct { size_t at; uint32_t value; const char *want; } fields[] = {
       {0, 0x54414c50, "magic"}, {8, 2, "version 2"}, {12, 128, "header size 128"}, {28, 2, "flags"},
       {40, 7, "reserved"}, {16, 99, "for 99 leaves"}, {24, 2, "SH degree 2"}, {20, 0, "no tree"},
-      {20, 0xfffffff0u, "32-bit"}, {20, 0x10000000u, "truncated"}, {20, 3, "cannot hang"}, {16, 0xffffffffu, "for 4294967295 leaves"}};
+      {20, 0xfffffff0u, "32-bit"}, {20, 0x10000000u, "fewer than twice"}, {20, 150, "truncated"}, {20, 3, "cannot hang"}, {16, 0xffffffffu, "for 4294967295 leaves"}};
   for (size_t f = 0; f < sizeof fields / sizeof fields[0]; ++f) {
     memcpy(flip, valid, size);
     memcpy(flip + fields[f].at, &fields[f].value, 4);
@@ -614,14 +696,14 @@ static int test_hostile(void) {
   refused(path, &s, 1000, "needs", "a low max_memory"); /* the valid file, over a tiny budget */
   /* a huge sparse file whose header matches its size: refused by the budget, nothing read */
   {
-    uint32_t interior = 1u << 30;
-    uint64_t huge = 64 + (uint64_t)interior * 4 + interior + (uint64_t)interior * (44 + 8);
+    uint32_t interior = (1u << 30) - 1; /* under twice the leaves: the structure passes, the budget refuses */
+    uint64_t huge = 64 + (uint64_t)interior * 4 + ((interior + 3u) & ~3u) + (uint64_t)interior * (44 + 8);
     uint8_t h[64] = "SPLATLOD";
-    uint32_t fieldsv[6] = {1, 64, 8, interior, 0, 0};
+    uint32_t fieldsv[6] = {1, 64, 1u << 30, interior, 0, 0};
     memcpy(h + 8, fieldsv, sizeof fieldsv);
     char *sparse = path_in("sparse.lod");
     write_all(sparse, h, sizeof h);
-    splat_scene eight = {.count = 8, .sh_degree = 0, .sh_coeffs = 1};
+    splat_scene eight = {.count = 1u << 30, .sh_degree = 0, .sh_coeffs = 1}; /* only its count is read */
     if (truncate(sparse, (off_t)huge) == 0) {
       double t0 = now_seconds();
       refused(sparse, &eight, 1 << 20, "needs", "sparse, 1 MiB budget");

@@ -184,6 +184,11 @@ VkResult splat_renderer_add_lod_object(splat_renderer *r, const splat_lod_object
          leaves->sh_degree);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
+  char why[512]; /* a host's tree as a file's: the same checks (issue 37) */
+  if (splat_lod_validate(lod, leaves, why, sizeof why) != 0) {
+    rlog(r, "add_lod_object: %s", why);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   if (!r->lod_pipe.pipeline) {
     VkResult res = lod_cut_pipeline_create(&r->vk, &r->lod_pipe);
     if (res != VK_SUCCESS) {

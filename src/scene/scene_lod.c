@@ -205,16 +205,18 @@ static int gather_task(scene_job *j, void *arg, uint32_t index, const scene_erro
   return 0;
 }
 
-/* Puts one array of the scene in the split order: new[i] = old[items[i].i]. Into a new block in
- * parallel; where that cannot be allocated, in place by following the permutation's cycles
- * (`seen`, a bit a splat, cleared here). Cannot fail, so the scene is never half reordered. */
+/* Puts one array of the scene in the split order: new[i] = old[items[i].i], in the caller's own
+ * array (its address kept: it may be a slice of the host's block, issue 37). Through a block of our
+ * own, gathered in parallel and copied back; where that cannot be allocated, in place by following
+ * the permutation's cycles (`seen`, a bit a splat, cleared here). Cannot fail, so the scene is
+ * never half reordered. */
 static void reorder(lod_build *b, float **array, size_t stride, uint8_t *seen, const scene_error *e) {
   uint32_t n = b->s->count;
   b->tmp = scene_malloc_large((size_t)n * stride * sizeof(float));
   b->src = *array, b->stride = stride;
   if (b->tmp != NULL && run_over(b, 0, n, gather_task, e) == 0) {
-    free(*array);
-    *array = b->tmp;
+    memcpy(*array, b->tmp, (size_t)n * stride * sizeof(float));
+    free(b->tmp);
     return;
   }
   free(b->tmp);

@@ -20,6 +20,7 @@
 
 typedef struct lod_header {
   uint32_t leaves, interior, sh_degree, crc, flags;
+
   size_t record; /* bytes an interior node's values take */
 } lod_header;
 
@@ -124,25 +125,20 @@ int splat_lod_write(const char *path, const splat_lod *lod, char *err, size_t er
   scene_error e = {.name = path ? path : "<null>", .buf = err, .size = err_size};
   if (path == NULL || lod == NULL) return scene_fail(&e, "no path or no hierarchy");
   const splat_scene *in = &lod->interior;
-  if (in->count == 0 || lod->node_count != (uint64_t)lod->leaf_count + in->count || !lod->first_child ||
-      !lod->child_count || !in->positions || !in->scales || !in->rotations || !in->opacities || !in->sh ||
-      in->sh_degree > SPLAT_SCENE_MAX_SH_DEGREE || in->sh_coeffs != (in->sh_degree + 1) * (in->sh_degree + 1))
-    return scene_fail(&e, "not a hierarchy splat_lod_build or splat_lod_load made");
+  char why[512];
+  if (splat_lod_validate(lod, NULL, why, sizeof why) != 0) /* never a file the reader refuses */
+    return scene_fail(&e, "%s", why);
   const uint32_t batch = 4096;
   uint8_t *buf = malloc(batch * record_bytes(in->sh_degree));
   if (!buf) return scene_fail(&e, "out of memory");
   lod_sink crc = {NULL, crc32(0, Z_NULL, 0)};
   body(lod, &crc, buf, batch); /* the CRC first, so the header goes out once, in order */
   uint8_t h[LOD_HEADER] = {0};
-  for (uint32_t k = 0; lod->error != NULL && k < in->count; ++k)
-    if (!(lod->error[k] >= 0 && lod->error[k] <= FLT_MAX)) {
-      free(buf);
-      return scene_fail(&e, "interior node %u: error %g not finite and >= 0", lod->leaf_count + k, (double)lod->error[k]);
-    }
   uint32_t flags = lod->error != NULL ? LOD_FLAG_ERROR : 0;
   uint32_t fields[7] = {LOD_VERSION, LOD_HEADER, lod->leaf_count, in->count, in->sh_degree, flags, (uint32_t)crc.crc};
   memcpy(h, LOD_MAGIC, 8);
   memcpy(h + 8, fields, sizeof fields);
+
   scene_out o;
   if (scene_out_open(&o, path, &e) != 0) {
     free(buf);
@@ -179,6 +175,8 @@ static int check_header(const uint8_t *h, uint64_t size, uint32_t leaf_count, ui
   if (leaves == 0 || interior == 0) return scene_fail(e, "%u leaves and %u interior nodes: no tree", leaves, interior);
   if ((uint64_t)leaves + interior >= UINT32_MAX)
     return scene_fail(e, "%u leaves and %u interior nodes: more nodes than a 32-bit index holds", leaves, interior);
+  if ((uint64_t)interior >= 2ull * leaves) /* a node of one child is over a leaf: at most 2 n - 1 */
+    return scene_fail(e, "%u interior nodes over %u leaves: a tree has fewer than twice as many", interior, leaves);
   if ((uint64_t)leaves > (uint64_t)interior * SPLAT_LOD_MAX_CHILDREN)
     return scene_fail(e, "%u leaves cannot hang from %u interior nodes of at most %d children", leaves, interior,
                       SPLAT_LOD_MAX_CHILDREN);
@@ -195,11 +193,11 @@ static int check_header(const uint8_t *h, uint64_t size, uint32_t leaf_count, ui
                             out->sh_degree);
 }
 
-/* Every interior node 1..8 children, all leaves or all interior (after it), in bounds; every
- * node but the root one parent; every subtree's leaves contiguous. Fills lod->parent. */
-static int check_topology(splat_lod *lod, const scene_error *e) {
+/* Every interior node 1..8 children, all leaves or all interior (after it), in bounds, one child
+ * only over a leaf; every node but the root one parent. Fills parent (node_count words). */
+static int topology(const splat_lod *lod, uint32_t *parent, const scene_error *e) {
   uint32_t n = lod->leaf_count, count = lod->interior.count, nodes = lod->node_count;
-  memset(lod->parent, 0xff, (size_t)nodes * sizeof *lod->parent);
+  memset(parent, 0xff, (size_t)nodes * sizeof *parent);
   for (uint32_t k = 0; k < count; ++k) {
     uint32_t j = n + k, first = lod->first_child[k], c = lod->child_count[k];
     uint64_t end = (uint64_t)first + c;
@@ -213,16 +211,19 @@ static int check_topology(splat_lod *lod, const scene_error *e) {
                         (unsigned long long)end);
     if (first >= n && first <= j)
       return scene_fail(e, "interior node %u: interior child %u does not come after it", j, first);
+    if (c == 1 && first >= n) return scene_fail(e, "interior node %u has one child, and it is not a leaf", j);
     for (uint32_t ch = first; ch < end; ++ch) {
-      if (lod->parent[ch] != UINT32_MAX)
-        return scene_fail(e, "node %u has two parents (interior nodes %u and %u)", ch, lod->parent[ch], j);
-      lod->parent[ch] = j;
+      if (parent[ch] != UINT32_MAX)
+        return scene_fail(e, "node %u has two parents (interior nodes %u and %u)", ch, parent[ch], j);
+      parent[ch] = j;
     }
   }
   for (uint32_t i = 0; i < nodes; ++i)
-    if (i != n && lod->parent[i] == UINT32_MAX) return scene_fail(e, "node %u has no parent", i);
+    if (i != n && parent[i] == UINT32_MAX) return scene_fail(e, "node %u has no parent", i);
   return 0;
 }
+
+static int check_topology(splat_lod *lod, const scene_error *e) { return topology(lod, lod->parent, e); }
 
 /* Each subtree's leaves a range: bottom up (children come after their parents), a node's range
  * its first child's start to its last child's end, the children's ranges adjacent. */
@@ -292,6 +293,7 @@ static int parse(const uint8_t *d, size_t size, const lod_header *h, splat_lod *
     return scene_fail(e, "CRC 0x%08x, but the file's is 0x%08x: the file is damaged", (uint32_t)crc, h->crc);
   uint32_t count = h->interior;
   out->leaf_count = h->leaves, out->node_count = h->leaves + count;
+
   out->first_child = malloc((size_t)count * 4);
   out->child_count = malloc(count);
   out->parent = scene_malloc_large((size_t)out->node_count * 4);
@@ -331,6 +333,8 @@ int scene_lod_parse(const uint8_t *d, size_t size, uint32_t leaf_count, uint32_t
   return -1;
 }
 
+static int belongs(const splat_lod *lod, const splat_scene *leaves, const scene_error *e);
+
 /* Reads the header of the file at path, and its size, before anything is allocated. */
 static int peek(const char *path, uint8_t h[LOD_HEADER], uint64_t *size, const scene_error *e) {
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -365,5 +369,107 @@ int splat_lod_load(const char *path, const splat_scene *leaves, uint64_t max_mem
   /* parsed whole again: the file may have changed since the peek */
   int rc = scene_lod_parse(d, got, leaves->count, leaves->sh_degree, out, &e);
   free(d);
+  if (rc == 0 && leaves->positions != NULL && leaves->scales != NULL && leaves->opacities != NULL &&
+      belongs(out, leaves, &e) != 0) {
+    splat_lod_free(out);
+    rc = -1;
+  }
+  return rc;
+}
+
+/* ---- checking a tree in memory ------------------------------------------------------------- */
+
+/* Whether the nodes over leaves sit at their leaves' merged means (splat_lod_validate states it). */
+static int belongs(const splat_lod *lod, const splat_scene *leaves, const scene_error *e) {
+  uint32_t n = lod->leaf_count, count = lod->interior.count, sampled = 0, off = 0, first_off = UINT32_MAX;
+  float lo[3], hi[3];
+  memcpy(lo, leaves->positions, sizeof lo), memcpy(hi, leaves->positions, sizeof hi);
+  for (uint32_t i = 1; i < n; ++i)
+    for (int c = 0; c < 3; ++c) {
+      float v = leaves->positions[(size_t)i * 3 + c];
+      lo[c] = v < lo[c] ? v : lo[c], hi[c] = v > hi[c] ? v : hi[c];
+    }
+  double extent = 0;
+  for (int c = 0; c < 3; ++c) extent = (double)hi[c] - lo[c] > extent ? (double)hi[c] - lo[c] : extent;
+  uint32_t step = count / 256 > 0 ? count / 256 : 1;
+  for (uint32_t k = 0; k < count; k += step) {
+    uint32_t k2 = k; /* the next node over leaves from k on */
+    while (k2 < count && lod->first_child[k2] >= n) k2++;
+    if (k2 == count) break;
+    uint32_t f = lod->first_child[k2], c = lod->child_count[k2];
+    double w_sum = 0, mu[3] = {0, 0, 0};
+    for (uint32_t t = 0; t < c; ++t) {
+      const float *s = leaves->scales + (size_t)(f + t) * 3;
+      double ab = (double)s[0] * s[1], ac = (double)s[0] * s[2], bc = (double)s[1] * s[2];
+      double w = leaves->opacities[f + t] * (ab > ac ? (ab > bc ? ab : bc) : (ac > bc ? ac : bc));
+      w = w > 0 && isfinite(w) ? w : 0;
+      w_sum += w;
+      for (int d = 0; d < 3; ++d) mu[d] += w * leaves->positions[(size_t)(f + t) * 3 + d];
+    }
+    if (!(w_sum > 0)) continue; /* transparent or flat children: the merge weighs them alike; skip */
+    const float *p = lod->interior.positions + (size_t)k2 * 3, *s = lod->interior.scales + (size_t)k2 * 3;
+    double big = s[0] > s[1] ? (s[0] > s[2] ? s[0] : s[2]) : (s[1] > s[2] ? s[1] : s[2]), d2 = 0;
+    for (int d = 0; d < 3; ++d) d2 += (mu[d] / w_sum - p[d]) * (mu[d] / w_sum - p[d]);
+    double tol = 3 * big + 1e-4 * extent;
+    sampled++;
+    if (!(d2 <= tol * tol)) off++, first_off = first_off == UINT32_MAX ? n + k2 : first_off;
+    k = k2;
+  }
+  if (sampled > 0 && off * 4 > sampled)
+    return scene_fail(e, "built for another scene (or this one in another order): %u of %u nodes sampled do not sit "
+                         "over their leaves (the first: node %u); rebuild it (splatview --convert IN OUT --lod)",
+                      off, sampled, first_off);
+  return 0;
+}
+
+int splat_lod_validate(const splat_lod *lod, const splat_scene *leaves, char *err, size_t err_size) {
+  scene_error e = {.name = "splat_lod", .buf = err, .size = err_size};
+  if (lod == NULL) return scene_fail(&e, "no tree");
+  const splat_scene *in = &lod->interior;
+  if (in->count == 0 || lod->leaf_count == 0 || lod->node_count != (uint64_t)lod->leaf_count + in->count)
+    return scene_fail(&e, "%u leaves and %u nodes, but %u interior Gaussians", lod->leaf_count, lod->node_count,
+                      in->count);
+  if (!lod->first_child || !lod->child_count || !in->positions || !in->scales || !in->rotations || !in->opacities ||
+      !in->sh)
+    return scene_fail(&e, "an array is NULL (first_child, child_count or the interior Gaussians')");
+  if (in->sh_degree > SPLAT_SCENE_MAX_SH_DEGREE || in->sh_coeffs != (in->sh_degree + 1) * (in->sh_degree + 1))
+    return scene_fail(&e, "SH degree %u with %u coefficients", in->sh_degree, in->sh_coeffs);
+  if ((uint64_t)in->count >= 2ull * lod->leaf_count)
+    return scene_fail(&e, "%u interior nodes over %u leaves: a tree has fewer than twice as many", in->count,
+                      lod->leaf_count);
+  if (leaves != NULL) {
+    if (leaves->count != lod->leaf_count || leaves->sh_degree != in->sh_degree)
+      return scene_fail(&e, "for %u leaves at SH degree %u, but the scene has %u splats at SH degree %u",
+                        lod->leaf_count, in->sh_degree, leaves->count, leaves->sh_degree);
+  }
+  uint32_t *parent = scene_malloc_large((size_t)lod->node_count * sizeof *parent);
+  if (parent == NULL) return scene_fail(&e, "out of memory for %u nodes", lod->node_count);
+  int rc = topology(lod, parent, &e);
+  if (rc == 0 && lod->parent != NULL)
+    for (uint32_t i = 0; i < lod->node_count && rc == 0; ++i)
+      if (lod->parent[i] != parent[i])
+        rc = scene_fail(&e, "node %u: parent %u, but its parent is %u", i, lod->parent[i], parent[i]);
+  free(parent);
+  if (rc == 0) rc = check_contiguous(lod, &e);
+  if (rc == 0 && leaves != NULL && leaves->positions && leaves->scales && leaves->opacities)
+    rc = belongs(lod, leaves, &e);
+  size_t nsh = (size_t)in->sh_coeffs * 3;
+  for (uint32_t k = 0; k < in->count && rc == 0; ++k) {
+    uint32_t j = lod->leaf_count + k;
+    const float *p = in->positions + (size_t)k * 3, *s = in->scales + (size_t)k * 3, *q = in->rotations + (size_t)k * 4;
+    float o = in->opacities[k];
+    double len = scene_all_finite(q, 4) ? sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
+                                               (double)q[3] * q[3]) : NAN;
+    if (!scene_all_finite(p, 3)) rc = scene_fail(&e, "interior node %u: position not finite", j);
+    else if (!scene_all_finite(s, 3) || s[0] < 0 || s[1] < 0 || s[2] < 0)
+      rc = scene_fail(&e, "interior node %u: scale not finite and >= 0", j);
+    else if (!(o >= 0 && o <= 1)) rc = scene_fail(&e, "interior node %u: opacity %g not in [0, 1]", j, (double)o);
+    else if (!(fabs(len - 1) <= LOD_ROTATION_TOLERANCE))
+      rc = scene_fail(&e, "interior node %u: rotation of length %g (1 expected)", j, len);
+    for (size_t c = 0; c < nsh && rc == 0; ++c)
+      if (!isfinite(in->sh[(size_t)k * nsh + c])) rc = scene_fail(&e, "interior node %u: SH coefficient %zu not finite", j, c);
+    if (rc == 0 && lod->error != NULL && !(lod->error[k] >= 0 && lod->error[k] <= FLT_MAX))
+      rc = scene_fail(&e, "interior node %u: error %g not finite and >= 0", j, (double)lod->error[k]);
+  }
   return rc;
 }

@@ -349,7 +349,9 @@ typedef struct splat_lod_options {
  * of the leaves. Each part is an interior child; recurse. The split partitions in place (a selection with ties broken by the splat's index), so the result is the
  * same, byte for byte, for every thread count, and REORDERS the scene's splats (all five arrays
  * together; bounds unchanged) so that every subtree's leaves are contiguous: the tree refers to
- * the new order. On failure the scene's content is unchanged, though its order may not be.
+ * the new order. The reorder is in place: the five arrays keep their addresses and stay the
+ * caller's (they may be slices of one block the host owns; nothing of the scene is freed or
+ * replaced), the temporary it needs is the library's own. On failure the scene's content is unchanged, though its order may not be.
  *
  * The merge of an interior node's children into its Gaussian, bottom-up (an interior node's
  * children are merged from their own merged Gaussians), in double: Kerbl et al., "A Hierarchical
@@ -396,6 +398,19 @@ int splat_lod_load(const char *path, const splat_scene *leaves, uint64_t max_mem
 
 /* Frees what a build or load allocated and zeroes *lod. Accepts NULL and a zeroed one. */
 void splat_lod_free(splat_lod *lod);
+
+/* Whether `lod` is a tree the renderer and the .lod file can take, for `leaves` when not NULL: the
+ * checks splat_lod_load makes of a file (counts; topology: every interior node 1..8 children, all
+ * leaves or all interior (after it), a node of one child only over a leaf, every node but the root
+ * one parent, as lod->parent says when it is not NULL; every subtree's leaves contiguous; values:
+ * finite positions, scales >= 0, opacities in [0, 1], unit rotations within 1e-3, finite SH,
+ * errors finite and >= 0), and with `leaves` its count, SH degree and that the tree was built
+ * over these leaves in this order: up to 256 nodes over leaves, spread over the tree, must sit at
+ * their leaves' merged mean (within 3 x the node's largest scale plus 1e-4 of the scene's extent,
+ * so a scene written with quantised positions, .spz, still matches), at most a quarter of them
+ * off. splat_lod_write, splat_lod_load and the renderer's add_lod_object call it. Returns 0, or -1
+ * with one line naming the first problem (and node) in err. */
+int splat_lod_validate(const splat_lod *lod, const splat_scene *leaves, char *err, size_t err_size);
 
 /* ---- cameras.json (scene_cameras.c) -------------------------------------------------------
  *
