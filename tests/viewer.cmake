@@ -305,6 +305,8 @@ splatsort_test(viewer_convert_lod LABELS cpu viewer TIMEOUT 120
 foreach(case "budget_zero;--budget 0;--budget '0': expected a number of nodes in 1\\.\\.4294967295"
              "budget_suffix;--budget 10M;--budget '10M': expected a number of nodes"
              "budget_big;--budget 4294967296;--budget '4294967296': expected a number of nodes"
+             "threshold_huge;--lod-threshold 1e300;--lod-threshold '1e300': expected a threshold above 0"
+             "blend_huge;--lod-blend 1e300;--lod-blend '1e300': expected a number >= 0"
              "threshold_zero;--lod-threshold 0;--lod-threshold '0': expected a threshold above 0"
              "threshold_text;--lod-threshold px;--lod-threshold 'px': expected a threshold above 0"
              "tree_bad;--lod-tree octree;--lod-tree 'octree': expected pairs or splits"
@@ -324,6 +326,10 @@ foreach(case "budget_zero;--budget 0;--budget '0': expected a number of nodes in
   splatsort_test(viewer_lod_option_${name} LABELS cpu viewer PROPERTIES PASS_REGULAR_EXPRESSION "${expect}"
                  COMMAND splatview --headless ${viewer_scene} ${flags} --out ${viewer_test_dir}/lod_bad.png)
 endforeach()
+# a leading blank and a minus (strtoul skips the one and wraps the other: issue 37)
+splatsort_test(viewer_lod_option_budget_blank_minus LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "--budget ' -18446744073709551615': expected a number of nodes"
+               COMMAND splatview --headless ${viewer_scene} --budget " -18446744073709551615" --out ${viewer_test_dir}/lod_bad.png)
 splatsort_test(viewer_lod_option_convert LABELS cpu viewer
                PROPERTIES PASS_REGULAR_EXPRESSION "--convert takes no other options \\(--budget given\\)"
                COMMAND splatview --convert ${viewer_scene} ${viewer_test_dir}/lod_bad.spz --lod --budget 100)
@@ -445,3 +451,17 @@ set_tests_properties(viewer_start_cameras_model viewer_start_cameras_beside view
 splatsort_test(viewer_start_up_zero LABELS cpu viewer
                PROPERTIES PASS_REGULAR_EXPRESSION "--up '0,0,0': expected a direction, not 0,0,0"
                COMMAND splatview --headless ${viewer_scene} --up 0,0,0 --out ${start_dir}/up_zero.png)
+# Output paths (issue 37): a FIFO nobody reads is refused at once, not waited on; a legal name of
+# 246 bytes (its temporary would pass NAME_MAX) is written, as a PNG and as a converted scene.
+splatsort_test(viewer_out_fifo LABELS cpu viewer
+               PROPERTIES PASS_REGULAR_EXPRESSION "fifo\\.ply: cannot write \\(a FIFO nobody reads\\?\\)" TIMEOUT 30
+               COMMAND sh -c "rm -f \"$1/fifo.ply\" && mkfifo \"$1/fifo.ply\" && exec \"$0\" --convert \"$2\" \"$1/fifo.ply\""
+                       $<TARGET_FILE:splatview> ${viewer_test_dir} ${viewer_scene})
+splatsort_test(viewer_out_long_name LABELS cpu viewer
+               COMMAND sh -c "n=$(printf 'a%.0s' $(seq 1 242)) && \"$0\" --convert \"$2\" \"$1/$n.ply\" && test -s \"$1/$n.ply\" && rm -f \"$1/$n.ply\""
+                       $<TARGET_FILE:splatview> ${viewer_test_dir} ${viewer_scene})
+# Finite positions of +-3e38 cannot be framed (their extent passes a float): refused naming the file.
+splatsort_test(viewer_far_bounds LABELS cpu viewer GPU
+               PROPERTIES PASS_REGULAR_EXPRESSION "far\\.ply: cannot frame the scene: its bounds \\(-3e\\+38"
+               COMMAND sh -c "printf 'ply\\nformat ascii 1.0\\nelement vertex 2\\nproperty float x\\nproperty float y\\nproperty float z\\nproperty float scale_0\\nproperty float scale_1\\nproperty float scale_2\\nproperty float rot_0\\nproperty float rot_1\\nproperty float rot_2\\nproperty float rot_3\\nproperty float opacity\\nproperty float f_dc_0\\nproperty float f_dc_1\\nproperty float f_dc_2\\nend_header\\n-3e38 0 0 -3 -3 -3 1 0 0 0 2 0 0 0\\n3e38 0 0 -3 -3 -3 1 0 0 0 2 0 0 0\\n' > \"$1/far.ply\" && exec \"$0\" --headless \"$1/far.ply\" --size 64x48 --frames 1 --out \"$1/far.png\""
+                       $<TARGET_FILE:splatview> ${viewer_test_dir})

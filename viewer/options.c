@@ -3,7 +3,9 @@
 
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -146,7 +148,8 @@ static int parse_floats(const char *s, float *out, int n) {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v)) return -1;
+    /* within a float's range: 1e300 would become infinity */
+    if (end == s || errno || !isfinite(v) || fabs(v) > FLT_MAX) return -1;
     out[i] = (float)v;
     if (i + 1 < n) {
       if (*end != ',') return -1;
@@ -161,8 +164,10 @@ static int parse_floats(const char *s, float *out, int n) {
 static int parse_uint(const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
   char *end;
   errno = 0;
+  /* digits only: strtoul skips leading blanks and takes a sign (' -1' would wrap to the largest) */
+  if (!isdigit((unsigned char)*s)) return -1;
   unsigned long v = strtoul(s, &end, 10);
-  if (end == s || *end || errno || *s == '-' || v < lo || v > hi) return -1;
+  if (end == s || *end || errno || v < lo || v > hi) return -1;
   *out = (uint32_t)v;
   return 0;
 }

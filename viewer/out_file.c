@@ -6,10 +6,38 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <limits.h>
 #include <unistd.h>
+
+/* The temporary beside `path`: "<path>.tmp-<pid>-<n>", or, where that name would pass NAME_MAX
+ * (a legal name of 230 bytes or more), ".splatsort-<pid>-<n>.tmp" in the same folder. */
+static void temp_name(char *out, size_t n, const char *path, unsigned serial) {
+  const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+  if (strlen(base) + 32 <= NAME_MAX) {
+    snprintf(out, n, "%s.tmp-%ld-%u", path, (long)getpid(), serial);
+    return;
+  }
+  snprintf(out, n, "%.*s.splatsort-%ld-%u.tmp", (int)(base - path), path, (long)getpid(), serial);
+}
+
+/* A path that is there but not a regular file (a FIFO, /dev/null, a terminal) is written as it is,
+ * opened without blocking: a FIFO nobody reads is refused (ENXIO) rather than waited on. */
+static FILE *open_special(const char *path, int *error) {
+  int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    *error = errno == ENXIO ? ENXIO : errno;
+    return NULL;
+  }
+  int flags = fcntl(fd, F_GETFL);
+  if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  FILE *f = fdopen(fd, "wb");
+  if (!f) *error = errno, close(fd);
+  return f;
+}
 
 static int fail(const char *path, const char *what, int error, char *err, size_t n) {
   snprintf(err, n, "%s: %s: %s", viewer_path(path), what, strerror(error));
@@ -22,17 +50,17 @@ int viewer_out_open(viewer_out *o, const char *path, char *err, size_t n) {
   bool exists = lstat(path, &st) == 0;
   if (!(o->path = strdup(path))) return fail(path, "cannot create", ENOMEM, err, n);
   if (exists && !S_ISREG(st.st_mode)) {
-    if ((o->f = fopen(path, "w"))) return 0;
-    int error = errno;
+    int error = 0;
+    if ((o->f = open_special(path, &error))) return 0;
     viewer_out_discard(o);
-    return fail(path, "cannot create", error, err, n);
+    return fail(path, error == ENXIO ? "cannot write (a FIFO nobody reads?)" : "cannot create", error, err, n);
   }
   static atomic_uint serial;
   size_t size = strlen(path) + 48;
   int fd = -1, error = ENOMEM;
   if ((o->tmp = malloc(size)))
     for (int tries = 0; fd < 0 && tries < 100; tries++) {
-      snprintf(o->tmp, size, "%s.tmp-%ld-%u", path, (long)getpid(), atomic_fetch_add(&serial, 1));
+      temp_name(o->tmp, size, path, atomic_fetch_add(&serial, 1));
       fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666); /* less the umask, as fopen */
       error = errno;
       if (fd < 0 && error != EEXIST) break;

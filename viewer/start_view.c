@@ -139,6 +139,14 @@ static const char *shape_reason(const splat_scene_shape *sh) {
   }
 }
 
+/* Why a scene cannot be framed, naming it (issue 37): bounds not finite, or so far apart that
+ * their extent passes a float (finite positions of +-3e38). */
+static void frame_error(const splatview_options *o, const float lo[3], const float hi[3], char *err, size_t n) {
+  snprintf(err, n, "%s: cannot frame the scene: its bounds (%g, %g, %g)..(%g, %g, %g) are not finite or span more "
+                   "than a float holds", o->scene_count > 1 ? "the scenes" : viewer_path(o->scene), (double)lo[0],
+           (double)lo[1], (double)lo[2], (double)hi[0], (double)hi[1], (double)hi[2]);
+}
+
 int viewer_start_view(const splatview_options *o, const viewer_objects *objs, const splat_camera_desc *cams,
                       uint32_t cam_count, uint32_t width, uint32_t height, splat_orbit *orbit, splat_camera *cam,
                       char *err, size_t n) {
@@ -147,7 +155,7 @@ int viewer_start_view(const splatview_options *o, const viewer_objects *objs, co
   viewer_objects_bounds(objs, lo, hi);
   splat_orbit_init(orbit, zero, 1.0f, minus_y);
   if (!objs->count || splat_orbit_frame_bounds(orbit, lo, hi, o->fovy, width, height) != 0) {
-    snprintf(err, n, "cannot frame the scene (its bounds are not finite)");
+    frame_error(o, lo, hi, err, n);
     return -1;
   }
   if (o->cameras) {
@@ -187,7 +195,7 @@ int viewer_start_view(const splatview_options *o, const viewer_objects *objs, co
   bool heading = first->heading[0] != 0.0f || first->heading[1] != 0.0f || first->heading[2] != 0.0f;
   if (splat_shape_view(&sh, heading ? first->heading : NULL, SPLAT_START_ELEVATION, o->fovy, width, height, eye,
                        target) != 0) {
-    snprintf(err, n, "cannot frame the scene (its bounds are not finite)");
+    frame_error(o, lo, hi, err, n);
     return -1;
   }
   splat_orbit_set_up(orbit, sh.up);
