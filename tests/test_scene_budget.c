@@ -304,6 +304,8 @@ typedef struct outcome {
   uint32_t count;     /* splats or cameras loaded */
 } outcome;
 
+static uint64_t child_max_splats; /* splat_load_options.max_splats of the next loads */
+
 static outcome load_in_child(const char *path, enum load_kind kind, uint64_t max_memory) {
   outcome o = {0};
   int fd[2];
@@ -319,7 +321,8 @@ static outcome load_in_child(const char *path, enum load_kind kind, uint64_t max
       r.rc = splat_cameras_load(path, &cams, &r.count, r.msg, sizeof r.msg);
       splat_cameras_free(cams);
     } else {
-      splat_load_options opt = {.threads = kind == LOAD_SCENE_SERIAL ? 1 : 2, .max_memory = max_memory};
+      splat_load_options opt = {.threads = kind == LOAD_SCENE_SERIAL ? 1 : 2, .max_memory = max_memory,
+                                .max_splats = child_max_splats};
       splat_scene s;
       r.rc = splat_scene_load_ex2(path, &s, &opt, r.msg, sizeof r.msg);
       r.count = s.count;
@@ -451,6 +454,33 @@ int main(int argc, char **argv) {
     hostile("window.spz", sizes[6], kind, "asks for a window of more than 128 MiB (limit 128 MiB)");
   }
   hostile("cameras_zeros.json", sizes[5], LOAD_CAMERAS, "more JSON values than a cameras.json holds");
+  /* issue 37: structure before bulk. A zip padded to 1 GiB (sparse): its end read first, no
+   * end-of-central-directory record there, the rest never read; a sparse 8 GiB .spz under a 512 MiB
+   * ceiling: the file is not read whole past the budget; the rle .spz of 13.6M splats for a caller
+   * that can use 1M: refused from the header, before a stream is inflated. */
+  {
+    char *padded = path_of("padded.sog"), *sparse = path_of("sparse.spz");
+    FILE *f = fopen(padded, "wb");
+    size_t n = 0;
+    if (f) n = fwrite("PK\3\4", 1, 4, f), fclose(f);
+    bool made = n == 4 && truncate(padded, (off_t)1 << 30) == 0;
+    f = fopen(sparse, "wb");
+    n = f ? fwrite("NGSP", 1, 4, f) : 0;
+    if (f) fclose(f);
+    made = made && n == 4 && truncate(sparse, (off_t)8 << 30) == 0;
+    if (made) {
+      hostile_at("padded.sog", 64, LOAD_SCENE, "without an end-of-central-directory record", 0);
+      hostile_at("sparse.spz", 64, LOAD_SCENE, "the whole file read into memory", (uint64_t)512 << 20);
+    } else {
+      printf("no sparse files here: the padded-file cases skipped\n");
+    }
+    unlink(padded), unlink(sparse);
+    child_max_splats = 1000000;
+    for (int serial = 0; serial < 2; ++serial)
+      hostile("rle_bomb.spz", sizes[3], serial ? LOAD_SCENE_SERIAL : LOAD_SCENE,
+              "more than the caller can use (splat_load_options.max_splats 1000000)");
+    child_max_splats = 0;
+  }
   if (argc > 2) ceiling(argv[2]);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures ? 1 : 0;

@@ -534,6 +534,8 @@ static void test_ascii_errors(void) {
       {"comma.ply", "1 2 3 4 5 6 7 8 9 10 11 12 13 14\n1 2 3 4 5 6 7 8 9 10 11 1,5 13 14\n", "line 20: value 12 ('1,5')"},
       {"int.ply", "1 2 3 4 5 6 7 8 9 10 11 12 13 14\n1 2 3 4 5 6 7 8 9 10 11 12 256 14\n", "line 20: value 13 ('256')"},
       {"short.ply", "1 2 3 4 5 6 7 8 9 10 11 12 13 14\n", "only 1 lines of data follow (the file ends at line 19)"},
+      /* blank lines are not vertices: refused before the arrays, not reserved for (issue 37) */
+      {"blank.ply", "1 2 3 4 5 6 7 8 9 10 11 12 13 14\n\n \n\t\n", "says 2 vertices, but only 1 lines with values follow"},
       {"extra.ply", "1 2 3 4 5 6 7 8 9 10 11 12 13 14\n1 2 3 4 5 6 7 8 9 10 11 12 13 14\n\n 7\n",
        "line 22: more rows than the 2 vertices"},
   };

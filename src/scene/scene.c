@@ -87,6 +87,30 @@ static int load_pieces(const char *path, unsigned threads, splat_scene *out, con
   return rc;
 }
 
+/* A zip (a .sog bundle) is read from its end first: without an end-of-central-directory record in
+ * its last 65,557 bytes (22 and the longest comment) it is refused before its bulk is read. */
+static int zip_has_end(const char *path, const scene_error *e) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return 0; /* scene_read_file says why */
+  struct stat st;
+  uint8_t head[4], *tail = NULL;
+  int rc = 0;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 22 && pread(fd, head, 4, 0) == 4 &&
+      memcmp(head, "PK\3\4", 4) == 0) {
+    size_t n = st.st_size < 65557 ? (size_t)st.st_size : 65557;
+    if ((tail = malloc(n)) != NULL && pread(fd, tail, n, (off_t)(st.st_size - (off_t)n)) == (ssize_t)n) {
+      bool found = false;
+      for (size_t k = n - 22 + 1; k-- > 0 && !found;) found = memcmp(tail + k, "PK\5\6", 4) == 0;
+      if (!found)
+        rc = scene_fail(e, "a zip without an end-of-central-directory record in its last %zu bytes (truncated, or "
+                           "padded): not read further", n);
+    }
+  }
+  free(tail);
+  close(fd);
+  return rc;
+}
+
 int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_options *options, char *err,
                          size_t err_size) {
   const splat_load_progress *progress = options ? options->progress : NULL;
@@ -94,7 +118,8 @@ int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_op
   scene_stream stream = {options ? options->on_part : NULL, options ? options->part_user : NULL, false, false};
   scene_pool pool = {1, options ? options->pool : NULL};
   scene_error e = {path ? path : "<null>", err, err_size, progress ? &prog : NULL, &pool, &stream,
-                   options ? options->max_memory : 0, options ? options->lod_level : 0};
+                   options ? options->max_memory : 0, options ? options->lod_level : 0,
+                   options ? options->max_splats : 0};
   if (err != NULL && err_size > 0) err[0] = '\0';
   if (out == NULL) return scene_fail(&e, "no output scene given");
   memset(out, 0, sizeof *out);
@@ -117,13 +142,18 @@ int splat_scene_load_ex2(const char *path, splat_scene *out, const splat_load_op
   } else if ((threads == 1 && pool.host == NULL) || (rc = load_pieces(path, threads, out, &e)) == SCENE_FALLBACK) {
     uint8_t *data;
     size_t size;
-    rc = scene_read_file(path, &data, &size, &e);
+    rc = zip_has_end(path, &e);
+    if (rc == 0) rc = scene_read_file(path, &data, &size, &e);
     if (rc == 0) {
+      /* what the decoders allocate and the file held meanwhile share the budget */
+      scene_error de = e;
+      uint64_t limit = scene_budget(&e);
+      de.budget = limit > size ? limit - size : 1;
       /* A SOG meta.json names the images beside it, so it is read by path, not from memory. */
       if (!has_ply_magic(data, size) && has_suffix(path, ".json"))
-        rc = scene_load_sog_meta(path, data, size, out, &e);
+        rc = scene_load_sog_meta(path, data, size, out, &de);
       else
-        rc = load_memory(data, size, out, &e);
+        rc = load_memory(data, size, out, &de);
       free(data);
     }
   }

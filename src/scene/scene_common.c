@@ -141,8 +141,15 @@ int scene_budget_check(const scene_error *e, uint64_t need, const char *what, ..
                     (double)need / (1 << 20), (double)limit / (1 << 20));
 }
 
+int scene_count_check(const scene_error *e, uint64_t count) {
+  if (e->max_splats == 0 || count <= e->max_splats) return 0;
+  return scene_fail(e, "%llu splats, more than the caller can use (splat_load_options.max_splats %llu)",
+                    (unsigned long long)count, (unsigned long long)e->max_splats);
+}
+
 int scene_alloc(splat_scene *s, uint64_t count, uint32_t sh_degree, const scene_error *e) {
   memset(s, 0, sizeof *s);
+  if (scene_count_check(e, count) != 0) return -1;
   if (count > UINT32_MAX)
     return scene_fail(e, "too many splats (%llu; at most %u are supported)",
                       (unsigned long long)count, UINT32_MAX);
@@ -267,6 +274,11 @@ int scene_read_file(const char *path, uint8_t **data_out, size_t *size_out, cons
   /* Read, not mapped: a file truncated while it loads (still being written, or replaced) must
    * give an error, not SIGBUS. */
   size_t size = (size_t)st.st_size;
+  /* the file's bytes count against the load's memory like everything it allocates (issue 37) */
+  if (scene_budget_check(e, size, "the whole file read into memory (%zu bytes)", size) != 0) {
+    close(fd);
+    return -1;
+  }
   uint8_t *data = scene_malloc_large(size);
   if (!data) {
     close(fd);

@@ -57,7 +57,12 @@ struct scene_error {
   scene_stream *stream; /* NULL: no streaming */
   uint64_t budget;      /* bytes the load may allocate (splat_load_options.max_memory); 0: the default */
   uint32_t lod_level;   /* the level a streamed bundle gives (splat_load_options.lod_level) */
+  uint64_t max_splats;  /* splat_load_options.max_splats; 0: none */
 };
+
+/* A declared splat count against e->max_splats: 0, or -1 with the message. scene_alloc makes it;
+ * a reader that learns the count before its bulk calls it there. (scene_common.c) */
+int scene_count_check(const scene_error *e, uint64_t count);
 
 #if defined(__GNUC__)
 #define SCENE_PRINTF(a, b) __attribute__((format(printf, a, b)))

@@ -18,6 +18,7 @@
 typedef struct ascii_piece {
   size_t begin, end;   /* bytes; begin is a line start */
   uint64_t lines;      /* lines starting in the piece */
+  uint64_t rows;       /* of them, lines with something on them (a vertex row needs that) */
   uint64_t first_line; /* lines before it, from the first vertex row */
 } ascii_piece;
 
@@ -35,13 +36,19 @@ static int count_lines(scene_job *j, void *arg, uint32_t k, const scene_error *t
   (void)j, (void)te;
   ascii_job *job = arg;
   ascii_piece *p = &job->pieces[k];
-  uint64_t lines = 0;
+  uint64_t lines = 0, rows = 0;
   for (size_t at = p->begin; at < p->end;) {
     const uint8_t *nl = memchr(job->d + at, '\n', p->end - at);
+    size_t end = nl ? (size_t)(nl - job->d) : p->end;
     ++lines;
-    at = nl ? (size_t)(nl - job->d) + 1 : p->end;
+    for (size_t c = at; c < end; ++c)
+      if (job->d[c] != ' ' && job->d[c] != '\t' && job->d[c] != '\r') {
+        ++rows;
+        break;
+      }
+    at = nl ? end + 1 : p->end;
   }
-  p->lines = lines;
+  p->lines = lines, p->rows = rows;
   return 0;
 }
 
@@ -197,6 +204,11 @@ int scene_decode_ascii(const uint8_t *d, size_t size, const scene_ascii *a, cons
     rc = scene_fail(e, "truncated: the header says %llu vertices, but only %llu lines of data follow (the file ends "
                        "at line %llu)", (unsigned long long)a->count, (unsigned long long)lines,
                     (unsigned long long)(a->line + lines - 1));
+  uint64_t filled = 0; /* blank lines are not vertices: the arrays are held to the lines with values */
+  for (uint32_t k = 0; rc == 0 && k < job.npieces; ++k) filled += job.pieces[k].rows;
+  if (rc == 0 && filled < a->count)
+    rc = scene_fail(e, "truncated: the header says %llu vertices, but only %llu lines with values follow",
+                    (unsigned long long)a->count, (unsigned long long)filled);
   if (rc == 0) rc = scene_alloc(out, a->count, rows->sh_degree, e);
   if (rc == 0) rc = scene_report(e, "decode", 0, a->count);
   if (rc == 0) rc = scene_decode_ranges(out, a->count, ranges, job.npieces, parse_piece, &job, e, &kept);

@@ -608,6 +608,7 @@ static int legacy_parallel(spz_src *src, spz_layout *L, splat_scene *out, uint8_
  * decompressed attributes that the parallel path keeps (counted on every path, so that the
  * message does not depend on the thread count). */
 static int check_budget(const spz_layout *L, const scene_error *e) {
+  if (scene_count_check(e, L->count) != 0) return -1; /* before any stream is inflated */
   uint64_t need = scene_array_bytes(L->count, L->degree) + (uint64_t)L->count * layout_splat_bytes(L);
   return scene_budget_check(e, need, "header: %u splats at SH degree %u (arrays and decompressed attributes)",
                             L->count, L->degree);

@@ -221,6 +221,10 @@ typedef struct splat_load_options {
    * once, the chunks in parallel (one a task; progress "decode" as each completes); what they take
    * at once and the scene's arrays are held to max_memory before anything large is allocated. */
   uint32_t lod_level;
+  /* The most splats the caller can use (a renderer's per-frame maximum, say); 0: no limit. A file
+   * that declares more is refused from its header, before its bulk is read or decoded: "<path>:
+   * <n> splats, more than the caller can use (splat_load_options.max_splats <m>)". */
+  uint64_t max_splats;
   const void *next; /* reserved for later options; must be NULL */
 } splat_load_options;
 
