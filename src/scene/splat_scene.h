@@ -202,7 +202,8 @@ typedef struct splat_load_options {
   int (*on_part)(void *user, const splat_scene *part, uint32_t first, uint32_t total);
   void *part_user;
   /* The ceiling, in bytes, of what the load may allocate for its output arrays and for what it
-   * decodes on the way (.spz streams, SOG images); 0: the machine's physical memory (at least
+   * decodes on the way (.spz streams, SOG images), and of a file it reads whole (.spz, a .sog
+   * zip: its size is checked before it is read, and the rest shares what is left); 0: the machine's physical memory (at least
    * 1 GiB), which a scene that fits the machine never meets. A file whose header (splat count,
    * SH degree, image sizes) says it needs more is refused before anything large is allocated,
    * with "<path>: <member>: ... needs <n> MiB (limit <n> MiB: ...)" (bytes below 64 MiB).
