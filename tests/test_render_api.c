@@ -106,6 +106,18 @@ void render_test_api(const render_args *args) {
     before = log_messages;
     CHECK(splat_renderer_create(&bad, &out) == VK_ERROR_VALIDATION_FAILED_EXT && out == NULL &&
               log_messages > before, "two quaternary sorters accepted");
+    /* a host pass of 64 samples (issue 37: it crashed in the driver's pipeline creation), and of 3 */
+    bad.sorter_count = 1, bad.host_color_format = VK_FORMAT_R8G8B8A8_UNORM;
+    const VkSampleCountFlagBits samples[] = {VK_SAMPLE_COUNT_64_BIT, (VkSampleCountFlagBits)3};
+    for (int k = 0; k < 2; ++k) {
+      bad.host_samples = samples[k];
+      out = (splat_renderer *)(uintptr_t)1;
+      before = log_messages;
+      VkResult got = splat_renderer_create(&bad, &out);
+      CHECK(got == VK_ERROR_FEATURE_NOT_PRESENT && out == NULL && log_messages > before,
+            "host_samples %d: %d, a renderer %p", (int)samples[k], (int)got, (void *)out);
+      if (got == VK_SUCCESS) splat_renderer_destroy(out);
+    }
     splatsort_destroy(qs[0]);
   }
 

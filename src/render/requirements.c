@@ -260,5 +260,16 @@ VkResult render_check_device(splat_renderer *r, const splat_renderer_create_info
                                                                 : "has no timestamps (timestampValidBits 0)");
     return VK_ERROR_FEATURE_NOT_PRESENT;
   }
+  /* the host pass's sample count: one bit the device's framebuffers take (issue 37: 64 reached
+   * the driver's pipeline creation and crashed there) */
+  uint32_t s = info->host_samples ? (uint32_t)info->host_samples : 1u;
+  VkSampleCountFlags color = r->props.limits.framebufferColorSampleCounts,
+                     depth = r->props.limits.framebufferDepthSampleCounts;
+  bool has_depth = info->host_depth_format != VK_FORMAT_UNDEFINED;
+  if ((s & (s - 1)) != 0 || s > 64 || !(color & s) || (has_depth && !(depth & s))) {
+    rlog(r, "%s: host_samples %u: expected one of the sample counts the device's %s attachments take (0x%x)", fn, s,
+         has_depth ? "colour and depth" : "colour", (unsigned)(has_depth ? color & depth : color));
+    return VK_ERROR_FEATURE_NOT_PRESENT;
+  }
   return VK_SUCCESS;
 }
