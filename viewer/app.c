@@ -70,6 +70,8 @@ void app_set_load_options(const splatview_options *o) {
   lod_method = o->lod_tree;
 }
 
+void app_set_max_splats(uint64_t n) { load_options.max_splats = n; }
+
 splat_lod_options app_lod_options(void) { return (splat_lod_options){.threads = 0, .method = lod_method}; }
 
 splat_load_options app_load_options(void) { return load_options; }

@@ -24,6 +24,9 @@ int app_load_scene(const char *path, splat_scene *scene, bool tty_progress, char
 void app_set_load_options(const splatview_options *o);
 splat_load_options app_load_options(void);
 uint64_t app_max_load_memory(void);
+/* Loads after this refuse a file that declares more splats than `n` from its header
+ * (splat_load_options.max_splats: the renderer's splat_renderer_max_frame_splats). */
+void app_set_max_splats(uint64_t n);
 /* The options a level-of-detail tree is built with (--lod-tree; every core). */
 splat_lod_options app_lod_options(void);
 

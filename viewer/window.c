@@ -878,6 +878,7 @@ static int setup_device(viewer *v) {
   app_renderer_options ro = {.memory_budget = (VkDeviceSize)v->o->memory_budget_mib << 20,
                              .sh_precision = v->o->sh_precision, .upload_threads = v->o->upload_threads};
   app_renderer_create_opts(&v->ctx, FRAMES_IN_FLIGHT, viewer_log_fn, &v->log, &ro, &v->ar);
+  app_set_max_splats(splat_renderer_max_frame_splats(v->ar.renderer)); /* a scene it cannot draw: refused unread */
   if (v->o->grid) viewer_host_pass_init(&v->hp, &v->ctx);
   VK_CHECK(glfwCreateWindowSurface(v->ctx.instance, v->window, NULL, &v->surface));
   VkBool32 can_present = VK_FALSE;

@@ -133,6 +133,8 @@ uint32_t render_max_frame_splats(const splat_renderer *r) {
 }
 
 
+uint32_t splat_renderer_max_frame_splats(const splat_renderer *r) { return r ? render_max_frame_splats(r) : 0; }
+
 /* The frame's shared buffers for `n` splats over all objects. */
 VkResult render_create_frame_buffers(splat_renderer *r, scene_gpu *s, uint32_t n) {
   s->count = n;

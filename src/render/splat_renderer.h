@@ -287,6 +287,11 @@ void splat_renderer_destroy(splat_renderer *r);
 VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *scene);
 uint32_t splat_renderer_scene_count(const splat_renderer *r);
 
+/* The most splats one frame can hold over all objects (a record each in one storage buffer of the
+ * device's largest size): what a host gives splat_load_options.max_splats so that a file it could
+ * never draw is refused from its header, before it is decoded. */
+uint32_t splat_renderer_max_frame_splats(const splat_renderer *r);
+
 /* Device memory the renderer holds, in bytes. The scene's three buffers over every object
  * (per splat: positions 16 bytes, shapes 16 bytes, SH by the create info's sh_precision: 3 *
  * (sh_degree + 1)^2 values at 4, 2 or 1 bytes each, rounded up to 4 bytes a splat, plus 384
