@@ -64,98 +64,11 @@ static int measure(const splat_lod *lod, lod_cut_tree *t, char *err, size_t err_
   return rc;
 }
 
-/* ---- the merge's error (docs/lod.md, "The cut's error") ------------------------------------ */
-
-/* The least error a node has: none passes for its children at every distance (tau 0 keeps only
- * leaves), and a measured error (0..1) or a merge cost below it makes no difference on screen. */
+/* The least error a node has (none passes for its children at every distance: tau 0 keeps only
+ * leaves). A tree without errors (SPLAT_LOD_SPLITS, a host's) has 1 everywhere: cut by its projected
+ * size alone, sqrt(f r / z), as before issue 35 (measuring one at upload took 87 s for 14.4M
+ * interior nodes on one core: not kept). */
 #define LOD_ERROR_FLOOR 1e-3
-
-typedef struct gauss {
-  double mu[3], cov[3][3], alpha, rgb[3], weight;
-} gauss;
-
-static void gauss_of(const splat_scene *s, uint32_t k, gauss *g) {
-  const float *q = s->rotations + 4 * (size_t)k, *sc = s->scales + 3 * (size_t)k;
-  double w = q[0], x = q[1], y = q[2], z = q[3], n = sqrt(w * w + x * x + y * y + z * z);
-  if (n > 0) w /= n, x /= n, y /= n, z /= n;
-  else w = 1, x = y = z = 0;
-  double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-                    {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-                    {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
-  double s2[3] = {(double)sc[0] * sc[0], (double)sc[1] * sc[1], (double)sc[2] * sc[2]};
-  for (int a = 0; a < 3; a++) {
-    g->mu[a] = s->positions[3 * (size_t)k + a];
-    for (int b = 0; b < 3; b++) g->cov[a][b] = r[a][0] * r[b][0] * s2[0] + r[a][1] * r[b][1] * s2[1] + r[a][2] * r[b][2] * s2[2];
-  }
-  g->alpha = s->opacities[k];
-  const float *dc = s->sh + (size_t)k * s->sh_coeffs * 3;
-  for (int c = 0; c < 3; c++) {
-    double v = 0.5 + 0.28209479177387814 * dc[c];
-    g->rgb[c] = v < 0 ? 0 : v > 1 ? 1 : v;
-  }
-  /* the merge's weight (scene_lod_merge.c): opacity times the largest cross-section */
-  double a = (double)sc[0] * sc[1], b = (double)sc[0] * sc[2], c = (double)sc[1] * sc[2];
-  double m = a > b ? a : b;
-  g->weight = g->alpha * (m > c ? m : c);
-}
-
-static double det3(double m[3][3]) {
-  return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-         m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-}
-
-/* The integral of the product of two unnormalised Gaussians exp(-x^T cov^-1 x / 2) of opacities
- * p->alpha and q->alpha (each covariance widened by eps2 so that flat splats keep a volume). */
-static double ink_dot(const gauss *p, const gauss *q, double eps2) {
-  double a[3][3], b[3][3], m[3][3], d[3];
-  for (int i = 0; i < 3; i++) {
-    d[i] = p->mu[i] - q->mu[i];
-    for (int j = 0; j < 3; j++) {
-      a[i][j] = p->cov[i][j] + (i == j ? eps2 : 0);
-      b[i][j] = q->cov[i][j] + (i == j ? eps2 : 0);
-      m[i][j] = a[i][j] + b[i][j];
-    }
-  }
-  double dm = det3(m), da = det3(a), db = det3(b);
-  if (!(dm > 0 && da > 0 && db > 0)) return 0;
-  double inv[3][3] = {{m[1][1] * m[2][2] - m[1][2] * m[2][1], m[0][2] * m[2][1] - m[0][1] * m[2][2],
-                       m[0][1] * m[1][2] - m[0][2] * m[1][1]},
-                      {m[1][2] * m[2][0] - m[1][0] * m[2][2], m[0][0] * m[2][2] - m[0][2] * m[2][0],
-                       m[0][2] * m[1][0] - m[0][0] * m[1][2]},
-                      {m[1][0] * m[2][1] - m[1][1] * m[2][0], m[0][1] * m[2][0] - m[0][0] * m[2][1],
-                       m[0][0] * m[1][1] - m[0][1] * m[1][0]}};
-  double q2 = 0;
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) q2 += d[i] * inv[i][j] * d[j];
-  return p->alpha * q->alpha * sqrt(da * db / dm) * exp(-0.5 * q2 / dm);
-}
-
-/* How unlike its children interior node j's Gaussian looks, 0..1: the distance between the
- * children's "ink" (each colour channel: the sum of their opacity x colour x Gaussian) and the
- * node's, in L2 over space, over the sum of the two norms. */
-static double merge_error(const splat_scene *leaves, const splat_lod *lod, uint32_t j) {
-  gauss g, c[SPLAT_LOD_MAX_CHILDREN];
-  gauss_of(&lod->interior, j, &g);
-  double big = 0;
-  for (int i = 0; i < 3; i++) big = g.cov[i][i] > big ? g.cov[i][i] : big;
-  double eps2 = 1e-4 * big, worst = 0;
-  uint32_t l = lod->leaf_count, k = lod->child_count[j];
-  for (uint32_t i = 0; i < k; i++) {
-    uint32_t child = lod->first_child[j] + i;
-    gauss_of(child < l ? leaves : &lod->interior, child < l ? child : child - l, &c[i]);
-  }
-  for (int ch = 0; ch < 3; ch++) {
-    double mm = 0, mg = 0, gg = ink_dot(&g, &g, eps2) * g.rgb[ch] * g.rgb[ch];
-    for (uint32_t a = 0; a < k; a++) {
-      mg += ink_dot(&c[a], &g, eps2) * c[a].rgb[ch] * g.rgb[ch];
-      for (uint32_t b = 0; b < k; b++) mm += ink_dot(&c[a], &c[b], eps2) * c[a].rgb[ch] * c[b].rgb[ch];
-    }
-    double diff = mm - 2 * mg + gg, norm = sqrt(mm) + sqrt(gg);
-    double e = norm > 0 && diff > 0 ? sqrt(diff) / norm : 0;
-    worst = e > worst ? e : worst;
-  }
-  return worst < 1 ? worst : 1;
-}
 
 int lod_cut_tree_pack(const splat_scene *leaves, const splat_lod *lod, lod_cut_tree *out, char *err,
                       size_t err_size) {
@@ -191,7 +104,7 @@ int lod_cut_tree_pack(const splat_scene *leaves, const splat_lod *lod, lod_cut_t
   }
   /* children after parents (breadth-first order): the errors bottom-up */
   for (uint32_t j = interior; j-- > 0;) {
-    double e = lod->error != NULL ? lod->error[j] : merge_error(leaves, lod, j);
+    double e = lod->error != NULL ? lod->error[j] : 1.0;
     e = e > LOD_ERROR_FLOOR ? e : LOD_ERROR_FLOOR;
     for (uint32_t c = 0; c < lod->child_count[j]; c++) {
       uint32_t child = lod->first_child[j] + c;

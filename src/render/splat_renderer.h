@@ -394,7 +394,7 @@ uint32_t splat_renderer_object_resident(const splat_renderer *r, uint32_t id);
  * checks, memory and messages), and the tree's bounding spheres and topology. In each frame the
  * cut (one dispatch per tree level) keeps a node whose projected error
  * e * sqrt(max(fx, fy) * 3 * its largest scale / view z) is at most the frame's threshold (or a
- * leaf; e: the tree's splat_lod.error, or one measured at upload when it has none; docs/lod.md) and
+ * leaf; e: the tree's splat_lod.error, or 1 when it has none; docs/lod.md) and
  * drops subtrees outside the frustum; the projection then runs over the cut's nodes only, into
  * max_cut frame slots. With frame.lod_budget the threshold is steered on the GPU from the
  * previous frame's cut count, with no read-back. */

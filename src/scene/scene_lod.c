@@ -385,7 +385,7 @@ int splat_lod_build(splat_scene *s, const splat_lod_options *o, splat_lod *out, 
   scene_pool pool = {.threads = threads};
   e.pool = &pool;
   splat_lod_method method = o != NULL ? o->method : SPLAT_LOD_DEFAULT;
-  if (method == SPLAT_LOD_DEFAULT) method = SPLAT_LOD_PAIRS;
+  if (method == SPLAT_LOD_DEFAULT) method = s->count <= SPLAT_LOD_PAIRS_DEFAULT_MAX ? SPLAT_LOD_PAIRS : SPLAT_LOD_SPLITS;
   if (method != SPLAT_LOD_SPLITS && method != SPLAT_LOD_PAIRS)
     return scene_fail(&e, "options.method %d is not a splat_lod_method", (int)method);
   lod_build b = {.s = s, .lod = out};

@@ -308,16 +308,21 @@ typedef struct splat_lod {
   /* Per interior node, or NULL: how much is lost when the node stands for its subtree, >= 0 and
    * finite, at least each interior child's (SPLAT_LOD_PAIRS: the merge cost of its children,
    * Runnalls' bound on the Kullback-Leibler divergence plus the SH coefficients' squared
-   * distance; docs/lod.md). NULL (SPLAT_LOD_SPLITS, or a host's tree): the renderer measures one
-   * when it uploads the tree. */
+   * distance; docs/lod.md). NULL (SPLAT_LOD_SPLITS, or a host's tree): the renderer cuts it by
+   * projected size alone (every error 1). */
   float *error;
 } splat_lod;
 
 #define SPLAT_LOD_MAX_CHILDREN 8
 
 /* How splat_lod_build shapes the tree (below). */
+/* SPLAT_LOD_DEFAULT's limit: above it the pairs tree's ~2 x count nodes pass what one frame of a
+ * current GPU holds (90.85M leaves made 181.7M nodes against an H200's 134M, measured), so larger
+ * scenes get SPLAT_LOD_SPLITS (about 1.15 x count) by default. */
+#define SPLAT_LOD_PAIRS_DEFAULT_MAX 32000000u
+
 typedef enum splat_lod_method {
-  SPLAT_LOD_DEFAULT = 0, /* SPLAT_LOD_PAIRS */
+  SPLAT_LOD_DEFAULT = 0, /* SPLAT_LOD_PAIRS up to SPLAT_LOD_PAIRS_DEFAULT_MAX splats, SPLITS above */
   SPLAT_LOD_SPLITS = 1,  /* top-down median splits of space, about 7 leaves a node */
   SPLAT_LOD_PAIRS = 2,   /* bottom-up merges of nearest neighbours, cheapest first, 2 to 4 a node */
 } splat_lod_method;
