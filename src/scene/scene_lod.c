@@ -238,6 +238,16 @@ static void reorder(lod_build *b, float **array, size_t stride, uint8_t *seen, c
   }
 }
 
+/* All five arrays of the scene in the tree's order (b->items). */
+static void reorder_scene(lod_build *b, uint8_t *seen, const scene_error *e) {
+  splat_scene *s = b->s;
+  reorder(b, &s->positions, 3, seen, e);
+  reorder(b, &s->scales, 3, seen, e);
+  reorder(b, &s->rotations, 4, seen, e);
+  reorder(b, &s->opacities, 1, seen, e);
+  reorder(b, &s->sh, (size_t)s->sh_coeffs * 3, seen, e);
+}
+
 static int merge_task(scene_job *j, void *arg, uint32_t index, const scene_error *te) {
   (void)j, (void)te;
   lod_build *b = arg;
@@ -326,11 +336,7 @@ static int build_pairs(lod_build *b, const scene_error *e) {
   }
   for (uint32_t i = 0; i < n; ++i) b->items[i].i = perm[i];
   free(perm);
-  reorder(b, &s->positions, 3, seen, e);
-  reorder(b, &s->scales, 3, seen, e);
-  reorder(b, &s->rotations, 4, seen, e);
-  reorder(b, &s->opacities, 1, seen, e);
-  reorder(b, &s->sh, (size_t)s->sh_coeffs * 3, seen, e);
+  reorder_scene(b, seen, e);
   free(seen);
   scene_bounds(&b->lod->interior);
   return 0;
@@ -358,11 +364,7 @@ static int build(lod_build *b, const scene_error *e) {
     free(seen);
     return -1;
   }
-  reorder(b, &s->positions, 3, seen, e);
-  reorder(b, &s->scales, 3, seen, e);
-  reorder(b, &s->rotations, 4, seen, e);
-  reorder(b, &s->opacities, 1, seen, e);
-  reorder(b, &s->sh, (size_t)s->sh_coeffs * 3, seen, e);
+  reorder_scene(b, seen, e);
   free(seen);
   /* Bottom up: a level's children (leaves or the level below) are merged already. */
   for (uint32_t l = b->levels; l-- > 0 && rc == 0;)
