@@ -187,9 +187,9 @@ static void blend(pixel *px, const float color[3], float alpha, uint32_t key) {
   else px->max_key = key;
 }
 
-/* GLOBAL: the tile's list as it is. Past the stop only counts contributors. */
-static void shade_global(const frame *f, size_t t, pixel *px) {
-  for (uint64_t e = f->offsets[t]; e < f->offsets[t + 1]; e++) {
+/* GLOBAL: the tile's list (entries [lo, hi)) as it is. Past the stop only counts contributors. */
+static void shade_global(const frame *f, uint64_t lo, uint64_t hi, pixel *px) {
+  for (uint64_t e = lo; e < hi; e++) {
     uint32_t i = f->lists[e];
     float alpha;
     if (!contribution(&f->proj[i], px, &alpha)) continue;
@@ -239,13 +239,13 @@ static void window_tile_order(const frame *f, size_t t, uint32_t tx, uint32_t ty
 }
 
 
-/* WINDOW, the pixel's part: the re-ordered list through a window of K slots in descending key
- * order; what falls out of the nearest end is blended, the rest when the list ends. */
-static void shade_window(const frame *f, size_t t, pixel *px, const uint32_t *order) {
+/* WINDOW, the pixel's part: the re-ordered list (its entries [lo, hi)) through a window of K
+ * slots in descending key order; what falls out of the nearest end is blended, the rest when
+ * the list ends. */
+static void shade_window(const frame *f, uint64_t lo, uint64_t hi, pixel *px, const uint32_t *order) {
   uint32_t K = f->opt->window;
   contrib w[REFRENDER_MAX_WINDOW] = {{0}};
-  uint64_t n = f->offsets[t + 1] - f->offsets[t];
-  for (uint64_t e = 0; e < n; e++) {
+  for (uint64_t e = lo; e < hi; e++) {
     uint32_t i = order[e];
     float alpha;
     if (!contribution(&f->proj[i], px, &alpha)) continue;
@@ -262,6 +262,32 @@ static void shade_window(const frame *f, size_t t, pixel *px, const uint32_t *or
   }
   for (uint32_t k = K; k-- > 0;)
     if (w[k].key != 0) blend(px, f->proj[w[k].splat].color, w[k].alpha, w[k].key);
+}
+
+/* GLOBAL or WINDOW over entries [lo, hi) of tile t's list (WINDOW: of its re-ordered list). */
+static void shade_run(const frame *f, size_t t, uint64_t lo, uint64_t hi, pixel *px, const uint32_t *order) {
+  if (f->opt->order == REFRENDER_ORDER_WINDOW) shade_window(f, lo, hi, px, order);
+  else shade_global(f, f->offsets[t] + lo, f->offsets[t] + hi, px);
+}
+
+/* Tile t's list whole, or in pieces where it has more than opt->piece entries (refrender_options). */
+static void shade_pieces(const frame *f, size_t t, pixel *px, const uint32_t *order) {
+  uint64_t n = f->offsets[t + 1] - f->offsets[t], piece = f->opt->piece;
+  if (!piece || n <= piece) {
+    shade_run(f, t, 0, n, px, order);
+    return;
+  }
+  for (uint64_t lo = 0; lo < n; lo += piece) {
+    pixel p = {.fx = px->fx, .fy = px->fy, .T = 1.0f};
+    shade_run(f, t, lo, lo + piece < n ? lo + piece : n, &p, order);
+    px->blended += p.blended;
+    px->late += p.late;
+    px->contributors += p.contributors;
+    if (px->stopped) continue; /* counted, not composited */
+    for (int c = 0; c < 3; c++) px->C[c] += px->T * p.C[c];
+    px->T *= p.T;
+    px->stopped = p.stopped;
+  }
 }
 
 /* One thread's share: tile rows first, first + step, ...; its own scratch and stats, so that
@@ -283,8 +309,7 @@ static void shade_tile(shade_job *job, uint32_t tx, uint32_t ty) {
     for (uint32_t x = tx * TILE; x < tx * TILE + TILE && x < W; x++) {
       pixel px = {.fx = (float)x + 0.5f, .fy = (float)py + 0.5f, .T = 1.0f};
       if (f->opt->order == REFRENDER_ORDER_EXACT) shade_exact(f, t, &px, job->scratch);
-      else if (f->opt->order == REFRENDER_ORDER_WINDOW) shade_window(f, t, &px, job->order);
-      else shade_global(f, t, &px);
+      else shade_pieces(f, t, &px, job->order);
       float *o = f->rgba + ((size_t)py * W + x) * 4;
       for (int c = 0; c < 3; c++) o[c] = px.C[c] + px.T * f->background[c];
       o[3] = 1.0f - px.T;

@@ -79,12 +79,18 @@ uint32_t refrender_ordkey(float d);
  * WINDOW's K, 1..REFRENDER_MAX_WINDOW (else -1 is returned); threads: 0 or 1 render on the
  * calling thread, more split the pixels by tile rows over that many threads (the image and
  * stats do not depend on it). Zeroed fields give refrender_render's image. */
+/* piece: 0, or the compute raster's pieces of crowded tiles (splat_shared.h, SP_CR_PIECES): a
+ * tile's list of more than `piece` entries (GLOBAL and WINDOW orders) is shaded in runs of
+ * `piece` entries, each from T = 1 with the stop rule (WINDOW: its own window, emptied at the
+ * run's end), and the runs composited front to back (C += T C_k, T *= T_k; nothing after a
+ * run where the pixel stopped). */
 typedef struct refrender_options {
   uint64_t max_pairs;
   int square_bins;
   int order;
   uint32_t window;
   int threads;
+  uint32_t piece;
 } refrender_options;
 int refrender_render_opts(const splat_scene *s, const splat_camera *cam, int sh_degree_max,
                           const float background[3], float *rgba, refrender_stats *stats,

@@ -19,6 +19,7 @@ VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_rendere
   out->keys = r->last_sorted.keys;
   out->values = r->last_sorted.values;
   out->depth_range = (splatsort_buffer){r->scene.scratch.buffer, 4 * SP_H_ZMIN, 8};
+  out->craster_state = r->craster.state.buffer;
   return VK_SUCCESS;
 }
 
@@ -38,6 +39,14 @@ void splat_renderer_debug_set_pair_capacity(splat_renderer *r, uint32_t pairs) {
   r->craster.initial_capacity = pairs;
   r->craster.fixed_capacity = pairs != 0;
 }
+
+void splat_renderer_debug_set_piece_pairs(splat_renderer *r, uint32_t pairs) {
+  if (!r) return;
+  craster_release(r);
+  r->craster.piece_override = pairs;
+}
+
+uint32_t splat_renderer_debug_piece_pairs(const splat_renderer *r) { return r ? r->craster.piece : 0; }
 
 void splat_renderer_debug_set_upload_threads(splat_renderer *r, uint32_t threads) {
   if (!r) return;

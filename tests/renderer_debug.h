@@ -20,6 +20,7 @@ typedef struct splat_renderer_debug_buffers {
   splatsort_buffer keys;       /* the last recorded frame's sorted keys ... */
   splatsort_buffer values;     /* ... and payloads (splat indices), visible count of each */
   splatsort_buffer depth_range; /* two floats: the stage's visible depth range (quantised keys) */
+  VkBuffer craster_state;      /* the compute raster's SP_CR_STATE_WORDS state words, or none */
 } splat_renderer_debug_buffers;
 
 /* Call before set_scene: the scene's buffers get VK_BUFFER_USAGE_TRANSFER_SRC_BIT. */
@@ -40,6 +41,11 @@ uint32_t splat_renderer_debug_chunks(const splat_renderer *r, uint32_t object);
  * grown ahead of a frame by the estimate of its pairs (only after a frame that overflowed): the
  * overflow path with small scenes. 0: back to the defaults. Only when no frame uses the renderer. */
 void splat_renderer_debug_set_pair_capacity(splat_renderer *r, uint32_t pairs);
+/* The compute raster's pairs a piece of a crowded tile (splat_shared.h, SP_CR_PIECES) from the
+ * next frame on (its buffers are made again): small scenes split their tiles. 0: the default.
+ * Only when no frame uses the renderer. And the piece size the buffers were made with. */
+void splat_renderer_debug_set_piece_pairs(splat_renderer *r, uint32_t pairs);
+uint32_t splat_renderer_debug_piece_pairs(const splat_renderer *r);
 /* The upload's packing threads from now on (as create_info.upload_threads; 0: the default),
  * each given a slice however few splats there are (the renderer's own floor is 4,096 a thread). */
 void splat_renderer_debug_set_upload_threads(splat_renderer *r, uint32_t threads);

@@ -22,8 +22,9 @@ static splat_timings last_timings(void) {
 
 /* The pairs the CPU reference's bins (refrender_bins_of) give the last frame's own records:
  * the GPU's projection differs from splat_project in the last bits, and a bin's edge moves
- * with them, so only the GPU's records make the two counts comparable exactly. */
-static uint64_t pairs_of_gpu_records(const splat_camera *cam, uint32_t count) {
+ * with them, so only the GPU's records make the two counts comparable exactly. With per_tile,
+ * also each tile's pairs there (tiles_x x tiles_y, zeroed by the caller). */
+static uint64_t tile_pairs_of_gpu_records(const splat_camera *cam, uint32_t count, uint64_t *per_tile) {
   splat_renderer_debug_buffers dbg;
   VK_CHECK(splat_renderer_debug_get_buffers(renderer, &dbg));
   uint32_t draw[SP_DRAW_WORDS];
@@ -42,11 +43,18 @@ static uint64_t pairs_of_gpu_records(const splat_camera *cam, uint32_t count) {
     refrender_bins b;
     if (!refrender_bins_of(&p, cam->width, cam->height, &b)) continue;
     for (int64_t ty = b.lo[1] / 16, tx0, tx1; ty <= b.hi[1] / 16; ty++)
-      if (refrender_bin_row(&b, ty, &tx0, &tx1)) pairs += (uint64_t)(tx1 - tx0 + 1);
+      if (refrender_bin_row(&b, ty, &tx0, &tx1)) {
+        pairs += (uint64_t)(tx1 - tx0 + 1);
+        for (int64_t tx = tx0; per_tile && tx <= tx1; tx++) per_tile[(uint64_t)ty * ((cam->width + 15) / 16) + (uint64_t)tx]++;
+      }
   }
   free(rec);
   free(vals);
   return pairs;
+}
+
+static uint64_t pairs_of_gpu_records(const splat_camera *cam, uint32_t count) {
+  return tile_pairs_of_gpu_records(cam, count, NULL);
 }
 
 /* The last frame's pairs: exactly the CPU reference's bins of its records, and within 0.1% of
@@ -202,6 +210,78 @@ static void compute_overflow(void) {
   splat_scene_free(&s);
 }
 
+/* Crowded tiles blended in pieces (splat_shared.h, SP_CR_PIECES), with pieces small enough here
+ * (48 pairs) that most tiles of a generated scene split: the partial slots and extra pieces the
+ * GPU took are exactly those the CPU's bins of its records give, and both orders match the CPU
+ * reference's pieces (refrender_options.piece) within 50 dB (64-70 measured; a piece lost or
+ * composited out of order costs far more). The pieces' image against the unsplit one is printed:
+ * in the global order they differ only where a pixel's transmittance falls below the stop
+ * rule's; in the per-pixel order each piece also has its own window. */
+static void compute_pieces(void) {
+  splat_scene s;
+  gen_object_scene(&s, 3000, 3);
+  splat_scene_as_stored(&s, SPLAT_SH_PRECISION_16);
+  set_scene_or_die(&s);
+  splat_camera cams[4];
+  CHECK(scene_cameras(&s, SPLAT_UP_NEG_Y, 256, 192, cams, 4) == 4, "pieces: cameras");
+  const uint32_t piece = 48;
+  size_t npx = (size_t)cams[0].width * cams[0].height;
+  uint8_t *gpu = malloc(npx * 4), *whole = malloc(npx * 4), *ref = malloc(npx * 4);
+  float *reff = malloc(npx * 16);
+  uint32_t tiles = ((cams[0].width + 15) / 16) * ((cams[0].height + 15) / 16);
+  uint64_t *per_tile = malloc(tiles * sizeof *per_tile);
+  for (uint32_t k = 0; k < 4; k += 3) {
+    const splat_camera *cam = &cams[k];
+    for (int pp = 0; pp < 2; pp++) {
+      int order = pp ? REFRENDER_ORDER_WINDOW : REFRENDER_ORDER_GLOBAL;
+      frame_opts.raster = SPLAT_RASTER_COMPUTE;
+      frame_opts.order = pp ? SPLAT_ORDER_PER_PIXEL : SPLAT_ORDER_GLOBAL;
+      render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, whole);
+      splat_renderer_debug_set_piece_pairs(renderer, piece);
+      render_gpu(cam, SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, gpu);
+      uint32_t used = splat_renderer_debug_piece_pairs(renderer);
+      splat_renderer_debug_buffers dbg;
+      VK_CHECK(splat_renderer_debug_get_buffers(renderer, &dbg));
+      uint32_t state[SP_CR_STATE_WORDS];
+      read_buffer(dbg.craster_state, 0, sizeof state, state);
+      memset(per_tile, 0, tiles * sizeof *per_tile);
+      (void)tile_pairs_of_gpu_records(cam, s.count, per_tile);
+      uint64_t slots = 0, extras = 0;
+      for (uint32_t t = 0; t < tiles; t++)
+        if (per_tile[t] > piece) slots += (per_tile[t] + piece - 1) / piece, extras += (per_tile[t] + piece - 1) / piece - 1;
+      splat_renderer_debug_set_piece_pairs(renderer, 0);
+      frame_opts.order = SPLAT_ORDER_GLOBAL;
+      frame_opts.raster = SPLAT_RASTER_GRAPHICS;
+      refrender_options o = {.max_pairs = UINT64_MAX, .order = order, .window = pp ? SPLAT_ORDER_WINDOW_DEFAULT : 0,
+                             .piece = piece};
+      CHECK(refrender_render_opts(&s, cam, (int)s.sh_degree, BACKGROUND, reff, NULL, &o) == 0, "pieces: reference");
+      refrender_to_rgba8(reff, cam->width, cam->height, ref);
+      double p = image_psnr(gpu, ref, cam->width, cam->height), pw = image_psnr(gpu, whole, cam->width, cam->height);
+      printf("  compute_pieces cam%u %-9s piece %u: %llu partial slots, %llu extra pieces (CPU %llu, %llu); vs the "
+             "CPU's pieces %6.2f dB, vs unsplit %6.2f dB\n", k, pp ? "per-pixel" : "global", used,
+             (unsigned long long)state[SP_CR_STATE_SLOTS], (unsigned long long)state[SP_CR_STATE_EXTRA],
+             (unsigned long long)slots, (unsigned long long)extras, p, pw);
+      CHECK(used == piece, "pieces: the renderer used pieces of %u pairs, not %u", used, piece);
+      CHECK(extras > 100 && state[SP_CR_STATE_SLOTS] == slots && state[SP_CR_STATE_EXTRA] == extras,
+            "pieces cam%u: the GPU took %u slots and %u extra pieces, the CPU's bins give %llu and %llu", k,
+            state[SP_CR_STATE_SLOTS], state[SP_CR_STATE_EXTRA], (unsigned long long)slots, (unsigned long long)extras);
+      CHECK(p >= 50.0 && !image_is_blank(gpu, cam->width, cam->height), "pieces cam%u %s: PSNR %.2f dB < 50", k,
+            pp ? "per-pixel" : "global", p);
+      if (p < 50.0 || write_images) {
+        char name[64];
+        snprintf(name, sizeof name, "compute_pieces_cam%u_%s", k, pp ? "per_pixel" : "global");
+        save_images(name, cam, gpu, ref, "ref");
+      }
+    }
+  }
+  free(gpu);
+  free(whole);
+  free(ref);
+  free(reff);
+  free(per_tile);
+  splat_scene_free(&s);
+}
+
 /* Generated scenes (SH 0 and 3), the scenes given, then the cases above. */
 void render_test_compute(const render_args *a) {
   const char *const *scenes = a->scenes;
@@ -224,5 +304,6 @@ void render_test_compute(const render_args *a) {
   compute_big_splats();
   compute_empty_view();
   compute_overflow();
+  compute_pieces();
   printf("  lowest PSNR against the reference %.2f dB (threshold 40)\n", scene_psnr_min);
 }

@@ -1,5 +1,5 @@
-// Compute raster, pass 6: one workgroup per 16x16 tile, one invocation per pixel, blending the
-// tile's list front to back with the reference rasterizer's rules (tests/refrender.c): the
+// Compute raster, pass 7: one workgroup per 16x16 tile (or per piece of a crowded tile:
+// splat_shared.h, SP_CR_PIECES), one invocation per pixel, blending the tile's list front to back with the reference rasterizer's rules (tests/refrender.c): the
 // quad's footprint, alpha = min(SPLAT_MAX_ALPHA, opacity * exp(power)), skip below
 // SPLAT_MIN_ALPHA, stop a pixel before its transmittance would fall below SPLAT_T_EPSILON. Records are staged through
 // shared memory a workgroup's worth at a time; the tile stops when every pixel has.
@@ -22,6 +22,10 @@
 layout(local_size_x = SP_TILE, local_size_y = SP_TILE) in;
 layout(std430, binding = SP_CR_VALUES) readonly buffer Values { uint values[]; };
 layout(std430, binding = SP_CR_RANGES) readonly buffer Ranges { uvec2 ranges[]; };
+// crowded tiles' pieces (splat_shared.h): coherent, the last piece reads the others' partials
+layout(std430, binding = SP_CR_PIECES) coherent buffer Pieces { uvec4 pieces[]; };
+layout(std430, binding = SP_CR_EXTRAS) readonly buffer Extras { uvec2 extras[]; };
+layout(std430, binding = SP_CR_PARTIALS) coherent buffer Partials { vec4 partials[]; };
 #ifdef SP_CR_HOST_FORMAT
 layout(std430, binding = SP_CR_DEPTHS) readonly buffer Depths { float depths[]; }; // camera-space z
 layout(binding = SP_CR_HOST_COLOR, SP_CR_HOST_FORMAT) uniform image2D host_color;
@@ -45,6 +49,7 @@ shared float s_depth[N];       // depth in the host's projection
 shared vec3 s_color[N];
 #endif
 shared uint s_done;
+shared bool s_last; // this workgroup finished its tile's last piece
 
 #ifdef SP_CR_PER_PIXEL
 layout(constant_id = 0) const uint WINDOW = SP_CR_WINDOW_DEFAULT; // slots of a pixel's window
@@ -74,10 +79,22 @@ bool blend_one(inout vec3 C, inout float T, uvec2 packed) {
 #endif
 
 void main() {
-  uvec2 pix = gl_WorkGroupID.xy * SP_TILE + gl_LocalInvocationID.xy;
+  // the first piece of tile (x, y) of the dispatch over tiles, or an extra piece (k >= 1)
+  uint tile = gl_WorkGroupID.y * pc.tiles_x + gl_WorkGroupID.x, k = 0u;
+  if ((pc.flags & SP_CR_FLAG_EXTRA) != 0u) {
+    uvec2 e = extras[linear_group()];
+    tile = e.x;
+    k = e.y;
+  }
+  uvec4 piece = pieces[tile]; // first partial slot, pieces
+  uvec2 pix = uvec2(tile % pc.tiles_x, tile / pc.tiles_x) * SP_TILE + gl_LocalInvocationID.xy;
   bool inside = pix.x < pc.width && pix.y < pc.height;
   vec2 f = vec2(pix) + 0.5;
-  uvec2 range = ranges[gl_WorkGroupID.y * pc.tiles_x + gl_WorkGroupID.x];
+  uvec2 range = ranges[tile];
+  if (piece.y > 1u) {
+    range.x += k * pc.piece;
+    range.y = min(range.y, range.x + pc.piece);
+  }
   uint t = gl_LocalInvocationIndex;
   bool done = !inside;
   float T = 1.0;
@@ -174,6 +191,24 @@ void main() {
   [[unroll]] for (int i = int(WINDOW) - 1; i >= 0; i--)
     if (!done && wkey[i] != 0u) done = blend_one(C, T, wcol[i]);
 #endif
+  if (piece.y > 1u) {
+    // a piece of a crowded tile: its partial, then the last piece to finish composites them
+    partials[(piece.x + k) * N + t] = vec4(C, done && inside ? -T : T);
+    memoryBarrierBuffer();
+    barrier();
+    if (t == 0u) s_last = atomicAdd(pieces[tile].z, 1u) == piece.y - 1u;
+    barrier();
+    if (!s_last) return;
+    memoryBarrierBuffer();
+    C = vec3(0.0);
+    T = 1.0;
+    for (uint j = 0u; j < piece.y; j++) {
+      vec4 p = partials[(piece.x + j) * N + t];
+      C += T * p.rgb;
+      T *= abs(p.a);
+      if (p.a < 0.0) break;
+    }
+  }
   if (inside) {
 #ifdef SP_CR_HOST_FORMAT
     // premultiplied "over" the host's colour, alpha included (the graphics pass's blend)

@@ -1,7 +1,7 @@
 #version 450
 // Compute raster, pass 2 (one workgroup): the blocks' totals -> their first pair (exclusive
-// scan, in place, saturating), the pairs needed and written, and the ranges pass's indirect
-// dispatch.
+// scan, in place, saturating), the pairs needed and written, the ranges pass's indirect
+// dispatch, and the pieces' counters reset.
 #include "craster_common.glsl"
 layout(local_size_x = SP_PROJECT_WORKGROUP) in;
 layout(std430, binding = SP_CR_BLOCKS) buffer Blocks { uint blocks[]; };
@@ -35,5 +35,9 @@ void main() {
     state[SP_CR_STATE_DISPATCH] = x;
     state[SP_CR_STATE_DISPATCH + 1] = x == 0u ? 0u : (groups + x - 1u) / x;
     state[SP_CR_STATE_DISPATCH + 2] = 1u;
+    state[SP_CR_STATE_EXTRA] = 0u; // craster_pieces.comp counts the extra pieces here
+    state[SP_CR_STATE_EXTRA + 1] = 1u;
+    state[SP_CR_STATE_EXTRA + 2] = 1u;
+    state[SP_CR_STATE_SLOTS] = 0u;
   }
 }

@@ -181,7 +181,7 @@ struct sp_craster_push {
   SP_UINT max_groups_x; /* maxComputeWorkGroupCount[0], for the indirect dispatch it writes */
   SP_UINT flags;       /* SP_CR_FLAG_* */
   SP_UINT depth_bits;  /* per-pixel order: the pair keys' depth bits below the tile's */
-  SP_UINT pad2;
+  SP_UINT piece;       /* pairs a piece: a tile with more is blended in pieces (SP_CR_PIECES) */
   SP_VEC4 depth_proj;  /* into the host's target: a splat's depth = x + y / view z (sp_raster_push's) */
   SP_VEC4 intrinsics;  /* fx, fy, cx, cy of the drawn camera: per-pixel order's rays */
 };
@@ -191,6 +191,8 @@ struct sp_craster_push {
  * scale over the frame's visible depths), so the pair sort leaves each tile's list ordered by
  * depth at the tile, not by the centres' global order. */
 #define SP_CR_FLAG_PER_PIXEL 2u
+/* The blend dispatch over the extra pieces (SP_CR_EXTRAS), not one workgroup per tile. */
+#define SP_CR_FLAG_EXTRA 4u
 
 /* Compute-raster buffers (push descriptors of their own layout):
  *   0: projected records (above), 1: the depth-sorted record indices (back to front),
@@ -211,23 +213,36 @@ struct sp_craster_push {
 #define SP_CR_IMAGE 9
 #define SP_CR_RAYS 10   /* per-pixel order: the projection's ray-depth coefficients (SP_BIND_RAYS) */
 #define SP_CR_HEADER 11 /* per-pixel order: the projection's header (SP_H_*: the visible depths' range) */
-#define SP_CR_BIND_COUNT 12
+/* Crowded tiles: a tile of more than pc.piece pairs is blended in pieces of pc.piece pairs by
+ * workgroups of their own, each from T = 1 with the stop rule; each piece leaves its pixels'
+ * (C, T) in a partial slot (T negated where the pixel stopped) and the last piece of the tile
+ * to finish composites them front to back (C += T C_k, T *= T_k, nothing after a piece where
+ * the pixel stopped). 12: per tile (first partial slot, pieces, pieces finished, 0), written
+ * by craster_pieces.comp; 13: the extra pieces (tile, k >= 1) the blend's second dispatch
+ * takes, one a workgroup; 14: the partial slots, SP_TILE^2 vec4 a slot. */
+#define SP_CR_PIECES 12
+#define SP_CR_EXTRAS 13
+#define SP_CR_PARTIALS 14
+#define SP_CR_BIND_COUNT 15
 /* The blend into the host's target (craster_blend_host_*.comp) has a layout of its own: the
- * buffers above, 12: the camera-space depths (binding 5 of the projection), 13: the host's
- * colour (storage image), 14: the host's depth (sampled image, read with texelFetch). */
-#define SP_CR_DEPTHS 12
-#define SP_CR_HOST_COLOR 13
-#define SP_CR_HOST_DEPTH 14
-#define SP_CR_HOST_BIND_COUNT 15
+ * buffers above, 15: the camera-space depths (binding 5 of the projection), 16: the host's
+ * colour (storage image), 17: the host's depth (sampled image, read with texelFetch). */
+#define SP_CR_DEPTHS 15
+#define SP_CR_HOST_COLOR 16
+#define SP_CR_HOST_DEPTH 17
+#define SP_CR_HOST_BIND_COUNT 18
 /* Per-pixel order (SPLAT_ORDER_PER_PIXEL, craster_blend.glsl with SP_CR_PER_PIXEL): the most
  * slots a pixel's window may have, and the default. */
 #define SP_CR_WINDOW_MAX 16
 #define SP_CR_WINDOW_DEFAULT 8
 /* State words: every pair the frame needed (saturating at 2^32 - 1), the pairs written
- * (min(needed, capacity): the sort's indirect count), the ranges pass's indirect dispatch. */
+ * (min(needed, capacity): the sort's indirect count), the ranges pass's indirect dispatch, the
+ * extra pieces' indirect dispatch (x: their count) and the partial slots taken. */
 #define SP_CR_STATE_NEEDED 0
 #define SP_CR_STATE_PAIRS 1
 #define SP_CR_STATE_DISPATCH 2
-#define SP_CR_STATE_WORDS 8
+#define SP_CR_STATE_EXTRA 5
+#define SP_CR_STATE_SLOTS 8
+#define SP_CR_STATE_WORDS 12
 
 #endif

@@ -2,7 +2,7 @@
  * workgroup per tile, into the renderer's target (renderer.h, SPLAT_RASTER_COMPUTE). On GPUs
  * with few graphics units (data-centre parts) it is far faster than quads; the image is the
  * reference rasterizer's (tests/refrender.c). Passes: count, scan, emit (shaders/render/
- * craster_*.comp), the host's sorter on the tile keys, ranges, blend, a copy into the target. */
+ * craster_*.comp), the host's sorter on the tile keys, ranges, pieces, blend, a copy into the target. */
 #include "craster.h"
 
 #include "pair_estimate.h"
@@ -18,7 +18,21 @@ _Static_assert(sizeof(struct sp_craster_push) == 96, "sp_craster_push must match
 _Static_assert(SP_CR_WINDOW_DEFAULT == SPLAT_ORDER_WINDOW_DEFAULT && SP_CR_WINDOW_MAX == SPLAT_ORDER_WINDOW_MAX,
                "the per-pixel window's limits: one value for the API and the shader");
 
-enum { PAIR_KEYS, PAIR_VALUES, PAIR_TMP_KEYS, PAIR_TMP_VALUES, PAIR_INTERNAL };
+enum { PAIR_KEYS, PAIR_VALUES, PAIR_TMP_KEYS, PAIR_TMP_VALUES, PAIR_INTERNAL, PAIR_PIECES };
+
+/* Crowded tiles (splat_shared.h, SP_CR_PIECES): a tile of more pairs than a piece is blended
+ * in pieces by workgroups of their own. A piece is PIECE_MIN pairs, or more where the capacity
+ * would allow more than MAX_EXTRAS extra pieces (the extras' dispatch stays within every
+ * device's 65,535 workgroups); the partial slots then take at most 2 x 16 x 256 / piece bytes a
+ * pair of capacity (1 at 8,192). Measured on the H200: docs/performance.md. */
+#define PIECE_MIN 8192u
+#define MAX_EXTRAS 32768u
+
+static uint32_t piece_for(const craster *c, uint32_t capacity) {
+  if (c->piece_override) return c->piece_override;
+  uint32_t p = (capacity + MAX_EXTRAS - 1) / MAX_EXTRAS;
+  return p > PIECE_MIN ? p : PIECE_MIN;
+}
 
 /* The least first capacity: pairs for this many per splat of the frame, and at least
  * MIN_CAPACITY; a frame estimated to need more gets more (size_pairs). */
@@ -79,6 +93,7 @@ VkResult craster_create(splat_renderer *r) {
       {render_spv_craster_scan_comp, render_spv_craster_scan_comp_size, &c->p_scan, "splat compute raster: scan"},
       {render_spv_craster_emit_comp, render_spv_craster_emit_comp_size, &c->p_emit, "splat compute raster: emit"},
       {render_spv_craster_ranges_comp, render_spv_craster_ranges_comp_size, &c->p_ranges, "splat compute raster: ranges"},
+      {render_spv_craster_pieces_comp, render_spv_craster_pieces_comp_size, &c->p_pieces, "splat compute raster: pieces"},
       {render_spv_craster_blend_comp, render_spv_craster_blend_comp_size, &c->p_blend, "splat compute raster: blend"},
   };
   for (size_t i = 0; i < sizeof p / sizeof *p && res == VK_SUCCESS; i++) {
@@ -111,11 +126,11 @@ static void destroy_set(splat_renderer *r, ssvk_buffer *b, size_t n) {
 
 void craster_release(splat_renderer *r) {
   craster *c = &r->craster;
-  ssvk_buffer *bufs[] = {&c->offsets, &c->blocks, &c->state, &c->ranges, &c->image};
+  ssvk_buffer *bufs[] = {&c->offsets, &c->blocks, &c->state, &c->ranges, &c->pieces, &c->image};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) ssvk_buffer_destroy(&r->vk, bufs[i]);
-  destroy_set(r, c->pairs, 5);
+  destroy_set(r, c->pairs, CRASTER_PAIR_SET);
   for (uint32_t i = 0; i < CRASTER_RETIRED_MAX; i++) {
-    destroy_set(r, c->retired[i].pairs, 5);
+    destroy_set(r, c->retired[i].pairs, CRASTER_PAIR_SET);
     c->retired[i].waiting_slots = 0;
   }
   c->positions = c->capacity = c->width = c->height = 0;
@@ -127,7 +142,7 @@ void craster_destroy(splat_renderer *r) {
   craster *c = &r->craster;
   craster_release(r);
   VkDevice d = r->vk.device;
-  VkPipeline *p[] = {&c->p_count, &c->p_scan,   &c->p_emit,         &c->p_ranges,
+  VkPipeline *p[] = {&c->p_count, &c->p_scan,         &c->p_emit,          &c->p_ranges,         &c->p_pieces,
                      &c->p_blend, &c->p_blend_host[0], &c->p_blend_host[1], &c->p_blend_host[2]};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++)
     if (*p[i]) r->vk.fn.vkDestroyPipeline(d, *p[i], r->vk.allocator);
@@ -154,21 +169,30 @@ static VkResult create_pairs(splat_renderer *r, uint32_t capacity) {
     m.internal_usage |= q.internal_usage;
   }
   const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | r->extra_usage;
-  ssvk_buffer *const bufs[] = {&c->pairs[0], &c->pairs[1], &c->pairs[2], &c->pairs[3], &c->pairs[4]};
-  const VkDeviceSize sizes[] = {m.keyval_size, m.keyval_size, m.keyval_size, m.keyval_size, m.internal_size};
-  if (!render_memory_allows(r, 4 * m.keyval_size + m.internal_size, "compute raster's pair buffers"))
+  /* the extra pieces (a uvec2 each), then the partial slots (SP_TILE^2 vec4 each), bounded as
+   * craster_pieces.comp says */
+  uint32_t piece = piece_for(c, capacity);
+  VkDeviceSize extras = capacity / piece + 1, slots = 2ull * (capacity / piece) + 2;
+  VkDeviceSize align = r->props.limits.minStorageBufferOffsetAlignment;
+  VkDeviceSize partials_offset = (8 * extras + align - 1) / align * align;
+  VkDeviceSize pieces_size = partials_offset + slots * SP_TILE * SP_TILE * 16;
+  ssvk_buffer *const bufs[] = {&c->pairs[0], &c->pairs[1], &c->pairs[2], &c->pairs[3], &c->pairs[4], &c->pairs[5]};
+  const VkDeviceSize sizes[] = {m.keyval_size, m.keyval_size, m.keyval_size, m.keyval_size, m.internal_size, pieces_size};
+  if (!render_memory_allows(r, 4 * m.keyval_size + m.internal_size + pieces_size, "compute raster's pair buffers"))
     return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   const VkBufferUsageFlags usages[] = {m.keyval_usage | st, m.keyval_usage | st, m.keyval_usage | st,
-                                       m.keyval_usage | st, m.internal_usage};
+                                       m.keyval_usage | st, m.internal_usage,      st};
   const char *const names[] = {"compute-raster pair keys", "compute-raster pair values",
                                "compute-raster pair keys (sort scratch)", "compute-raster pair values (sort scratch)",
-                               "compute-raster sort internal"};
-  VkResult res = render_create_buffers(r, "compute raster", bufs, sizes, usages, names, 5);
+                               "compute-raster sort internal", "compute-raster pieces of crowded tiles"};
+  VkResult res = render_create_buffers(r, "compute raster", bufs, sizes, usages, names, CRASTER_PAIR_SET);
   if (res != VK_SUCCESS) {
-    destroy_set(r, c->pairs, 5);
+    destroy_set(r, c->pairs, CRASTER_PAIR_SET);
     return res;
   }
   c->capacity = capacity;
+  c->piece = piece;
+  c->partials_offset = partials_offset;
   return VK_SUCCESS;
 }
 
@@ -189,9 +213,10 @@ static VkResult grow_pairs(splat_renderer *r, uint32_t slot, uint32_t capacity) 
   for (uint32_t i = 0; i < CRASTER_RETIRED_MAX && !spot; i++)
     if (!c->retired[i].pairs[0].buffer) spot = &c->retired[i];
   if (!spot) return VK_NOT_READY; /* several growths within a few frames: wait for one to be freed */
-  ssvk_buffer old[5];
+  ssvk_buffer old[CRASTER_PAIR_SET];
   memcpy(old, c->pairs, sizeof old);
-  uint32_t old_capacity = c->capacity;
+  uint32_t old_capacity = c->capacity, old_piece = c->piece;
+  VkDeviceSize old_offset = c->partials_offset;
   memset(c->pairs, 0, sizeof c->pairs);
   VkResult res = create_pairs(r, capacity);
   if (res != VK_SUCCESS) {
@@ -199,11 +224,13 @@ static VkResult grow_pairs(splat_renderer *r, uint32_t slot, uint32_t capacity) 
             "farthest splats' pairs", capacity, old_capacity);
     memcpy(c->pairs, old, sizeof old);
     c->capacity = old_capacity;
+    c->piece = old_piece;
+    c->partials_offset = old_offset;
     return res;
   }
   memcpy(spot->pairs, old, sizeof old);
   spot->waiting_slots = ((1u << r->slots) - 1u) & ~(1u << slot);
-  if (!spot->waiting_slots) destroy_set(r, spot->pairs, 5);
+  if (!spot->waiting_slots) destroy_set(r, spot->pairs, CRASTER_PAIR_SET);
   return VK_SUCCESS;
 }
 
@@ -225,7 +252,7 @@ void craster_frame_begin(splat_renderer *r, uint32_t slot) {
     craster_retired *t = &c->retired[i];
     if (!t->pairs[0].buffer) continue;
     t->waiting_slots &= ~(1u << slot);
-    if (!t->waiting_slots) destroy_set(r, t->pairs, 5);
+    if (!t->waiting_slots) destroy_set(r, t->pairs, CRASTER_PAIR_SET);
   }
   /* The slot's previous frame has finished (renderer.h): what it needed is in the read-back. */
   if (!r->recorded[slot] || r->slot_raster[slot] != SPLAT_RASTER_COMPUTE || !c->capacity) return;
@@ -262,15 +289,18 @@ static VkResult ensure_buffers(splat_renderer *r, uint32_t positions, uint32_t w
   }
   if (c->width != width || c->height != height) {
     ssvk_buffer_destroy(&r->vk, &c->ranges);
+    ssvk_buffer_destroy(&r->vk, &c->pieces);
     ssvk_buffer_destroy(&r->vk, &c->image);
     c->width = c->height = 0;
     uint32_t tiles = ssvk_div_up(width, SP_TILE) * ssvk_div_up(height, SP_TILE);
-    ssvk_buffer *const bufs[] = {&c->ranges, &c->image};
-    const VkDeviceSize sizes[] = {8ull * tiles, 8ull * width * height};
-    const VkBufferUsageFlags usages[] = {st | VK_BUFFER_USAGE_TRANSFER_DST_BIT, st | VK_BUFFER_USAGE_TRANSFER_SRC_BIT};
-    const char *const names[] = {"compute-raster tile ranges", "compute-raster image"};
-    if (!render_memory_allows(r, sizes[0] + sizes[1], "compute raster")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-    res = render_create_buffers(r, "compute raster", bufs, sizes, usages, names, 2);
+    ssvk_buffer *const bufs[] = {&c->ranges, &c->pieces, &c->image};
+    const VkDeviceSize sizes[] = {8ull * tiles, 16ull * tiles, 8ull * width * height};
+    const VkBufferUsageFlags usages[] = {st | VK_BUFFER_USAGE_TRANSFER_DST_BIT, st,
+                                         st | VK_BUFFER_USAGE_TRANSFER_SRC_BIT};
+    const char *const names[] = {"compute-raster tile ranges", "compute-raster tile pieces", "compute-raster image"};
+    if (!render_memory_allows(r, sizes[0] + sizes[1] + sizes[2], "compute raster"))
+      return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    res = render_create_buffers(r, "compute raster", bufs, sizes, usages, names, 3);
     if (res != VK_SUCCESS) return res;
     c->width = width;
     c->height = height;
@@ -421,6 +451,19 @@ static VkResult order_pipeline(splat_renderer *r, uint32_t v, uint32_t window, V
   return VK_SUCCESS;
 }
 
+/* The blend's two dispatches, with nothing between them so that they may run together: the
+ * crowded tiles' extra pieces (indirect: craster_pieces.comp counts them), first, as they are
+ * the longest work; then every tile's first piece. */
+static void blend_dispatches(splat_renderer *r, VkCommandBuffer cmd, VkPipelineLayout layout,
+                             const struct sp_craster_push *pc) {
+  struct sp_craster_push extra = *pc;
+  extra.flags |= SP_CR_FLAG_EXTRA;
+  r->vk.fn.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof extra, &extra);
+  r->vk.fn.vkCmdDispatchIndirect(cmd, r->craster.state.buffer, 4 * SP_CR_STATE_EXTRA);
+  r->vk.fn.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *pc, pc);
+  r->vk.fn.vkCmdDispatch(cmd, pc->tiles_x, pc->tiles_y, 1);
+}
+
 /* The blend over the host's images: its buffers, the depths and the two images in one push. */
 static void blend_into_host(splat_renderer *r, VkCommandBuffer cmd, const VkDescriptorBufferInfo *bi,
                             const splat_host_target *host, const struct sp_craster_push *pc, VkPipeline order) {
@@ -447,8 +490,7 @@ static void blend_into_host(splat_renderer *r, VkCommandBuffer cmd, const VkDesc
   r->vk.fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                              order ? order : c->p_blend_host[craster_host_format_index(host->color_format)]);
   r->vk.push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->host_layout, 0, n, w);
-  r->vk.fn.vkCmdPushConstants(cmd, c->host_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *pc, pc);
-  r->vk.fn.vkCmdDispatch(cmd, pc->tiles_x, pc->tiles_y, 1);
+  blend_dispatches(r, cmd, c->host_layout, pc);
 }
 
 VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int sorter,
@@ -479,7 +521,7 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
       .background = {{f->background[0], f->background[1], f->background[2], 0}},
       .width = W, .height = H, .tiles_x = tiles_x, .tiles_y = tiles_y, .max_count = positions,
       .capacity = c->capacity, .rec_offset = stereo ? (f->eye & 1u) * s->count : 0, .blocks = blocks,
-      .max_groups_x = r->props.limits.maxComputeWorkGroupCount[0],
+      .max_groups_x = r->props.limits.maxComputeWorkGroupCount[0], .piece = c->piece,
       .intrinsics = {{cam->fx, cam->fy, cam->cx, cam->cy}}};
   if (host) {
     render_host_depth_proj(r, f, pc.depth_proj.v);
@@ -505,6 +547,9 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
       /* read by emit only with SP_CR_FLAG_PER_PIXEL; a binding its shader has must be valid */
       [SP_CR_RAYS] = {window ? s->rays.buffer : s->projected.buffer, 0, VK_WHOLE_SIZE},
       [SP_CR_HEADER] = {s->scratch.buffer, 0, 4 * SP_H_WORDS},
+      [SP_CR_PIECES] = {c->pieces.buffer, 0, VK_WHOLE_SIZE},
+      [SP_CR_EXTRAS] = {c->pairs[PAIR_PIECES].buffer, 0, c->partials_offset},
+      [SP_CR_PARTIALS] = {c->pairs[PAIR_PIECES].buffer, c->partials_offset, VK_WHOLE_SIZE},
   };
   ssvk_label_begin(&r->vk, cmd, "splat compute raster");
   /* The raster's timestamps from reset again: one prepared frame may be drawn by cmd_draw and
@@ -565,6 +610,10 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
   r->vk.fn.vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
   r->vk.fn.vkCmdDispatchIndirect(cmd, c->state.buffer, 4 * SP_CR_STATE_DISPATCH);
   compute_barrier(r, cmd);
+  push(r, cmd, bi, c->p_pieces);
+  r->vk.fn.vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+  r->vk.fn.vkCmdDispatch(cmd, ssvk_div_up(tiles_x * tiles_y, SP_PROJECT_WORKGROUP), 1, 1);
+  compute_barrier(r, cmd);
   if (host) {
     blend_into_host(r, cmd, bi, host, &pc, order);
     r->vk.fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, f->slot * TS_COUNT + TS_RASTERED);
@@ -572,8 +621,7 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
     return VK_SUCCESS;
   }
   push(r, cmd, bi, order ? order : c->p_blend);
-  r->vk.fn.vkCmdPushConstants(cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-  r->vk.fn.vkCmdDispatch(cmd, tiles_x, tiles_y, 1);
+  blend_dispatches(r, cmd, c->layout, &pc);
 
   /* into the target (RGBA16F rows of W pixels) */
   ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,

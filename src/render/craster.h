@@ -20,8 +20,12 @@ int craster_host_format_index(VkFormat format);
 /* Pair buffers replaced by growth while earlier frames may still read them: freed once every
  * other frame slot has been recorded again (a slot is recorded again only after its previous
  * frame finished: renderer.h). */
+/* The buffers sized by the pair capacity: keys, values, the sort's tmp keys, tmp values and
+ * internal, and the crowded tiles' extra pieces and partial slots (one buffer). */
+#define CRASTER_PAIR_SET 6
+
 typedef struct craster_retired {
-  ssvk_buffer pairs[5];
+  ssvk_buffer pairs[CRASTER_PAIR_SET];
   uint32_t waiting_slots; /* bit per slot still to be recorded again */
 } craster_retired;
 
@@ -30,7 +34,7 @@ typedef struct craster_retired {
 typedef struct craster {
   VkDescriptorSetLayout set_layout;
   VkPipelineLayout layout;
-  VkPipeline p_count, p_scan, p_emit, p_ranges, p_blend;
+  VkPipeline p_count, p_scan, p_emit, p_ranges, p_pieces, p_blend;
   /* the blend into the host's images: its own layout (buffers, depths, two images), one
    * pipeline per colour format (CRASTER_HOST_*) */
   VkDescriptorSetLayout host_set_layout;
@@ -42,12 +46,15 @@ typedef struct craster {
   /* per position (the frame's splats): offsets; per block; state */
   ssvk_buffer offsets, blocks, state;
   uint32_t positions;
-  /* per tile and per pixel, for the target's size */
-  ssvk_buffer ranges, image;
+  /* per tile (ranges, pieces) and per pixel, for the target's size */
+  ssvk_buffer ranges, pieces, image;
   uint32_t width, height;
-  /* the pairs: keys, values, the sort's tmp keys, tmp values and internal */
-  ssvk_buffer pairs[5];
+  /* the pairs: keys, values, the sort's tmp keys, tmp values and internal; the pieces */
+  ssvk_buffer pairs[CRASTER_PAIR_SET];
   uint32_t capacity;         /* pairs the buffers hold */
+  uint32_t piece;            /* pairs a piece of a crowded tile (piece_for(capacity)) */
+  uint32_t piece_override;   /* tests/renderer_debug.c: the piece size, 0: piece_for's */
+  VkDeviceSize partials_offset; /* of the partial slots in pairs[PAIR_PIECES] (the extras first) */
   uint32_t initial_capacity; /* create_info's, or 0 */
   bool fixed_capacity;       /* tests/renderer_debug.c: initial_capacity, never estimated */
   craster_retired retired[CRASTER_RETIRED_MAX];

@@ -36,7 +36,7 @@ static void fill_limits(splat_renderer_device_requirements *req) {
   push = max_u32(push, (uint32_t)sizeof(struct sp_craster_push));
   push = max_u32(push, (uint32_t)sizeof(struct sp_lod_cut_push));
   req->max_push_constants_size = max_u32(push, (uint32_t)sizeof(struct sp_compact_push));
-  req->max_per_stage_descriptor_storage_buffers = max_u32(max_u32(SP_BINDINGS, SP_CR_BIND_COUNT), LC_BIND_COUNT);
+  req->max_per_stage_descriptor_storage_buffers = max_u32(max_u32(SP_BINDINGS, SP_CR_BIND_COUNT + 1 /* the host blend: + depths */), LC_BIND_COUNT);
 }
 
 /* The first limit of `limits` below the requirement: its name and both values in *what. */
