@@ -25,7 +25,10 @@ enum { PAIR_KEYS, PAIR_VALUES, PAIR_TMP_KEYS, PAIR_TMP_VALUES, PAIR_INTERNAL, PA
  * would allow more than MAX_EXTRAS extra pieces (the extras' dispatch stays within every
  * device's 65,535 workgroups); the partial slots then take at most 2 x 16 x 256 / piece bytes a
  * pair of capacity (1 at 8,192). Measured on the H200: docs/performance.md. */
-#define PIECE_MIN 8192u
+#ifndef CRASTER_PIECE_MIN /* benchmark builds may set another */
+#define CRASTER_PIECE_MIN 8192u
+#endif
+#define PIECE_MIN CRASTER_PIECE_MIN
 #define MAX_EXTRAS 32768u
 
 static uint32_t piece_for(const craster *c, uint32_t capacity) {
