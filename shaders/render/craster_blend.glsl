@@ -110,11 +110,20 @@ void main() {
   [[unroll]] for (uint i = 0u; i < WINDOW; i++) wkey[i] = 0u, wcol[i] = uvec2(0u);
 #endif
   for (uint base = range.x; base < range.y; base += N) {
-    if (t == 0u) s_done = 0u;
+    if (t == 0u) {
+      s_done = 0u;
+      // a split tile: an earlier piece where every pixel stopped makes this one (and the rest)
+      // unused by the composite: quit (its partial is never read)
+      if (piece.y > 1u && k > 0u && pieces[tile].w < k) s_done = N;
+    }
     barrier();
     if (done) atomicAdd(s_done, 1u);
     barrier();
-    if (s_done == N) break;
+    if (s_done >= N) {
+      // every pixel stopped in this piece: the pieces after it need not run
+      if (t == 0u && piece.y > 1u && s_done == N) atomicMin(pieces[tile].w, k);
+      break;
+    }
     if (base + t < range.y) {
       uint rec = values[base + t];
       uvec4 p0 = projected[2 * rec], p1 = projected[2 * rec + 1];

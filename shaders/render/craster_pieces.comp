@@ -21,5 +21,5 @@ void main() {
     uint first = atomicAdd(state[SP_CR_STATE_EXTRA], n - 1u);
     for (uint k = 1u; k < n; k++) extras[first + k - 1u] = uvec2(tile, k);
   }
-  pieces[tile] = uvec4(slot, n, 0u, 0u);
+  pieces[tile] = uvec4(slot, n, 0u, 0xFFFFFFFFu); // w: the first piece where every pixel stopped
 }

@@ -217,9 +217,10 @@ struct sp_craster_push {
  * workgroups of their own, each from T = 1 with the stop rule; each piece leaves its pixels'
  * (C, T) in a partial slot (T negated where the pixel stopped) and the last piece of the tile
  * to finish composites them front to back (C += T C_k, T *= T_k, nothing after a piece where
- * the pixel stopped). 12: per tile (first partial slot, pieces, pieces finished, 0), written
- * by craster_pieces.comp; 13: the extra pieces (tile, k >= 1) the blend's second dispatch
- * takes, one a workgroup; 14: the partial slots, SP_TILE^2 vec4 a slot. */
+ * the pixel stopped). 12: per tile (first partial slot, pieces, pieces finished, the first
+ * piece where every pixel stopped: the later ones quit), written by craster_pieces.comp;
+ * 13: the extra pieces (tile, k >= 1) the blend's second dispatch takes, one a workgroup;
+ * 14: the partial slots, SP_TILE^2 vec4 a slot. */
 #define SP_CR_PIECES 12
 #define SP_CR_EXTRAS 13
 #define SP_CR_PARTIALS 14

@@ -454,17 +454,18 @@ static VkResult order_pipeline(splat_renderer *r, uint32_t v, uint32_t window, V
   return VK_SUCCESS;
 }
 
-/* The blend's two dispatches, with nothing between them so that they may run together: the
- * crowded tiles' extra pieces (indirect: craster_pieces.comp counts them), first, as they are
- * the longest work; then every tile's first piece. */
+/* The blend's two dispatches, with nothing between them so that they may run together: every
+ * tile's first piece, then the crowded tiles' extra pieces (indirect: craster_pieces.comp counts
+ * them). In this order an extra piece of a tile whose pixels all stop early usually starts
+ * after its first piece has said so, and quits at once (craster_blend.glsl). */
 static void blend_dispatches(splat_renderer *r, VkCommandBuffer cmd, VkPipelineLayout layout,
                              const struct sp_craster_push *pc) {
   struct sp_craster_push extra = *pc;
   extra.flags |= SP_CR_FLAG_EXTRA;
-  r->vk.fn.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof extra, &extra);
-  r->vk.fn.vkCmdDispatchIndirect(cmd, r->craster.state.buffer, 4 * SP_CR_STATE_EXTRA);
   r->vk.fn.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *pc, pc);
   r->vk.fn.vkCmdDispatch(cmd, pc->tiles_x, pc->tiles_y, 1);
+  r->vk.fn.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof extra, &extra);
+  r->vk.fn.vkCmdDispatchIndirect(cmd, r->craster.state.buffer, 4 * SP_CR_STATE_EXTRA);
 }
 
 /* The blend over the host's images: its buffers, the depths and the two images in one push. */
