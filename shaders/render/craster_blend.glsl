@@ -26,7 +26,6 @@ layout(std430, binding = SP_CR_RANGES) readonly buffer Ranges { uvec2 ranges[]; 
 layout(std430, binding = SP_CR_PIECES) coherent buffer Pieces { uvec4 pieces[]; };
 layout(std430, binding = SP_CR_EXTRAS) readonly buffer Extras { uvec2 extras[]; };
 layout(std430, binding = SP_CR_PARTIALS) coherent buffer Partials { vec4 partials[]; };
-layout(std430, binding = SP_CR_STOPS) coherent buffer Stops { uint stops[]; };
 #ifdef SP_CR_HOST_FORMAT
 layout(std430, binding = SP_CR_DEPTHS) readonly buffer Depths { float depths[]; }; // camera-space z
 layout(binding = SP_CR_HOST_COLOR, SP_CR_HOST_FORMAT) uniform image2D host_color;
@@ -97,7 +96,6 @@ void main() {
     range.y = min(range.y, range.x + pc.piece);
   }
   uint t = gl_LocalInvocationIndex;
-  uint stop_at = piece.x * N + t; // a split tile's pixel's first stopped piece (stops[])
   bool done = !inside;
   float T = 1.0;
   vec3 C = vec3(0.0);
@@ -112,13 +110,20 @@ void main() {
   [[unroll]] for (uint i = 0u; i < WINDOW; i++) wkey[i] = 0u, wcol[i] = uvec2(0u);
 #endif
   for (uint base = range.x; base < range.y; base += N) {
-    if (t == 0u) s_done = 0u;
-    // a split tile's pixel stopped in an earlier piece: the composite never reads this one's
-    if (k > 0u && !done && stops[stop_at] < k) done = true;
+    if (t == 0u) {
+      s_done = 0u;
+      // a split tile: an earlier piece where every pixel stopped makes this one (and the rest)
+      // unused by the composite: quit (its partial is never read)
+      if (piece.y > 1u && k > 0u && pieces[tile].w < k) s_done = N;
+    }
     barrier();
     if (done) atomicAdd(s_done, 1u);
     barrier();
-    if (s_done == N) break;
+    if (s_done >= N) {
+      // every pixel stopped in this piece: the pieces after it need not run
+      if (t == 0u && piece.y > 1u && s_done == N) atomicMin(pieces[tile].w, k);
+      break;
+    }
     if (base + t < range.y) {
       uint rec = values[base + t];
       uvec4 p0 = projected[2 * rec], p1 = projected[2 * rec + 1];
@@ -177,14 +182,12 @@ void main() {
       }
       if (ck != 0u && blend_one(C, T, cc)) {
         done = true;
-        if (piece.y > 1u) atomicMin(stops[stop_at], k);
         break;
       }
 #else
       float test_T = T * (1.0 - alpha);
       if (test_T < SPLAT_T_EPSILON) {
         done = true;
-        if (piece.y > 1u) atomicMin(stops[stop_at], k);
         break;
       }
       C += s_color[k] * (alpha * T);

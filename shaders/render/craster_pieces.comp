@@ -10,7 +10,6 @@ layout(std430, binding = SP_CR_STATE) buffer State { uint state[]; };
 layout(std430, binding = SP_CR_RANGES) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = SP_CR_PIECES) writeonly buffer Pieces { uvec4 pieces[]; };
 layout(std430, binding = SP_CR_EXTRAS) writeonly buffer Extras { uvec2 extras[]; };
-layout(std430, binding = SP_CR_STOPS) writeonly buffer Stops { uint stops[]; };
 
 void main() {
   uint tile = gl_GlobalInvocationID.x;
@@ -21,7 +20,6 @@ void main() {
     slot = atomicAdd(state[SP_CR_STATE_SLOTS], n);
     uint first = atomicAdd(state[SP_CR_STATE_EXTRA], n - 1u);
     for (uint k = 1u; k < n; k++) extras[first + k - 1u] = uvec2(tile, k);
-    for (uint i = 0u; i < SP_TILE * SP_TILE; i++) stops[slot * SP_TILE * SP_TILE + i] = 0xFFFFFFFFu;
   }
-  pieces[tile] = uvec4(slot, n, 0u, 0u);
+  pieces[tile] = uvec4(slot, n, 0u, 0xFFFFFFFFu); // w: the first piece where every pixel stopped
 }

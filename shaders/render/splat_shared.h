@@ -217,24 +217,21 @@ struct sp_craster_push {
  * workgroups of their own, each from T = 1 with the stop rule; each piece leaves its pixels'
  * (C, T) in a partial slot (T negated where the pixel stopped) and the last piece of the tile
  * to finish composites them front to back (C += T C_k, T *= T_k, nothing after a piece where
- * the pixel stopped). 12: per tile (first partial slot, pieces, pieces finished, 0), written
- * by craster_pieces.comp; 13: the extra pieces (tile, k >= 1) the blend's second dispatch
- * takes, one a workgroup; 14: the partial slots, SP_TILE^2 vec4 a slot; 15: per pixel of a
- * split tile (at its first slot), the first piece where the pixel stopped: a later piece
- * leaves the pixel alone from then on (its partial there is never read), and quits when
- * every pixel is so. */
+ * the pixel stopped). 12: per tile (first partial slot, pieces, pieces finished, the first
+ * piece where every pixel stopped: the later ones quit), written by craster_pieces.comp;
+ * 13: the extra pieces (tile, k >= 1) the blend's second dispatch takes, one a workgroup;
+ * 14: the partial slots, SP_TILE^2 vec4 a slot. */
 #define SP_CR_PIECES 12
 #define SP_CR_EXTRAS 13
 #define SP_CR_PARTIALS 14
-#define SP_CR_STOPS 15
-#define SP_CR_BIND_COUNT 16
+#define SP_CR_BIND_COUNT 15
 /* The blend into the host's target (craster_blend_host_*.comp) has a layout of its own: the
- * buffers above, 16: the camera-space depths (binding 5 of the projection), 17: the host's
- * colour (storage image), 18: the host's depth (sampled image, read with texelFetch). */
-#define SP_CR_DEPTHS 16
-#define SP_CR_HOST_COLOR 17
-#define SP_CR_HOST_DEPTH 18
-#define SP_CR_HOST_BIND_COUNT 19
+ * buffers above, 15: the camera-space depths (binding 5 of the projection), 16: the host's
+ * colour (storage image), 17: the host's depth (sampled image, read with texelFetch). */
+#define SP_CR_DEPTHS 15
+#define SP_CR_HOST_COLOR 16
+#define SP_CR_HOST_DEPTH 17
+#define SP_CR_HOST_BIND_COUNT 18
 /* Per-pixel order (SPLAT_ORDER_PER_PIXEL, craster_blend.glsl with SP_CR_PER_PIXEL): the most
  * slots a pixel's window may have, and the default. */
 #define SP_CR_WINDOW_MAX 16

@@ -172,14 +172,13 @@ static VkResult create_pairs(splat_renderer *r, uint32_t capacity) {
     m.internal_usage |= q.internal_usage;
   }
   const VkBufferUsageFlags st = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | r->extra_usage;
-  /* the extra pieces (a uvec2 each), the partial slots (SP_TILE^2 vec4 each) and the pixels'
-   * stops (SP_TILE^2 uint a slot), bounded as craster_pieces.comp says */
+  /* the extra pieces (a uvec2 each), then the partial slots (SP_TILE^2 vec4 each), bounded as
+   * craster_pieces.comp says */
   uint32_t piece = piece_for(c, capacity);
   VkDeviceSize extras = capacity / piece + 1, slots = 2ull * (capacity / piece) + 2;
   VkDeviceSize align = r->props.limits.minStorageBufferOffsetAlignment;
   VkDeviceSize partials_offset = (8 * extras + align - 1) / align * align;
-  VkDeviceSize stops_offset = (partials_offset + slots * SP_TILE * SP_TILE * 16 + align - 1) / align * align;
-  VkDeviceSize pieces_size = stops_offset + slots * SP_TILE * SP_TILE * 4;
+  VkDeviceSize pieces_size = partials_offset + slots * SP_TILE * SP_TILE * 16;
   ssvk_buffer *const bufs[] = {&c->pairs[0], &c->pairs[1], &c->pairs[2], &c->pairs[3], &c->pairs[4], &c->pairs[5]};
   const VkDeviceSize sizes[] = {m.keyval_size, m.keyval_size, m.keyval_size, m.keyval_size, m.internal_size, pieces_size};
   if (!render_memory_allows(r, 4 * m.keyval_size + m.internal_size + pieces_size, "compute raster's pair buffers"))
@@ -197,7 +196,6 @@ static VkResult create_pairs(splat_renderer *r, uint32_t capacity) {
   c->capacity = capacity;
   c->piece = piece;
   c->partials_offset = partials_offset;
-  c->stops_offset = stops_offset;
   return VK_SUCCESS;
 }
 
@@ -221,7 +219,7 @@ static VkResult grow_pairs(splat_renderer *r, uint32_t slot, uint32_t capacity) 
   ssvk_buffer old[CRASTER_PAIR_SET];
   memcpy(old, c->pairs, sizeof old);
   uint32_t old_capacity = c->capacity, old_piece = c->piece;
-  VkDeviceSize old_offset = c->partials_offset, old_stops = c->stops_offset;
+  VkDeviceSize old_offset = c->partials_offset;
   memset(c->pairs, 0, sizeof c->pairs);
   VkResult res = create_pairs(r, capacity);
   if (res != VK_SUCCESS) {
@@ -231,7 +229,6 @@ static VkResult grow_pairs(splat_renderer *r, uint32_t slot, uint32_t capacity) 
     c->capacity = old_capacity;
     c->piece = old_piece;
     c->partials_offset = old_offset;
-    c->stops_offset = old_stops;
     return res;
   }
   memcpy(spot->pairs, old, sizeof old);
@@ -556,8 +553,7 @@ VkResult craster_record(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
       [SP_CR_HEADER] = {s->scratch.buffer, 0, 4 * SP_H_WORDS},
       [SP_CR_PIECES] = {c->pieces.buffer, 0, VK_WHOLE_SIZE},
       [SP_CR_EXTRAS] = {c->pairs[PAIR_PIECES].buffer, 0, c->partials_offset},
-      [SP_CR_PARTIALS] = {c->pairs[PAIR_PIECES].buffer, c->partials_offset, c->stops_offset - c->partials_offset},
-      [SP_CR_STOPS] = {c->pairs[PAIR_PIECES].buffer, c->stops_offset, VK_WHOLE_SIZE},
+      [SP_CR_PARTIALS] = {c->pairs[PAIR_PIECES].buffer, c->partials_offset, VK_WHOLE_SIZE},
   };
   ssvk_label_begin(&r->vk, cmd, "splat compute raster");
   /* The raster's timestamps from reset again: one prepared frame may be drawn by cmd_draw and

@@ -54,7 +54,7 @@ typedef struct craster {
   uint32_t capacity;         /* pairs the buffers hold */
   uint32_t piece;            /* pairs a piece of a crowded tile (piece_for(capacity)) */
   uint32_t piece_override;   /* tests/renderer_debug.c: the piece size, 0: piece_for's */
-  VkDeviceSize partials_offset, stops_offset; /* in pairs[PAIR_PIECES] (the extras first) */
+  VkDeviceSize partials_offset; /* of the partial slots in pairs[PAIR_PIECES] (the extras first) */
   uint32_t initial_capacity; /* create_info's, or 0 */
   bool fixed_capacity;       /* tests/renderer_debug.c: initial_capacity, never estimated */
   craster_retired retired[CRASTER_RETIRED_MAX];
