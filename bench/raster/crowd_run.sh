@@ -4,8 +4,8 @@
 #   even:   a generated SH-3 ball (gen_scene --seed 100) framed whole at 1080p: its pairs spread
 #           over most of the image;
 #   far:    the same ball from 8 radii away, and from 16: every pair in the few tiles it covers;
-#   tiled:  with CROWD_SCENE, CROWD_COPIES copies of that capture on a grid (tile_scene), seen
-#           whole from above (tile_scene's aerial view).
+#   tiled:  with CROWD_SCENE, CROWD_COPIES copies of that capture on a grid (tile_scene), from
+#           tile_scene's views (aerial: the whole grid from above; mid; street).
 # splatview --headless --bench, OneSweep, 32-bit keys, raster compute, medians after the warm-up;
 # nvidia-smi's clocks beside each run; the share of tiles each image covers (tile_share.py).
 # Usage on the GPU machine, from the repository root, after `. .gl/setup.sh`:
@@ -36,8 +36,7 @@ if [ -n "${CROWD_SCENE:-}" ]; then
   tiled=/tmp/crowd_tiled.ply
   "$bin/tile_scene" --scene "$CROWD_SCENE" --copies "${CROWD_COPIES:-100}" --out "$tiled" --views "$out/views.txt" \
     > "$out/tile_scene.txt" 2>&1 || exit 1
-  read -r _ eye target up < <(grep '^aerial' "$out/views.txt")
-  cases+=("tiled_aerial|$tiled|--eye $eye --target $target --up $up")
+  while read -r v eye target up; do cases+=("tiled_$v|$tiled|--eye $eye --target $target --up $up"); done < "$out/views.txt"
 fi
 
 printf '%-14s %-8s %10s %9s %9s %9s %9s %9s %10s  %s\n' case binary pairs pairs_ms tsort_ms blend_ms raster_ms \
