@@ -25,7 +25,6 @@ layout(std430, binding = SP_CR_RANGES) readonly buffer Ranges { uvec2 ranges[]; 
 // crowded tiles' pieces (splat_shared.h): coherent, the last piece reads the others' partials
 layout(std430, binding = SP_CR_PIECES) coherent buffer Pieces { uvec4 pieces[]; };
 layout(std430, binding = SP_CR_EXTRAS) readonly buffer Extras { uvec2 extras[]; };
-layout(std430, binding = SP_CR_STATE) readonly buffer State { uint state[]; };
 layout(std430, binding = SP_CR_PARTIALS) coherent buffer Partials { vec4 partials[]; };
 #ifdef SP_CR_HOST_FORMAT
 layout(std430, binding = SP_CR_DEPTHS) readonly buffer Depths { float depths[]; }; // camera-space z
@@ -93,9 +92,8 @@ void main() {
   vec2 f = vec2(pix) + 0.5;
   uvec2 range = ranges[tile];
   if (piece.y > 1u) {
-    uint len = state[SP_CR_STATE_PIECE];
-    range.x += k * len;
-    range.y = min(range.y, range.x + len);
+    range.x += k * pc.piece;
+    range.y = min(range.y, range.x + pc.piece);
   }
   uint t = gl_LocalInvocationIndex;
   bool done = !inside;

@@ -1,9 +1,8 @@
 #version 450
-// Compute raster, pass 6 (after the ranges; one thread a tile): a tile of more pairs than the
-// frame's piece (max(pc.piece, pairs / SP_CR_PIECE_SPREAD)) is cut into pieces of that many
-// pairs (splat_shared.h, SP_CR_PIECES): it takes a partial
+// Compute raster, pass 6 (after the ranges; one thread a tile): a tile of more than pc.piece
+// pairs is cut into pieces of pc.piece pairs (splat_shared.h, SP_CR_PIECES): it takes a partial
 // slot a piece and lists its pieces after the first for the blend's second dispatch. At most
-// 2 capacity / pc.piece slots and capacity / pc.piece extra pieces are ever taken (a split tile of
+// 2 capacity / piece slots and capacity / piece extra pieces are ever taken (a split tile of
 // L > piece pairs has ceil(L / piece) < 2 L / piece pieces), which is what craster.c makes.
 #include "craster_common.glsl"
 layout(local_size_x = SP_PROJECT_WORKGROUP) in;
@@ -15,10 +14,8 @@ layout(std430, binding = SP_CR_EXTRAS) writeonly buffer Extras { uvec2 extras[];
 void main() {
   uint tile = gl_GlobalInvocationID.x;
   if (tile >= pc.tiles_x * pc.tiles_y) return;
-  uint piece = max(pc.piece, state[SP_CR_STATE_PAIRS] / SP_CR_PIECE_SPREAD);
-  if (tile == 0u) state[SP_CR_STATE_PIECE] = piece;
   uvec2 r = ranges[tile];
-  uint len = r.y - r.x, n = len > piece ? (len + piece - 1u) / piece : 1u, slot = 0u;
+  uint len = r.y - r.x, n = len > pc.piece ? (len + pc.piece - 1u) / pc.piece : 1u, slot = 0u;
   if (n > 1u) {
     slot = atomicAdd(state[SP_CR_STATE_SLOTS], n);
     uint first = atomicAdd(state[SP_CR_STATE_EXTRA], n - 1u);

@@ -244,13 +244,6 @@ struct sp_craster_push {
 #define SP_CR_STATE_DISPATCH 2
 #define SP_CR_STATE_EXTRA 5
 #define SP_CR_STATE_SLOTS 8
-#define SP_CR_STATE_PIECE 9 /* the frame's piece: max(pc.piece, pairs / SP_CR_PIECE_SPREAD) */
 #define SP_CR_STATE_WORDS 12
-/* A frame's pieces are at least its pairs / SP_CR_PIECE_SPREAD long: a tile is split only when
- * it is long against the frame (about the workgroups a GPU runs at once), so a frame whose
- * pairs are spread keeps its tiles whole. */
-#ifndef SP_CR_PIECE_SPREAD
-#define SP_CR_PIECE_SPREAD 1024u
-#endif
 
 #endif
