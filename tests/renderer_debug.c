@@ -6,7 +6,9 @@
 #include "splat_shared.h"
 
 void splat_renderer_debug_enable(splat_renderer *r) {
-  if (r) r->extra_usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+  if (!r) return;
+  r->extra_usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+  r->craster.env.extra_usage = r->extra_usage; /* its buffers from the next frame that makes them */
 }
 
 VkResult splat_renderer_debug_get_buffers(const splat_renderer *r, splat_renderer_debug_buffers *out) {
@@ -35,14 +37,14 @@ VkDeviceSize splat_renderer_debug_max_buffer(const splat_renderer *r) { return r
 
 void splat_renderer_debug_set_pair_capacity(splat_renderer *r, uint32_t pairs) {
   if (!r) return;
-  craster_release(r);
+  render_craster_release(r);
   r->craster.initial_capacity = pairs;
   r->craster.fixed_capacity = pairs != 0;
 }
 
 void splat_renderer_debug_set_piece_pairs(splat_renderer *r, uint32_t pairs) {
   if (!r) return;
-  craster_release(r);
+  render_craster_release(r);
   r->craster.piece_override = pairs;
 }
 

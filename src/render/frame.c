@@ -301,6 +301,91 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
 }
 
 
+/* What the last frame recorded in `slot` left for the compute raster (read once it finished). */
+static craster_slot_report slot_report(const splat_renderer *r, uint32_t slot) {
+  craster_slot_report rep = {.compute = r->slot[slot].recorded && r->slot[slot].raster == SPLAT_RASTER_COMPUTE,
+                             .capacity = r->slot[slot].pair_capacity};
+  memcpy(&rep.needed, (const char *)r->readback.mapped + 16 * slot + 4, 4);
+  return rep;
+}
+
+/* FNV-1a over n bytes, continuing from h. */
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)p)[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* The pairs frame `f` from `cam` needs, estimated from the objects' samples (pair_estimate.h),
+ * with a margin: 1/16 and 1,024 pairs for the CPU's rounding where every splat was projected,
+ * 1/4 where a subsample stands for them (r->pair_want). The last estimate is reused while its
+ * inputs are the same (a still view costs nothing). */
+static void wanted_pairs(splat_renderer *r, const splat_frame *f, const splat_camera *cam) {
+  pair_want *w = &r->pair_want;
+  pair_instance in[SPLAT_MAX_OBJECTS];
+  uint32_t n = 0, count = f->instance_count ? f->instance_count : SPLAT_MAX_OBJECTS;
+  uint64_t key = hash_bytes(0xcbf29ce484222325ull, cam, sizeof *cam);
+  key = hash_bytes(key, &w->generation, sizeof w->generation);
+  for (uint32_t k = 0; k < count && n < SPLAT_MAX_OBJECTS; k++) {
+    uint32_t id = f->instance_count ? f->instances[k].object : k;
+    const object_gpu *o = &r->objects[id];
+    if (!o->count) continue;
+    bool aa = f->antialias == SPLAT_ANTIALIAS_ON ||
+              (f->antialias == SPLAT_ANTIALIAS_AUTO && (o->scene_flags & SPLAT_SCENE_ANTIALIASED));
+    /* a level-of-detail object's cut is not sampled: it counts as unknown */
+    in[n] = (pair_instance){.sample = o->lod ? NULL : &o->pairs, .model = f->instance_count ? f->instances[k].model : NULL,
+                            .resident = render_object_slots(o), .antialiased = aa};
+    key = hash_bytes(key, &id, sizeof id);
+    key = hash_bytes(key, &in[n].resident, sizeof in[n].resident);
+    key = hash_bytes(key, &aa, sizeof aa);
+    if (in[n].model) key = hash_bytes(key, in[n].model, 16 * sizeof(float));
+    n++;
+  }
+  if (key == w->key && w->key) return;
+  /* the whole budget for a scene's or a size's first frame; a moving view, a cheaper look */
+  bool moved = w->key && w->key_generation == w->generation && w->width == cam->width && w->height == cam->height;
+  pair_estimate e = pair_estimate_frame(in, n, cam, moved ? PAIR_ESTIMATE_MOVING_BUDGET : PAIR_ESTIMATE_BUDGET);
+  uint64_t margin = e.exact ? e.pairs / 16 + 1024 : e.pairs / 4 + 1024;
+  w->key = key;
+  w->key_generation = w->generation;
+  w->width = cam->width;
+  w->height = cam->height;
+  w->pairs = e.pairs;
+  w->want = e.pairs + margin;
+  w->exact = e.exact;
+}
+
+/* The compute raster of the prepared frame f (sorter k) into the renderer's target (t NULL) or
+ * the host's images; the slot's record says so. */
+static VkResult record_compute(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int k,
+                               const splat_host_target *t) {
+  bool stereo = f->eyes[0] != NULL;
+  const splat_camera *cam = stereo ? f->eyes[f->eye & 1u] : f->camera;
+  if (!r->craster.fixed_capacity) wanted_pairs(r, f, cam);
+  craster_frame cf = {.slot = f->slot, .camera = cam, .background = {f->background[0], f->background[1], f->background[2]},
+                      .order = f->order, .order_window = f->order_window, .projected = r->scene.projected.buffer,
+                      .draw = r->scene.draw.buffer, .depths = r->scene.depths.buffer, .rays = r->scene.rays.buffer,
+                      .header = r->scene.scratch.buffer, .sorted = r->last_sorted.values, .positions = r->frame_count,
+                      .rec_offset = stereo ? (f->eye & 1u) * r->scene.count : 0, .sorter = r->sorters[k],
+                      .queries = r->queries, .first_query = f->slot * TS_COUNT + TS_PAIRS,
+                      .readback = r->readback.buffer, .needed_offset = 16ull * f->slot + 4,
+                      .want = r->craster.fixed_capacity ? 0 : r->pair_want.want, .estimate = r->pair_want.pairs,
+                      .estimate_exact = r->pair_want.exact, .target = t ? VK_NULL_HANDLE : r->target, .host = t,
+                      .reverse_z = r->reverse_z};
+  _Static_assert(TS_TILESORTED == TS_PAIRS + 1 && TS_RASTERED == TS_PAIRS + 2,
+                 "craster_record's three timestamps are consecutive");
+  if (t) render_host_depth_proj(r, f, cf.depth_proj);
+  uint32_t window = 0;
+  VkResult res = craster_record(&r->craster, cmd, &cf, &window);
+  if (res != VK_SUCCESS) {
+    r->slot[f->slot].recorded = false; /* nothing after the sort was recorded: no timings */
+    return res;
+  }
+  r->slot[f->slot].raster = SPLAT_RASTER_COMPUTE;
+  r->slot[f->slot].pair_capacity = r->craster.capacity;
+  r->slot[f->slot].window = window;
+  return VK_SUCCESS;
+}
+
 /* Checks the frame and records everything before the draw; *k: the sorter used. rays: the
  * projection also writes the per-pixel order's ray coefficients. */
 static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int *k, bool rays) {
@@ -314,7 +399,7 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
     VkResult res = render_ensure_rays(r);
     if (res != VK_SUCCESS) return res; /* logged */
   }
-  craster_frame_begin(r, f->slot);
+  craster_frame_begin(&r->craster, f->slot, slot_report(r, f->slot));
   ssvk_label_begin(&r->vk, cmd, "splat prepare");
   /* the start before the barrier below, so lavapipe stamps it there (timestamp()) */
   r->vk.fn.vkCmdResetQueryPool(cmd, r->queries, f->slot * TS_COUNT, TS_COUNT);
@@ -345,15 +430,15 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
     if (lod) render_lod_readback(r, cmd, f);
     ssvk_memory_barrier(&r->vk, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                         VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-    r->recorded[f->slot] = true;
-    r->slot_lod[f->slot] = lod;
+    r->slot[f->slot].recorded = true;
+    r->slot[f->slot].lod = lod;
     r->last_sorted = sorted;
     r->frame_count = count;
-    r->slot_bits[f->slot] = key_bits;
-    r->slot_sort[f->slot] = splatsort_get_algorithm(r->sorters[*k]);
-    r->slot_raster[f->slot] = SPLAT_RASTER_GRAPHICS;
-    r->slot_rays[f->slot] = rays;
-    r->slot_window[f->slot] = 0;
+    r->slot[f->slot].key_bits = key_bits;
+    r->slot[f->slot].sort = splatsort_get_algorithm(r->sorters[*k]);
+    r->slot[f->slot].raster = SPLAT_RASTER_GRAPHICS;
+    r->slot[f->slot].rays = rays;
+    r->slot[f->slot].window = 0;
   }
   ssvk_label_end(&r->vk, cmd);
   return res;
@@ -414,16 +499,7 @@ VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const
   if (res == VK_SUCCESS)
     res = prepare(r, cmd, f, &k, f->order == SPLAT_ORDER_PER_PIXEL && f->raster == SPLAT_RASTER_COMPUTE);
   if (res != VK_SUCCESS) return res;
-  if (f->raster == SPLAT_RASTER_COMPUTE) {
-    res = craster_record(r, cmd, f, k, NULL);
-    if (res != VK_SUCCESS) {
-      r->recorded[f->slot] = false; /* nothing after the sort was recorded: no timings */
-      return res;
-    }
-    r->slot_raster[f->slot] = SPLAT_RASTER_COMPUTE;
-    r->slot_capacity[f->slot] = r->craster.capacity;
-    return VK_SUCCESS;
-  }
+  if (f->raster == SPLAT_RASTER_COMPUTE) return record_compute(r, cmd, f, k, NULL);
   raster_graphics(r, cmd, f);
   return VK_SUCCESS;
 }
@@ -461,25 +537,18 @@ VkResult splat_renderer_cmd_render_into(splat_renderer *r, VkCommandBuffer cmd, 
   if (!r || !cmd || !f || !f->camera || !t || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
   VkResult res = check_host_target(r, t);
   if (res != VK_SUCCESS) return res;
-  if (!r->last_sorted.values.buffer || !r->recorded[f->slot]) {
+  if (!r->last_sorted.values.buffer || !r->slot[f->slot].recorded) {
     rlog(r, "cmd_render_into: no frame was prepared in slot %u since the scene was set", f->slot);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
   int k = render_frame_sorter(r, f->sort, f->key_bits ? f->key_bits : 32);
   if (k < 0) return VK_ERROR_VALIDATION_FAILED_EXT; /* prepare has refused this frame already */
-  if (f->order == SPLAT_ORDER_PER_PIXEL && !r->slot_rays[f->slot]) {
+  if (f->order == SPLAT_ORDER_PER_PIXEL && !r->slot[f->slot].rays) {
     rlog(r, "cmd_render_into: a SPLAT_ORDER_PER_PIXEL frame needs cmd_prepare with SPLAT_ORDER_PER_PIXEL (slot %u "
             "was prepared with the global order)", f->slot);
     return VK_ERROR_VALIDATION_FAILED_EXT;
   }
-  res = craster_record(r, cmd, f, k, t);
-  if (res != VK_SUCCESS) {
-    r->recorded[f->slot] = false; /* no timings for a frame without its raster */
-    return res;
-  }
-  r->slot_raster[f->slot] = SPLAT_RASTER_COMPUTE;
-  r->slot_capacity[f->slot] = r->craster.capacity;
-  return VK_SUCCESS;
+  return record_compute(r, cmd, f, k, t);
 }
 
 
@@ -492,11 +561,11 @@ void splat_renderer_target(const splat_renderer *r, VkImage *image, uint32_t *wi
 
 VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings *out) {
   if (!r || !out || slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
-  if (!r->recorded[slot]) return VK_NOT_READY;
+  if (!r->slot[slot].recorded) return VK_NOT_READY;
   uint64_t ts[TS_COUNT];
   VkQueryPool q = r->queries;
   uint32_t first = slot * TS_COUNT;
-  bool compute = r->slot_raster[slot] == SPLAT_RASTER_COMPUTE;
+  bool compute = r->slot[slot].raster == SPLAT_RASTER_COMPUTE;
   /* the graphics raster writes no TS_PAIRS / TS_TILESORTED */
   VkResult res = compute ? r->vk.fn.vkGetQueryPoolResults(r->vk.device, q, first, TS_RASTERED + 1, sizeof ts, ts, 8,
                                                           VK_QUERY_RESULT_64_BIT)
@@ -513,12 +582,12 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
   out->raster_ms = (double)(ts[TS_RASTERED] - ts[TS_SORTED]) * period;
   out->total_ms = (double)(ts[TS_RASTERED] - ts[TS_START]) * period;
   memcpy(&out->visible, (const char *)r->readback.mapped + 16 * slot, 4);
-  out->key_bits = r->slot_bits[slot];
-  out->sort = r->slot_sort[slot];
-  out->raster = r->slot_raster[slot];
-  out->order = r->slot_window[slot] ? SPLAT_ORDER_PER_PIXEL : SPLAT_ORDER_GLOBAL;
-  out->order_window = r->slot_window[slot];
-  if (r->slot_lod[slot]) {
+  out->key_bits = r->slot[slot].key_bits;
+  out->sort = r->slot[slot].sort;
+  out->raster = r->slot[slot].raster;
+  out->order = r->slot[slot].window ? SPLAT_ORDER_PER_PIXEL : SPLAT_ORDER_GLOBAL;
+  out->order_window = r->slot[slot].window;
+  if (r->slot[slot].lod) {
     out->lod_cut_ms = (double)(ts[TS_CUT] - ts[TS_START]) * period;
     memcpy(&out->lod_cut, (const char *)r->readback.mapped + 16 * slot + 8, 4);
     memcpy(&out->lod_threshold, (const char *)r->readback.mapped + 16 * slot + 12, 4);
@@ -528,8 +597,8 @@ VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings 
     out->tile_sort_ms = (double)(ts[TS_TILESORTED] - ts[TS_PAIRS]) * period;
     out->blend_ms = (double)(ts[TS_RASTERED] - ts[TS_TILESORTED]) * period;
     memcpy(&out->pairs, (const char *)r->readback.mapped + 16 * slot + 4, 4);
-    out->pair_capacity = r->slot_capacity[slot];
-    craster_tell_overflow(r, slot); /* the frame has finished: its count is in */
+    out->pair_capacity = r->slot[slot].pair_capacity;
+    craster_tell_overflow(&r->craster, slot, slot_report(r, slot)); /* the frame has finished: its count is in */
   }
   return VK_SUCCESS;
 }

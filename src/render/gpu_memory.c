@@ -54,7 +54,7 @@ void render_object_destroy(splat_renderer *r, object_gpu *o) {
   render_host_free(r->vk.allocator, o->chunk);
   if (o->project) r->vk.fn.vkDestroyPipeline(r->vk.device, o->project, r->vk.allocator);
   render_lod_destroy(r, o->lod);
-  if (o->pairs.v) r->craster.generation++;
+  if (o->pairs.v) r->pair_want.generation++;
   pair_sample_free(&o->pairs, r->vk.allocator);
   *o = (object_gpu){0};
 }
@@ -73,9 +73,7 @@ static void memory_by_buffer(const splat_renderer *r, splat_renderer_memory_info
     }
   m->frame = r->scene.depths.size + r->scene.projected.size + r->scene.scratch.size + r->scene.indices.size +
              r->scene.rays.size;
-  const craster *cr = &r->craster;
-  m->frame += cr->offsets.size + cr->blocks.size + cr->state.size + cr->ranges.size + cr->image.size;
-  for (int i = 0; i < 5; i++) m->frame += cr->pairs[i].size;
+  m->frame += craster_bytes(&r->craster);
 }
 
 
@@ -200,3 +198,18 @@ uint32_t render_objects_total(const splat_renderer *r) {
   return n;
 }
 
+
+/* The compute raster's hooks into the memory accounting above (craster_env). */
+bool render_craster_allows(void *owner, VkDeviceSize bytes, const char *what) {
+  return render_memory_allows(owner, bytes, what);
+}
+
+VkResult render_craster_create_buffers(void *owner, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
+                                const VkBufferUsageFlags *usage, const char *const *name, size_t n) {
+  return render_create_buffers(owner, what, b, size, usage, name, n);
+}
+
+void render_craster_release(splat_renderer *r) {
+  craster_release(&r->craster);
+  r->pair_want.key = 0; /* the next compute frame estimates again, with the whole budget */
+}

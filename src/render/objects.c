@@ -197,7 +197,7 @@ static VkResult object_append(splat_renderer *r, object_gpu *o, const splat_scen
   VkResult res = render_upload(r, o, part, streaming);
   if (res != VK_SUCCESS) return res;
   pair_sample_add(&o->pairs, r->vk.allocator, o->count, o->resident, part);
-  r->craster.generation++;
+  r->pair_want.generation++;
   o->resident += part->count;
   return res;
 }
@@ -260,7 +260,7 @@ VkResult splat_renderer_set_scene(splat_renderer *r, const splat_scene *sc) {
   (void)render_stream_ring_end(r);
   for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) render_object_destroy(r, &r->objects[i]);
   render_frame_buffers_destroy(r, &r->scene);
-  craster_release(r);
+  render_craster_release(r);
   r->objects[0] = o;
   r->scene = s;
   r->last_sorted = (splatsort_result){0};
@@ -303,7 +303,7 @@ static VkResult add_slot(splat_renderer *r, const splat_object_desc *d, const sp
   }
   if (s.count) {
     render_frame_buffers_destroy(r, &r->scene);
-    craster_release(r);
+    render_craster_release(r);
     r->scene = s;
     r->last_sorted = (splatsort_result){0};
   }

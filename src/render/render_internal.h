@@ -78,6 +78,27 @@ typedef struct scene_gpu {
   sort_layout layout;  /* of scratch */
 } scene_gpu;
 
+/* What the last frame recorded in a frame slot was: its timings read it back once it finished. */
+typedef struct render_slot {
+  bool recorded;
+  uint32_t key_bits;
+  splatsort_algorithm sort;
+  splat_raster_path raster;
+  uint32_t pair_capacity; /* the compute raster's pair capacity then */
+  bool rays;              /* prepared with ray coefficients (per-pixel order) */
+  uint32_t window;        /* the raster's per-pixel window; 0: global order */
+  bool lod;               /* a LOD object was drawn (its cut read back) */
+} render_slot;
+
+/* The pairs a compute frame wants (frame.c, render_wanted_pairs): estimated before it is
+ * recorded (pair_estimate.h), with their margin; kept while the frame's camera, instances and
+ * objects stay the same (key, a hash of them; generation counts the objects' changes). */
+typedef struct pair_want {
+  uint64_t key, pairs, want;
+  bool exact;
+  uint32_t generation, key_generation, width, height;
+} pair_want;
+
 struct splat_renderer {
   ssvk_device vk;
   VkQueue queue;
@@ -120,16 +141,10 @@ struct splat_renderer {
 
   VkQueryPool queries;
   ssvk_buffer readback; /* visible count per slot */
-  bool recorded[SPLAT_MAX_FRAME_SLOTS];
-  uint32_t slot_bits[SPLAT_MAX_FRAME_SLOTS];
-  splatsort_algorithm slot_sort[SPLAT_MAX_FRAME_SLOTS];
-  splat_raster_path slot_raster[SPLAT_MAX_FRAME_SLOTS];
-  uint32_t slot_capacity[SPLAT_MAX_FRAME_SLOTS]; /* the compute raster's pair capacity then */
-  bool slot_rays[SPLAT_MAX_FRAME_SLOTS];         /* prepared with ray coefficients (per-pixel order) */
-  uint32_t slot_window[SPLAT_MAX_FRAME_SLOTS];   /* the raster's per-pixel window; 0: global order */
-  bool slot_lod[SPLAT_MAX_FRAME_SLOTS];          /* a LOD object was drawn (its cut read back) */
+  render_slot slot[SPLAT_MAX_FRAME_SLOTS];
   lod_cut_pipeline lod_pipe;                     /* made with the first LOD object */
   craster craster;
+  pair_want pair_want;
   splatsort_result last_sorted; /* where the last recorded frame's sorted keys and indices are */
 };
 
@@ -144,6 +159,13 @@ uint32_t render_objects_total(const splat_renderer *r);
 bool render_memory_allows(splat_renderer *r, VkDeviceSize bytes, const char *what);
 /* The memory limit less what the renderer's buffers hold now (0 when over). */
 VkDeviceSize render_memory_free(const splat_renderer *r);
+/* craster_env's allows and create_buffers: render_memory_allows and render_create_buffers of
+ * the renderer `owner`. */
+bool render_craster_allows(void *owner, VkDeviceSize bytes, const char *what);
+VkResult render_craster_create_buffers(void *owner, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,
+                                const VkBufferUsageFlags *usage, const char *const *name, size_t n);
+/* The compute raster's buffers (craster_release) and the pairs estimate kept for them. */
+void render_craster_release(splat_renderer *r);
 /* Creates buffers b[0..n-1] (device-local, sizes and usages given) for `what`, checking each
  * against max_buffer; failures are logged with the memory in use. */
 VkResult render_create_buffers(splat_renderer *r, const char *what, ssvk_buffer *const *b, const VkDeviceSize *size,

@@ -21,7 +21,7 @@ void splat_renderer_destroy(splat_renderer *r) {
   render_frame_buffers_destroy(r, &r->scene);
   for (uint32_t i = 0; i < SPLAT_MAX_OBJECTS; i++) render_object_destroy(r, &r->objects[i]);
   lod_cut_pipeline_destroy(&r->vk, &r->lod_pipe);
-  craster_destroy(r);
+  craster_destroy(&r->craster);
   render_target_destroy(r);
   ssvk_buffer_destroy(&r->vk, &r->readback);
   if (r->queries) r->vk.fn.vkDestroyQueryPool(d, r->queries, a);
@@ -208,7 +208,11 @@ VkResult splat_renderer_create(const splat_renderer_create_info *info, splat_ren
   }
   r->craster.initial_capacity = info->initial_pair_capacity;
   VkResult res = create_pipelines(r, info);
-  if (res == VK_SUCCESS) res = craster_create(r);
+  r->craster.env = (craster_env){.vk = &r->vk, .limits = r->props.limits, .sorters = r->sorters,
+                                 .sorter_count = r->sorter_count, .slots = r->slots, .extra_usage = r->extra_usage,
+                                 .max_buffer = r->max_buffer, .owner = r, .allows = render_craster_allows,
+                                 .create_buffers = render_craster_create_buffers};
+  if (res == VK_SUCCESS) res = craster_create(&r->craster);
   if (res == VK_SUCCESS) res = create_sort_pipelines(r);
   VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
