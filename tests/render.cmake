@@ -13,6 +13,12 @@ target_compile_definitions(test_render PRIVATE CHECK_SHARED_COUNTER # one failur
                            # the renderer's SPIR-V as built (splatsort_embed_shaders), for the device limits
                            RENDER_SPV_DIR="${PROJECT_BINARY_DIR}/src/render/spv_render_spv")
 
+# The compute raster alone (src/render/craster.h), its inputs made on the CPU, against the CPU
+# reference: the same pairs, the same image (issue 36).
+splatsort_test_executable(test_craster SOURCES test_craster.c LIBS splat_refrender splatsort_render splatsort_vkh m
+                          INCLUDES ${PROJECT_SOURCE_DIR}/shaders/render)
+splatsort_lavapipe_test(craster COMMAND test_craster)
+
 set(render_out ${CMAKE_CURRENT_BINARY_DIR}/render_out)
 file(MAKE_DIRECTORY ${render_out})
 set(render_asset ${PROJECT_SOURCE_DIR}/assets/leica-sofort.ply)
