@@ -49,13 +49,6 @@ shared float s_depth[N];       // depth in the host's projection
 shared vec3 s_color[N];
 #endif
 shared uint s_done;
-// The staged records each pair of tile rows may need: bit j of word w of row pair g is record
-// 32 w + j, set when its footprint square reaches those rows (widened a row against rounding). A
-// pixel walks its row pair's records in order and skips the rest, which its square test would
-// have skipped too: the same blends, fewer tests where splats are small (a warp of 32 is a row
-// pair; any subgroup size gets the same image).
-const uint ROW_PAIRS = SP_TILE / 2u, WORDS = N / 32u;
-shared uint s_rows[ROW_PAIRS * WORDS];
 shared bool s_last; // this workgroup finished its tile's last piece
 
 #ifdef SP_CR_PER_PIXEL
@@ -94,7 +87,6 @@ void main() {
     k = e.y;
   }
   uvec4 piece = pieces[tile]; // first partial slot, pieces
-  uint tile_y0 = tile / pc.tiles_x * SP_TILE;
   uvec2 pix = uvec2(tile % pc.tiles_x, tile / pc.tiles_x) * SP_TILE + gl_LocalInvocationID.xy;
   bool inside = pix.x < pc.width && pix.y < pc.height;
   vec2 f = vec2(pix) + 0.5;
@@ -126,7 +118,6 @@ void main() {
     }
     barrier();
     if (done) atomicAdd(s_done, 1u);
-    if (t < ROW_PAIRS * WORDS) s_rows[t] = 0u;
     barrier();
     if (s_done >= N) {
       // every pixel stopped in this piece: the pieces after it need not run
@@ -145,8 +136,6 @@ void main() {
       vec2 m = uintBitsToFloat(p0.xy);
       float r = float(p1.w >> 16);
       s_box[t] = vec4(m.x - r, m.x + r, m.y - r, m.y + r);
-      int lo = max(int(floor(m.y - r)) - 1 - int(tile_y0), 0), hi = min(int(ceil(m.y + r)) - int(tile_y0), SP_TILE - 1);
-      for (int g = lo >> 1; g <= hi >> 1; g++) atomicOr(s_rows[uint(g) * WORDS + (t >> 5u)], 1u << (t & 31u));
       s_mean_conic[t] = uintBitsToFloat(p0);
       s_conic_op[t] = uintBitsToFloat(p1.xy);
 #ifdef SP_CR_HOST_FORMAT
@@ -162,53 +151,48 @@ void main() {
 #endif
     }
     barrier();
-    uint row_pair = gl_LocalInvocationID.y >> 1u;
-    for (uint w = 0u; w < WORDS && !done; w++) {
-      uint bits = s_rows[row_pair * WORDS + w];
-      while (bits != 0u && !done) {
-        uint k = w * 32u + uint(findLSB(bits));
-        bits &= bits - 1u;
-        vec4 box = s_box[k];
-        if (!(f.x >= box.x && f.x < box.y && f.y >= box.z && f.y < box.w)) continue;
-        vec4 mc = s_mean_conic[k];
-        vec2 co = s_conic_op[k];
+    uint n = min(N, range.y - base);
+    for (uint k = 0u; k < n && !done; k++) {
+      vec4 box = s_box[k];
+      if (!(f.x >= box.x && f.x < box.y && f.y >= box.z && f.y < box.w)) continue;
+      vec4 mc = s_mean_conic[k];
+      vec2 co = s_conic_op[k];
 #ifdef SP_CR_HOST_FORMAT
-        // the graphics host pass's depth test: LESS_OR_EQUAL, GREATER_OR_EQUAL with reverse-Z
-        if (reverse_z ? !(s_depth[k] >= host_z) : !(s_depth[k] <= host_z)) continue;
+      // the graphics host pass's depth test: LESS_OR_EQUAL, GREATER_OR_EQUAL with reverse-Z
+      if (reverse_z ? !(s_depth[k] >= host_z) : !(s_depth[k] <= host_z)) continue;
 #endif
-        vec2 d = f - mc.xy;
-        float power = -0.5 * (mc.z * d.x * d.x + co.x * d.y * d.y) - mc.w * d.x * d.y;
-        if (power > 0.0) continue;
-        float alpha = min(SPLAT_MAX_ALPHA, co.y * exp(power));
-        if (alpha < SPLAT_MIN_ALPHA) continue;
+      vec2 d = f - mc.xy;
+      float power = -0.5 * (mc.z * d.x * d.x + co.x * d.y * d.y) - mc.w * d.x * d.y;
+      if (power > 0.0) continue;
+      float alpha = min(SPLAT_MAX_ALPHA, co.y * exp(power));
+      if (alpha < SPLAT_MIN_ALPHA) continue;
 #ifdef SP_CR_PER_PIXEL
-        // into the window (descending keys, slot 0 the farthest; ties: the earlier one nearer);
-        // what comes out is the nearest of the window and the new splat
-        uint ck = depth_key(ray_depth(s_ray0[k], s_ray1[k], uv));
-        uvec2 cc = s_halves[k];
-        cc.y |= packHalf2x16(vec2(0.0, alpha)) & 0xFFFF0000u;
-        [[unroll]] for (uint i = 0u; i < WINDOW; i++) {
-          if (ck >= wkey[i]) {
-            uint tk = wkey[i];
-            uvec2 tc = wcol[i];
-            wkey[i] = ck, wcol[i] = cc;
-            ck = tk, cc = tc;
-          }
+      // into the window (descending keys, slot 0 the farthest; ties: the earlier one nearer);
+      // what comes out is the nearest of the window and the new splat
+      uint ck = depth_key(ray_depth(s_ray0[k], s_ray1[k], uv));
+      uvec2 cc = s_halves[k];
+      cc.y |= packHalf2x16(vec2(0.0, alpha)) & 0xFFFF0000u;
+      [[unroll]] for (uint i = 0u; i < WINDOW; i++) {
+        if (ck >= wkey[i]) {
+          uint tk = wkey[i];
+          uvec2 tc = wcol[i];
+          wkey[i] = ck, wcol[i] = cc;
+          ck = tk, cc = tc;
         }
-        if (ck != 0u && blend_one(C, T, cc)) {
-          done = true;
-          break;
-        }
-#else
-        float test_T = T * (1.0 - alpha);
-        if (test_T < SPLAT_T_EPSILON) {
-          done = true;
-          break;
-        }
-        C += s_color[k] * (alpha * T);
-        T = test_T;
-#endif
       }
+      if (ck != 0u && blend_one(C, T, cc)) {
+        done = true;
+        break;
+      }
+#else
+      float test_T = T * (1.0 - alpha);
+      if (test_T < SPLAT_T_EPSILON) {
+        done = true;
+        break;
+      }
+      C += s_color[k] * (alpha * T);
+      T = test_T;
+#endif
     }
   }
 #ifdef SP_CR_PER_PIXEL
