@@ -74,6 +74,74 @@ static void sh_degree_encoding(const splat_scene *a, const splat_camera *cam) {
 }
 
 /* Needs the bundled asset as its (first) scene. */
+/* API misuse (issue 37): each bad argument of a public call is refused with
+ * VK_ERROR_VALIDATION_FAILED_EXT and exactly one log line that names it. */
+enum {
+  MIS_PREPARE_CMD, MIS_PREPARE_FRAME, MIS_PREPARE_CAMERA, MIS_PREPARE_SLOT, MIS_DRAW_FRAME, MIS_RENDER_CAMERA,
+  MIS_RENDER_CMD, MIS_INTO_TARGET, MIS_INTO_SLOT, MIS_TIMINGS_SLOT, MIS_TIMINGS_OUT, MIS_MEMORY_OUT,
+  MIS_UPLOAD_STATS_OUT, MIS_LOD_STATS_ID, MIS_LOD_STATS_NO_TREE
+};
+static const struct {
+  int call;
+  const char *says; /* what its log line must hold */
+} misuses[] = {
+    {MIS_PREPARE_CMD, "cmd_prepare: cmd is VK_NULL_HANDLE"},
+    {MIS_PREPARE_FRAME, "cmd_prepare: the frame is NULL"},
+    {MIS_PREPARE_CAMERA, "cmd_prepare: frame->camera is NULL"},
+    {MIS_PREPARE_SLOT, "cmd_prepare: frame->slot 7 is out of range (the renderer has 1 frame slot)"},
+    {MIS_DRAW_FRAME, "cmd_draw: the frame is NULL"},
+    {MIS_RENDER_CAMERA, "cmd_render: frame->camera is NULL"},
+    {MIS_RENDER_CMD, "cmd_render: cmd is VK_NULL_HANDLE"},
+    {MIS_INTO_TARGET, "cmd_render_into: the host target is NULL"},
+    {MIS_INTO_SLOT, "cmd_render_into: frame->slot 3 is out of range"},
+    {MIS_TIMINGS_SLOT, "timings: slot 9 is out of range"},
+    {MIS_TIMINGS_OUT, "timings: out is NULL"},
+    {MIS_MEMORY_OUT, "memory: out is NULL"},
+    {MIS_UPLOAD_STATS_OUT, "upload_stats: out is NULL"},
+    {MIS_LOD_STATS_ID, "lod_stats: object 999 is out of range"},
+    {MIS_LOD_STATS_NO_TREE, "lod_stats: object 0 has no level-of-detail tree"},
+};
+
+static VkResult misuse_call(int call, VkCommandBuffer cmd, const splat_camera *cam) {
+  splat_frame f = {.camera = cam, .sort = SPLATSORT_ALGORITHM_AUTO};
+  splat_frame no_camera = {.sort = SPLATSORT_ALGORITHM_AUTO};
+  splat_timings t;
+  splat_lod_stats ls;
+  switch (call) {
+  case MIS_PREPARE_CMD: return splat_renderer_cmd_prepare(renderer, VK_NULL_HANDLE, &f);
+  case MIS_PREPARE_FRAME: return splat_renderer_cmd_prepare(renderer, cmd, NULL);
+  case MIS_PREPARE_CAMERA: return splat_renderer_cmd_prepare(renderer, cmd, &no_camera);
+  case MIS_PREPARE_SLOT: f.slot = 7; return splat_renderer_cmd_prepare(renderer, cmd, &f);
+  case MIS_DRAW_FRAME: return splat_renderer_cmd_draw(renderer, cmd, NULL);
+  case MIS_RENDER_CAMERA: return splat_renderer_cmd_render(renderer, cmd, &no_camera);
+  case MIS_RENDER_CMD: return splat_renderer_cmd_render(renderer, VK_NULL_HANDLE, &f);
+  case MIS_INTO_TARGET: return splat_renderer_cmd_render_into(renderer, cmd, &f, NULL);
+  case MIS_INTO_SLOT: f.slot = 3; return splat_renderer_cmd_render_into(renderer, cmd, &f, NULL);
+  case MIS_TIMINGS_SLOT: return splat_renderer_timings(renderer, 9, &t);
+  case MIS_TIMINGS_OUT: return splat_renderer_timings(renderer, 0, NULL);
+  case MIS_MEMORY_OUT: return splat_renderer_memory(renderer, NULL);
+  case MIS_UPLOAD_STATS_OUT: return splat_renderer_upload_stats(renderer, NULL);
+  case MIS_LOD_STATS_ID: return splat_renderer_lod_stats(renderer, 999, &ls);
+  case MIS_LOD_STATS_NO_TREE: return splat_renderer_lod_stats(renderer, 0, &ls);
+  default: return VK_SUCCESS;
+  }
+}
+
+static void api_misuse(const splat_camera *cam) {
+  VkCommandBuffer cmd = vkh_begin(&ctx);
+  for (size_t i = 0; i < sizeof misuses / sizeof *misuses; i++) {
+    uint32_t before = log_messages;
+    last_log[0] = '\0';
+    VkResult res = misuse_call(misuses[i].call, cmd, cam);
+    CHECK(res == VK_ERROR_VALIDATION_FAILED_EXT && log_messages == before + 1 && strstr(last_log, misuses[i].says),
+          "misuse %zu: %d, %u log lines, last \"%s\" (want \"%s\")", i, (int)res, log_messages - before, last_log,
+          misuses[i].says);
+  }
+  vkh_submit_wait(&ctx, cmd);
+  printf("  API misuse: %zu bad arguments refused, each with one log line naming it\n",
+         sizeof misuses / sizeof *misuses);
+}
+
 void render_test_api(const render_args *args) {
   const char *asset = args->scenes[0];
   splat_scene a;
@@ -84,6 +152,7 @@ void render_test_api(const render_args *args) {
   uint8_t *first = malloc(bytes), *again = malloc(bytes), *ref = malloc(bytes);
   render_gpu(&cams[0], SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, first);
   CHECK(!image_is_blank(first, 160, 120), "blank image");
+  api_misuse(&cams[0]);
   sh_degree_encoding(&a, &cams[0]);
 
   /* bad create infos are refused with a message and leave *out NULL: no sorters, two sorters

@@ -48,8 +48,7 @@ shared float s_depth[N];       // depth in the host's projection
 #ifndef SP_CR_PER_PIXEL
 shared vec3 s_color[N];
 #endif
-shared uint s_done;
-shared bool s_last; // this workgroup finished its tile's last piece
+shared uint s_done; // after the list: 1 where this workgroup finished its tile's last piece
 
 #ifdef SP_CR_PER_PIXEL
 layout(constant_id = 0) const uint WINDOW = SP_CR_WINDOW_DEFAULT; // slots of a pixel's window
@@ -205,9 +204,10 @@ void main() {
     partials[(piece.x + k) * N + t] = vec4(C, done && inside ? -T : T);
     memoryBarrierBuffer();
     barrier();
-    if (t == 0u) s_last = atomicAdd(pieces[tile].z, 1u) == piece.y - 1u;
+    // s_done, read last before the barrier above, says whether this was the tile's last piece
+    if (t == 0u) s_done = atomicAdd(pieces[tile].z, 1u) == piece.y - 1u ? 1u : 0u;
     barrier();
-    if (!s_last) return;
+    if (s_done == 0u) return;
     memoryBarrierBuffer();
     C = vec3(0.0);
     T = 1.0;

@@ -301,6 +301,26 @@ static void draw_splats(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
 }
 
 
+/* The arguments every frame call takes: a command buffer (need_cmd), the frame, its camera and
+ * slot. VK_SUCCESS, or VK_ERROR_VALIDATION_FAILED_EXT with one log line naming the argument
+ * (none without a renderer to log through). */
+static VkResult frame_args(const splat_renderer *r, const char *call, VkCommandBuffer cmd, bool need_cmd,
+                           const splat_frame *f) {
+  if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (need_cmd && !cmd)
+    rlog(r, "%s: cmd is VK_NULL_HANDLE", call);
+  else if (!f)
+    rlog(r, "%s: the frame is NULL", call);
+  else if (!f->camera)
+    rlog(r, "%s: frame->camera is NULL", call);
+  else if (f->slot >= r->slots)
+    rlog(r, "%s: frame->slot %u is out of range (the renderer has %u frame slot%s)", call, f->slot, r->slots,
+         r->slots == 1 ? "" : "s");
+  else
+    return VK_SUCCESS;
+  return VK_ERROR_VALIDATION_FAILED_EXT;
+}
+
 /* What the last frame recorded in `slot` left for the compute raster (read once it finished). */
 static craster_slot_report slot_report(const splat_renderer *r, uint32_t slot) {
   craster_slot_report rep = {.compute = r->slot[slot].recorded && r->slot[slot].raster == SPLAT_RASTER_COMPUTE,
@@ -388,8 +408,10 @@ static VkResult record_compute(splat_renderer *r, VkCommandBuffer cmd, const spl
 
 /* Checks the frame and records everything before the draw; *k: the sorter used. rays: the
  * projection also writes the per-pixel order's ray coefficients. */
-static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f, int *k, bool rays) {
-  if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
+static VkResult prepare(splat_renderer *r, const char *call, VkCommandBuffer cmd, const splat_frame *f, int *k,
+                        bool rays) {
+  VkResult bad = frame_args(r, call, cmd, true, f);
+  if (bad != VK_SUCCESS) return bad;
   uint32_t key_bits = f->key_bits ? f->key_bits : 32;
   *k = check_frame(r, f, key_bits);
   if (*k < 0) return f->sort != SPLATSORT_ALGORITHM_AUTO && render_objects_total(r) && render_find_sorter(r, f->sort) < 0
@@ -447,12 +469,13 @@ static VkResult prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_fram
 
 VkResult splat_renderer_cmd_prepare(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
   int k;
-  return prepare(r, cmd, f, &k, f && f->order == SPLAT_ORDER_PER_PIXEL);
+  return prepare(r, "cmd_prepare", cmd, f, &k, f && f->order == SPLAT_ORDER_PER_PIXEL);
 }
 
 
 VkResult splat_renderer_cmd_draw(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
-  if (!r || !cmd || !f || !f->camera || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
+  VkResult bad = frame_args(r, "cmd_draw", cmd, true, f);
+  if (bad != VK_SUCCESS) return bad;
   if (!r->host_raster || !r->last_sorted.values.buffer) {
     rlog(r, "cmd_draw: %s", !r->host_raster ? "no host_color_format or host_render_pass was given at create"
                                            : "no frame was prepared since the scene was set");
@@ -491,13 +514,14 @@ static void raster_graphics(splat_renderer *r, VkCommandBuffer cmd, const splat_
 
 
 VkResult splat_renderer_cmd_render(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f) {
-  if (!r || !f || !f->camera) return VK_ERROR_VALIDATION_FAILED_EXT;
-  VkResult res = f->camera->width && f->camera->height && f->camera->width <= 16384 && f->camera->height <= 16384
+  VkResult res = frame_args(r, "cmd_render", cmd, true, f);
+  if (res != VK_SUCCESS) return res;
+  res = f->camera->width && f->camera->height && f->camera->width <= 16384 && f->camera->height <= 16384
                      ? ensure_target(r, f->camera->width, f->camera->height)
                      : VK_SUCCESS; /* prepare names a bad size */
   int k;
   if (res == VK_SUCCESS)
-    res = prepare(r, cmd, f, &k, f->order == SPLAT_ORDER_PER_PIXEL && f->raster == SPLAT_RASTER_COMPUTE);
+    res = prepare(r, "cmd_render", cmd, f, &k, f->order == SPLAT_ORDER_PER_PIXEL && f->raster == SPLAT_RASTER_COMPUTE);
   if (res != VK_SUCCESS) return res;
   if (f->raster == SPLAT_RASTER_COMPUTE) return record_compute(r, cmd, f, k, NULL);
   raster_graphics(r, cmd, f);
@@ -534,8 +558,13 @@ static VkResult check_host_target(splat_renderer *r, const splat_host_target *t)
 
 VkResult splat_renderer_cmd_render_into(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *f,
                                         const splat_host_target *t) {
-  if (!r || !cmd || !f || !f->camera || !t || f->slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
-  VkResult res = check_host_target(r, t);
+  VkResult res = frame_args(r, "cmd_render_into", cmd, true, f);
+  if (res != VK_SUCCESS) return res;
+  if (!t) {
+    rlog(r, "cmd_render_into: the host target is NULL");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  res = check_host_target(r, t);
   if (res != VK_SUCCESS) return res;
   if (!r->last_sorted.values.buffer || !r->slot[f->slot].recorded) {
     rlog(r, "cmd_render_into: no frame was prepared in slot %u since the scene was set", f->slot);
@@ -560,7 +589,12 @@ void splat_renderer_target(const splat_renderer *r, VkImage *image, uint32_t *wi
 
 
 VkResult splat_renderer_timings(splat_renderer *r, uint32_t slot, splat_timings *out) {
-  if (!r || !out || slot >= r->slots) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!out || slot >= r->slots) {
+    if (!out) rlog(r, "timings: out is NULL");
+    else rlog(r, "timings: slot %u is out of range (the renderer has %u frame slot%s)", slot, r->slots, r->slots == 1 ? "" : "s");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   if (!r->slot[slot].recorded) return VK_NOT_READY;
   uint64_t ts[TS_COUNT];
   VkQueryPool q = r->queries;

@@ -85,7 +85,11 @@ static VkDeviceSize bytes_in_use(const splat_renderer *r) {
 
 
 VkResult splat_renderer_memory(const splat_renderer *r, splat_renderer_memory_info *out) {
-  if (!r || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!out) {
+    rlog(r, "memory: out is NULL");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   memory_by_buffer(r, out);
   return VK_SUCCESS;
 }

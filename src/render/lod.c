@@ -331,7 +331,13 @@ void render_lod_readback(splat_renderer *r, VkCommandBuffer cmd, const splat_fra
 
 
 VkResult splat_renderer_lod_stats(const splat_renderer *r, uint32_t id, splat_lod_stats *out) {
-  if (!r || !out || id >= SPLAT_MAX_OBJECTS || !r->objects[id].lod) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!out || id >= SPLAT_MAX_OBJECTS || !r->objects[id].lod) {
+    if (!out) rlog(r, "lod_stats: out is NULL");
+    else if (id >= SPLAT_MAX_OBJECTS) rlog(r, "lod_stats: object %u is out of range (at most %u objects)", id, SPLAT_MAX_OBJECTS);
+    else rlog(r, "lod_stats: object %u has no level-of-detail tree", id);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   const object_lod *l = r->objects[id].lod;
   *out = l->stats;
   out->pages = l->cut.pages;

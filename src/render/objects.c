@@ -224,7 +224,11 @@ static void stats_end(splat_renderer *r, uint32_t splats, double t0) {
 
 
 VkResult splat_renderer_upload_stats(const splat_renderer *r, splat_upload_stats *out) {
-  if (!r || !out) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!r) return VK_ERROR_VALIDATION_FAILED_EXT;
+  if (!out) {
+    rlog(r, "upload_stats: out is NULL");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   *out = r->upload_stats;
   return VK_SUCCESS;
 }
