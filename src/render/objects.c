@@ -83,29 +83,35 @@ static bool check_scene(splat_renderer *r, const splat_scene *sc, const char *ca
 
 
 /* Splat i's values as splat_scene.h's "A scene from the host's own arrays" asks: finite
- * positions and SH, scales >= 0, unit rotations, opacities in [0, 1] (report_values names what
- * is wrong; the two agree). */
-static bool splat_ok(const splat_scene *sc, uint32_t i) {
+ * positions and SH, scales >= 0, unit rotations, opacities in [0, 1], and SH within sh_limit
+ * (sh_limit_of: what the GPU's SH storage holds) (report_values names what is wrong; the two
+ * agree). */
+static bool splat_ok(const splat_scene *sc, uint32_t i, float sh_limit) {
   const float *p = sc->positions + 3ull * i, *s = sc->scales + 3ull * i, *q = sc->rotations + 4ull * i;
   bool ok = true;
   for (int k = 0; k < 3; k++) ok &= isfinite(p[k]) && s[k] >= 0.0f && !isinf(s[k]);
   float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], o = sc->opacities[i];
   ok &= fabsf(len2 - 1.0f) <= 2e-3f && o >= 0.0f && o <= 1.0f;
   const float *sh = sc->sh + (size_t)i * sc->sh_coeffs * 3;
-  for (uint32_t h = 0; h < sc->sh_coeffs * 3; h++) ok &= isfinite(sh[h]);
+  for (uint32_t h = 0; h < sc->sh_coeffs * 3; h++) ok &= isfinite(sh[h]) && fabsf(sh[h]) <= sh_limit;
   return ok;
 }
 
 typedef struct value_scan {
   const splat_scene *sc;
   _Atomic uint32_t first_bad; /* the lowest bad splat found so far, or the count */
+  float sh_limit;
 } value_scan;
+
+/* The largest SH magnitude the renderer's SH storage holds: 16-bit halves end at 65,504 (beyond,
+ * infinity and NaN pixels); 32-bit floats hold any finite value; 8-bit scales by the scene's range. */
+static float sh_limit_of(const splat_renderer *r) { return r->sh_precision == SPLAT_SH_PRECISION_16 ? 65504.0f : INFINITY; }
 
 static void scan_values(void *ctx, uint32_t lo, uint32_t hi) {
   value_scan *v = ctx;
   for (uint32_t i = lo; i < hi; i++) {
     if ((i & 4095) == 0 && atomic_load_explicit(&v->first_bad, memory_order_relaxed) < lo) return;
-    if (splat_ok(v->sc, i)) continue;
+    if (splat_ok(v->sc, i, v->sh_limit)) continue;
     uint32_t was = atomic_load(&v->first_bad);
     while (i < was && !atomic_compare_exchange_weak(&v->first_bad, &was, i)) {}
     return;
@@ -143,12 +149,18 @@ static bool report_values(splat_renderer *r, const splat_scene *sc, uint32_t fro
            o, then);
       return false;
     }
-    for (uint32_t h = 0; h < halves; h++)
+    for (uint32_t h = 0; h < halves; h++) {
       if (!isfinite(sh[h])) {
         rlog(r, "%s: splat %u: SH coefficient %u, channel %u is %g (must be finite); %s", call, first + i, h / 3, h % 3,
              sh[h], then);
         return false;
       }
+      if (fabsf(sh[h]) > sh_limit_of(r)) {
+        rlog(r, "%s: splat %u: SH coefficient %u, channel %u is %g, beyond the +-65504 that 16-bit SH hold (SH "
+                "precision 32 takes it); %s", call, first + i, h / 3, h % 3, sh[h], then);
+        return false;
+      }
+    }
   }
   return true;
 }
@@ -156,7 +168,7 @@ static bool report_values(splat_renderer *r, const splat_scene *sc, uint32_t fro
 /* Every value checked on the upload threads; the first bad one (the lowest splat) is named. */
 static bool check_values(splat_renderer *r, const splat_scene *sc, uint32_t threads, uint32_t first,
                          const char *call, const char *then) {
-  value_scan v = {sc, sc->count};
+  value_scan v = {sc, sc->count, sh_limit_of(r)};
   render_parallel(threads, sc->count, scan_values, &v);
   uint32_t bad = atomic_load(&v.first_bad);
   return bad == sc->count || report_values(r, sc, bad, first, call, then);
