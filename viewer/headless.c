@@ -66,9 +66,16 @@ static double seconds(void) {
 /* Seconds of the load so far (its load: lines). */
 static double since_open(const headless *h) { return seconds() - h->t_open - h->not_counted; }
 
+/* The most splats a frame on any device can hold: a 32-byte record each in one storage buffer,
+ * whose range is a uint32 (splat_renderer_max_frame_splats is this device's, known only once the
+ * renderer exists; headless loads first, so a scene over this is refused from its header, one
+ * between the device's and this is refused at upload). */
+#define HEADLESS_MAX_SPLATS (UINT32_MAX / 32u)
+
 /* Every scene of the command line, read and decoded (uploaded later, setup_gpu). */
 static int load_scenes(headless *h) {
   const splatview_options *o = h->o;
+  app_set_max_splats(HEADLESS_MAX_SPLATS);
   h->t_open = seconds();
   for (uint32_t i = 0; i < o->scene_count; i++) {
     const char *path = o->scenes[i];
@@ -462,6 +469,7 @@ static int stream_scene(headless *h) {
   if (prepare_view(h) != 0) return -1;
   h->stream.start = &h->start;
   create_gpu(h);
+  app_set_max_splats(splat_renderer_max_frame_splats(h->ar.renderer)); /* the renderer exists first here */
   if (check_sort(h) != 0) return -1;
   h->raster = app_start_raster(o, &h->ctx, false); /* the frames while loading take it too */
   if (viewer_lod_wanted(o->scene, o->lod)) /* a sidecar (--lod with --stream is refused) */
