@@ -79,7 +79,7 @@ static void sh_degree_encoding(const splat_scene *a, const splat_camera *cam) {
 enum {
   MIS_PREPARE_CMD, MIS_PREPARE_FRAME, MIS_PREPARE_CAMERA, MIS_PREPARE_SLOT, MIS_DRAW_FRAME, MIS_RENDER_CAMERA,
   MIS_RENDER_CMD, MIS_INTO_TARGET, MIS_INTO_SLOT, MIS_TIMINGS_SLOT, MIS_TIMINGS_OUT, MIS_MEMORY_OUT,
-  MIS_UPLOAD_STATS_OUT, MIS_LOD_STATS_ID, MIS_LOD_STATS_NO_TREE
+  MIS_UPLOAD_STATS_OUT, MIS_LOD_STATS_ID, MIS_LOD_STATS_NO_TREE, MIS_INTO_OTHER_CAMERA, MIS_INTO_SMALL
 };
 static const struct {
   int call;
@@ -100,10 +100,17 @@ static const struct {
     {MIS_UPLOAD_STATS_OUT, "upload_stats: out is NULL"},
     {MIS_LOD_STATS_ID, "lod_stats: object 999 is out of range"},
     {MIS_LOD_STATS_NO_TREE, "lod_stats: object 0 has no level-of-detail tree"},
+    {MIS_INTO_OTHER_CAMERA, "cmd_render_into: the frame's camera is not the one slot 0 was prepared with"},
+    {MIS_INTO_SMALL, "cmd_render_into: the host's images (64x48) are smaller than the camera (160x120)"},
 };
 
-static VkResult misuse_call(int call, VkCommandBuffer cmd, const splat_camera *cam) {
+/* cam: the camera slot 0 was last prepared with; other: another. The host targets' views are
+ * never used: every case is refused before anything is recorded. */
+static VkResult misuse_call(int call, VkCommandBuffer cmd, const splat_camera *cam, const splat_camera *other) {
   splat_frame f = {.camera = cam, .sort = SPLATSORT_ALGORITHM_AUTO};
+  splat_host_target ht = {.color_view = (VkImageView)(uintptr_t)1, .color_format = VK_FORMAT_R8G8B8A8_UNORM,
+                          .depth_view = (VkImageView)(uintptr_t)1, .depth_format = VK_FORMAT_D32_SFLOAT,
+                          .depth_layout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL};
   splat_frame no_camera = {.sort = SPLATSORT_ALGORITHM_AUTO};
   splat_timings t;
   splat_lod_stats ls;
@@ -123,16 +130,18 @@ static VkResult misuse_call(int call, VkCommandBuffer cmd, const splat_camera *c
   case MIS_UPLOAD_STATS_OUT: return splat_renderer_upload_stats(renderer, NULL);
   case MIS_LOD_STATS_ID: return splat_renderer_lod_stats(renderer, 999, &ls);
   case MIS_LOD_STATS_NO_TREE: return splat_renderer_lod_stats(renderer, 0, &ls);
+  case MIS_INTO_OTHER_CAMERA: f.camera = other; return splat_renderer_cmd_render_into(renderer, cmd, &f, &ht);
+  case MIS_INTO_SMALL: ht.width = 64, ht.height = 48; return splat_renderer_cmd_render_into(renderer, cmd, &f, &ht);
   default: return VK_SUCCESS;
   }
 }
 
-static void api_misuse(const splat_camera *cam) {
+static void api_misuse(const splat_camera *cam, const splat_camera *other) {
   VkCommandBuffer cmd = vkh_begin(&ctx);
   for (size_t i = 0; i < sizeof misuses / sizeof *misuses; i++) {
     uint32_t before = log_messages;
     last_log[0] = '\0';
-    VkResult res = misuse_call(misuses[i].call, cmd, cam);
+    VkResult res = misuse_call(misuses[i].call, cmd, cam, other);
     CHECK(res == VK_ERROR_VALIDATION_FAILED_EXT && log_messages == before + 1 && strstr(last_log, misuses[i].says),
           "misuse %zu: %d, %u log lines, last \"%s\" (want \"%s\")", i, (int)res, log_messages - before, last_log,
           misuses[i].says);
@@ -152,7 +161,7 @@ void render_test_api(const render_args *args) {
   uint8_t *first = malloc(bytes), *again = malloc(bytes), *ref = malloc(bytes);
   render_gpu(&cams[0], SPLATSORT_ALGORITHM_AUTO, 32, -1, NULL, first);
   CHECK(!image_is_blank(first, 160, 120), "blank image");
-  api_misuse(&cams[0]);
+  api_misuse(&cams[0], &cams[1]);
   sh_degree_encoding(&a, &cams[0]);
 
   /* bad create infos are refused with a message and leave *out NULL: no sorters, two sorters

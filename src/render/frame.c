@@ -335,6 +335,10 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
+static uint64_t camera_hash(const splat_camera *cam) {
+  return cam ? hash_bytes(0xcbf29ce484222325ull, cam, sizeof *cam) : 0;
+}
+
 /* The pairs frame `f` from `cam` needs, estimated from the objects' samples (pair_estimate.h),
  * with a margin: 1/16 and 1,024 pairs for the CPU's rounding where every splat was projected,
  * 1/4 where a subsample stands for them (r->pair_want). The last estimate is reused while its
@@ -461,6 +465,8 @@ static VkResult prepare(splat_renderer *r, const char *call, VkCommandBuffer cmd
     r->slot[f->slot].raster = SPLAT_RASTER_GRAPHICS;
     r->slot[f->slot].rays = rays;
     r->slot[f->slot].window = 0;
+    for (uint32_t e = 0; e < 2; e++)
+      r->slot[f->slot].camera_hash[e] = camera_hash(f->eyes[0] ? f->eyes[e] : f->camera);
   }
   ssvk_label_end(&r->vk, cmd);
   return res;
@@ -572,6 +578,17 @@ VkResult splat_renderer_cmd_render_into(splat_renderer *r, VkCommandBuffer cmd, 
   }
   int k = render_frame_sorter(r, f->sort, f->key_bits ? f->key_bits : 32);
   if (k < 0) return VK_ERROR_VALIDATION_FAILED_EXT; /* prepare has refused this frame already */
+  const splat_camera *cam = f->eyes[0] ? f->eyes[f->eye & 1u] : f->camera;
+  if (!cam || camera_hash(cam) != r->slot[f->slot].camera_hash[f->eyes[0] ? f->eye & 1u : 0]) {
+    rlog(r, "cmd_render_into: the frame's camera%s is not the one slot %u was prepared with (cmd_prepare this frame "
+            "first)", f->eyes[0] ? (f->eye & 1u ? " (eye 1)" : " (eye 0)") : "", f->slot);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
+  if ((t->width || t->height) && (t->width < cam->width || t->height < cam->height)) {
+    rlog(r, "cmd_render_into: the host's images (%ux%u) are smaller than the camera (%ux%u)", t->width, t->height,
+         cam->width, cam->height);
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   if (f->order == SPLAT_ORDER_PER_PIXEL && !r->slot[f->slot].rays) {
     rlog(r, "cmd_render_into: a SPLAT_ORDER_PER_PIXEL frame needs cmd_prepare with SPLAT_ORDER_PER_PIXEL (slot %u "
             "was prepared with the global order)", f->slot);

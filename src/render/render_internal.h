@@ -88,6 +88,7 @@ typedef struct render_slot {
   bool rays;              /* prepared with ray coefficients (per-pixel order) */
   uint32_t window;        /* the raster's per-pixel window; 0: global order */
   bool lod;               /* a LOD object was drawn (its cut read back) */
+  uint64_t camera_hash[2]; /* of the camera prepared for eye 0 and 1 (a mono frame's in both) */
 } render_slot;
 
 /* The pairs a compute frame wants (frame.c, render_wanted_pairs): estimated before it is

@@ -578,6 +578,9 @@ typedef struct splat_host_target {
   VkImageView depth_view;
   VkFormat depth_format;
   VkImageLayout depth_layout;
+  /* The images' size, both at least the drawn camera's (a view does not say; 0, 0: not checked,
+   * as hosts written before these fields) */
+  uint32_t width, height;
 } splat_host_target;
 
 /* The compute raster (SPLAT_RASTER_COMPUTE's tiles) into the host's own images, recorded after
@@ -601,7 +604,8 @@ typedef struct splat_host_target {
  * renderer's own buffers follow cmd_render's rules (frame slots, pair-buffer growth,
  * splat_renderer_timings reports the compute raster).
  * Errors: VK_ERROR_VALIDATION_FAILED_EXT (logged) for NULL arguments, missing views, a bad
- * depth layout or no prepared frame; VK_ERROR_FORMAT_NOT_SUPPORTED (logged) for other
+ * depth layout, images smaller than the camera (width, height given), no prepared frame or a
+ * camera other than the one the slot was prepared with (for that eye); VK_ERROR_FORMAT_NOT_SUPPORTED (logged) for other
  * formats (nothing is recorded then); VK_ERROR_OUT_OF_DEVICE_MEMORY (logged) when the compute
  * raster's buffers cannot be made. */
 VkResult splat_renderer_cmd_render_into(splat_renderer *r, VkCommandBuffer cmd, const splat_frame *frame,
