@@ -91,7 +91,13 @@ static void refusals(const splat_scene *s, const splat_lod *lod) {
   CHECK(splat_renderer_add_lod_object(renderer, &other, &id) == VK_ERROR_VALIDATION_FAILED_EXT,
         "a tree over another scene accepted");
   CHECK(strstr(last_log, "is not the scene's") != NULL, "message: %s", last_log);
-  CHECK(log_messages >= before + 4, "refusals logged %u messages", log_messages - before);
+  /* a NULL array of the tree is named (issue 37: it was called a mismatch of counts) */
+  splat_lod no_parent = *lod;
+  no_parent.parent = NULL;
+  splat_lod_object_desc bare = {.leaves = s, .lod = &no_parent};
+  CHECK(splat_renderer_add_lod_object(renderer, &bare, &id) == VK_ERROR_VALIDATION_FAILED_EXT &&
+            strstr(last_log, "the tree's parent array is NULL"), "NULL parent: %s", last_log);
+  CHECK(log_messages >= before + 5, "refusals logged %u messages", log_messages - before);
   CHECK(id == 7 && splat_renderer_scene_count(renderer) == 0, "a refused call changed something");
 }
 

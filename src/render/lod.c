@@ -176,9 +176,13 @@ VkResult splat_renderer_add_lod_object(splat_renderer *r, const splat_lod_object
   }
   const splat_scene *leaves = desc->leaves;
   const splat_lod *lod = desc->lod;
+  if (!lod->parent || !lod->first_child || !lod->child_count) {
+    rlog(r, "add_lod_object: the tree's %s array is NULL", !lod->parent ? "parent" : !lod->first_child ? "first_child"
+                                                                                                       : "child_count");
+    return VK_ERROR_VALIDATION_FAILED_EXT;
+  }
   if (lod->leaf_count != leaves->count || lod->node_count <= lod->leaf_count ||
-      lod->interior.count != lod->node_count - lod->leaf_count || lod->interior.sh_degree != leaves->sh_degree ||
-      !lod->parent || !lod->first_child || !lod->child_count) {
+      lod->interior.count != lod->node_count - lod->leaf_count || lod->interior.sh_degree != leaves->sh_degree) {
     rlog(r, "add_lod_object: the tree (%u leaves, %u interior nodes, SH degree %u) is not the scene's (%u splats, SH "
             "degree %u)", lod->leaf_count, lod->interior.count, lod->interior.sh_degree, leaves->count,
          leaves->sh_degree);
