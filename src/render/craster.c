@@ -61,10 +61,11 @@ static VkResult create_host_layout(craster *c) {
   VkDescriptorSetLayoutCreateInfo dsl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                                          .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
                                          .bindingCount = SP_CR_HOST_BIND_COUNT, .pBindings = b};
-  VkResult res = c->env.vk->fn.vkCreateDescriptorSetLayout(c->env.vk->device, &dsl, c->env.vk->allocator, &c->host_set_layout);
+  const ssvk_device *vk = c->env.vk;
+  VkResult res = vk->fn.vkCreateDescriptorSetLayout(vk->device, &dsl, vk->allocator, &c->host_set_layout);
   if (res != VK_SUCCESS) {
     c->host_set_layout = VK_NULL_HANDLE;
-    ssvk_log(c->env.vk, "vkCreateDescriptorSetLayout for the compute raster's host pass failed (%s)", ssvk_result_name(res));
+    ssvk_log(vk, "vkCreateDescriptorSetLayout for the compute raster's host pass failed (%s)", ssvk_result_name(res));
     return res;
   }
   VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(struct sp_craster_push)};
@@ -80,7 +81,8 @@ static VkResult create_host_layout(craster *c) {
 }
 
 VkResult craster_create(craster *c) {
-  VkResult res = ssvk_push_layout(c->env.vk, SP_CR_BIND_COUNT, VK_SHADER_STAGE_COMPUTE_BIT, sizeof(struct sp_craster_push),
+  VkResult res = ssvk_push_layout(c->env.vk, SP_CR_BIND_COUNT, VK_SHADER_STAGE_COMPUTE_BIT,
+                                  sizeof(struct sp_craster_push),
                                   VK_SHADER_STAGE_COMPUTE_BIT, "splat compute raster", &c->set_layout, &c->layout);
   struct {
     const uint32_t *code;
@@ -91,8 +93,10 @@ VkResult craster_create(craster *c) {
       {render_spv_craster_count_comp, render_spv_craster_count_comp_size, &c->p_count, "splat compute raster: count"},
       {render_spv_craster_scan_comp, render_spv_craster_scan_comp_size, &c->p_scan, "splat compute raster: scan"},
       {render_spv_craster_emit_comp, render_spv_craster_emit_comp_size, &c->p_emit, "splat compute raster: emit"},
-      {render_spv_craster_ranges_comp, render_spv_craster_ranges_comp_size, &c->p_ranges, "splat compute raster: ranges"},
-      {render_spv_craster_pieces_comp, render_spv_craster_pieces_comp_size, &c->p_pieces, "splat compute raster: pieces"},
+      {render_spv_craster_ranges_comp, render_spv_craster_ranges_comp_size, &c->p_ranges,
+       "splat compute raster: ranges"},
+      {render_spv_craster_pieces_comp, render_spv_craster_pieces_comp_size, &c->p_pieces,
+       "splat compute raster: pieces"},
       {render_spv_craster_blend_comp, render_spv_craster_blend_comp_size, &c->p_blend, "splat compute raster: blend"},
   };
   for (size_t i = 0; i < sizeof p / sizeof *p && res == VK_SUCCESS; i++) {
@@ -180,7 +184,8 @@ static VkResult create_pairs(craster *c, uint32_t capacity) {
   VkDeviceSize partials_offset = (8 * extras + align - 1) / align * align;
   VkDeviceSize pieces_size = partials_offset + slots * SP_TILE * SP_TILE * 16;
   ssvk_buffer *const bufs[] = {&c->pairs[0], &c->pairs[1], &c->pairs[2], &c->pairs[3], &c->pairs[4], &c->pairs[5]};
-  const VkDeviceSize sizes[] = {m.keyval_size, m.keyval_size, m.keyval_size, m.keyval_size, m.internal_size, pieces_size};
+  const VkDeviceSize sizes[] = {m.keyval_size,  m.keyval_size,   m.keyval_size,
+                                m.keyval_size,  m.internal_size, pieces_size};
   if (!c->env.allows(c->env.owner, 4 * m.keyval_size + m.internal_size + pieces_size, "compute raster's pair buffers"))
     return VK_ERROR_OUT_OF_DEVICE_MEMORY;
   const VkBufferUsageFlags usages[] = {m.keyval_usage | st, m.keyval_usage | st, m.keyval_usage | st,
@@ -276,7 +281,8 @@ static VkResult ensure_buffers(craster *c, uint32_t positions, uint32_t width, u
     const VkBufferUsageFlags usages[] = {st, st,
                                          st | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT};
     const char *const names[] = {"compute-raster offsets", "compute-raster blocks", "compute-raster state"};
-    if (!c->env.allows(c->env.owner, sizes[0] + sizes[1] + sizes[2], "compute raster")) return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    if (!c->env.allows(c->env.owner, sizes[0] + sizes[1] + sizes[2], "compute raster"))
+      return VK_ERROR_OUT_OF_DEVICE_MEMORY;
     res = c->env.create_buffers(c->env.owner, "compute raster", bufs, sizes, usages, names, 3);
     if (res != VK_SUCCESS) return res;
     c->positions = positions;
@@ -412,7 +418,8 @@ static void blend_dispatches(const craster *c, VkCommandBuffer cmd, VkPipelineLa
 }
 
 /* The blend over the host's images: its buffers, the depths and the two images in one push. */
-static void blend_into_host(const craster *c, VkCommandBuffer cmd, const VkDescriptorBufferInfo *bi, VkBuffer depths_buffer,
+static void blend_into_host(const craster *c, VkCommandBuffer cmd, const VkDescriptorBufferInfo *bi,
+                            VkBuffer depths_buffer,
                             const splat_host_target *host, const struct sp_craster_push *pc, VkPipeline order) {
   VkDescriptorBufferInfo depths = {depths_buffer, 0, VK_WHOLE_SIZE};
   VkDescriptorImageInfo color = {VK_NULL_HANDLE, host->color_view, VK_IMAGE_LAYOUT_GENERAL};
