@@ -68,8 +68,9 @@ static void upload_case(splat_renderer *r, uint32_t precision, uint32_t n, uint3
 }
 
 /* SH values at every half's edges: each finite half, the midpoints between neighbours (ties
- * round to even) and a float ulp either side, subnormal halves, past the largest half, and
- * random floats over many exponents: the GPU's 16-bit SH words hold splat_float_to_half's bits
+ * round to even) and a float ulp either side, subnormal halves, past the largest half up to
+ * where it becomes infinity (65,520 and beyond are refused: one such value, and the scene is),
+ * and random floats over many exponents: the GPU's 16-bit SH words hold splat_float_to_half's bits
  * of each (the upload's vector conversion against the scalar one tested in test_project). */
 static void upload_halves(splat_renderer *r) {
   enum { PER = 48 };
@@ -83,9 +84,10 @@ static void upload_halves(splat_renderer *r) {
     if (!isfinite(f)) continue;
     s.sh[k++] = f;
     if (!isfinite(g) || (h & 0x7fffu) == 0x7fffu || ((h + 1) & 0x7fffu) == 0) {
-      s.sh[k++] = copysignf(65520.0f, f); /* where the largest half rounds up to infinity */
+      /* up to where a half becomes infinity (65,520; from there the upload refuses the scene) */
       s.sh[k++] = nextafterf(copysignf(65520.0f, f), 0.0f);
-      s.sh[k++] = copysignf(3.0e38f, f);
+      s.sh[k++] = copysignf(65512.0f, f); /* the midpoint between the largest half and infinity */
+      s.sh[k++] = copysignf(65519.0f, f);
       continue;
     }
     float mid = (float)(((double)f + (double)g) / 2);
@@ -94,7 +96,7 @@ static void upload_halves(splat_renderer *r) {
   while (k < values) {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     uint32_t bits = (uint32_t)(seed >> 32);
-    bits = (bits & 0x807fffffu) | ((uint32_t)(96 + (bits >> 23) % 64) << 23); /* 2^-31 .. 2^32 */
+    bits = (bits & 0x807fffffu) | ((uint32_t)(96 + (bits >> 23) % 46) << 23); /* 2^-31 .. 2^15: a half holds them */
     float f;
     memcpy(&f, &bits, 4);
     s.sh[k++] = f;
@@ -113,6 +115,8 @@ static void upload_halves(splat_renderer *r) {
   CHECK(bad == 0, "halves: %zu of %zu SH values differ from splat_float_to_half, first %.9g -> %04x, want %04x", bad,
         values, (double)s.sh[first], sh[first], splat_float_to_half(s.sh[first]));
   free(all);
+  s.sh[values / 2] = -65520.0f;
+  CHECK(splat_renderer_set_scene(r, &s) == VK_ERROR_VALIDATION_FAILED_EXT, "halves: an SH value of -65520 accepted");
   splat_scene_free(&s);
   printf("  16-bit SH: %zu values at every half's edges stored as splat_float_to_half gives\n", values);
 }

@@ -83,7 +83,7 @@ static bool check_scene(splat_renderer *r, const splat_scene *sc, const char *ca
 
 
 /* Splat i's values as splat_scene.h's "A scene from the host's own arrays" asks: finite
- * positions and SH, scales >= 0, unit rotations, opacities in [0, 1], and SH within sh_limit
+ * positions and SH, scales >= 0, unit rotations, opacities in [0, 1], and SH below sh_limit
  * (sh_limit_of: what the GPU's SH storage holds) (report_values names what is wrong; the two
  * agree). */
 static bool splat_ok(const splat_scene *sc, uint32_t i, float sh_limit) {
@@ -93,7 +93,7 @@ static bool splat_ok(const splat_scene *sc, uint32_t i, float sh_limit) {
   float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], o = sc->opacities[i];
   ok &= fabsf(len2 - 1.0f) <= 2e-3f && o >= 0.0f && o <= 1.0f;
   const float *sh = sc->sh + (size_t)i * sc->sh_coeffs * 3;
-  for (uint32_t h = 0; h < sc->sh_coeffs * 3; h++) ok &= isfinite(sh[h]) && fabsf(sh[h]) <= sh_limit;
+  for (uint32_t h = 0; h < sc->sh_coeffs * 3; h++) ok &= isfinite(sh[h]) && fabsf(sh[h]) < sh_limit;
   return ok;
 }
 
@@ -103,9 +103,10 @@ typedef struct value_scan {
   float sh_limit;
 } value_scan;
 
-/* The largest SH magnitude the renderer's SH storage holds: 16-bit halves end at 65,504 (beyond,
- * infinity and NaN pixels); 32-bit floats hold any finite value; 8-bit scales by the scene's range. */
-static float sh_limit_of(const splat_renderer *r) { return r->sh_precision == SPLAT_SH_PRECISION_16 ? 65504.0f : INFINITY; }
+/* The SH magnitude from which the renderer's SH storage cannot hold a value: 16-bit halves round
+ * |x| >= 65,520 to infinity (inf and NaN pixels; the largest half is 65,504); 32-bit floats hold
+ * any finite value; 8-bit scales by the scene's range. */
+static float sh_limit_of(const splat_renderer *r) { return r->sh_precision == SPLAT_SH_PRECISION_16 ? 65520.0f : INFINITY; }
 
 static void scan_values(void *ctx, uint32_t lo, uint32_t hi) {
   value_scan *v = ctx;
@@ -155,9 +156,9 @@ static bool report_values(splat_renderer *r, const splat_scene *sc, uint32_t fro
              sh[h], then);
         return false;
       }
-      if (fabsf(sh[h]) > sh_limit_of(r)) {
-        rlog(r, "%s: splat %u: SH coefficient %u, channel %u is %g, beyond the +-65504 that 16-bit SH hold (SH "
-                "precision 32 takes it); %s", call, first + i, h / 3, h % 3, sh[h], then);
+      if (!(fabsf(sh[h]) < sh_limit_of(r))) {
+        rlog(r, "%s: splat %u: SH coefficient %u, channel %u is %g, beyond what 16-bit SH hold (a half is infinity "
+                "from +-65520; SH precision 32 takes it); %s", call, first + i, h / 3, h % 3, sh[h], then);
         return false;
       }
     }
